@@ -1,10 +1,28 @@
-"""Errors the app can show to a user: a message plus a hint on what to do."""
+"""User-facing errors.
+
+Anything the user can fix (missing model, no network, unwritable cache, bad input)
+is raised as :class:`ExplainerError`. The CLI prints it as::
+
+    error: <message>
+      <hint>
+
+and exits with status 2, without a traceback.
+"""
+
+from __future__ import annotations
 
 
 class ExplainerError(Exception):
-    """An error with a user-facing message and an optional hint for fixing it."""
+    """An error with a short message and a hint saying what to do about it."""
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+
+    def format(self) -> str:
+        """The text the CLI prints to stderr."""
+        text = f"error: {self.message}"
+        if self.hint:
+            text += f"\n  {self.hint}"
+        return text

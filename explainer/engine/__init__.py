@@ -1,0 +1,1 @@
+"""Qt-free inference engine pieces (tokenizer, ONNX Runtime session, sampling)."""

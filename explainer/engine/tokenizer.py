@@ -1,0 +1,171 @@
+"""A small, Qt-free wrapper around a byte-level BPE ``tokenizers.Tokenizer``.
+
+It answers the questions the explainer needs to show tokens to people:
+which ids does a text become, which part of the text does each id cover,
+and how does a single id read on its own (``piece``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from tokenizers import Tokenizer
+
+from explainer.errors import ExplainerError
+
+
+@lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of GPT-2's bytes_to_unicode table (printable char -> byte)."""
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of an encoded text.
+
+    ``text`` is ``source[start:end]`` (character offsets). When a token holds only
+    part of a multi-byte character (e.g. half an emoji), ``text`` is the token's own
+    bytes decoded with U+FFFD replacement characters and ``start:end`` is the span
+    of the character(s) it contributes to.
+    """
+
+    id: int
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"id": self.id, "text": self.text, "start": self.start, "end": self.end}
+
+
+class TextTokenizer:
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        eos_id: int | None = None,
+        bos_id: int | None = None,
+    ) -> None:
+        self._tok = tokenizer
+        self._specials: dict[int, str] = {
+            i: a.content
+            for i, a in tokenizer.get_added_tokens_decoder().items()
+            if a.special
+        }
+        self._bytes: dict[int, bytes] = {}
+        if eos_id is None:
+            for name in ("<|im_end|>", "<|endoftext|>", "</s>"):
+                eos_id = tokenizer.token_to_id(name)
+                if eos_id is not None:
+                    break
+        self.eos_id: int | None = eos_id
+        self.bos_id: int | None = bos_id
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TextTokenizer":
+        """Load ``tokenizer.json`` (and ``tokenizer_config.json`` beside it, if any)."""
+        path = Path(path)
+        try:
+            tok = Tokenizer.from_file(str(path))
+        except Exception as exc:  # tokenizers raises plain Exception
+            raise ExplainerError(
+                f"cannot load the tokenizer {path}: {exc}",
+                "run `explainer model build --force` to rebuild the model files",
+            ) from exc
+        eos = bos = None
+        cfg_path = path.parent / "tokenizer_config.json"
+        if cfg_path.is_file():
+            try:
+                cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+                eos = cfg.get("eos_token_id")
+                bos = cfg.get("bos_token_id")
+            except (OSError, ValueError):
+                pass
+        return cls(tok, eos_id=eos, bos_id=bos)
+
+    @property
+    def hf(self) -> Tokenizer:
+        """The underlying ``tokenizers.Tokenizer``."""
+        return self._tok
+
+    @property
+    def vocab_size(self) -> int:
+        return self._tok.get_vocab_size(with_added_tokens=True)
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._specials
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return frozenset(self._specials)
+
+    def token_id(self, token: str) -> int | None:
+        """Id of a vocabulary entry, e.g. ``"<|im_end|>"``."""
+        return self._tok.token_to_id(token)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The raw UTF-8 bytes a token id stands for."""
+        b = self._bytes.get(token_id)
+        if b is None:
+            if token_id in self._specials:
+                b = self._specials[token_id].encode("utf-8")
+            else:
+                s = self._tok.id_to_token(token_id)
+                if s is None:
+                    raise ValueError(f"token id {token_id} is out of range")
+                table = _byte_decoder()
+                try:
+                    b = bytes(table[c] for c in s)
+                except KeyError:  # not a byte-level token; take it literally
+                    b = s.encode("utf-8")
+            self._bytes[token_id] = b
+        return b
+
+    def piece(self, token_id: int) -> str:
+        """How a single token reads on its own, e.g. ``" Paris"``."""
+        return self.token_bytes(token_id).decode("utf-8", errors="replace")
+
+    def encode(self, text: str) -> list[Token]:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        out: list[Token] = []
+        for tid, (start, end) in zip(enc.ids, enc.offsets):
+            raw = self.token_bytes(tid)
+            try:
+                whole = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                whole = None
+            if whole is not None and text[start:end] == whole:
+                piece = whole
+            elif whole is not None:
+                # complete characters but offsets disagree (should not happen);
+                # trust the offsets so that text[start:end] stays true.
+                piece = text[start:end]
+            else:
+                piece = raw.decode("utf-8", errors="replace")
+            out.append(Token(tid, piece, start, end))
+        return out
+
+    def encode_ids(self, text: str) -> list[int]:
+        return list(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode ids to text; incomplete UTF-8 sequences become U+FFFD."""
+        return b"".join(self.token_bytes(int(i)) for i in ids).decode(
+            "utf-8", errors="replace"
+        )

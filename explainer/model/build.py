@@ -1,0 +1,289 @@
+"""Build a model: fetch the GGUF, convert it to ONNX, build the tokenizer.
+
+Everything is written into ``<model_dir>.partial-<pid>`` first; ``build.json`` is
+written last, then the directory is swapped into place with renames. A crash or
+Ctrl-C therefore never leaves a half-built model that looks complete; leftovers
+are removed by the next build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from explainer.errors import ExplainerError
+from explainer.model.manifest import DEFAULT_MODEL, Manifest, load_manifest
+from explainer.model.paths import downloads_dir, ensure_writable_dir, model_dir
+
+BUILD_INFO = "build.json"
+MODEL_ONNX = "model.onnx"
+CONFIG_JSON = "config.json"
+TOKENIZER_JSON = "tokenizer.json"
+REQUIRED_FILES = (MODEL_ONNX, CONFIG_JSON, TOKENIZER_JSON)
+BUILD_FORMAT = 1
+
+Progress = Callable[[str, float], None]
+Log = Callable[[str], None]
+
+
+def _noop_progress(phase: str, fraction: float) -> None:
+    pass
+
+
+def _noop_log(message: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class BuiltModel:
+    """A built model on disk."""
+
+    name: str
+    dir: Path
+    config: dict[str, Any]
+    build_info: dict[str, Any]
+    manifest: Manifest | None = field(default=None, compare=False)
+
+    @property
+    def onnx_path(self) -> Path:
+        return self.dir / MODEL_ONNX
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.dir / TOKENIZER_JSON
+
+    @property
+    def config_path(self) -> Path:
+        return self.dir / CONFIG_JSON
+
+    @property
+    def gguf_path(self) -> Path | None:
+        """The source GGUF in the download cache, if it is still there."""
+        p = self.build_info.get("gguf_path")
+        return Path(p) if p and Path(p).is_file() else None
+
+    def load_tokenizer(self):  # -> explainer.engine.tokenizer.TextTokenizer
+        from explainer.engine.tokenizer import TextTokenizer
+
+        return TextTokenizer.load(self.tokenizer_path)
+
+
+def _converter_version() -> str | None:
+    try:
+        from explainer.model import convert
+    except ImportError:
+        return None
+    v = getattr(convert, "CONVERTER_VERSION", None)
+    return None if v is None else str(v)
+
+
+def _corrupt(name: str, why: str) -> ExplainerError:
+    return ExplainerError(
+        f"the files of model {name} are corrupt or incomplete ({why})",
+        "run `explainer model build --force`",
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
+    """Return the built model ``name`` or raise a clear :class:`ExplainerError`."""
+    d = model_dir(name)
+    if not d.is_dir():
+        raise ExplainerError(
+            f"model {name} is not built yet",
+            "run `explainer model build` (downloads ~93 MB once)",
+        )
+    try:
+        info = _read_json(d / BUILD_INFO)
+    except FileNotFoundError:
+        raise _corrupt(name, f"{BUILD_INFO} is missing") from None
+    except (OSError, ValueError) as exc:
+        raise _corrupt(name, f"{BUILD_INFO} is unreadable: {exc}") from None
+    for fname in REQUIRED_FILES:
+        if not (d / fname).is_file():
+            raise _corrupt(name, f"{fname} is missing")
+    files = info.get("files")
+    if isinstance(files, dict):
+        for rel, size in files.items():
+            p = d / rel
+            if not p.is_file():
+                raise _corrupt(name, f"{rel} is missing")
+            if isinstance(size, int) and p.stat().st_size != size:
+                raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
+    try:
+        config = _read_json(d / CONFIG_JSON)
+    except (OSError, ValueError) as exc:
+        raise _corrupt(name, f"{CONFIG_JSON} is unreadable: {exc}") from None
+    try:
+        manifest: Manifest | None = load_manifest(name)
+    except ExplainerError:
+        manifest = None
+    return BuiltModel(name=name, dir=d, config=config, build_info=info, manifest=manifest)
+
+
+def is_up_to_date(manifest: Manifest) -> bool:
+    try:
+        built = load_built(manifest.name)
+    except ExplainerError:
+        return False
+    info = built.build_info
+    return (
+        info.get("build_format") == BUILD_FORMAT
+        and info.get("manifest_key") == manifest.build_key
+        and info.get("gguf_sha256") == manifest.source.gguf_sha256
+        and info.get("converter_version") == _converter_version()
+    )
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        import psutil
+
+        return psutil.pid_exists(pid)
+    except ImportError:  # pragma: no cover
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def clean_stale(name: str) -> list[Path]:
+    """Remove ``<name>.partial-<pid>`` / ``<name>.old-<pid>`` dirs of dead builds."""
+    parent = model_dir(name).parent
+    removed: list[Path] = []
+    if not parent.is_dir():
+        return removed
+    for kind in ("partial", "old"):
+        for p in parent.glob(f"{name}.{kind}-*"):
+            suffix = p.name.rsplit("-", 1)[-1]
+            if suffix.isdigit() and _pid_alive(int(suffix)):
+                continue  # another build is running right now
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
+def _versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    from importlib import metadata
+
+    for dist in ("onnx", "onnxruntime-gpu", "onnxruntime", "gguf", "tokenizers", "explainer"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def _file_sizes(d: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(d)): p.stat().st_size
+        for p in sorted(d.rglob("*"))
+        if p.is_file() and p.name != BUILD_INFO
+    }
+
+
+def _swap_into_place(partial: Path, final: Path) -> None:
+    old = final.parent / f"{final.name}.old-{os.getpid()}"
+    if final.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(final, old)
+    try:
+        os.replace(partial, final)
+    except BaseException:
+        if old.exists() and not final.exists():
+            os.replace(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build_model(
+    name: str = DEFAULT_MODEL,
+    force: bool = False,
+    progress: Progress | None = None,
+    log: Log | None = None,
+) -> BuiltModel:
+    """Build model ``name`` into the cache (idempotent unless ``force``)."""
+    progress = progress or _noop_progress
+    log = log or _noop_log
+    manifest = load_manifest(name)
+    final = model_dir(name)
+    ensure_writable_dir(final.parent)
+    clean_stale(name)
+
+    if not force and is_up_to_date(manifest):
+        log(f"model {name} is already built in {final}")
+        return load_built(name)
+
+    started = time.monotonic()
+    from explainer.model.fetch import fetch_gguf
+
+    gguf_path = fetch_gguf(manifest, downloads_dir(), progress)
+
+    try:
+        from explainer.model.convert import convert_gguf
+    except ImportError as exc:
+        raise ExplainerError(
+            "the GGUF -> ONNX converter (explainer.model.convert) is not available",
+            f"this checkout is incomplete ({exc}); update it and retry",
+        ) from exc
+
+    partial = final.parent / f"{final.name}.partial-{os.getpid()}"
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.mkdir(parents=True)
+    try:
+        log(f"converting {gguf_path.name} to ONNX")
+        config = convert_gguf(gguf_path, partial, progress)
+        for fname in (MODEL_ONNX, CONFIG_JSON):
+            if not (partial / fname).is_file():
+                raise ExplainerError(
+                    f"the converter did not write {fname}",
+                    "this is a bug in explainer; please report it",
+                )
+        progress("building tokenizer", 0.0)
+        from explainer.model.tokenizer_build import build_tokenizer
+
+        build_tokenizer(gguf_path, partial / TOKENIZER_JSON)
+        progress("building tokenizer", 1.0)
+
+        info = {
+            "build_format": BUILD_FORMAT,
+            "name": manifest.name,
+            "display_name": manifest.display_name,
+            "license": manifest.license,
+            "manifest_key": manifest.build_key,
+            "gguf_sha256": manifest.source.gguf_sha256,
+            "gguf_path": str(gguf_path),
+            "converter_version": _converter_version(),
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "build_seconds": round(time.monotonic() - started, 2),
+            "versions": _versions(),
+            "files": _file_sizes(partial),
+        }
+        tmp_info = partial / (BUILD_INFO + ".tmp")
+        tmp_info.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp_info, partial / BUILD_INFO)
+        _swap_into_place(partial, final)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    log(f"model {name} built in {final} ({info['build_seconds']:.1f} s)")
+    return load_built(name)
