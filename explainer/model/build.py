@@ -76,8 +76,10 @@ class BuiltModel:
 
 
 def _converter_version() -> str | None:
+    import importlib
+
     try:
-        from explainer.model import convert
+        convert = importlib.import_module("explainer.model.convert")
     except ImportError:
         return None
     v = getattr(convert, "CONVERTER_VERSION", None)

