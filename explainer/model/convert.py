@@ -1,0 +1,58 @@
+"""GGUF -> ONNX conversion: the step of `explainer model build` that makes the runnable model.
+
+Qt-free and torch-free: it reads the GGUF with the `gguf` package, dequantises to float32 and
+writes the graph from `onnx_llama`. The caller (build.py) owns atomicity of the whole model
+directory; here each file is still written to a temporary name first so a crash never leaves a
+file that looks complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import onnx
+
+from explainer.errors import ExplainerError
+from explainer.model.gguf_weights import read_weights
+from explainer.model.onnx_llama import build_graph
+
+Progress = Callable[[str, float], None]
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExplainerError(f"cannot write {path} ({exc.strerror})", "check free disk space and permissions") from None
+
+
+def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:
+    """Write out_dir/model.onnx and out_dir/config.json; return the config dict."""
+    progress("reading and dequantising GGUF", 0.0)
+    weights = read_weights(Path(gguf_path))
+    progress("building ONNX graph", 0.4)
+    model = build_graph(weights)
+    config = weights.config.to_dict()
+    del weights
+    progress("writing model.onnx", 0.7)
+    data = model.SerializeToString()
+    del model
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _atomic_write_bytes(out_dir / "model.onnx", data)
+    _atomic_write_bytes(out_dir / "config.json", json.dumps(config, indent=2).encode())
+    progress("converted", 1.0)
+    return config
+
+
+def check_model(path: Path) -> None:
+    """Structural check of a written graph (used by tests; onnx.checker needs the whole proto)."""
+    onnx.checker.check_model(str(path), full_check=False)

@@ -1,0 +1,126 @@
+"""The converted graph computes what a plain-numpy Llama computes, stage by stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from explainer.errors import ExplainerError
+from explainer.model.convert import check_model, convert_gguf
+from explainer.model.gguf_weights import read_weights
+
+from .llama_numpy import forward, rms_norm
+from .tiny_gguf import TINY, write_tiny_gguf
+
+
+def run(session, config, ids, past=None, num_logits=None, lens=()):
+    """One forward pass through the ONNX graph; returns every output by name."""
+    feeds = {
+        "input_ids": np.array([ids], np.int64),
+        "num_logits": np.array([num_logits or len(ids)], np.int64),
+        "lens_layers": np.array(lens, np.int64),
+    }
+    empty = np.zeros((1, config.n_kv_heads, 0, config.head_dim), np.float32)
+    for i in range(config.n_layers):
+        feeds[f"past.{i}.key"] = past[i][0] if past else empty
+        feeds[f"past.{i}.value"] = past[i][1] if past else empty
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, feeds)))
+
+
+def cache_of(out, config):
+    return [(out[f"present.{i}.key"], out[f"present.{i}.value"]) for i in range(config.n_layers)]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A random tiny Llama written as llama.cpp would (Q4_1, Q8_0, permuted Q/K), converted."""
+    root = tmp_path_factory.mktemp("tiny")
+    truth = write_tiny_gguf(root / "tiny.gguf")
+    convert_gguf(root / "tiny.gguf", root / "out")
+    session = ort.InferenceSession(str(root / "out" / "model.onnx"), providers=["CPUExecutionProvider"])
+    return truth, session, root
+
+
+def test_graph_is_valid_onnx(tiny):
+    check_model(tiny[2] / "out" / "model.onnx")
+
+
+def test_reader_undoes_llama_cpp_permutation(tiny):
+    truth, _, root = tiny
+    read = read_weights(root / "tiny.gguf")
+    for got, want in zip(read.layers, truth.layers):
+        np.testing.assert_array_equal(got.wq, want.wq)
+        np.testing.assert_array_equal(got.wk, want.wk)
+    np.testing.assert_array_equal(read.token_embedding, truth.token_embedding)
+
+
+def test_every_stage_matches_numpy(tiny):
+    truth, session, _ = tiny
+    ids = [3, 17, 42, 5, 9, 61]
+    out = run(session, TINY, ids)
+    ref = forward(truth, ids)
+    np.testing.assert_allclose(out["embeddings"][0], ref["embeddings"], atol=1e-6)
+    for i in range(TINY.n_layers):
+        np.testing.assert_allclose(out[f"hidden.{i}"][0], ref["hidden"][i], atol=1e-4)
+        np.testing.assert_allclose(out[f"attention.{i}"][0], ref["attention"][i], atol=1e-5)
+        np.testing.assert_allclose(out[f"present.{i}.key"][0], ref["present"][i][0], atol=1e-4)
+        np.testing.assert_allclose(out[f"present.{i}.value"][0], ref["present"][i][1], atol=1e-4)
+    np.testing.assert_allclose(out["logits"][0], ref["logits"], atol=1e-3, rtol=1e-4)
+
+
+def test_attention_is_causal_and_normalised(tiny):
+    _, session, _ = tiny
+    out = run(session, TINY, [4, 8, 15, 16, 23])
+    att = out["attention.0"][0]  # [heads, S, T]
+    assert att.shape == (TINY.n_heads, 5, 5)
+    np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
+    assert np.all(np.triu(att, k=1) == 0.0)
+
+
+def test_prefill_then_cached_decode_equals_one_pass(tiny):
+    _, session, _ = tiny
+    ids = [7, 1, 30, 12, 44, 2, 19]
+    whole = run(session, TINY, ids)["logits"][0]
+    out = run(session, TINY, ids[:4], num_logits=1)
+    steps = [out["logits"][0, -1]]
+    past = cache_of(out, TINY)
+    for token in ids[4:]:
+        out = run(session, TINY, [token], past=past, num_logits=1)
+        assert out["attention.1"].shape == (1, TINY.n_heads, 1, past[0][0].shape[2] + 1)
+        steps.append(out["logits"][0, -1])
+        past = cache_of(out, TINY)
+    np.testing.assert_allclose(np.stack(steps), whole[3:], atol=1e-4)
+
+
+def test_logit_lens_reads_each_layer_through_the_output_head(tiny):
+    truth, session, _ = tiny
+    ids = [5, 6, 7]
+    out = run(session, TINY, ids, lens=[1, 0])
+    ref = forward(truth, ids)
+    for row, layer in enumerate([1, 0]):
+        logits = rms_norm(ref["hidden"][layer][-1], truth.final_norm, TINY.rms_eps) @ truth.token_embedding.T
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        assert out["lens_ids"][row, 0] == int(np.argmax(p))
+        np.testing.assert_allclose(out["lens_probs"][row], np.sort(p)[::-1][:5], atol=1e-5)
+    assert run(session, TINY, ids)["lens_ids"].shape == (0, 5)
+
+
+def test_other_architecture_is_refused_clearly(tmp_path):
+    write_tiny_gguf(tmp_path / "other.gguf", arch="gpt2")
+    with pytest.raises(ExplainerError, match="'gpt2' model, but only the Llama architecture"):
+        convert_gguf(tmp_path / "other.gguf", tmp_path / "out")
+    assert not (tmp_path / "out" / "model.onnx").exists()
+
+
+def test_truncated_gguf_is_refused_clearly(tiny, tmp_path):
+    data = (tiny[2] / "tiny.gguf").read_bytes()
+    bad = tmp_path / "cut.gguf"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ExplainerError, match="not a readable GGUF file|cannot decode"):
+        convert_gguf(bad, tmp_path / "out")
+    assert not (tmp_path / "out" / "model.onnx").exists()
