@@ -19,7 +19,9 @@ outputs  logits           float [1, num_logits, vocab]
          present.{i}.key  float [1, n_kv_heads, P + S, head_dim]  (and .value)
          embeddings       float [1, S, d_model]      token vectors looked up for the new tokens
          hidden.{i}       float [1, S, d_model]      residual stream after layer i
-         attention.{i}    float [1, n_heads, S, P + S]  softmax attention weights of layer i
+         attention.{i}    float [1, n_heads, P + S]  softmax attention weights of layer i for
+                                       the last new token (all rows of a long prompt would be
+                                       n_layers * n_heads * S * (P + S) floats: 72 GB at 8k)
          lens_ids, lens_probs  int64/float [n, LENS_TOP]  top predictions of each lens layer
 """
 
@@ -91,7 +93,9 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, q: str, k: str, v: str,
     values = g.op("Concat", f"past.{i}.value", new_v, axis=2, outputs=[f"present.{i}.value"], name=p + "v_cache")
     scores = g.op("MatMul", q_rows, g.op("Transpose", keys, perm=[0, 1, 3, 2]), name=p + "scores")
     weights = g.op("Softmax", g.op("Add", scores, mask, name=p + "masked"), axis=-1, name=p + "softmax")
-    g.op("Reshape", weights, shape(1, c.n_heads, -1, 0), outputs=[f"attention.{i}"], name=p + "attention_heads")
+    per_head = g.op("Reshape", weights, shape(1, c.n_heads, -1, 0), name=p + "attention_heads")
+    last_row = g.op("Gather", per_head, "last_index", axis=2, name=p + "attention_last")
+    g.op("Reshape", last_row, shape(1, c.n_heads, -1), outputs=[f"attention.{i}"], name=p + "attention_out")
     mixed = g.op("MatMul", weights, values, name=p + "mix")  # [1, kv, group * S, hd]
     merged = g.op("Transpose", g.op("Reshape", mixed, shape(kv, group, -1, hd)), perm=[2, 0, 1, 3])
     return g.op("Reshape", merged, shape(1, -1, c.d_model), name=p + "heads_merged")
@@ -120,6 +124,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     past_len = g.op("Squeeze", g.op("Shape", "past.0.key", start=2, end=3), name="past_len")
     new_len = g.op("Squeeze", g.op("Shape", "input_ids", start=1, end=2), name="new_len")
     total_len = g.op("Add", past_len, new_len, name="total_len")
+    g.op("Sub", new_len, one, outputs=["last_index"], name="last_index")
     positions = g.op("Range", past_len, total_len, one, name="positions")
     position_ids = g.op("Unsqueeze", positions, zero, name="position_ids")
     key_positions = g.op("Unsqueeze", g.op("Range", zero, total_len, one), zero, name="key_positions")
@@ -149,7 +154,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             helper.make_tensor_value_info(f"present.{i}.key", f32, present_shape),
             helper.make_tensor_value_info(f"present.{i}.value", f32, present_shape),
             helper.make_tensor_value_info(f"hidden.{i}", f32, [1, "S", c.d_model]),
-            helper.make_tensor_value_info(f"attention.{i}", f32, [1, c.n_heads, "S", "T"]),
+            helper.make_tensor_value_info(f"attention.{i}", f32, [1, c.n_heads, "T"]),
         ]
         h = g.op("RMSNormalization", x, g.const(p + "attn_norm", layer.attn_norm),
                  epsilon=c.rms_eps, axis=-1, name=p + "attn_norm")
@@ -189,9 +194,8 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     g.op("Unsqueeze", output_head(normed, "lm_head"), zero, outputs=["logits"], name="logits_batch")
 
     # Logit lens: each chosen layer's last-position state through the same norm and head.
-    last_index = g.op("Sub", new_len, one, name="last_index")
     per_layer = [
-        g.op("Gather", f"hidden.{i}", last_index, axis=1, name=f"lens_pick{i}")  # [1, d_model]
+        g.op("Gather", f"hidden.{i}", "last_index", axis=1, name=f"lens_pick{i}")  # [1, d_model]
         for i in range(c.n_layers)
     ]
     stacked = g.op("Concat", *per_layer, axis=0, name="lens_stack")  # [n_layers, d_model]

@@ -66,7 +66,7 @@ def test_every_stage_matches_numpy(tiny):
     np.testing.assert_allclose(out["embeddings"][0], ref["embeddings"], atol=1e-6)
     for i in range(TINY.n_layers):
         np.testing.assert_allclose(out[f"hidden.{i}"][0], ref["hidden"][i], atol=1e-4)
-        np.testing.assert_allclose(out[f"attention.{i}"][0], ref["attention"][i], atol=1e-5)
+        np.testing.assert_allclose(out[f"attention.{i}"][0], ref["attention"][i][:, -1], atol=1e-5)
         np.testing.assert_allclose(out[f"present.{i}.key"][0], ref["present"][i][0], atol=1e-4)
         np.testing.assert_allclose(out[f"present.{i}.value"][0], ref["present"][i][1], atol=1e-4)
     np.testing.assert_allclose(out["logits"][0], ref["logits"], atol=1e-3, rtol=1e-4)
@@ -74,11 +74,13 @@ def test_every_stage_matches_numpy(tiny):
 
 def test_attention_is_causal_and_normalised(tiny):
     _, session, _ = tiny
-    out = run(session, TINY, [4, 8, 15, 16, 23])
-    att = out["attention.0"][0]  # [heads, S, T]
-    assert att.shape == (TINY.n_heads, 5, 5)
-    np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
-    assert np.all(np.triu(att, k=1) == 0.0)
+    ids = [4, 8, 15, 16, 23]
+    for n in range(1, len(ids) + 1):
+        att = run(session, TINY, ids[:n])["attention.0"][0]  # [heads, T] for the last token
+        assert att.shape == (TINY.n_heads, n)
+        np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
+    past = cache_of(run(session, TINY, ids[:3]), TINY)
+    assert run(session, TINY, [ids[3]], past=past)["attention.1"].shape == (1, TINY.n_heads, 4)
 
 
 def test_prefill_then_cached_decode_equals_one_pass(tiny):
@@ -90,7 +92,6 @@ def test_prefill_then_cached_decode_equals_one_pass(tiny):
     past = cache_of(out, TINY)
     for token in ids[4:]:
         out = run(session, TINY, [token], past=past, num_logits=1)
-        assert out["attention.1"].shape == (1, TINY.n_heads, 1, past[0][0].shape[2] + 1)
         steps.append(out["logits"][0, -1])
         past = cache_of(out, TINY)
     np.testing.assert_allclose(np.stack(steps), whole[3:], atol=1e-4)
