@@ -173,6 +173,12 @@ def manifest_dict(name: str, wheel: Path, payload: bytes, member: str = MEMBER) 
 
 
 @pytest.fixture
+def manifest_for():
+    """Factory: manifest_for(name, wheel, payload_bytes, member=MEMBER) -> manifest dict."""
+    return manifest_dict
+
+
+@pytest.fixture
 def fake_models(tmp_path, monkeypatch, tiny_gguf, make_wheel):
     """A manifest dir with model 'tiny' whose wheel (set via EXPLAINER_WHEEL) holds
     the tiny GGUF. Returns (name, wheel_path, gguf_bytes)."""

