@@ -90,8 +90,9 @@ def test_top_k_ties_at_the_boundary_keep_lower_ids():
 
 
 @settings(max_examples=300, deadline=None)
-@given(logits_st, temperature_st, st.integers(0, 70), st.floats(0.01, 1.0))
+@given(logits_st, temperature_st, st.integers(0, 70), st.floats(0.01, 1.0, exclude_max=True))
 def test_top_p_keeps_the_smallest_set_reaching_p(logits, t, k, p):
+    # (p == 1 switches top-p off: see test_cuts_off_leave_the_distribution_alone.)
     r = run(logits, temperature=t, top_k=k, top_p=p)
     kept = r.after_top_p > 0
     n = int(kept.sum())
@@ -123,6 +124,9 @@ def test_cuts_off_leave_the_distribution_alone():
     assert np.array_equal(r.after_top_p, r.after_top_k)
     r = run(logits, temperature=0.7, top_k=4)  # k == vocab size: nothing to cut
     assert np.array_equal(r.after_top_k, r.after_temperature)
+    # Top-p 1 keeps even tokens too unlikely to move the cumulative sum off 1.0.
+    r = run(np.array([0.0, 0.0, 1.0, -1.0]), temperature=0.05, top_p=1.0)
+    assert r.kept == 4 and np.array_equal(r.after_top_p, r.after_temperature)
 
 
 def test_temperature_worked_example():
