@@ -249,6 +249,90 @@ def _cmd_tokenize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file:
+        try:
+            data = open(args.prompt_file, "rb").read()
+        except OSError as exc:
+            raise ExplainerError(f"cannot read {args.prompt_file} ({exc.strerror})", "check the path") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ExplainerError(
+                f"{args.prompt_file} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                "convert the file to UTF-8, e.g. with `iconv -t UTF-8`",
+            ) from None
+    if args.prompt is None:
+        raise ExplainerError("no prompt given", "pass --prompt TEXT, --prompt - (stdin) or --prompt-file FILE")
+    return _read_text_arg(args.prompt)
+
+
+def _settings(args: argparse.Namespace):
+    from explainer.engine.sampler import SamplingSettings
+
+    settings = SamplingSettings(
+        temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+        seed=args.seed, max_new_tokens=args.max_new_tokens,
+    )
+    settings.validate()
+    return settings
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from explainer.engine.generate import Engine
+    from explainer.model.build import load_built
+
+    prompt = _read_prompt(args)
+    settings = _settings(args)
+    built = load_built(args.model)
+    engine = Engine(built, args.device)
+    engine.prepare(prompt, args.chat)  # fail on a bad prompt before any output
+
+    def stream(trace, step) -> None:
+        if not args.json:
+            if step.index == 0:
+                sys.stdout.write(trace.prompt)
+            sys.stdout.write(step.sampling.chosen.text)
+            sys.stdout.flush()
+
+    trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream)
+    if args.save_trace:
+        trace.save(args.save_trace)
+    if not args.json:
+        ttft = f"{trace.ttft_s * 1000:.0f} ms"
+        tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"
+        print(f"\n\n[{len(trace.steps)} tokens, stop: {trace.stop_reason}, time to first token {ttft}, "
+              f"time per output token {tpot}, on {engine.runtime.device_label}]", file=sys.stderr)
+        return 0
+    piece = engine.tokenizer.piece
+    _print_json({
+        "model": {"name": trace.model.name, "provider": engine.runtime.provider},
+        "prompt_tokens": [{"id": t.id, "text": t.text} for t in trace.prompt_tokens],
+        "steps": [
+            {
+                "phase": s.phase,
+                "token": s.sampling.chosen.to_dict(),
+                "top": [{"id": i, "text": piece(i), "prob": p}
+                        for i, p in zip(s.sampling.raw.ids[:20], s.sampling.raw.probs[:20])],
+                "seconds": s.forward_s + s.sample_s,
+            }
+            for s in trace.steps
+        ],
+        "ttft_s": trace.ttft_s,
+        "tpot_s": trace.tpot_s,
+        "stop_reason": trace.stop_reason,
+    })
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from explainer.engine.bench import run_bench
+    from explainer.model.build import load_built
+
+    _print_json(run_bench(load_built(args.model), args.device))
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -286,6 +370,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='print {"tokens": [...]}')
     p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_tokenize)
+
+    p = sub.add_parser("generate", help="let the model continue a prompt, token by token")
+    p.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
+    p.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
+    p.add_argument("--max-new-tokens", type=int, default=64, metavar="N")
+    p.add_argument("--temperature", type=float, default=0.0, metavar="T", help="0 (default) is greedy")
+    p.add_argument("--top-k", type=int, default=0, metavar="K", help="keep the K likeliest (0: off)")
+    p.add_argument("--top-p", type=float, default=1.0, metavar="P", help="keep the smallest set reaching P")
+    p.add_argument("--seed", type=int, default=None, metavar="S")
+    p.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    p.add_argument("--save-trace", metavar="FILE.json", help="save everything recorded, for the app or export")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
+    p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
+    p.set_defaults(func=_cmd_generate)
+
+    p = sub.add_parser("bench", help="measure load, prefill and decode speed (prints JSON)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
+    p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
+    p.set_defaults(func=_cmd_bench)
 
     return parser
 

@@ -1,0 +1,163 @@
+"""The request loop: prefill the prompt, then decode one token at a time, recording a Trace.
+
+Prefill reads every prompt token in one pass (in chunks of PREFILL_CHUNK so a very long prompt
+needs bounded memory; the chunks are still one recorded step, because to the learner it is one
+phase). Decode reads only the token chosen last, against the KV cache. The loop stops on the
+end-of-sequence token, the max-new-tokens limit, or a full context window, and says which.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
+from explainer.engine.sampler import Sampler, SamplingSettings
+from explainer.engine.tokenizer import TextTokenizer
+from explainer.engine.trace import LayerView, ModelInfo, Step, StepSampling, TokenRef, TopList, Trace
+from explainer.errors import ExplainerError
+
+PREFILL_CHUNK = 512
+TOP_N = 50  # candidates kept per distribution in the trace: more than any chart shows
+
+
+class Cancelled(Exception):
+    """Raised inside `generate` when the caller asked it to stop; the partial trace is kept."""
+
+
+@dataclass
+class PreparedPrompt:
+    text: str  # what the model reads (the prompt, or the prompt inside the chat template)
+    tokens: list[TokenRef]
+
+
+class Engine:
+    """A built model ready to answer prompts: runtime + tokenizer + chat template."""
+
+    def __init__(self, built, device: str | None = None) -> None:
+        self.built = built
+        self.config = built.config
+        self.runtime = ModelRuntime(built.onnx_path, built.config, device)
+        self.tokenizer: TextTokenizer = built.load_tokenizer()
+        manifest = built.manifest
+        self.display_name = manifest.display_name if manifest else built.name
+        self._chat_template = manifest.chat_template if manifest else "{prompt}"
+
+    @property
+    def eos_id(self) -> int:
+        return int(self.config["eos_id"])
+
+    def model_info(self) -> ModelInfo:
+        c = self.config
+        return ModelInfo(
+            name=self.display_name, provider=self.runtime.device_label, n_layers=c["n_layers"],
+            d_model=c["d_model"], n_heads=c["n_heads"], n_kv_heads=c["n_kv_heads"],
+            vocab_size=c["vocab_size"], context_length=c["context_length"], n_params=c["n_params"],
+        )
+
+    def prepare(self, prompt: str, chat: bool = False) -> PreparedPrompt:
+        """Check the prompt and turn it into the tokens the model will read."""
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ExplainerError("the prompt is empty", "type some text for the model to continue")
+        try:
+            prompt.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ExplainerError(
+                "the prompt contains characters that are not valid Unicode text",
+                "retype or re-paste the text; broken emoji halves are a common cause",
+            ) from None
+        text = self._chat_template.replace("{prompt}", prompt) if chat else prompt
+        tokens = [TokenRef(t.id, t.text) for t in self.tokenizer.encode(text)]
+        limit = self.config["context_length"]
+        if len(tokens) > limit - 1:
+            raise ExplainerError(
+                f"the prompt is {len(tokens)} tokens long, but the model reads at most {limit} "
+                "and needs room to answer",
+                f"shorten it to under {limit - 1} tokens",
+            )
+        return PreparedPrompt(text, tokens)
+
+    def generate(
+        self,
+        prompt: str,
+        settings: SamplingSettings,
+        chat: bool = False,
+        lens: bool = True,
+        on_step: Callable[[Trace, Step], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Trace:
+        """Run one request to its end and return everything it recorded."""
+        settings.validate()
+        prepared = self.prepare(prompt, chat)
+        sampler = Sampler(settings)
+        trace = Trace.new(self.model_info(), prompt, chat, sampler.effective_settings, prepared.tokens)
+        cache = self.runtime.new_cache()
+        context = self.config["context_length"]
+        reading = prepared.tokens
+        while True:
+            if should_stop and should_stop():
+                raise Cancelled()
+            start = cache.length
+            result = self._read(reading, cache, lens)
+            t0 = time.perf_counter()
+            sample = sampler.sample(result.logits)
+            sample_s = time.perf_counter() - t0
+            chosen = TokenRef(sample.chosen, self.tokenizer.piece(sample.chosen))
+            step = Step(
+                index=len(trace.steps),
+                phase="prefill" if not trace.steps else "decode",
+                start=start,
+                tokens=list(reading),
+                embeddings=[[float(v) for v in row] for row in result.embeddings],
+                embedding_dim=int(result.embeddings.shape[1]),
+                layers=self._layer_views(result, lens),
+                sampling=StepSampling.from_result(sample, TOP_N, chosen.text),
+                forward_s=result.seconds,
+                sample_s=sample_s,
+            )
+            trace.append(step)
+            if on_step:
+                on_step(trace, step)
+            if sample.chosen == self.eos_id:
+                trace.stop_reason = "eos"
+            elif len(trace.steps) >= settings.max_new_tokens:
+                trace.stop_reason = "max_tokens"
+            elif cache.length >= context:
+                trace.stop_reason = "context"
+            if trace.stop_reason:
+                return trace
+            reading = [chosen]
+
+    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool) -> PassOutput:
+        """One recorded pass; a long prompt is read in chunks whose times add up."""
+        ids = [t.id for t in tokens]
+        chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
+        spent = 0.0
+        embeddings = []
+        for n, chunk in enumerate(chunks):
+            out = self.runtime.forward(chunk, cache, lens=lens and n == len(chunks) - 1)
+            spent += out.seconds
+            embeddings.append(out.embeddings)
+        out.embeddings = np.concatenate(embeddings) if len(embeddings) > 1 else embeddings[0]
+        out.seconds = spent
+        return out
+
+    def _layer_views(self, out: PassOutput, lens: bool) -> list[LayerView]:
+        """Per layer: how much it changed the last token's state, its lens guess, its attention."""
+        views = []
+        previous = out.embeddings[-1].astype(np.float64)
+        for i, state in enumerate(out.hidden_last.astype(np.float64)):
+            norm = float(np.linalg.norm(previous))
+            change = float(np.linalg.norm(state - previous)) / max(norm, 1e-12)
+            guess = None
+            if lens:
+                probs = out.lens_probs[i].astype(np.float64)
+                guess = TopList([int(t) for t in out.lens_ids[i]], [float(p) for p in probs],
+                                max(0.0, 1.0 - float(probs.sum())))
+            attention = out.attention_last[i].mean(axis=0)
+            views.append(LayerView(change=change, lens=guess, attention=[float(a) for a in attention]))
+            previous = state
+        return views
