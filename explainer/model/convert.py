@@ -21,6 +21,9 @@ from explainer.model.onnx_llama import build_graph
 
 Progress = Callable[[str, float], None]
 
+# Bump when the graph or config written here changes: `explainer model build` then rebuilds.
+CONVERTER_VERSION = "1"
+
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")

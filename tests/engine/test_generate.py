@@ -1,0 +1,93 @@
+"""The request loop on the real model: what a learner would see it do."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from explainer.engine.generate import Engine
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import Trace
+from explainer.errors import ExplainerError
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def engine(built_model):
+    return Engine(built_model, device="cpu")
+
+
+def test_greedy_continues_with_paris(engine):
+    trace = engine.generate("The capital of France is", SamplingSettings(max_new_tokens=3))
+    assert trace.steps[0].sampling.chosen.text == " Paris"
+    assert trace.text.startswith("The capital of France is Paris")
+    assert trace.steps[0].phase == "prefill" and len(trace.steps[0].tokens) == 5
+    assert all(s.phase == "decode" and len(s.tokens) == 1 for s in trace.steps[1:])
+    assert trace.stop_reason == "max_tokens" and len(trace.steps) == 3
+    assert trace.ttft_s > 0 and trace.tpot_s > 0
+
+
+def test_prefill_records_every_stage(engine):
+    trace = engine.generate("The capital of France is", SamplingSettings(max_new_tokens=1))
+    step = trace.steps[0]
+    assert [t.id for t in step.tokens] == engine.tokenizer.encode_ids("The capital of France is")
+    assert len(step.embeddings) == 5 and len(step.embeddings[0]) == 576
+    assert len(step.layers) == 30
+    assert all(len(layer.attention) == 5 for layer in step.layers)
+    assert step.layers[-1].lens.ids[0] == step.sampling.raw.ids[0]  # the last layer's lens is the answer
+    assert step.sampling.raw.probs[0] == pytest.approx(0.77, abs=0.01)
+
+
+def test_chat_mode_shows_template_tokens_and_stops_on_eos(engine):
+    trace = engine.generate("What is 2+2?", SamplingSettings(max_new_tokens=64), chat=True)
+    assert trace.prompt_tokens[0].text == "<|im_start|>" and trace.prompt_tokens[0].id == 1
+    assert trace.stop_reason == "eos"
+    assert trace.steps[-1].sampling.chosen.id == engine.eos_id
+    assert "4" in "".join(t.text for t in trace.output_tokens)
+
+
+def test_stops_when_the_context_is_full(engine, monkeypatch):
+    prompt = "One two three"
+    n = len(engine.prepare(prompt).tokens)
+    monkeypatch.setitem(engine.config, "context_length", n + 2)
+    trace = engine.generate(prompt, SamplingSettings(max_new_tokens=50))
+    assert trace.stop_reason == "context"
+    assert trace.steps[-1].end == n + 2
+
+
+def test_same_seed_same_tokens_and_the_draw_explains_the_choice(engine):
+    settings = SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=1234, max_new_tokens=8)
+    a = engine.generate("Once upon a time", settings)
+    b = engine.generate("Once upon a time", settings)
+    assert [t.id for t in a.output_tokens] == [t.id for t in b.output_tokens]
+    for step in a.steps:
+        s = step.sampling
+        assert s.draw is not None and 0 <= s.draw < 1
+        assert s.kept <= 40  # so the recorded top 50 holds every kept candidate
+        cumulative = np.cumsum(s.after_top_p.probs[: s.kept])
+        pick = min(int(np.searchsorted(cumulative, s.draw, side="right")), s.kept - 1)
+        assert s.after_top_p.ids[pick] == s.chosen.id
+
+
+def test_trace_saved_and_loaded_is_identical(engine, tmp_path):
+    trace = engine.generate("Hello", SamplingSettings(max_new_tokens=4, temperature=0.7, seed=7))
+    path = tmp_path / "trace.json"
+    trace.save(path)
+    loaded = Trace.load(path)
+    assert loaded == trace
+    assert json.loads(path.read_text())["stop_reason"] == trace.stop_reason
+
+
+@pytest.mark.parametrize("prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")])
+def test_bad_prompts_are_refused_clearly(engine, prompt, message):
+    with pytest.raises(ExplainerError, match=message):
+        engine.generate(prompt, SamplingSettings())
+
+
+def test_a_prompt_longer_than_the_context_is_refused(engine, monkeypatch):
+    monkeypatch.setitem(engine.config, "context_length", 16)
+    with pytest.raises(ExplainerError, match="reads at most 16"):
+        engine.generate("word " * 40, SamplingSettings())

@@ -1,0 +1,61 @@
+"""The converted SmolLM2 behaves like the model it came from (needs the built model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explainer.engine.runtime import ModelRuntime
+from explainer.model.gguf_weights import read_weights
+
+from .llama_numpy import forward
+
+pytestmark = pytest.mark.slow
+PROMPT = "The capital of France is"
+
+
+@pytest.fixture(scope="module")
+def runtime(built_model):
+    return ModelRuntime(built_model.onnx_path, built_model.config, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def prompt_ids(built_model):
+    return built_model.load_tokenizer().encode_ids(PROMPT)
+
+
+def softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def test_paris_is_the_likely_next_token(runtime, prompt_ids, built_model):
+    out = runtime.forward(prompt_ids, runtime.new_cache())
+    p = softmax(out.logits.astype(np.float64))
+    top = int(p.argmax())
+    assert built_model.load_tokenizer().piece(top) == " Paris"
+    assert p[top] == pytest.approx(0.77, abs=0.01)
+
+
+def test_graph_agrees_with_numpy_on_the_real_weights(runtime, prompt_ids, real_gguf):
+    weights = read_weights(real_gguf)
+    ref = forward(weights, prompt_ids)
+    out = runtime.forward(prompt_ids, runtime.new_cache(), lens=True)
+    np.testing.assert_allclose(softmax(out.logits.astype(np.float64)), softmax(ref["logits"][-1]), atol=2e-4)
+    np.testing.assert_allclose(out.embeddings, ref["embeddings"], atol=1e-6)
+    for i in (0, 14, 29):
+        scale = np.abs(ref["hidden"][i][-1]).max()
+        np.testing.assert_allclose(out.hidden_last[i], ref["hidden"][i][-1], atol=2e-4 * scale)
+        np.testing.assert_allclose(out.attention_last[i], ref["attention"][i][:, -1], atol=1e-4)
+
+
+def test_prefill_then_cached_decode_equals_one_pass(runtime, prompt_ids):
+    continuation = [7042, 30, 378]  # " Paris", ".", and one more token
+    whole = runtime.forward(prompt_ids + continuation, runtime.new_cache()).logits
+    cache = runtime.new_cache()
+    runtime.forward(prompt_ids, cache)
+    for token in continuation:
+        last = runtime.forward([token], cache).logits
+    assert cache.length == len(prompt_ids) + len(continuation)
+    np.testing.assert_allclose(last, whole, atol=2e-3)
+    assert int(last.argmax()) == int(whole.argmax())

@@ -1,0 +1,69 @@
+"""`explainer generate` and `explainer bench` as a user runs them (needs the built model)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explainer", *args], input=stdin, capture_output=True, timeout=600)
+
+
+def test_generate_json_reports_steps_and_timings(built_model):
+    proc = run("generate", "--prompt", "The capital of France is", "--max-new-tokens", "4", "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert out["model"]["provider"] in ("CPUExecutionProvider", "CUDAExecutionProvider")
+    assert [t["text"] for t in out["prompt_tokens"]] == ["The", " capital", " of", " France", " is"]
+    first = out["steps"][0]
+    assert first["phase"] == "prefill" and first["token"]["text"] == " Paris"
+    assert len(first["top"]) == 20 and first["top"][0]["text"] == " Paris"
+    assert first["top"][0]["prob"] == pytest.approx(0.77, abs=0.01)
+    assert [s["phase"] for s in out["steps"][1:]] == ["decode"] * 3
+    assert out["stop_reason"] == "max_tokens"
+    assert out["ttft_s"] > 0 and out["tpot_s"] > 0
+
+
+def test_generate_streams_text(built_model):
+    proc = run("generate", "--prompt", "The capital of France is", "--max-new-tokens", "2")
+    assert proc.returncode == 0
+    assert proc.stdout.decode().startswith("The capital of France is Paris")
+    assert "time to first token" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--prompt", "  "], "the prompt is empty"),
+        (["--prompt", "hi", "--temperature", "-1"], "emperature"),
+        (["--prompt", "hi", "--top-p", "1.5"], "top"),
+        (["--prompt", "hi", "--top-k", "0", "--top-p", "0"], "top"),
+        (["--prompt", "hi", "--max-new-tokens", "0"], "new"),
+        (["--prompt-file", "/nonexistent/prompt.txt"], "cannot read"),
+    ],
+)
+def test_generate_bad_input_is_one_clear_message(built_model, args, message):
+    proc = run("generate", *args)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2
+    assert message.lower() in err.lower()
+    assert "Traceback" not in err
+
+
+def test_generate_rejects_invalid_utf8_from_stdin(built_model):
+    proc = run("generate", "--prompt", "-", stdin=b"caf\xe9\n")
+    assert proc.returncode == 2
+    assert "not valid UTF-8" in proc.stderr.decode()
+
+
+def test_generate_without_a_built_model_says_how_to_build(tmp_path):
+    proc = run("--cache-dir", str(tmp_path), "generate", "--prompt", "hi")
+    assert proc.returncode == 2
+    assert "explainer model build" in proc.stderr.decode()
+    assert "Traceback" not in proc.stderr.decode()
