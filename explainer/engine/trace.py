@@ -15,7 +15,6 @@ import json
 import math
 import os
 import statistics
-import tempfile
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from explainer.engine.sampler import SampleResult, SamplingSettings, top_candidates
+from explainer.atomic import write_atomic
 from explainer.errors import ExplainerError
 
 SCHEMA_VERSION = 1
@@ -510,26 +510,7 @@ class Trace:
             text = json.dumps(self.to_dict(), allow_nan=False)
         except ValueError as e:
             raise ExplainerError(f"Could not save the trace: {e}.", "This is a bug in the engine; please report it.") from e
-        tmp_name: str | None = None
-        try:
-            fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp_name, target)
-            tmp_name = None
-        except OSError as e:
-            raise ExplainerError(
-                f"Could not save the trace to {target}: {e.strerror or e}.",
-                "Choose a folder you can write to, with free space.",
-            ) from e
-        finally:
-            if tmp_name is not None:
-                try:
-                    os.unlink(tmp_name)
-                except OSError:
-                    pass
+        write_atomic(target, text.encode("utf-8"), "the trace")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Trace:

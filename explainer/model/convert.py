@@ -9,13 +9,12 @@ file that looks complete.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Callable
 
 import onnx
 
-from explainer.errors import ExplainerError
+from explainer.atomic import write_atomic
 from explainer.model.gguf_weights import read_weights
 from explainer.model.onnx_llama import build_graph
 
@@ -23,19 +22,6 @@ Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
 CONVERTER_VERSION = "1"
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExplainerError(f"cannot write {path} ({exc.strerror})", "check free disk space and permissions") from None
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:
@@ -50,8 +36,8 @@ def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda pha
     data = model.SerializeToString()
     del model
     out_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write_bytes(out_dir / "model.onnx", data)
-    _atomic_write_bytes(out_dir / "config.json", json.dumps(config, indent=2).encode())
+    write_atomic(out_dir / "model.onnx", data, "the model graph")
+    write_atomic(out_dir / "config.json", json.dumps(config, indent=2).encode(), "the model config")
     progress("converted", 1.0)
     return config
 

@@ -293,7 +293,7 @@ def test_load_reports_the_bad_field(tmp_path: Path):
 def test_save_to_unwritable_place_leaves_nothing(tmp_path: Path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")  # root can write anywhere, but not under a regular file
-    with pytest.raises(ExplainerError, match="Could not save the trace to") as info:
+    with pytest.raises(ExplainerError, match="could not write the trace to") as info:
         make_trace().save(blocker / "run.json")
     assert info.value.hint
     assert sorted(os.listdir(tmp_path)) == ["not-a-dir"] and blocker.read_text() == "x"
