@@ -1,0 +1,121 @@
+"""The caption under the illustration: what this stage does, with the trace's real numbers.
+
+Templates live in assets/captions.json (data, so authors can reword them without code);
+this module only chooses the template and computes the numbers it mentions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explainer.engine.trace import Step, Trace
+from explainer.lesson.assets import load_json
+from explainer.lesson.stages import Cursor, Stage
+from explainer.lesson.vocab import TokenNamer
+from explainer.lesson.text import milliseconds, percent, quoted, short_count
+
+
+def title(stage: Stage) -> str:
+    """The panel title of a stage, e.g. '3  Transformer layers'."""
+    return str(load_json("captions.json")["titles"][stage.value])
+
+
+def lens_settles_at(step: Step) -> int | None:
+    """1-based layer from which every layer's lens top-1 equals the final top token
+    (the layer where stopping early would already give the same answer)."""
+    final = step.sampling.raw.ids[0] if step.sampling.raw.ids else None
+    first: int | None = None
+    for i, layer in enumerate(step.layers):
+        top = layer.lens.ids[0] if layer.lens is not None and layer.lens.ids else None
+        if top == final:
+            if first is None:
+                first = i + 1
+        else:
+            first = None
+    return first
+
+
+def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
+    """Every number a caption may mention for this cursor."""
+    m = trace.model
+    f: dict[str, Any] = {
+        "model": m.name,
+        "params": short_count(m.n_params),
+        "layers": m.n_layers,
+        "d_model": m.d_model,
+        "vocab": f"{m.vocab_size:,}",
+        "context": f"{m.context_length:,}",
+        "n_prompt": len(trace.prompt_tokens),
+        "device": m.provider,
+        "ttft": milliseconds(trace.ttft_s),
+        "tpot": milliseconds(trace.tpot_s),
+        "max_new": trace.settings.max_new_tokens,
+        "pass_no": cursor.step + 1,
+    }
+    if not 0 <= cursor.step < len(trace.steps):
+        return f
+    step = trace.steps[cursor.step]
+    s = step.sampling
+    raw = s.raw
+    lens_layer = lens_settles_at(step)
+    name = TokenNamer(trace)
+    f.update(
+        n_read=len(step.tokens),
+        token=quoted(step.tokens[-1].text),
+        used=step.end,
+        used_after=step.end + 1,
+        cached=step.start,
+        top=quoted(name(raw.ids[0])) if raw.ids else "?",
+        top_pct=percent(raw.probs[0]) if raw.probs else "?",
+        second=quoted(name(raw.ids[1])) if len(raw.ids) > 1 else "?",
+        second_pct=percent(raw.probs[1]) if len(raw.probs) > 1 else "?",
+        lens_layer=lens_layer if lens_layer is not None else m.n_layers,
+        chosen=quoted(s.chosen.text),
+        chosen_pct=percent(s.chosen_prob),
+        chosen_raw_pct=percent(s.chosen_raw_prob),
+        draw=f"{s.draw:.3f}" if s.draw is not None else "none",
+        temperature=f"{trace.settings.temperature:g}",
+        kept="1 candidate" if s.kept == 1 else f"{s.kept:,} candidates",
+        n_out=cursor.step + 1,
+    )
+    return f
+
+
+def caption(trace: Trace | None, cursor: Cursor) -> str:
+    """One or two plain sentences for a beginner about this stage, with real numbers."""
+    data = load_json("captions.json")
+    texts: dict[str, str] = data["captions"]
+    if trace is None:
+        return texts["pretraining"].format(params="millions of")
+    f = caption_fields(trace, cursor)
+    stage = cursor.stage
+    if stage is Stage.PRETRAINING or not 0 <= cursor.step < len(trace.steps):
+        return texts["pretraining"].format(**f)
+    step = trace.steps[cursor.step]
+    prefill = step.phase == "prefill"
+    if stage is Stage.TOKENS:
+        key = ("tokens_prefill_chat" if trace.chat else "tokens_prefill") if prefill else "tokens_decode"
+    elif stage is Stage.EMBEDDINGS:
+        key = "embeddings_prefill" if prefill else "embeddings_decode"
+    elif stage is Stage.LAYERS:
+        key = "layers_prefill" if prefill else "layers_decode"
+        if f["lens_layer"] >= trace.model.n_layers:
+            key += "_late"
+    elif stage is Stage.PROBABILITIES:
+        key = "probabilities"
+    elif stage is Stage.SAMPLING:
+        if step.sampling.draw is None:
+            key = "sampling_greedy"
+        else:
+            key = "sampling_sampled"
+            f["cuts"] = _cuts(data["cuts"], trace)
+    else:
+        last = cursor.step == len(trace.steps) - 1
+        key = f"append_{trace.stop_reason}" if last and trace.stop_reason else "append"
+    return texts[key].format(**f)
+
+
+def _cuts(cuts: dict[str, str], trace: Trace) -> str:
+    k, p = trace.settings.top_k, trace.settings.top_p
+    key = "both" if k and p < 1 else "top_k" if k else "top_p" if p < 1 else "none"
+    return cuts[key].format(top_k=k, top_p=f"{p:g}")

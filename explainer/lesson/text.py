@@ -1,0 +1,73 @@
+"""How token text and numbers are written for people: visible whitespace, short counts.
+
+Shared by captions and the diagram so a token reads the same in both places.
+"""
+
+from __future__ import annotations
+
+import re
+
+SPACE = "␣"
+NEWLINE = "↵"
+TAB = "⇥"
+_SPECIAL = re.compile(r"^<\|[^|<>]+\|>$|^<s>$|^</s>$")
+_VISIBLE = str.maketrans({" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": "␍"})
+
+# What a special token means to a beginner.
+SPECIAL_MEANING = {
+    "<|im_end|>": "end of answer",
+    "<|endoftext|>": "end of text",
+    "<|im_start|>": "start of a chat turn",
+    "</s>": "end of text",
+}
+
+
+def is_special(text: str) -> bool:
+    """True for control tokens such as ``<|im_end|>`` (drawn in their own colour)."""
+    return bool(_SPECIAL.match(text))
+
+
+def visible(text: str) -> str:
+    """Token text with spaces, newlines and tabs made visible (``" Paris"`` -> ``"␣Paris"``)."""
+    if is_special(text):
+        return text
+    out = text.translate(_VISIBLE)
+    # Other invisible characters (zero-width, controls) as their code point.
+    return "".join(c if c.isprintable() or c in (SPACE, NEWLINE, TAB) else f"U+{ord(c):04X}" for c in out) or "∅"
+
+
+def quoted(text: str) -> str:
+    """A token inside a sentence: “␣Paris”."""
+    return f"“{visible(text)}”"
+
+
+def short_count(n: int) -> str:
+    """134515008 -> '135 M', 1_700_000_000 -> '1.7 B', 8192 -> '8,192'."""
+    if n >= 1_000_000_000:
+        v = n / 1e9
+        return f"{v:.1f} B" if v < 10 else f"{v:.0f} B"
+    if n >= 1_000_000:
+        v = n / 1e6
+        return f"{v:.1f} M" if v < 10 else f"{v:.0f} M"
+    return f"{n:,}"
+
+
+def percent(p: float) -> str:
+    """0.7725 -> '77.3 %', 0.0004 -> '0.04 %' (small values keep two significant digits)."""
+    x = 100.0 * p
+    if x >= 10:
+        return f"{x:.1f} %"
+    if x >= 1:
+        return f"{x:.1f} %"
+    if x >= 0.01:
+        return f"{x:.2f} %"
+    if x == 0:
+        return "0 %"
+    return "<0.01 %"
+
+
+def milliseconds(s: float | None) -> str:
+    if s is None:
+        return "—"
+    ms = s * 1000.0
+    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"

@@ -1,0 +1,97 @@
+"""Captions: one per stage, real numbers from the trace, plain short text; glossary terms."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from explainer.lesson.assets import assets_dir
+from explainer.lesson.captions import caption, lens_settles_at, title
+from explainer.lesson.glossary import define, glossary
+from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.lesson.text import percent, quoted, short_count, visible
+
+
+def test_text_helpers():
+    assert short_count(134_515_008) == "135 M"
+    assert short_count(1_700_000_000) == "1.7 B"
+    assert short_count(8192) == "8,192"
+    assert visible(" Paris") == "␣Paris" and visible("\n\n") == "↵↵" and visible("<|im_end|>") == "<|im_end|>"
+    assert visible("a\u200bb") == "aU+200Bb"
+    assert quoted(" the") == "“␣the”"
+    assert percent(0.7725) == "77.2 %" or percent(0.7725) == "77.3 %"
+    assert percent(0.0) == "0 %" and percent(0.00001) == "<0.01 %"
+
+
+def test_every_cursor_has_a_short_filled_caption(real_trace):
+    for name in ("paris", "chat", "sampled"):
+        trace = real_trace(name)
+        for c in Lesson(trace).cursors():
+            text = caption(trace, c)
+            assert "{" not in text and "}" not in text, text
+            assert 40 < len(text) < 320, text
+            assert text.count(". ") + text.count("; ") <= 3, text
+
+
+def test_captions_carry_real_numbers(real_trace):
+    trace = real_trace("paris")
+    s0 = trace.steps[0]
+    assert "135 M parameters" in caption(trace, Cursor(0, Stage.PRETRAINING))
+    assert f"{len(trace.prompt_tokens)} tokens" in caption(trace, Cursor(0, Stage.TOKENS))
+    assert "49,152" in caption(trace, Cursor(0, Stage.TOKENS))
+    assert "576 numbers" in caption(trace, Cursor(0, Stage.EMBEDDINGS))
+    assert "30 layers" in caption(trace, Cursor(0, Stage.LAYERS))
+    probs = caption(trace, Cursor(0, Stage.PROBABILITIES))
+    assert f"{100 * s0.sampling.raw.probs[0]:.1f} %" in probs and "“␣Paris”" in probs
+    assert "greedy" in caption(trace, Cursor(0, Stage.SAMPLING)).lower()
+    decode = caption(trace, Cursor(1, Stage.TOKENS))
+    assert "“␣Paris”" in decode and f"{trace.steps[1].end} of 8,192" in decode
+    assert f"{trace.steps[1].start} cached" in caption(trace, Cursor(1, Stage.LAYERS))
+    last = caption(trace, Lesson(trace).last())
+    assert "limit of 8 new tokens" in last and "ms" in last and "CPU" in last
+
+
+def test_sampled_caption_names_the_draw(real_trace):
+    trace = real_trace("sampled")
+    s = trace.steps[1].sampling
+    text = caption(trace, Cursor(1, Stage.SAMPLING))
+    assert f"{s.draw:.3f}" in text and quoted(s.chosen.text) in text
+    assert "top-k 40" in text and "top-p 0.9" in text and "temperature 0.9" in text.lower()
+
+
+def test_chat_ends_on_end_of_answer(real_trace):
+    trace = real_trace("chat")
+    assert trace.stop_reason == "eos"
+    text = caption(trace, Lesson(trace).last())
+    assert "<|im_end|>" in text and "end-of-answer" in text
+    assert "chat template" in caption(trace, Cursor(0, Stage.TOKENS))
+
+
+def test_lens_settles_on_the_final_answer(real_trace):
+    step = real_trace("paris").steps[0]
+    layer = lens_settles_at(step)
+    assert layer is not None and 1 <= layer <= 30
+    assert all(v.lens.ids[0] == step.sampling.raw.ids[0] for v in step.layers[layer - 1:])
+
+
+def test_titles_and_assets():
+    assert title(Stage.LAYERS).endswith("Transformer layers")
+    data = json.loads((assets_dir() / "captions.json").read_text(encoding="utf-8"))
+    for stage in Stage:
+        assert stage.value in data["titles"]
+
+
+@pytest.mark.parametrize("term", ["token", "embedding", "layer", "probability", "sampling", "temperature", "top-k",
+                                  "top-p", "prefill", "decode", "KV cache", "TTFT", "TPOT", "context window"])
+def test_glossary_has_every_term(term):
+    text = define(term)
+    assert text and 20 < len(text) < 240
+    assert define(term.upper()) == text
+    assert re.match(r"[A-Z]", text)
+
+
+def test_glossary_is_plain_strings():
+    assert all(isinstance(v, str) for v in glossary().values())
+    assert define("no such term") is None
