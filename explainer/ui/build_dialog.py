@@ -1,0 +1,124 @@
+"""The banners above the diagram: errors (message + what to do) and the offer to build the model.
+
+Both are inline panels rather than modal dialogs: a modal box on a projector hides the
+illustration and traps the presenter's clicker; a banner states the problem where the
+diagram is, and the app keeps running behind it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+
+class ErrorBanner(QFrame):
+    """A dismissable message with a hint saying what to do."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("errorBanner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "#errorBanner { background: #fdecea; border: 2px solid #d32f2f; border-radius: 6px; }"
+            "#errorBanner QLabel { color: #5f1111; background: transparent; border: none; }"
+        )
+        row = QHBoxLayout(self)
+        row.setContentsMargins(12, 8, 8, 8)
+        col = QVBoxLayout()
+        self.message = QLabel()
+        self.message.setObjectName("errorMessage")
+        self.message.setWordWrap(True)
+        font = self.message.font()
+        font.setBold(True)
+        self.message.setFont(font)
+        self.hint = QLabel()
+        self.hint.setObjectName("errorHint")
+        self.hint.setWordWrap(True)
+        self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        col.addWidget(self.message)
+        col.addWidget(self.hint)
+        row.addLayout(col, 1)
+        self.close_button = QPushButton("Dismiss")
+        self.close_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.close_button.clicked.connect(self.hide)
+        row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def show_error(self, message: str, hint: str = "") -> None:
+        text = message.strip()
+        self.message.setText(text[:1].upper() + text[1:] if text else "Something went wrong")
+        self.hint.setText(hint)
+        self.hint.setVisible(bool(hint))
+        self.show()
+
+    def text(self) -> str:
+        return self.message.text() + ("\n" + self.hint.text() if self.hint.text() else "")
+
+
+class BuildPanel(QFrame):
+    """Offers to build the model when it is missing, then shows the build's progress."""
+
+    build_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("buildPanel")
+        self.setStyleSheet(
+            "#buildPanel { background: #e8f0fe; border: 2px solid #1a73e8; border-radius: 6px; }"
+            "#buildPanel QLabel { color: #0b2a5c; background: transparent; border: none; }"
+        )
+        col = QVBoxLayout(self)
+        col.setContentsMargins(12, 8, 12, 8)
+        row = QHBoxLayout()
+        self.message = QLabel()
+        self.message.setObjectName("buildMessage")
+        self.message.setWordWrap(True)
+        row.addWidget(self.message, 1)
+        self.button = QPushButton("Build the model now")
+        self.button.setObjectName("buildButton")
+        self.button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.button.clicked.connect(self._on_click)
+        row.addWidget(self.button)
+        col.addLayout(row)
+        self.phase = QLabel()
+        self.phase.setObjectName("buildPhase")
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(True)
+        col.addWidget(self.phase)
+        col.addWidget(self.bar)
+        self.phase.hide()
+        self.bar.hide()
+        self.hide()
+
+    def offer(self, message: str) -> None:
+        self.message.setText(
+            f"{message[:1].upper() + message[1:]}. The app can download SmolLM2-135M (about 93 MB, once) "
+            "and convert it for ONNX Runtime; this takes a minute or two."
+        )
+        self.button.setEnabled(True)
+        self.button.show()
+        self.phase.hide()
+        self.bar.hide()
+        self.show()
+
+    def _on_click(self) -> None:
+        self.button.setEnabled(False)
+        self.message.setText("Building the model… you can keep using the window.")
+        self.phase.setText("starting")
+        self.phase.show()
+        self.bar.setValue(0)
+        self.bar.show()
+        self.build_requested.emit()
+
+    def set_progress(self, phase: str, fraction: float) -> None:
+        self.phase.setText(phase)
+        self.phase.show()
+        self.bar.show()
+        self.bar.setValue(int(max(0.0, min(1.0, fraction)) * 1000))
+        self.bar.setFormat(f"{fraction * 100:.0f}%")
+
+    def failed(self) -> None:
+        """The build failed (the error banner says why): offer to try again."""
+        self.button.setText("Try again")
+        self.button.setEnabled(True)

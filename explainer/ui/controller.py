@@ -1,0 +1,339 @@
+"""The controller between the window and the engine: one worker thread, signals both ways.
+
+Why a worker QObject in a QThread: loading the model takes seconds and every forward pass tens of
+milliseconds; on the GUI thread either would freeze the window. The window only ever calls the
+controller's methods (which queue requests to the worker) and listens to its signals; the GUI
+thread never touches the engine.
+
+Requests are served in order by the worker's event loop, so "generate" sent while the model is
+still loading simply waits for the load. Each generation gets an id; `cancel()` and a newer
+`generate()` make older ids stale, which both stops the running loop (the engine checks
+`should_stop` before every pass) and drops any of its signals still in flight.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+import weakref
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from explainer.errors import ExplainerError
+
+EngineFactory = Callable[[], Any]  # () -> explainer.engine.generate.Engine
+
+# Every controller ever started, so tests can fail one that leaves its thread running.
+LIVE_CONTROLLERS: "weakref.WeakSet[EngineController]" = weakref.WeakSet()
+
+PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
+
+
+class _Stopped(Exception):
+    """Raised from the build progress callback to abandon a build on shutdown."""
+
+
+def snapshot(trace):
+    """A copy of the trace that the worker will not change any more (steps are never mutated
+    after they are appended; only the list grows and stop_reason is set at the end)."""
+    return dataclasses.replace(trace, steps=list(trace.steps), prompt_tokens=list(trace.prompt_tokens))
+
+
+def default_engine_factory():
+    from explainer.engine.generate import Engine
+    from explainer.model.build import load_built
+
+    return Engine(load_built())
+
+
+def model_info(engine, load_s: float) -> dict:
+    info = engine.model_info()
+    return {
+        "name": info.name,
+        "device": engine.runtime.device_label,
+        "provider": engine.runtime.provider,
+        "n_params": info.n_params,
+        "n_layers": info.n_layers,
+        "context_length": info.context_length,
+        "vocab_size": info.vocab_size,
+        "load_s": load_s,
+    }
+
+
+class _Worker(QObject):
+    """Lives in the worker thread; every slot runs there."""
+
+    loading = Signal()
+    ready = Signal(object)  # info dict
+    missing = Signal(str, str)
+    progress = Signal(str, float)
+    step = Signal(int, object)  # generation id, trace snapshot
+    finished = Signal(int, object)
+    cancelled = Signal(int)
+    failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
+    busy = Signal(bool, str)  # busy, what
+
+    def __init__(self, controller: "EngineController", factory: EngineFactory) -> None:
+        super().__init__()
+        self._controller = controller  # read-only from here: gen id and the closing flag
+        self._factory = factory
+        self.engine = None
+
+    # --- helpers ---------------------------------------------------------
+
+    def _closing(self) -> bool:
+        return self._controller._closing
+
+    def _ensure_engine(self, gid: int = -1) -> bool:
+        """Load the engine if needed; False (after signalling why) if it cannot be loaded."""
+        if self.engine is not None:
+            return True
+        from explainer.model.build import load_built
+
+        self.busy.emit(True, "Loading the model…")
+        self.loading.emit()
+        t0 = time.perf_counter()
+        try:
+            if self._factory is default_engine_factory:
+                try:
+                    load_built()  # missing or broken files: an offer to build, not a crash
+                except ExplainerError as exc:
+                    self.missing.emit(exc.message, exc.hint)
+                    return False
+            self.engine = self._factory()
+        except ExplainerError as exc:
+            self.failed.emit(gid, exc.message, exc.hint)
+            return False
+        except Exception as exc:  # noqa: BLE001 - any load failure is shown, the app keeps running
+            traceback.print_exc()
+            self.failed.emit(gid, f"the model could not be loaded ({type(exc).__name__}: {exc})",
+                             "rebuild it with `explainer model build --force`, or from the app")
+            return False
+        finally:
+            self.busy.emit(False, "")
+        self.ready.emit(model_info(self.engine, time.perf_counter() - t0))
+        return True
+
+    # --- slots (queued from the controller) --------------------------------
+
+    @Slot()
+    def load(self) -> None:
+        if self._closing():
+            return
+        if self.engine is not None:
+            self.ready.emit(model_info(self.engine, 0.0))
+            return
+        self._ensure_engine()
+
+    @Slot()
+    def build(self) -> None:
+        if self._closing():
+            return
+        from explainer.model.build import build_model
+
+        last = {"t": 0.0, "phase": None}
+
+        def progress(phase: str, fraction: float) -> None:
+            if self._closing():
+                raise _Stopped()
+            now = time.monotonic()
+            if phase != last["phase"] or fraction >= 1.0 or now - last["t"] >= PROGRESS_INTERVAL_S:
+                last["t"], last["phase"] = now, phase
+                self.progress.emit(str(phase), float(fraction))
+
+        self.busy.emit(True, "Building the model…")
+        try:
+            build_model(progress=progress)
+        except _Stopped:
+            return
+        except ExplainerError as exc:
+            self.failed.emit(-1, exc.message, exc.hint)
+            return
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            self.failed.emit(-1, f"building the model failed ({type(exc).__name__}: {exc})",
+                             "check the network and disk space, then try again")
+            return
+        finally:
+            self.busy.emit(False, "")
+        self.engine = None
+        self._ensure_engine()
+
+    @Slot(int, str, object, bool)
+    def generate(self, gid: int, prompt: str, settings: object, chat: bool) -> None:
+        stale = lambda: self._closing() or gid != self._controller._gen_id  # noqa: E731
+        if stale():
+            self.cancelled.emit(gid)
+            return
+        if not self._ensure_engine(gid):
+            if self.engine is None and not self._closing():
+                self.failed.emit(gid, "the model is not available, so nothing was generated",
+                                 "build the model (button above) or see the message shown earlier")
+            return
+        from explainer.engine.generate import Cancelled
+
+        self.busy.emit(True, "Generating…")
+        try:
+            trace = self.engine.generate(
+                prompt, settings, chat=chat, lens=True,
+                on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
+                should_stop=stale,
+            )
+        except Cancelled:
+            self.cancelled.emit(gid)
+        except ExplainerError as exc:
+            self.failed.emit(gid, exc.message, exc.hint)
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            self.failed.emit(gid, f"generation failed ({type(exc).__name__}: {exc})",
+                             "this is a bug in explainer; please report it with the prompt you used")
+        else:
+            self.finished.emit(gid, snapshot(trace))
+        finally:
+            self.busy.emit(False, "")
+
+
+class EngineController(QObject):
+    """The GUI thread's handle on the engine. See the module docstring."""
+
+    model_loading = Signal()
+    model_ready = Signal(dict)
+    model_missing = Signal(str)
+    build_progress = Signal(str, float)
+    step_ready = Signal(object)  # Trace snapshot after every step
+    generation_finished = Signal(object)  # the complete Trace
+    generation_cancelled = Signal()
+    error = Signal(str, str)  # message, hint
+    busy_changed = Signal(bool)
+    activity_changed = Signal(str)  # what the worker is doing, "" when idle
+
+    # internal: queued into the worker thread
+    _do_load = Signal()
+    _do_build = Signal()
+    _do_generate = Signal(int, str, object, bool)
+
+    def __init__(self, engine_factory: EngineFactory | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._gen_id = 0
+        self._closing = False
+        self._busy = False
+        self.activity = ""
+        self.info: dict | None = None
+        self.missing_hint = ""
+        self._thread = QThread()
+        self._thread.setObjectName("explainer-engine")
+        self._worker = _Worker(self, engine_factory or default_engine_factory)
+        self._worker.moveToThread(self._thread)
+        w = self._worker
+        self._do_load.connect(w.load)
+        self._do_build.connect(w.build)
+        self._do_generate.connect(w.generate)
+        w.loading.connect(self.model_loading)
+        w.ready.connect(self._on_ready)
+        w.missing.connect(self._on_missing)
+        w.progress.connect(self._on_progress)
+        w.step.connect(self._on_step)
+        w.finished.connect(self._on_finished)
+        w.cancelled.connect(self._on_cancelled)
+        w.failed.connect(self._on_failed)
+        w.busy.connect(self._on_busy)
+        self._thread.start()
+        LIVE_CONTROLLERS.add(self)
+
+    # --- requests ----------------------------------------------------------
+
+    def load_model(self) -> None:
+        if not self._closing:
+            self._do_load.emit()
+
+    def build_model(self) -> None:
+        if not self._closing:
+            self._do_build.emit()
+
+    def generate(self, prompt: str, settings, chat: bool = False) -> int:
+        """Start a generation (cancelling any running one); returns its id."""
+        if self._closing:
+            return -1
+        self._gen_id += 1
+        self._do_generate.emit(self._gen_id, prompt, settings, bool(chat))
+        return self._gen_id
+
+    def cancel(self) -> None:
+        """Stop the running generation at its next step; its remaining signals are dropped."""
+        self._gen_id += 1
+
+    def shutdown(self) -> None:
+        """Stop any generation, let a running job end, and join the thread (idempotent).
+
+        A generation stops within one forward pass; a model load in progress (a few seconds)
+        cannot be interrupted and is waited for."""
+        if self._closing:
+            return
+        self._closing = True
+        self._gen_id += 1
+        self._thread.quit()
+        self._thread.wait()
+        self._worker.engine = None
+        if self._busy:
+            self._busy = False
+            self.busy_changed.emit(False)
+
+    # --- state -------------------------------------------------------------
+
+    @property
+    def is_busy(self) -> bool:
+        return self._busy
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread.isRunning()
+
+    @property
+    def generating(self) -> bool:
+        return self._busy and self.activity == "Generating…"
+
+    # --- relays from the worker (GUI thread) ---------------------------------
+
+    def _on_ready(self, info: dict) -> None:
+        self.info = info
+        if not self._closing:
+            self.model_ready.emit(info)
+
+    def _on_missing(self, message: str, hint: str) -> None:
+        self.missing_hint = hint
+        if not self._closing:
+            self.model_missing.emit(message)
+
+    def _on_progress(self, phase: str, fraction: float) -> None:
+        if not self._closing:
+            self.build_progress.emit(phase, fraction)
+
+    def _live(self, gid: int) -> bool:
+        return not self._closing and gid == self._gen_id
+
+    def _on_step(self, gid: int, trace) -> None:
+        if self._live(gid):
+            self.step_ready.emit(trace)
+
+    def _on_finished(self, gid: int, trace) -> None:
+        if self._live(gid):
+            self.generation_finished.emit(trace)
+
+    def _on_cancelled(self, gid: int) -> None:
+        if not self._closing:
+            self.generation_cancelled.emit()
+
+    def _on_failed(self, gid: int, message: str, hint: str) -> None:
+        if not self._closing and (gid == -1 or gid == self._gen_id):
+            self.error.emit(message, hint)
+
+    def _on_busy(self, busy: bool, what: str) -> None:
+        self.activity = what if busy else ""
+        if not self._closing:
+            self.activity_changed.emit(self.activity)
+        if busy != self._busy:
+            self._busy = busy
+            if not self._closing:
+                self.busy_changed.emit(busy)

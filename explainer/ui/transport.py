@@ -1,0 +1,60 @@
+"""The transport bar: reset, previous stage, play/pause, next stage, next token, speed, position.
+
+It only holds buttons bound to the window's QActions (so the keyboard, the menu and the buttons
+are one thing) and shows where the cursor is; the stepping logic lives in the window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
+
+# label, scene speed factor (0 = instant: every frame jumps to its end state)
+SPEEDS: list[tuple[str, float]] = [("Slow", 0.5), ("Normal", 1.0), ("Fast", 2.0), ("Instant", 0.0)]
+DEFAULT_SPEED = "Normal"
+
+
+class TransportBar(QWidget):
+    speed_changed = Signal(float)
+
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transport")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 8, 4)
+        self.buttons: dict[str, QToolButton] = {}
+        for name in ("reset", "prev", "play", "next", "next_token"):
+            b = QToolButton()
+            b.setDefaultAction(actions[name])
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            b.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click must not steal Space from the window
+            b.setMinimumHeight(34)
+            self.buttons[name] = b
+            row.addWidget(b)
+        row.addSpacing(16)
+        row.addWidget(QLabel("Speed"))
+        self.speed = QComboBox()
+        self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        for label, factor in SPEEDS:
+            self.speed.addItem(label, factor)
+        self.speed.setCurrentText(DEFAULT_SPEED)
+        self.speed.setToolTip("How fast each stage animates; Instant jumps straight to the result")
+        self.speed.currentIndexChanged.connect(lambda _i: self.speed_changed.emit(self.speed_factor()))
+        row.addWidget(self.speed)
+        row.addStretch(1)
+        self.position = QLabel("")
+        self.position.setObjectName("position")
+        self.position.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        row.addWidget(self.position)
+
+    def speed_factor(self) -> float:
+        return float(self.speed.currentData())
+
+    def set_speed(self, factor: float) -> None:
+        i = self.speed.findData(float(factor))
+        if i >= 0:
+            self.speed.setCurrentIndex(i)
+
+    def set_position(self, text: str) -> None:
+        self.position.setText(text)
