@@ -67,3 +67,14 @@ def test_generate_without_a_built_model_says_how_to_build(tmp_path):
     assert proc.returncode == 2
     assert "explainer model build" in proc.stderr.decode()
     assert "Traceback" not in proc.stderr.decode()
+
+
+def test_no_loader_noise_and_the_real_provider_is_reported(built_model):
+    from explainer.engine.runtime import cuda_device_count
+
+    proc = run("generate", "--prompt", "Hello", "--max-new-tokens", "1", "--json")
+    err = proc.stderr.decode()
+    assert proc.returncode == 0
+    assert err.strip() == "", f"unexpected output on stderr: {err[:500]}"
+    provider = json.loads(proc.stdout)["model"]["provider"]
+    assert provider == ("CUDAExecutionProvider" if cuda_device_count() else "CPUExecutionProvider")
