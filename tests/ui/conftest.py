@@ -1,0 +1,110 @@
+"""Fixtures for the window tests: one real Engine for the session, windows wired to it,
+and a guard that fails any test leaving a worker thread or an animation running."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+# The offscreen platform plugin warns about window size hints it cannot forward; that is the
+# plugin, not the app.
+OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/ui/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+
+
+def running_controllers() -> list:
+    """Controllers whose worker thread is still running."""
+    from explainer.ui.controller import LIVE_CONTROLLERS
+
+    return [c for c in list(LIVE_CONTROLLERS) if c.is_running]
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left(request):
+    """Fail a test that leaves an engine worker thread (or any new Python thread) running."""
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    leaked = running_controllers()
+    for c in leaked:
+        c.shutdown()  # join it anyway so one leak does not cascade into later tests
+    deadline = time.monotonic() + 2.0
+    extra = []
+    while time.monotonic() < deadline:
+        extra = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()
+                 and not t.daemon]
+        if not extra:
+            break
+        time.sleep(0.05)
+    if leaked:
+        pytest.fail(f"{len(leaked)} EngineController thread(s) left running: call shutdown() or close the window")
+    if extra:
+        pytest.fail(f"thread(s) left running: {[t.name for t in extra]}")
+
+
+@pytest.fixture(scope="session")
+def shared_engine(built_model):
+    """One real Engine for the whole session (loading takes seconds)."""
+    from explainer.engine.generate import Engine
+
+    return Engine(built_model)
+
+
+@pytest.fixture
+def generate_calls(shared_engine, monkeypatch):
+    """Counts Engine.generate calls on the shared engine (the model must not rerun when stepping)."""
+    calls: list[tuple] = []
+    original = shared_engine.generate
+
+    def counting(prompt, settings, *args, **kwargs):
+        calls.append((prompt, settings))
+        return original(prompt, settings, *args, **kwargs)
+
+    monkeypatch.setattr(shared_engine, "generate", counting)
+    return calls
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """Factory: make_window(engine_factory=None, load=True) -> shown MainWindow.
+
+    Closing is checked at teardown: the worker thread is joined and nothing animates."""
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    windows = []
+
+    def make(engine_factory=None, load: bool = True, speed: float | None = 0.0):
+        controller = EngineController(engine_factory)
+        w = MainWindow(controller)
+        qtbot.addWidget(w)
+        windows.append(w)
+        if speed is not None:
+            w.transport.set_speed(speed)
+        w.show()
+        qtbot.waitExposed(w)
+        w.activateWindow()
+        qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=5000)
+        if load:
+            with qtbot.waitSignal(controller.model_ready, timeout=60_000):
+                controller.load_model()
+        return w
+
+    yield make
+    for w in windows:
+        w.close()
+        assert not w.controller.is_running, "closing the window must join the worker thread"
+        assert not w.scene.is_animating(), "closing the window must stop the animation"
+        assert not w._play_timer.isActive()
+
+
+@pytest.fixture
+def window(make_window, shared_engine, generate_calls):
+    """A window on the shared real engine, model loaded, speed Instant."""
+    return make_window(lambda: shared_engine)

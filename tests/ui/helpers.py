@@ -1,0 +1,52 @@
+"""Driving the window the way a user does: typing, clicking, pressing keys."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from explainer.lesson.stages import Cursor, Stage
+
+
+def type_into(qtbot, widget, text: str) -> None:
+    widget.setFocus()
+    widget.clear()
+    qtbot.keyClicks(widget, text)
+
+
+def click(qtbot, widget) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+
+def set_chat(qtbot, w, on: bool) -> None:
+    if w.chat.isChecked() != on:
+        click(qtbot, w.chat)
+    assert w.chat.isChecked() == on
+
+
+def generate(qtbot, w, prompt: str, max_new_tokens: int = 3, chat: bool = False, timeout: int = 60_000):
+    """Type the prompt, set max new tokens, click Generate, wait for the whole trace."""
+    type_into(qtbot, w.prompt, prompt)
+    type_into(qtbot, w.sampling.max_new_tokens, str(max_new_tokens))
+    set_chat(qtbot, w, chat)
+    with qtbot.waitSignal(w.controller.generation_finished, timeout=timeout) as blocker:
+        click(qtbot, w.generate_button)
+    assert not w.banner.isVisible(), w.banner.text()
+    qtbot.waitUntil(lambda: w.trace is blocker.args[0] and not w.generating)
+    return blocker.args[0]
+
+
+def press(qtbot, w, key, times: int = 1, target=None) -> None:
+    for _ in range(times):
+        qtbot.keyClick(target or w.view, key)
+
+
+def forward_to(qtbot, w, step: int, stage: Stage, limit: int = 300) -> None:
+    """Press Right (on the diagram) until the cursor is at (step, stage)."""
+    want = Cursor(step, stage)
+    for _ in range(limit):
+        if w.cursor == want:
+            return
+        before = w.cursor
+        press(qtbot, w, Qt.Key.Key_Right)
+        assert w.cursor != before, f"Right did not move from {before} (want {want})"
+    raise AssertionError(f"never reached {want}")
