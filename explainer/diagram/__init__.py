@@ -1,0 +1,1 @@
+"""Qt graphics for the lifecycle illustration: scene, items, animator, themes, view, render."""

@@ -1,0 +1,1 @@
+"""One module per concept of the illustration; each item updates in place from a frame."""

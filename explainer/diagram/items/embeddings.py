@@ -1,0 +1,200 @@
+"""Stage 2: each token's real embedding vector as a strip of coloured cells.
+
+The vector has hundreds of numbers (576 for SmolLM2), far too many to draw; the strip
+shows evenly spaced ones (real values, not averages) coloured on a diverging scale that
+the legend labels with the actual range.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QLinearGradient
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+
+from explainer.diagram.frame import Frame
+from explainer.diagram.items.base import Box, Panel, Text, tag, theme_font
+from explainer.diagram.items.tokens import TokenChipItem
+from explainer.diagram.theme import Theme
+from explainer.lesson.captions import title
+from explainer.lesson.stages import Stage
+
+
+def mix(a: QColor, b: QColor, t: float) -> QColor:
+    t = min(1.0, max(0.0, t))
+    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t, a.greenF() + (b.greenF() - a.greenF()) * t,
+                           a.blueF() + (b.blueF() - a.blueF()) * t)
+
+
+def value_color(v: float, scale: float, theme: Theme) -> QColor:
+    t = max(-1.0, min(1.0, v / scale if scale else 0.0))
+    zero = QColor(theme.zero)
+    return mix(zero, QColor(theme.positive if t >= 0 else theme.negative), abs(t))
+
+
+class CellStripItem(QGraphicsObject):
+    """A row of cells, one per shown number; ``reveal`` (0..1) draws only the first part."""
+
+    def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        tag(self, key)
+        self.values: list[float] = []
+        self.scale = 1.0
+        self.reveal = 1.0
+        self._w = 100.0
+        self._h = 20.0
+        self._colors: list[QColor] = []
+        self._border = QColor("#000000")
+
+    def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float) -> None:
+        self.prepareGeometryChange()
+        self.values, self.scale, self._w, self._h = list(values), scale, w, h
+        self._colors = [value_color(v, scale, theme) for v in values]
+        self._border = QColor(theme.panel_border)
+        self.update()
+
+    def set_reveal(self, r: float) -> None:
+        if r != self.reveal:
+            self.reveal = r
+            self.update()
+
+    def state(self) -> dict[str, Any]:
+        return {"values": [round(v, 5) for v in self.values], "colors": [c.name() for c in self._colors],
+                "reveal": round(self.reveal, 4), "size": [self._w, self._h]}
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self._w, self._h)
+
+    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+        n = len(self._colors)
+        if not n:
+            return
+        cw = self._w / n
+        shown = int(round(n * self.reveal))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i in range(shown):
+            painter.setBrush(QBrush(self._colors[i]))
+            painter.drawRect(QRectF(i * cw, 0, cw + 0.4, self._h))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(self._border)
+        painter.drawRect(QRectF(0, 0, self._w, self._h))
+
+
+class ColorBarItem(QGraphicsObject):
+    """The colour scale from -scale to +scale."""
+
+    def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        tag(self, key)
+        self._w, self._h = 100.0, 12.0
+        self._stops: tuple[str, str, str] = ("#0000ff", "#ffffff", "#ff0000")
+        self._border = "#000000"
+
+    def set_bar(self, theme: Theme, w: float, h: float) -> None:
+        self.prepareGeometryChange()
+        self._w, self._h = w, h
+        self._stops = (theme.negative, theme.zero, theme.positive)
+        self._border = theme.panel_border
+        self.update()
+
+    def state(self) -> dict[str, Any]:
+        return {"stops": list(self._stops), "size": [self._w, self._h]}
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self._w, self._h)
+
+    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+        g = QLinearGradient(0, 0, self._w, 0)
+        for pos, c in zip((0.0, 0.5, 1.0), self._stops):
+            g.setColorAt(pos, QColor(c))
+        painter.setBrush(QBrush(g))
+        painter.setPen(QColor(self._border))
+        painter.drawRect(QRectF(0, 0, self._w, self._h))
+
+
+class EmbeddingStripItem(Panel):
+    """Stage 2 panel: one labelled cell strip per token read in this pass."""
+
+    MAX_ROWS = 9
+
+    def __init__(self, key: str = "embeddings") -> None:
+        super().__init__(key)
+        self.headline = Text(f"{key}/headline", self)
+        self.note = Text(f"{key}/note", self)
+        self.labels = [TokenChipItem(f"{key}/row/{i}/chip", self) for i in range(self.MAX_ROWS)]
+        self.strips = [CellStripItem(f"{key}/row/{i}/cells", self) for i in range(self.MAX_ROWS)]
+        self.more = Text(f"{key}/more", self)
+        self.cached = Text(f"{key}/cached", self)
+        self.cached2 = Text(f"{key}/cached2", self)
+        self.colorbar = ColorBarItem(f"{key}/colorbar", self)
+        self.cb_labels = [Text(f"{key}/colorbar/{k}", self) for k in ("min", "zero", "max")]
+        self.idle = Text(f"{key}/idle", self)
+        self.row_y: list[float] = []
+        self.chip_x = 14.0
+
+    def apply(self, frame: Frame, theme: Theme) -> None:
+        top = self.style_frame(theme, title(Stage.EMBEDDINGS))
+        dim = frame.embedding_dim or 576
+        self.headline.show_text(f"{dim} numbers per token", theme_font(theme, 1.1, True), theme.foreground)
+        self.headline.place(14, top)
+        top += self.headline.boundingRect().height() + 2
+        rows = frame.emb_rows
+        n_cells = len(rows[0][1]) if rows else 32
+        self.note.show_text(f"showing {n_cells} of them (every {max(1, round(dim / n_cells))}th)",
+                            theme_font(theme, 0.8), theme.muted).place(14, top)
+        top += self.note.boundingRect().height() + 10
+        label_w = 92.0
+        cells_x = 14 + label_w + 8
+        cells_w = self.w - cells_x - 14
+        _, chip_h = TokenChipItem.size_for("x", theme)
+        row_h = chip_h + 6
+        self.row_y = []
+        y = top
+        for i in range(self.MAX_ROWS):
+            chip, strip = self.labels[i], self.strips[i]
+            if i >= len(rows):
+                chip.setVisible(False)
+                strip.setVisible(False)
+                continue
+            if frame.emb_more and i == frame.emb_more_at:
+                self.more.show_text(f"⋮  {frame.emb_more} more tokens, same lookup", theme_font(theme, 0.85),
+                                    theme.muted).place(cells_x, y + 2)
+                y += self.more.boundingRect().height() + 6
+            c, values = rows[i]
+            chip.set_token(c, theme, show_id=False)
+            # squeeze a wide label into the label column
+            w = chip.width
+            chip.setScale(min(1.0, label_w / w))
+            chip.setPos(14 + max(0.0, label_w - w * chip.scale()), y + (chip_h - chip_h * chip.scale()) / 2)
+            strip.set_values(values, frame.emb_scale, theme, cells_w, chip_h - 4)
+            strip.setPos(cells_x, y + 2)
+            strip.set_reveal(1.0)
+            strip.setVisible(True)
+            self.row_y.append(y)
+            y += row_h
+        self.more.setVisible(bool(frame.emb_more) and bool(rows))
+        shown_any = bool(rows)
+        if shown_any and frame.emb_cached:
+            self.cached.show_text(f"The {frame.emb_cached} earlier tokens are not", theme_font(theme, 0.85),
+                                  theme.muted).place(14, y + 8)
+            self.cached2.show_text("looked up again (see KV cache).", theme_font(theme, 0.85),
+                                   theme.muted).place(14, y + 8 + self.cached.boundingRect().height())
+        else:
+            self.cached.setVisible(False)
+            self.cached2.setVisible(False)
+        self.idle.setVisible(not shown_any)
+        if not shown_any:
+            self.idle.show_text("waiting for tokens…", theme_font(theme, 0.9), theme.muted).place(14, top + 4)
+        # colour legend at the bottom
+        cb_w = self.w - 28
+        cb_y = self.h - 44
+        self.colorbar.set_bar(theme, cb_w, 12)
+        self.colorbar.setPos(14, cb_y)
+        self.colorbar.setVisible(shown_any)
+        s = frame.emb_scale
+        lf = theme_font(theme, 0.78)
+        for t, txt, x, anchor in zip(self.cb_labels, (f"−{s:.2g}", "0", f"+{s:.2g}"), (14, 14 + cb_w / 2, 14 + cb_w),
+                                     ("tl", "tc", "tr")):
+            t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
+            t.setVisible(shown_any)

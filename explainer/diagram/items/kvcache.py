@@ -1,0 +1,92 @@
+"""The KV cache: keys and values of tokens already read, kept so decode reads one token.
+
+One block per cached position.  Prefill fills it with the whole prompt in one pass; each
+decode pass adds one block, so the learner sees it grow by one per step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QBrush, QColor, QPen
+
+from explainer.diagram.frame import Frame
+from explainer.diagram.items.base import Panel, Rect, Text, theme_font
+from explainer.diagram.items.tokens import chip_fill
+from explainer.diagram.theme import Theme
+
+BLOCK_W = 9.0
+BLOCK_GAP = 2.0
+
+
+class KVCacheItem(Panel):
+    def __init__(self, key: str = "kvcache") -> None:
+        super().__init__(key)
+        self.label = Text(f"{key}/label", self)
+        self.count = Text(f"{key}/count", self)
+        self.more = Text(f"{key}/more", self)
+        self.blocks: list[Rect] = []
+        self._frame: Frame | None = None
+        self._theme: Theme | None = None
+        self.capacity = 0
+        self.new_reveal = 1.0
+        self._prompt_len = 0
+
+    def _block(self, i: int) -> Rect:
+        while len(self.blocks) <= i:
+            b = Rect(f"{self.key}/block/{len(self.blocks)}", self)
+            b.setVisible(False)
+            self.blocks.append(b)
+        return self.blocks[i]
+
+    def apply(self, frame: Frame, theme: Theme, prompt_len: int) -> None:
+        self._frame, self._theme, self._prompt_len = frame, theme, prompt_len
+        self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
+        self.title.show_text("KV cache", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
+        x = 14 + self.title.boundingRect().width() + 16
+        self.label.show_text(frame.kv_label, theme_font(theme, 0.9, True),
+                             theme.accent if frame.phase else theme.muted).place(x, 10)
+        self.set_new_reveal(1.0 if frame.kv_new_shown else 0.0)
+
+    def set_new_reveal(self, r: float) -> None:
+        frame, theme = self._frame, self._theme
+        if frame is None or theme is None:
+            return
+        self.new_reveal = r
+        total_new = frame.kv_new if frame.phase else 0
+        shown_new = int(round(total_new * r))
+        total = frame.kv_cached + shown_new
+        self.count.show_text(f"{total:,} cached", theme_font(theme, 0.85), theme.muted).place(self.w - 14, 10, "tr")
+        y = 36.0
+        h = self.h - y - 9
+        avail = self.w - 28
+        cap = int((avail + BLOCK_GAP) // (BLOCK_W + BLOCK_GAP))
+        start_idx = 0
+        x0 = 14.0
+        if total > cap:
+            more_txt = f"+{total - cap + 6:,} "
+            self.more.show_text(more_txt, theme_font(theme, 0.8), theme.muted).place(14, y + h / 2, "ml")
+            start_idx = total - cap + 6
+            x0 = 14 + 6 * (BLOCK_W + BLOCK_GAP)
+        else:
+            self.more.setVisible(False)
+        used = 0
+        for pos in range(start_idx, total):
+            b = self._block(used)
+            b.setRect(QRectF(0, 0, BLOCK_W, h))
+            b.setPos(x0 + used * (BLOCK_W + BLOCK_GAP), y)
+            is_new = pos >= frame.kv_cached
+            kind = "input" if pos < self._prompt_len else "output"
+            if is_new:
+                b.setBrush(QBrush(QColor(theme.accent)))
+                b.setPen(QPen(QColor(theme.accent), 1))
+            else:
+                b.setBrush(QBrush(QColor(chip_fill(theme, kind, False))))
+                b.setPen(QPen(QColor(theme.panel_border), 1))
+            b.setVisible(True)
+            used += 1
+        for b in self.blocks[used:]:
+            b.setVisible(False)
+        self.capacity = cap
+
+    def drawn_blocks(self) -> int:
+        return sum(1 for b in self.blocks if b.isVisible())

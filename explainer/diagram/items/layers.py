@@ -1,0 +1,147 @@
+"""Stage 3: the stack of transformer layers, with what each layer really did.
+
+Layer 1 is at the bottom; the pass sweeps upwards.  Each layer shows its ``change`` (how
+much it moved the last token's hidden state, relative to before: a full bar is 100 %) and
+its lens guess: the token the model would predict if it stopped after that layer.  The
+stack is created once and only updated, because it is redrawn on every animation frame.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtCore import Qt
+
+from explainer.diagram.frame import Frame
+from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, theme_font
+from explainer.diagram.theme import Theme
+from explainer.lesson.captions import title
+from explainer.lesson.stages import Stage
+from explainer.lesson.text import visible
+
+
+class LayerStackItem(Panel):
+    """Stage 3 panel: ``n_layers`` slabs, each with a change bar and a lens token."""
+
+    def __init__(self, key: str = "layers", n_layers: int = 30) -> None:
+        super().__init__(key)
+        self.head_change = Text(f"{key}/head/change", self)
+        self.head_lens = Text(f"{key}/head/lens", self)
+        self.bottom = Text(f"{key}/bottom", self)
+        self.marker = Box(f"{key}/marker", self)
+        self.badge = Text(f"{key}/badge", self)
+        self.n_layers = 0
+        self.slabs: list[Box] = []
+        self.bars: list[Rect] = []
+        self.overflow: list[Text] = []
+        self.lens: list[Text] = []
+        self.numbers: list[Text] = []
+        self.ensure_layers(n_layers)
+        self.progress = 0.0          # layers done by the current pass (for the sweep)
+        self._frame: Frame | None = None
+        self._theme: Theme | None = None
+        self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
+
+    def ensure_layers(self, n: int) -> None:
+        """Pre-create the slabs (once per model, not per frame)."""
+        while len(self.slabs) < n:
+            i = len(self.slabs)
+            self.slabs.append(Box(f"{self.key}/layer/{i}/slab", self))
+            self.bars.append(Rect(f"{self.key}/layer/{i}/change", self))
+            self.overflow.append(Text(f"{self.key}/layer/{i}/overflow", self))
+            self.lens.append(Text(f"{self.key}/layer/{i}/lens", self))
+            self.numbers.append(Text(f"{self.key}/layer/{i}/number", self))
+        for i in range(len(self.slabs)):
+            for item in (self.slabs[i], self.bars[i], self.overflow[i], self.lens[i], self.numbers[i]):
+                item.setVisible(i < n)
+        self.n_layers = n
+
+    def apply(self, frame: Frame, theme: Theme) -> None:
+        self._frame, self._theme = frame, theme
+        n = frame.n_layers
+        self.ensure_layers(n)
+        top = self.style_frame(theme, f"{title(Stage.LAYERS)}: {n}")
+        hf = theme_font(theme, 0.8)
+        left = 40.0
+        right = self.w - 14
+        bar_w = 96.0
+        self.head_change.show_text("change", hf, theme.muted).place(left + 6, top)
+        self.head_lens.show_text("guess if it stopped here", hf, theme.muted).place(left + bar_w + 16, top)
+        top += self.head_change.boundingRect().height() + 4
+        self.bottom.show_text("↑ in: embeddings", hf, theme.muted).place(left, self.h - 8, "bl")
+        bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
+        row_h = (bottom - top) / max(n, 1)
+        self.geom = (left, bottom, row_h)
+        lens_px = max(9, min(theme.px(0.85), int(row_h - 2)))
+        for i in range(n):
+            y = bottom - (i + 1) * row_h
+            self.slabs[i].set_rect(QRectF(left, y + 1, right - left, row_h - 2), 3)
+            self.bars[i].setRect(QRectF(left + 6, y + 3, 0, max(2.0, row_h - 6)))
+            num = self.numbers[i]
+            if (i + 1) % 5 == 0 or i == 0:
+                num.show_text(str(i + 1), theme_font(theme, 0.72), theme.muted).place(left - 6, y + row_h / 2, "mr")
+            else:
+                num.setVisible(False)
+            self.lens[i].setFont(theme_font(theme, lens_px / theme.base_point_size))
+        self.set_progress(float(n) if frame.layers_shown else 0.0, marker=False)
+
+    def set_progress(self, progress: float, marker: bool = True) -> None:
+        """Show the pass after ``progress`` layers (0..n); the sweep animates this."""
+        frame, theme = self._frame, self._theme
+        if frame is None or theme is None:
+            return
+        self.progress = progress
+        n = frame.n_layers
+        left, bottom, row_h = self.geom
+        right = self.w - 14
+        bar_w = 96.0
+        done = int(progress)
+        lens_x = left + bar_w + 16
+        final_i = n - 1
+        for i in range(n):
+            revealed = frame.layers_shown and i < done
+            slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
+            slab.style(theme.panel if not revealed else _tint(theme, 0.10), theme.panel_border if not revealed
+                       else theme.muted, max(1.0, theme.line_width * 0.5))
+            if revealed:
+                change = frame.changes[i]
+                r = bar.rect()
+                bar.setRect(QRectF(r.x(), r.y(), bar_w * min(1.0, change), r.height()))
+                bar.setBrush(QBrush(QColor(theme.bar)))
+                bar.setPen(QPen(Qt.PenStyle.NoPen))
+                bar.setVisible(True)
+                if change > 1.0:
+                    over.show_text(f"»{change:.0f}×" if change >= 10 else f"»{change:.1f}×",
+                                   theme_font(theme, 0.62, True), theme.bar)
+                    over.place(left + 6 + bar_w + 2, bottom - i * row_h - row_h / 2, "ml")
+                else:
+                    over.setVisible(False)
+                text = visible(frame.lens[i]) if frame.lens else ""
+                is_final = i == final_i
+                settled = frame.settles_at is not None and i + 1 >= frame.settles_at
+                f = lens.font()
+                f.setBold(is_final or settled)
+                lens.setFont(f)
+                shown = elide(text, f, right - lens_x - 6)
+                c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
+                lens.show_text(shown, f, c).place(lens_x, bottom - (i + 1) * row_h + row_h / 2, "ml")
+                lens.setData(RAW, frame.lens[i] if frame.lens else "")
+            else:
+                bar.setVisible(False)
+                over.setVisible(False)
+                lens.setVisible(False)
+        active = marker and frame.layers_shown and done < n
+        self.marker.setVisible(active)
+        self.badge.setVisible(active)
+        if active:
+            y = bottom - (done + 1) * row_h
+            self.marker.set_rect(QRectF(left - 3, y - 1, right - left + 6, row_h + 2), 4).style(
+                None, theme.accent, theme.line_width * 1.5)
+            self.badge.show_text(f"layer {done + 1}", theme_font(theme, 0.8, True), theme.accent)
+            self.badge.place(right - 4, y + row_h / 2, "mr")
+
+
+def _tint(theme: Theme, amount: float) -> QColor:
+    a, b = QColor(theme.panel), QColor(theme.bar)
+    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * amount, a.greenF() + (b.greenF() - a.greenF()) * amount,
+                           a.blueF() + (b.blueF() - a.blueF()) * amount)

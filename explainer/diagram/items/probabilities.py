@@ -1,0 +1,336 @@
+"""Stage 4: the next-token probabilities and how one token is picked from them.
+
+A pyqtgraph PlotItem (a QGraphicsWidget, so it lives in our scene) holds a horizontal
+BarGraphItem: the top candidates by raw probability, plus "other" for the rest of the
+vocabulary.  Sampling reshapes the bars in recorded stages (raw -> after temperature ->
+after top-k -> after top-p; cut bars become grey outlines), then the random draw is shown
+as a marker on a cumulative bar, so the learner sees which token's span it landed in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+
+from explainer.diagram.frame import N_BARS, Bars, Frame, Segment
+from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, pen, tag, theme_font
+from explainer.diagram.theme import Theme
+from explainer.lesson.captions import title
+from explainer.lesson.stages import Stage
+from explainer.lesson.text import percent, visible
+
+ROWS = N_BARS + 1  # candidates + "other"
+
+
+def interpolate(a: Bars, b: Bars, t: float) -> tuple[list[float], float]:
+    vals = [x + (y - x) * t for x, y in zip(a.values, b.values)]
+    return vals, a.other + (b.other - a.other) * t
+
+
+class CumulativeBarItem(QGraphicsObject):
+    """The final distribution laid end to end on [0, 1]; the chosen span is highlighted."""
+
+    def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        tag(self, key)
+        self.segments: list[Segment] = []
+        self._w, self._h = 100.0, 24.0
+        self._colors = ("#3b6fb6", "#d9480f", "#ffffff", "#000000")
+
+    def set_segments(self, segments: list[Segment], theme: Theme, w: float, h: float) -> None:
+        self.prepareGeometryChange()
+        self.segments, self._w, self._h = list(segments), w, h
+        self._colors = (theme.bar, theme.bar_chosen, theme.panel, theme.foreground)
+        self.update()
+
+    def state(self) -> dict[str, Any]:
+        return {"segments": [[s.label, round(s.start, 6), round(s.end, 6), s.chosen] for s in self.segments],
+                "colors": list(self._colors), "size": [self._w, self._h]}
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-1, -1, self._w + 2, self._h + 2)
+
+    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+        bar, chosen, sep, frame = (QColor(c) for c in self._colors)
+        for i, s in enumerate(self.segments):
+            r = QRectF(s.start * self._w, 0, (s.end - s.start) * self._w, self._h)
+            fill = QColor(chosen) if s.chosen else QColor(bar)
+            if not s.chosen and i % 2:
+                fill = fill.lighter(125)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QBrush(fill))
+            painter.drawRect(r)
+        painter.setPen(QPen(sep, 1))
+        for s in self.segments[1:]:
+            x = s.start * self._w
+            painter.drawLine(QPointF(x, 0), QPointF(x, self._h))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(frame, 1.5))
+        painter.drawRect(QRectF(0, 0, self._w, self._h))
+
+
+class ProbabilityChartItem(Panel):
+    """Stage 4 panel: bar chart (pyqtgraph), sampling-stage ribbon, cumulative draw bar."""
+
+    def __init__(self, key: str = "probabilities") -> None:
+        super().__init__(key)
+        self.ribbon = [Text(f"{key}/ribbon/{i}", self) for i in range(4)]
+        self.plot = pg.PlotItem()
+        self.plot.setParentItem(self)
+        tag(self.plot, f"{key}/plot")
+        for axis in ("left", "bottom", "right", "top"):
+            self.plot.hideAxis(axis)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.plot.layout.setContentsMargins(0, 0, 0, 0)
+        self.plot.vb.invertY(True)
+        self.plot.vb.setDefaultPadding(0.0)
+        self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68, width=[0.0] * ROWS)
+        self.plot.addItem(self.bargraph)
+        self.labels = [Text(f"{key}/bar/{i}/label", self) for i in range(ROWS)]
+        self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
+        self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
+        self.scale_note = Text(f"{key}/scale", self)
+        self.kept_note = Text(f"{key}/kept", self)
+        self.draw_title = Text(f"{key}/draw/title", self)
+        self.cumbar = CumulativeBarItem(f"{key}/draw/bar", self)
+        self.marker_line = Rect(f"{key}/draw/marker", self)
+        self.marker_head = Box(f"{key}/draw/marker_head", self)
+        self.marker_label = Text(f"{key}/draw/marker_label", self)
+        self.cum_labels = [Text(f"{key}/draw/seg/{i}", self) for i in range(6)]
+        self.greedy_note = Text(f"{key}/greedy", self)
+        self.idle = Text(f"{key}/idle", self)
+        self._frame: Frame | None = None
+        self._theme: Theme | None = None
+        self.chart_rect = QRectF()
+        self.row_h = 24.0
+        self._bar_values: list[float] = [0.0] * ROWS
+        self._cut: list[bool] = [False] * ROWS
+        self._phase_shown = 0
+        self._marker_value: float | None = None
+
+    # --- layout ------------------------------------------------------------
+
+    def apply(self, frame: Frame, theme: Theme) -> None:
+        self._frame, self._theme = frame, theme
+        stage_title = title(Stage.SAMPLING if frame.stage >= Stage.SAMPLING and frame.bars_shown
+                            else Stage.PROBABILITIES)
+        top = self.style_frame(theme, stage_title)
+        self.ribbon_y = top
+        top += theme.px(0.9) + 14
+        label_w = 118.0
+        value_w = 74.0
+        # what the draw section below the chart needs: title, marker, bar, span labels
+        draw_h = theme.px(0.95) + 4 + 42 + 26 + theme.px(0.72) + 10
+        self.row_h = min(max(22.0, theme.px(1.0) + 8), (self.h - top - 22 - draw_h) / ROWS)
+        chart_h = self.row_h * ROWS
+        self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
+        self.plot.setGeometry(self.chart_rect)
+        self.plot.vb.setRange(xRange=(0.0, frame.bar_scale), yRange=(-0.5, ROWS - 0.5), padding=0.0)
+        # A plain QGraphicsScene never emits pyqtgraph's sigPrepareForPaint, so the ViewBox
+        # would keep a stale transform: update it now.
+        self.plot.vb.updateMatrix()
+        self.draw_y = top + chart_h + 22
+        shown = frame.bars_shown
+        self.plot.setVisible(shown)
+        for item in self.labels + self.values:
+            item.setVisible(False)
+        for g in self.ghosts:
+            g.setVisible(False)
+        self.idle.setVisible(not shown)
+        if not shown:
+            self.idle.show_text("waiting for the last layer…", theme_font(theme, 0.9), theme.muted).place(14, top)
+            for item in self.ribbon + [self.scale_note, self.kept_note]:
+                item.setVisible(False)
+            self._hide_draw()
+            self._bar_values = []
+            return
+        lf = theme_font(theme, 0.95)
+        bars = frame.bar_phases[0]
+        for i in range(ROWS):
+            text = visible(bars.labels[i]) if i < N_BARS and i < len(bars.labels) else "other"
+            lab = self.labels[i]
+            bold = i == frame.chosen_index and frame.stage >= Stage.SAMPLING
+            f = theme_font(theme, 0.95, bold)
+            lab.show_text(elide(text, f, label_w), f if i < N_BARS else theme_font(theme, 0.85),
+                          theme.foreground if i < N_BARS else theme.muted)
+            lab.place(14 + label_w, self._row_center(i), "mr")
+            lab.setData(RAW, bars.labels[i] if i < len(bars.labels) else "other")
+            lab.setVisible(i < len(bars.labels) or i == N_BARS)
+        self.scale_note.show_text(f"bar length: 0 – {frame.bar_scale:.0%}".replace("%", " %"), theme_font(theme, 0.72),
+                                  theme.muted)
+        self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
+        self.set_phase(float(frame.bar_phase))
+        self.set_draw(frame.show_draw)
+
+    def _row_center(self, i: int) -> float:
+        return self.chart_rect.top() + (i + 0.5) * self.row_h
+
+    # --- bars (the sampling animation drives set_phase) --------------------
+
+    def set_phase(self, t: float) -> None:
+        """Show the chart between recorded phases: 0 raw, 1 temperature, 2 top-k, 3 top-p."""
+        frame, theme = self._frame, self._theme
+        if frame is None or theme is None or not frame.bars_shown:
+            return
+        phases = frame.bar_phases
+        k = min(int(t), 2)
+        vals, other = interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (phases[3].values, phases[3].other)
+        cut = phases[min(3, int(round(t)))].cut if t >= 1.5 else [False] * len(vals)
+        self._phase_shown = min(3, int(round(t)))
+        self.set_bars(list(vals), other, cut)
+        self._ribbon(self._phase_shown)
+
+    def set_bars(self, vals: list[float], other: float, cut: list[bool], grow: float = 1.0) -> None:
+        frame, theme = self._frame, self._theme
+        assert frame is not None and theme is not None
+        n = len(vals)
+        widths = [v * grow for v in vals] + [other * grow]
+        brushes = []
+        for i in range(n):
+            if cut[i]:
+                brushes.append(QBrush(Qt.BrushStyle.NoBrush))
+            elif i == frame.chosen_index and frame.stage >= Stage.SAMPLING:
+                brushes.append(QBrush(QColor(theme.bar_chosen)))
+            else:
+                brushes.append(QBrush(QColor(theme.bar)))
+        brushes.append(QBrush(QColor(theme.muted)))
+        ys = list(range(n)) + [N_BARS]
+        self.bargraph.setOpts(x0=[0.0] * (n + 1), y=ys, width=widths, height=0.68, brushes=brushes,
+                              pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1))
+        self._bar_values = widths
+        self._cut = list(cut) + [False]
+        vf = theme_font(theme, 0.85)
+        sx = self.chart_rect.width() / max(frame.bar_scale, 1e-9)
+        raw = frame.bar_phases[0].values
+        for i in range(n + 1):
+            y = self._row_center(ys[i])
+            val = self.values[i]
+            if i < n and cut[i]:
+                ghost = self.ghosts[i]
+                ghost.set_rect(QRectF(self.chart_rect.left(), y - 0.34 * self.row_h, max(2.0, raw[i] * sx),
+                                      0.68 * self.row_h), 2).style(None, theme.bar_cut, max(1.0, theme.line_width * 0.6),
+                                                                   dash=True)
+                val.show_text("cut", vf, theme.muted)
+            else:
+                self.ghosts[i].setVisible(False)
+                val.show_text(percent(widths[i]), vf, theme.foreground if i < n else theme.muted)
+            x = self.chart_rect.left() + min(widths[i], frame.bar_scale) * sx + 6
+            if i < n and cut[i]:
+                x = self.chart_rect.left() + min(raw[i], frame.bar_scale) * sx + 6
+            val.place(x, y, "ml")
+        for g in self.ghosts[n:]:
+            g.setVisible(False)
+
+    def _ribbon(self, phase: int) -> None:
+        frame, theme = self._frame, self._theme
+        assert frame is not None and theme is not None
+        st = frame.settings_text
+        if frame.greedy:
+            names = ["settings: greedy (temperature 0)"]
+        else:
+            parts = st.split(" · ")
+            names = ["raw"] + [f"→ {p}" for p in parts]
+        x = 14.0
+        for i, item in enumerate(self.ribbon):
+            if i >= len(names):
+                item.setVisible(False)
+                continue
+            current = (i == phase and frame.stage >= Stage.SAMPLING and not frame.greedy) or (
+                i == 0 and frame.stage < Stage.SAMPLING and not frame.greedy)
+            f = theme_font(theme, 0.85, current)
+            item.show_text(names[i], f, theme.accent if current else theme.muted).place(x, self.ribbon_y)
+            x += item.boundingRect().width() + 10
+        show_kept = frame.stage >= Stage.SAMPLING and not frame.greedy and phase >= 3
+        self.kept_note.setVisible(show_kept)
+        if show_kept:
+            self.kept_note.show_text(f"{frame.kept:,} kept", theme_font(theme, 0.85, True), theme.foreground)
+            self.kept_note.place(self.w - 14, self.ribbon_y, "tr")
+
+    # --- the draw ------------------------------------------------------------
+
+    def _hide_draw(self) -> None:
+        for item in [self.draw_title, self.cumbar, self.marker_line, self.marker_head, self.marker_label,
+                     self.greedy_note] + self.cum_labels:
+            item.setVisible(False)
+        self._marker_value = None
+
+    def set_draw(self, on: bool, marker_t: float = 1.0) -> None:
+        """Show the cumulative bar and the draw marker (``marker_t`` animates it in, 0..1)."""
+        frame, theme = self._frame, self._theme
+        assert frame is not None and theme is not None
+        self._hide_draw()
+        if not on:
+            return
+        y = self.draw_y
+        if frame.draw is None:
+            self.greedy_note.show_text("greedy: the top token is taken, no random draw", theme_font(theme, 1.0, True),
+                                       theme.foreground).place(14, y)
+            return
+        x0, w = 14.0, self.w - 28
+        self.draw_title.show_text(f"random draw {frame.draw:.3f} lands on “{visible(frame.chosen_text)}”",
+                                  theme_font(theme, 0.95, True), theme.foreground).place(x0, y)
+        bar_y = y + self.draw_title.boundingRect().height() + 42
+        bar_h = 26.0
+        self.cumbar.set_segments(frame.segments, theme, w, bar_h)
+        self.cumbar.setPos(x0, bar_y)
+        self.cumbar.setVisible(True)
+        # label the widest spans (and always the chosen one) under the bar
+        lf = theme_font(theme, 0.72)
+        ranked = sorted(range(len(frame.segments)), key=lambda i: (not frame.segments[i].chosen,
+                                                                   -(frame.segments[i].end - frame.segments[i].start)))
+        used = 0
+        for i in ranked:
+            s = frame.segments[i]
+            span = (s.end - s.start) * w
+            if used >= len(self.cum_labels) or (span < 34 and not s.chosen):
+                continue
+            text = elide(visible(s.label), lf, max(span - 2, 30))
+            lab = self.cum_labels[used]
+            lab.show_text(text, lf, theme.foreground if s.chosen else theme.muted)
+            lab.place(x0 + (s.start + s.end) / 2 * w, bar_y + bar_h + 3, "tc")
+            used += 1
+        # marker: a line across the bar and a triangle above it, falling in with marker_t
+        mx = x0 + frame.draw * w
+        drop = (1.0 - marker_t) * 18
+        self.marker_line.setRect(QRectF(-1.5, 0, 3, bar_h + 12))
+        self.marker_line.setPos(mx, bar_y - 6 - drop)
+        self.marker_line.setBrush(QBrush(QColor(theme.foreground)))
+        self.marker_line.setPen(QPen(Qt.PenStyle.NoPen))
+        self.marker_line.setVisible(True)
+        self.marker_line.setData(RAW, (x0, w))
+        self.marker_head.set_rect(QRectF(mx - 7, bar_y - 20 - drop, 14, 12), 2).style(theme.foreground)
+        self.marker_label.show_text(f"{frame.draw:.3f}", theme_font(theme, 0.8, True), theme.foreground)
+        self.marker_label.place(min(max(mx, x0 + 24), x0 + w - 24), bar_y - 22 - drop, "bc")
+        self._marker_value = frame.draw
+
+    # --- read back -------------------------------------------------------------
+
+    def bar_values(self) -> list[tuple[str, float]]:
+        """(label, drawn height) of every bar, read from the BarGraphItem and the labels."""
+        if not self.plot.isVisible():
+            return []
+        widths = list(self.bargraph.opts.get("width") or [])
+        labels = [lab.data(RAW) for lab in self.labels if lab.isVisible()]
+        return [(str(lab), float(w)) for lab, w in zip(labels, widths)]
+
+    def draw_marker(self) -> float | None:
+        if not self.marker_line.isVisible():
+            return None
+        x0, w = self.marker_line.data(RAW)
+        return (self.marker_line.pos().x() - x0) / w
+
+    def chosen_anchor(self) -> QPointF:
+        """Scene point of the chosen candidate's label (where the appended token flies from)."""
+        frame = self._frame
+        i = frame.chosen_index if frame is not None and frame.chosen_index is not None else 0
+        return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))
+
+    def state(self) -> dict[str, Any]:
+        return {"bars": [[round(w, 6) for w in self._bar_values], self._cut],
+                "range": [self.plot.vb.viewRange()[0][1]] if self.plot.isVisible() else []}

@@ -1,0 +1,271 @@
+"""Token chips: the prompt and the answer as the pieces the model really reads.
+
+Each chip shows the token's text with visible whitespace (␣ ↵) and its id underneath;
+prompt (input) and answer (output) chips have different colours, control tokens a third.
+A long context is shown as its first chips, a "… N more" chip, and its most recent chips,
+so the newest token is always visible and nothing leaves the panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+
+from explainer.diagram.frame import Chip, Frame
+from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, tag, text_width, theme_font
+from explainer.diagram.theme import Theme
+from explainer.lesson.captions import title
+from explainer.lesson.stages import Stage
+from explainer.lesson.text import visible
+
+CHIP_GAP = 6.0
+CHIP_MAX_W = 190.0
+HEAD_CHIPS = 3
+
+
+@lru_cache(maxsize=8192)
+def _label_width(label: str, family: str, px: int) -> float:
+    return text_width(label, font(family, px))
+
+
+def chip_label(text: str) -> str:
+    return visible(text)
+
+
+def chip_fill(theme: Theme, kind: str, special: bool) -> str:
+    if special:
+        return theme.special_token
+    return theme.output_token if kind == "output" else theme.input_token
+
+
+class TokenChipItem(QGraphicsObject):
+    """One token: a rounded chip with its text and, underneath, its id."""
+
+    def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        tag(self, key)
+        self.box = Box(f"{key}/box", self)
+        self.label = Text(f"{key}/text", self)
+        self.id_text = Text(f"{key}/id", self)
+        self.token: tuple[int, str] | None = None   # (id, raw text); None for the "more" chip
+        self.kind = ""
+        self._w = 0.0
+        self._h = 0.0
+
+    @staticmethod
+    def size_for(label: str, theme: Theme) -> tuple[float, float]:
+        px = theme.px(1.0)
+        w = min(CHIP_MAX_W, _label_width(label, theme.font_family, px) + 16)
+        return max(w, 28.0), px + 14.0
+
+    def set_token(self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0,
+                  show_id: bool = True) -> float:
+        """Show ``chip`` (or a "… N more" chip when None); returns the chip width."""
+        f = theme_font(theme, 1.0)
+        if chip is None:
+            label = f"… {more:,} more"
+            self.token = None
+            self.kind = "more"
+            fill, stroke, dash = theme.panel, theme.muted, True
+            tcolor = theme.muted
+        else:
+            label = chip_label(chip.text)
+            self.token = (chip.id, chip.text)
+            self.kind = chip.kind
+            fill, dash = chip_fill(theme, chip.kind, chip.special), False
+            stroke = theme.output_text if chip.kind == "output" else theme.panel_border
+            tcolor = theme.chip_text
+        w, h = self.size_for(label, theme)
+        shown = elide(label, f, w - 12)
+        self._w, self._h = w, h
+        if reading:
+            stroke = theme.accent
+        self.box.set_rect(QRectF(0, 0, w, h), 7).style(fill, stroke, theme.line_width * (1.6 if reading else 0.75),
+                                                        dash=dash)
+        self.label.show_text(shown, f, tcolor).place(w / 2, h / 2, "mc")
+        self.label.setData(RAW, chip.text if chip is not None else None)
+        if chip is not None and show_id:
+            self.id_text.show_text(str(chip.id), theme_font(theme, 0.72), theme.muted).place(w / 2, h + 1, "tc")
+        else:
+            self.id_text.setVisible(False)
+        self.setOpacity(1.0)
+        self.setScale(1.0)
+        self.setVisible(True)
+        return w
+
+    @property
+    def width(self) -> float:
+        return self._w
+
+    @property
+    def height(self) -> float:
+        return self._h
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self._w, self._h)
+
+    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+        pass
+
+
+@dataclass
+class ChipLayout:
+    order: list[int | None]        # chip indices in drawing order; None = the "more" chip
+    positions: list[tuple[float, float]]
+    hidden: int
+
+
+def layout_chips(widths: list[float], more_width: float, width: float, rows: int, row_h: float) -> ChipLayout:
+    """Wrap chips into ``rows`` rows of ``width``; if they do not fit, keep the first
+    HEAD_CHIPS, a "more" chip, and as many of the last chips as fit."""
+
+    def place(seq: list[tuple[int | None, float]]) -> list[tuple[float, float]] | None:
+        x, row, out = 0.0, 0, []
+        for _, w in seq:
+            if x > 0 and x + w > width:
+                row, x = row + 1, 0.0
+            if row >= rows:
+                return None
+            out.append((x, row * row_h))
+            x += w + CHIP_GAP
+        return out
+
+    n = len(widths)
+    full = [(i, widths[i]) for i in range(n)]
+    pos = place(full)
+    if pos is not None:
+        return ChipLayout([i for i, _ in full], pos, 0)
+    head = full[:min(HEAD_CHIPS, n)]
+    # Grow the tail from the end while it fits (the newest tokens matter most).
+    best: tuple[list[tuple[int | None, float]], list[tuple[float, float]]] | None = None
+    lo = len(head)
+    for start in range(n - 1, lo - 1, -1):
+        seq = head + [(None, more_width)] + full[start:]
+        p = place(seq)
+        if p is None:
+            break
+        best = (seq, p)
+    if best is None:  # not even one recent chip fits beside the head: show head + more only
+        seq = head[:1] + [(None, more_width)]
+        p = place(seq) or [(0.0, 0.0), (widths[0] + CHIP_GAP, 0.0)]
+        best = (seq, p)
+    seq, p = best
+    shown = sum(1 for i, _ in seq if i is not None)
+    return ChipLayout([i for i, _ in seq], p, n - shown)
+
+
+class TokenStripItem(Panel):
+    """Stage 1: the running text, its token chips, and the context counter."""
+
+    def __init__(self, key: str = "tokens") -> None:
+        super().__init__(key)
+        self.text_in = Text(f"{key}/text_in", self)
+        self.text_out = Text(f"{key}/text_out", self)
+        self.counter = Text(f"{key}/context", self)
+        self.legend: list[tuple[Box, Text]] = [
+            (Box(f"{key}/legend/{k}/swatch", self), Text(f"{key}/legend/{k}/label", self))
+            for k in ("prompt", "answer")
+        ]
+        self.message = Text(f"{key}/message", self)
+        self.chips: list[TokenChipItem] = []
+        self.more = TokenChipItem(f"{key}/more", self)
+        self.more.setVisible(False)
+        self.layout_info: ChipLayout | None = None
+        self._chip_origin = QPointF()
+
+    def _chip(self, i: int) -> TokenChipItem:
+        while len(self.chips) <= i:
+            c = TokenChipItem(f"{self.key}/chip/{len(self.chips)}", self)
+            c.setVisible(False)
+            self.chips.append(c)
+        return self.chips[i]
+
+    def apply(self, frame: Frame, theme: Theme) -> None:
+        top = self.style_frame(theme, title(Stage.TOKENS))
+        # counter and legend on the title line, right-aligned
+        x = self.w - 14
+        used = frame.context_used
+        counter = f"context: {used:,} / {frame.context_length or 8192:,} tokens"
+        self.counter.show_text(counter, theme_font(theme, 1.0, True), theme.foreground)
+        self.counter.place(x, 10, "tr")
+        x -= self.counter.boundingRect().width() + 24
+        lf = theme_font(theme, 0.85)
+        for (swatch, label), (name, kind) in zip(reversed(self.legend), (("answer", "output"), ("prompt", "input"))):
+            label.show_text(name, lf, theme.muted).place(x, 13, "tr")
+            x -= label.boundingRect().width() + 6
+            swatch.set_rect(QRectF(x - 16, 14, 16, 14), 3).style(chip_fill(theme, kind, False), theme.panel_border, 1)
+            x -= 30
+        # the running text on the title line: prompt, then the answer so far (elided on the left)
+        tf = theme_font(theme, 1.0)
+        prompt = frame.prompt_text.replace("\n", " ↵ ")
+        answer = "".join(c.text for c in frame.chips if c.kind == "output").replace("\n", " ↵ ")
+        text_x = 14 + self.title.boundingRect().width() + 24
+        avail = max(40.0, x - 24 - text_x)
+        out_w = min(text_width(answer, theme_font(theme, 1.0, True)), avail * 0.7)
+        answer_shown = elide(answer, theme_font(theme, 1.0, True), out_w + 1, Qt.TextElideMode.ElideLeft) \
+            if answer else ""
+        in_w = avail - (text_width(answer_shown, theme_font(theme, 1.0, True)) if answer_shown else 0)
+        prompt_shown = elide(prompt, tf, in_w, Qt.TextElideMode.ElideLeft if answer else Qt.TextElideMode.ElideRight)
+        title_mid = 8 + self.title.boundingRect().height() / 2
+        self.text_in.show_text(prompt_shown, tf, theme.foreground).place(text_x, title_mid, "ml")
+        self.text_in.setData(RAW, frame.prompt_text)
+        self.text_out.show_text(answer_shown, theme_font(theme, 1.0, True), theme.output_text)
+        self.text_out.place(text_x + self.text_in.boundingRect().width(), title_mid, "ml")
+        self.text_out.setVisible(bool(answer_shown))
+        self.text_out.setData(RAW, answer)
+        top += 4
+        # chips
+        self._chip_origin = QPointF(14, top)
+        self.message.setVisible(False)
+        chips = frame.chips
+        if not chips:
+            for c in self.chips:
+                c.setVisible(False)
+            self.more.setVisible(False)
+            self.layout_info = ChipLayout([], [], 0)
+            if frame.message or frame.cursor is not None:
+                msg = frame.message or "The prompt is split into tokens in step 1."
+                self.message.show_text(msg, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
+            return
+        _, chip_h = TokenChipItem.size_for("x", theme)
+        row_h = chip_h + theme.px(0.72) + 8
+        rows = max(1, int((self.h - top - 4) // row_h))
+        widths = [TokenChipItem.size_for(chip_label(c.text), theme)[0] for c in chips]
+        more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
+        lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
+        self.layout_info = lay
+        lo, hi = frame.reading
+        used_chips = 0
+        for idx, (px, py) in zip(lay.order, lay.positions):
+            if idx is None:
+                shown = {j for j in lay.order if j is not None}
+                hidden_reading = any(lo <= j < hi for j in range(len(chips)) if j not in shown)
+                self.more.set_token(None, theme, reading=hidden_reading, more=lay.hidden)
+                self.more.setPos(14 + px, top + py)
+                continue
+            item = self._chip(used_chips)
+            used_chips += 1
+            item.set_token(chips[idx], theme, reading=lo <= idx < hi)
+            item.setPos(14 + px, top + py)
+            item.setData(RAW, idx)
+        self.more.setVisible(None in lay.order)
+        for c in self.chips[used_chips:]:
+            c.setVisible(False)
+
+    # --- read back what is drawn ------------------------------------------
+
+    def drawn_chips(self) -> list[TokenChipItem]:
+        return [c for c in self.chips if c.isVisible()]
+
+    def chip_for_index(self, idx: int) -> TokenChipItem | None:
+        for c in self.drawn_chips():
+            if c.data(RAW) == idx:
+                return c
+        return None
+
+    def text_font(self, theme: Theme) -> QFont:
+        return theme_font(theme, 1.0)

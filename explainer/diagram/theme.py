@@ -1,0 +1,132 @@
+"""Colours, type and line weights of the illustration, as data.
+
+Three themes: light and dark for a screen, projector for a lecture hall (black background,
+white and yellow text, very thick lines, larger type).  Sizes are in scene units: the scene
+is a fixed logical canvas (see layout.py), so a size here scales with the view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str
+    panel: str            # panel fill
+    panel_border: str
+    foreground: str       # main text
+    muted: str            # secondary text, idle shapes
+    accent: str           # the current pass, highlights, the lit loop arrow
+    accent_text: str      # text drawn on an accent fill
+    input_token: str      # prompt token chips
+    output_token: str     # generated token chips
+    special_token: str    # control tokens such as <|im_end|>
+    chip_text: str        # text on a chip
+    output_text: str      # generated text in the running text line (readable on the panel)
+    negative: str         # embedding colormap: most negative
+    zero: str             # embedding colormap: zero
+    positive: str         # embedding colormap: most positive
+    bar: str              # probability bars
+    bar_chosen: str       # the chosen token's bar
+    bar_cut: str          # bars removed by top-k / top-p
+    frozen: str           # the trained model's "fixed" glyph
+    font_family: str = "DejaVu Sans"
+    base_point_size: float = 15.0   # pixel size of body text in scene units
+    line_width: float = 2.0
+    dim_opacity: float = 0.22       # spotlight: opacity of the stages not in focus
+
+    def px(self, scale: float = 1.0) -> int:
+        """A text size in scene pixels relative to the body size."""
+        return max(8, round(self.base_point_size * scale))
+
+    def with_(self, **changes: object) -> Theme:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+LIGHT = Theme(
+    name="light",
+    background="#ffffff",
+    panel="#f4f6f9",
+    panel_border="#c5ccd6",
+    foreground="#17202a",
+    muted="#6b7683",
+    accent="#d9480f",
+    accent_text="#ffffff",
+    input_token="#cfe3ff",
+    output_token="#c9f2d0",
+    special_token="#ead7ff",
+    chip_text="#111111",
+    output_text="#1b7a34",
+    negative="#2166ac",
+    zero="#f7f7f7",
+    positive="#b2182b",
+    bar="#3b6fb6",
+    bar_chosen="#d9480f",
+    bar_cut="#c8ccd2",
+    frozen="#1c7ed6",
+)
+
+DARK = Theme(
+    name="dark",
+    background="#15191f",
+    panel="#1f252d",
+    panel_border="#3a4451",
+    foreground="#e8edf2",
+    muted="#96a1ad",
+    accent="#ff922b",
+    accent_text="#111111",
+    input_token="#274b7a",
+    output_token="#23643a",
+    special_token="#5a3d86",
+    chip_text="#f4f6f8",
+    output_text="#69db7c",
+    negative="#4393c3",
+    zero="#2a2f36",
+    positive="#e06c5a",
+    bar="#5b9be6",
+    bar_chosen="#ff922b",
+    bar_cut="#4a525c",
+    frozen="#74c0fc",
+)
+
+PROJECTOR = Theme(
+    name="projector",
+    background="#000000",
+    panel="#000000",
+    panel_border="#ffffff",
+    foreground="#ffffff",
+    muted="#d0d0d0",
+    accent="#ffe600",
+    accent_text="#000000",
+    input_token="#0050d0",
+    output_token="#00a040",
+    special_token="#a040ff",
+    chip_text="#ffffff",
+    output_text="#40ff80",
+    negative="#3fa0ff",
+    zero="#000000",
+    positive="#ff4040",
+    bar="#3fa0ff",
+    bar_chosen="#ffe600",
+    bar_cut="#505050",
+    frozen="#7fd4ff",
+    base_point_size=18.0,
+    line_width=4.0,
+    dim_opacity=0.25,
+)
+
+THEMES: dict[str, Theme] = {t.name: t for t in (LIGHT, DARK, PROJECTOR)}
+
+
+def system_theme_name() -> str:
+    """'dark' when the desktop asks for a dark colour scheme, else 'light'."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return "light"
+    scheme = QGuiApplication.styleHints().colorScheme()
+    return "dark" if scheme == Qt.ColorScheme.Dark else "light"

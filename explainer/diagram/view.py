@@ -1,0 +1,61 @@
+"""The view that shows the scene: keeps the canvas's aspect ratio and fits the window."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
+
+ZOOM_STEP = 1.2
+MIN_ZOOM, MAX_ZOOM = 1.0, 6.0
+
+
+class DiagramView(QGraphicsView):
+    """Fits the whole canvas by default; zoom in/out for detail, reset to fit."""
+
+    def __init__(self, scene: QGraphicsScene | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
+                            | QPainter.RenderHint.SmoothPixmapTransform)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self._zoom = 1.0
+        self._fit()
+
+    @property
+    def zoom(self) -> float:
+        return self._zoom
+
+    def _fit(self) -> None:
+        if self.scene() is None:
+            return
+        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self._zoom != 1.0:
+            self.scale(self._zoom, self._zoom)
+        policy = Qt.ScrollBarPolicy.ScrollBarAsNeeded if self._zoom > 1.0 else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        self.setHorizontalScrollBarPolicy(policy)
+        self.setVerticalScrollBarPolicy(policy)
+
+    def setScene(self, scene: QGraphicsScene) -> None:  # noqa: N802 - Qt name
+        super().setScene(scene)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt name
+        super().resizeEvent(event)
+        self._fit()
+
+    def zoom_in(self) -> None:
+        self._set_zoom(self._zoom * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self._set_zoom(self._zoom / ZOOM_STEP)
+
+    def reset_zoom(self) -> None:
+        self._set_zoom(1.0)
+
+    def _set_zoom(self, z: float) -> None:
+        self._zoom = max(MIN_ZOOM, min(MAX_ZOOM, z))
+        self._fit()
