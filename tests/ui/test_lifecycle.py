@@ -1,0 +1,190 @@
+"""Errors, the missing model, loading in the background, and a clean shutdown."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, QTimer
+
+from explainer.errors import ExplainerError
+from tests.ui.conftest import running_controllers
+from tests.ui.helpers import click, generate, type_into
+
+PARIS = "The capital of France is"
+
+
+@pytest.mark.slow
+def test_empty_prompt_and_bad_settings_show_a_message_and_keep_the_input(qtbot, window, generate_calls):
+    w = window
+    type_into(qtbot, w.prompt, "   ")
+    click(qtbot, w.generate_button)
+    assert w.banner.isVisible()
+    assert "prompt is empty" in w.banner.message.text()
+    assert w.banner.hint.text()
+    assert w.prompt.toPlainText() == "   "
+
+    type_into(qtbot, w.prompt, PARIS)
+    click(qtbot, w.sampling.greedy)  # sampling on
+    assert not w.sampling.greedy.isChecked()
+    type_into(qtbot, w.sampling.top_p, "1.5")
+    click(qtbot, w.generate_button)
+    assert w.banner.isVisible() and "Top-p" in w.banner.message.text()
+    assert "1 to switch top-p off" in w.banner.hint.text()
+    assert w.sampling.top_p.text() == "1.5" and w.prompt.toPlainText() == PARIS, "nothing typed is lost"
+    assert w.sampling.top_p.property("invalid") is True
+
+    type_into(qtbot, w.sampling.temperature, "warm")
+    click(qtbot, w.generate_button)
+    assert "Temperature must be a number" in w.banner.message.text()
+    assert generate_calls == [], "invalid input never reaches the model"
+
+    # the app keeps running: fix the values and generate
+    type_into(qtbot, w.sampling.temperature, "0.7")
+    type_into(qtbot, w.sampling.top_p, "0.9")
+    type_into(qtbot, w.sampling.seed, "3")
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    assert not w.banner.isVisible()
+    assert trace.settings.seed == 3 and trace.settings.top_p == pytest.approx(0.9)
+    assert len(generate_calls) == 1
+
+
+@pytest.mark.slow
+def test_engine_errors_reach_the_banner(qtbot, window):
+    """The worker's ExplainerError (message + hint) is shown, and the window keeps working."""
+    from explainer.engine.sampler import SamplingSettings
+
+    w = window
+    with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
+        w.controller.generate("", SamplingSettings(max_new_tokens=2))
+    message, hint = blocker.args
+    assert message == "the prompt is empty" and hint
+    qtbot.waitUntil(lambda: w.banner.isVisible())
+    assert "prompt is empty" in w.banner.text()
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+
+
+def test_missing_model_offers_to_build_it(qtbot, make_window, tmp_cache):
+    w = make_window(load=False)
+    with qtbot.waitSignal(w.controller.model_missing, timeout=10_000) as blocker:
+        w.controller.load_model()
+    assert "not built" in blocker.args[0]
+    assert w.build_panel.isVisible()
+    assert "Build the model" in w.build_panel.button.text()
+    assert "not built" in w.build_panel.message.text()
+
+    # Generate without a model: a message, no crash
+    with qtbot.waitSignal(w.controller.error, timeout=10_000):
+        click(qtbot, w.generate_button)
+    assert w.banner.isVisible() and "not available" in w.banner.message.text()
+    assert w.controller.is_running  # still alive and serving requests
+
+
+def test_build_reports_progress_and_failure(qtbot, make_window, tmp_cache, monkeypatch):
+    """The build runs in the worker with a progress bar; a failure is shown with its hint."""
+    import explainer.model.build as build_mod
+
+    seen_threads = []
+
+    def fake_build(name=build_mod.DEFAULT_MODEL, force=False, progress=None, log=None):
+        import threading
+
+        seen_threads.append(threading.current_thread())
+        for i in range(5):
+            progress("downloading", i / 4)
+            time.sleep(0.06)
+        raise ExplainerError("could not download the model (no network)", "check the connection and try again")
+
+    monkeypatch.setattr(build_mod, "build_model", fake_build)
+    w = make_window(load=False)
+    with qtbot.waitSignal(w.controller.model_missing, timeout=10_000):
+        w.controller.load_model()
+    values = []
+    w.controller.build_progress.connect(lambda phase, f: values.append((phase, f)))
+    with qtbot.waitSignal(w.controller.error, timeout=10_000):
+        click(qtbot, w.build_panel.button)
+    assert values and values[0][0] == "downloading" and values[-1][1] == 1.0
+    assert w.build_panel.bar.isVisible() and w.build_panel.bar.value() == 1000
+    assert seen_threads and seen_threads[0].name != "MainThread"
+    assert "no network" in w.banner.message.text() and "try again" in w.banner.hint.text()
+    assert w.build_panel.button.isEnabled() and w.build_panel.button.text() == "Try again"
+
+
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+@pytest.mark.slow
+def test_window_paints_and_stays_responsive_while_the_model_loads(qtbot, make_window, built_model):
+    """A real load (seconds) in the worker: the window paints first and timers keep ticking."""
+    w = make_window(load=False)  # default factory: load_built() + Engine() in the worker
+    painter = _PaintCounter()
+    w.view.viewport().installEventFilter(painter)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    ready_at = {}
+    w.controller.model_ready.connect(lambda info: ready_at.setdefault("paints", painter.count))
+    w.controller.model_loading.connect(lambda: w.view.viewport().update())
+    with qtbot.waitSignal(w.controller.model_ready, timeout=60_000):
+        w.controller.load_model()
+        qtbot.waitUntil(lambda: w.busy_bar.isVisible(), timeout=10_000)
+    timer.stop()
+    w.view.viewport().removeEventFilter(painter)
+    assert ready_at["paints"] >= 1, "the window painted before the model was ready"
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) > 20, "the event loop kept running during the load"
+    print(f"load: {len(ticks)} ticks, longest GUI gap {max(gaps) * 1000:.0f} ms")  # figures, not asserted
+    assert "SmolLM2" in w.model_label.text()
+    qtbot.waitUntil(lambda: not w.busy_bar.isVisible())
+
+
+@pytest.mark.slow
+def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_engine, generate_calls):
+    w = make_window(lambda: shared_engine, speed=1.0)
+    type_into(qtbot, w.prompt, "Once upon a time")
+    type_into(qtbot, w.sampling.max_new_tokens, "64")
+    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+        click(qtbot, w.generate_button)
+    press_play = w.actions_by_name["play"]
+    press_play.trigger()
+    assert w.playing and w.generating
+    t0 = time.perf_counter()
+    w.close()
+    closed_in = time.perf_counter() - t0
+    assert not w.controller.is_running
+    assert not w.scene.is_animating() and not w._play_timer.isActive()
+    assert running_controllers() == []
+    print(f"closed during generation in {closed_in * 1000:.0f} ms")
+    assert len(generate_calls) == 1
+
+
+def test_thread_guard_sees_a_running_controller(qtbot):
+    from explainer.ui.controller import EngineController
+
+    c = EngineController(lambda: None)
+    try:
+        assert c in running_controllers()
+    finally:
+        c.shutdown()
+    assert c not in running_controllers()
+    c.shutdown()  # idempotent
+
+
+def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
+    from explainer.ui.main_window import EXAMPLES
+
+    w = make_window(lambda: None, load=False)
+    assert len(w.example_buttons) == len(EXAMPLES) >= 4
+    for button, (_label, text, chat) in zip(w.example_buttons, EXAMPLES):
+        click(qtbot, button)
+        assert w.prompt.toPlainText() == text and w.chat.isChecked() == chat
+    assert {chat for *_x, chat in EXAMPLES} == {True, False}

@@ -1,0 +1,187 @@
+"""The main window driven like a user would, against the real model.
+
+What the scene shows is read back through its query API (token_chips, bar_values, ...), and
+compared with what the engine really produced. Generations are kept short (3-8 tokens)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from explainer.lesson.stages import Cursor, Stage
+from tests.ui.helpers import click, forward_to, generate, press, type_into
+
+pytestmark = pytest.mark.slow
+
+PARIS = "The capital of France is"
+YES_NO = "Reply with one word: yes or no?"  # chat: "Yes", ".", <|im_end|>
+
+
+def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_engine, generate_calls):
+    w = window
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    assert len(generate_calls) == 1
+    assert len(trace.steps) == 3 and trace.stop_reason == "max_tokens"
+    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+
+    forward_to(qtbot, w, 0, Stage.TOKENS)
+    expected = [(t.id, t.text) for t in shared_engine.tokenizer.encode(PARIS)]
+    assert [(i, s) for i, s in w.scene.token_chips()] == expected
+
+    forward_to(qtbot, w, 0, Stage.PROBABILITIES)
+    bars = w.scene.bar_values()
+    raw = trace.steps[0].sampling.raw
+    assert bars[-1][0] == "other"
+    shown = bars[:-1]
+    assert 3 <= len(shown) <= len(raw.ids)
+    for (label, height), tid, p in zip(shown, raw.ids, raw.probs):
+        assert height == pytest.approx(p, abs=1e-6)
+    assert bars[-1][1] == pytest.approx(1.0 - sum(h for _, h in shown), abs=1e-4)
+
+    forward_to(qtbot, w, 0, Stage.APPEND)
+    first = trace.steps[0].sampling.chosen
+    assert w.scene.output_chip_ids() == [first.id]
+    assert w.scene.appended_text().endswith(first.text)
+
+    press(qtbot, w, Qt.Key.Key_N)  # next token: the APPEND of step 1
+    assert w.cursor == Cursor(1, Stage.APPEND)
+    assert w.scene.output_chip_ids() == [s.sampling.chosen.id for s in trace.steps[:2]]
+    assert w.transport.position.text().startswith("Token 2 of 3")
+    assert "TTFT" in w.metrics.text() and trace.model.provider in w.metrics.text()
+    assert len(generate_calls) == 1
+
+
+def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window, generate_calls):
+    w = window
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    states = {}
+    cursor = w.cursor
+    while True:  # walk forward with the presenter's keys, recording every frame
+        states[cursor] = w.scene.frame_state()
+        press(qtbot, w, Qt.Key.Key_PageDown)
+        if w.cursor == cursor:
+            break
+        cursor = w.cursor
+    assert cursor == Cursor(len(trace.steps) - 1, Stage.APPEND)
+    assert w.lesson.is_finished(w.cursor)
+
+    for _ in range(len(states) - 1):  # and back with the other keys
+        press(qtbot, w, Qt.Key.Key_Left)
+        assert w.scene.frame_state() == states[w.cursor], f"frame at {w.cursor} differs after stepping back"
+    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+
+    forward_to(qtbot, w, 1, Stage.LAYERS)
+    press(qtbot, w, Qt.Key.Key_PageUp)
+    assert w.scene.frame_state() == states[Cursor(1, Stage.EMBEDDINGS)]
+
+    press(qtbot, w, Qt.Key.Key_Home)  # reset
+    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.scene.frame_state() == states[Cursor(0, Stage.PRETRAINING)]
+    assert len(generate_calls) == 1, "stepping must replay the recorded trace, never rerun the model"
+
+
+def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, generate_calls, monkeypatch):
+    import explainer.ui.main_window as mw
+
+    monkeypatch.setattr(mw, "INSTANT_DWELL_MS", 5)
+    w = window
+    trace = generate(qtbot, w, YES_NO, max_new_tokens=8, chat=True)
+    assert trace.stop_reason == "eos"
+    assert trace.steps[-1].sampling.chosen.id == shared_engine.eos_id
+
+    press(qtbot, w, Qt.Key.Key_P)
+    assert w.playing
+    qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
+    assert w.cursor == w.lesson.last() and w.lesson.is_finished(w.cursor)
+    assert w.scene.output_chip_ids() == [s.sampling.chosen.id for s in trace.steps]
+    assert w.scene.output_chip_ids()[-1] == shared_engine.eos_id
+
+    press(qtbot, w, Qt.Key.Key_Home)
+    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert len(generate_calls) == 1
+
+
+def test_steps_stream_in_while_generating_and_play_follows(qtbot, window, generate_calls, monkeypatch):
+    import explainer.ui.main_window as mw
+
+    monkeypatch.setattr(mw, "INSTANT_DWELL_MS", 1)
+    w = window
+    type_into(qtbot, w.prompt, "Once upon a time")
+    type_into(qtbot, w.sampling.max_new_tokens, "6")
+    snapshots = []
+    w.controller.step_ready.connect(lambda t: snapshots.append(len(t.steps)))
+    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+        click(qtbot, w.generate_button)
+    assert w.generating and w.cursor == Cursor(0, Stage.PRETRAINING)
+    press(qtbot, w, Qt.Key.Key_Space)  # stepping works before the generation is done
+    assert w.cursor == Cursor(0, Stage.TOKENS)
+    press(qtbot, w, Qt.Key.Key_P)
+    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+        pass
+    qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
+    assert snapshots == list(range(1, 7)), "one snapshot per recorded step"
+    assert w.cursor == Cursor(5, Stage.APPEND)
+    assert len(generate_calls) == 1
+
+
+def test_keys_go_to_the_prompt_while_typing_and_to_the_diagram_otherwise(qtbot, window):
+    w = window
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    start = w.cursor
+    type_into(qtbot, w.prompt, "a happy person")
+    for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_P):
+        qtbot.keyClick(w.prompt, key)
+    for key in (Qt.Key.Key_Home, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+        qtbot.keyClick(w.prompt, key)
+    assert w.cursor == start and not w.playing, "typing in the prompt must not step or play"
+    assert w.prompt.toPlainText() == "a happy person p"
+    type_into(qtbot, w.sampling.max_new_tokens, "12")
+    qtbot.keyClick(w.sampling.max_new_tokens, Qt.Key.Key_Left)
+    assert w.cursor == start
+
+    w.view.setFocus()
+    press(qtbot, w, Qt.Key.Key_Space)
+    assert w.cursor == Cursor(0, Stage.TOKENS)
+    press(qtbot, w, Qt.Key.Key_Right, target=w.transport.buttons["next"])  # a focused button too
+    assert w.cursor == Cursor(0, Stage.EMBEDDINGS)
+
+    assert w.view.zoom == 1.0
+    qtbot.keyClick(w.view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(w.view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)  # "+" without Shift
+    assert w.view.zoom > 1.2
+    zoomed = w.view.zoom
+    qtbot.keyClick(w.view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert 1.0 < w.view.zoom < zoomed
+    qtbot.keyClick(w.view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert w.view.zoom == 1.0
+
+
+def test_presenter_mode_hides_controls_and_uses_the_projector_theme(qtbot, window):
+    w = window
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    assert w.control_dock.isVisible() and w.transport.isVisible()
+    before_theme = w.theme_name
+    press(qtbot, w, Qt.Key.Key_F11)
+    assert w.presenter.active
+    assert w.isFullScreen()
+    assert not w.control_dock.isVisible() and not w.transport.isVisible()
+    assert not w.menuBar().isVisible() and not w.statusBar().isVisible()
+    assert w.theme_name == "projector" and w.scene.frame_state() is not None
+    assert w.scene.spotlight is True and w.scene.frame_state()["spotlight"] is True
+    press(qtbot, w, Qt.Key.Key_Right)  # the clicker still steps
+    assert w.cursor == Cursor(0, Stage.TOKENS)
+    press(qtbot, w, Qt.Key.Key_Escape)
+    assert not w.presenter.active and not w.isFullScreen()
+    assert w.control_dock.isVisible() and w.transport.isVisible() and w.menuBar().isVisible()
+    assert w.theme_name == before_theme
+
+
+def test_view_menu_chooses_the_theme(qtbot, window):
+    w = window
+    for key in ("dark", "projector", "light"):
+        w.theme_actions[key].trigger()
+        assert w.theme_name == key and w.theme_choice == key
+    w.theme_actions["system"].trigger()
+    from explainer.diagram.theme import system_theme_name
+
+    assert w.theme_name == system_theme_name()
