@@ -35,7 +35,7 @@ def render_scene_image(scene: QGraphicsScene, width: int | None = None, height: 
     return img
 
 
-def _png_bytes(img: QImage) -> bytes:
+def png_bytes(img: QImage) -> bytes:
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -49,12 +49,11 @@ def render_scene_png(scene: QGraphicsScene, path: str | os.PathLike[str], scale:
                      width: int | None = None, height: int | None = None) -> Path:
     """Write the scene as a PNG (``scale`` x the 1600 x 900 canvas unless a size is given)."""
     img = render_scene_image(scene, width, height, scale)
-    return write_atomic(path, _png_bytes(img), "the PNG picture")
+    return write_atomic(path, png_bytes(img), "the PNG picture")
 
 
-def render_scene_svg(scene: QGraphicsScene, path: str | os.PathLike[str], title: str = "",
-                     description: str = "") -> Path:
-    """Write the scene as an SVG of the canvas size (vector text and shapes)."""
+def scene_svg_bytes(scene: QGraphicsScene, title: str = "", description: str = "") -> bytes:
+    """The scene as SVG text (vector shapes, text as <text>), sized to the scene's canvas."""
     src = scene.sceneRect()
     data = QByteArray()
     buf = QBuffer(data)
@@ -71,4 +70,10 @@ def render_scene_svg(scene: QGraphicsScene, path: str | os.PathLike[str], title:
     scene.render(painter, QRectF(0, 0, src.width(), src.height()), src, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
     buf.close()
-    return write_atomic(path, bytes(data.data()), "the SVG picture")
+    return bytes(data.data())
+
+
+def render_scene_svg(scene: QGraphicsScene, path: str | os.PathLike[str], title: str = "",
+                     description: str = "") -> Path:
+    """Write the scene as an SVG of the canvas size (vector text and shapes)."""
+    return write_atomic(path, scene_svg_bytes(scene, title, description), "the SVG picture")
