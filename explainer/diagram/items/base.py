@@ -127,6 +127,7 @@ class Box(QGraphicsPathItem):
             self.setPen(QPen(Qt.PenStyle.NoPen))
         else:
             self.setPen(pen(stroke, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine))
+        self.setVisible(True)
         return self
 
     def rect(self) -> QRectF:

@@ -40,7 +40,7 @@ class CellStripItem(QGraphicsObject):
         super().__init__(parent)
         tag(self, key)
         self.values: list[float] = []
-        self.scale = 1.0
+        self.value_scale = 1.0
         self.reveal = 1.0
         self._w = 100.0
         self._h = 20.0
@@ -49,7 +49,7 @@ class CellStripItem(QGraphicsObject):
 
     def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float) -> None:
         self.prepareGeometryChange()
-        self.values, self.scale, self._w, self._h = list(values), scale, w, h
+        self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
         self._colors = [value_color(v, scale, theme) for v in values]
         self._border = QColor(theme.panel_border)
         self.update()

@@ -149,6 +149,7 @@ class ProbabilityChartItem(Panel):
                 item.setVisible(False)
             self._hide_draw()
             self._bar_values = []
+            self._cut = []
             return
         lf = theme_font(theme, 0.95)
         bars = frame.bar_phases[0]

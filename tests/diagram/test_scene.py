@@ -1,0 +1,363 @@
+"""What the scene draws for real traces: read back from the items, compared with the trace."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRectF
+
+from explainer.diagram import layout as L
+from explainer.diagram.frame import N_BARS, sample_vector
+from explainer.diagram.theme import THEMES
+from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.lesson.vocab import token_text
+
+
+def test_token_chips_are_the_tokenizers_tokens(scene, real_trace, real_engine):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)
+    assert scene.token_chips() == []
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
+    expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
+    assert scene.token_chips() == expected
+    assert scene.output_chip_ids() == []
+    texts = [c.label.text() for c in scene.tokens.drawn_chips()]
+    assert texts[1] == "␣capital"                       # visible space
+    ids = [c.id_text.text() for c in scene.tokens.drawn_chips()]
+    assert ids == [str(i) for i, _ in expected]
+    assert scene.counters()["context_used"] == len(expected)
+    assert scene.counters()["context_window"] == 8192
+
+
+def test_chat_tokens_include_the_template(scene, real_trace, real_engine):
+    trace = real_trace("chat")
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
+    chips = scene.token_chips()
+    prompt = [(t.id, t.text) for t in trace.prompt_tokens]
+    assert chips[:3] == prompt[:3] and chips[-3:] == prompt[-3:]
+    assert chips[0][1] == "<|im_start|>"
+
+
+def test_bars_are_the_steps_probabilities(scene, real_trace):
+    trace = real_trace("paris")
+    step = trace.steps[0]
+    scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
+    bars = scene.bar_values()
+    raw = step.sampling.raw
+    assert len(bars) == N_BARS + 1
+    assert [h for _, h in bars[:-1]] == pytest.approx(raw.probs[:N_BARS], abs=1e-12)
+    assert bars[-1] == ("other", pytest.approx(1 - sum(raw.probs[:N_BARS]), abs=1e-12))
+    assert [label for label, _ in bars[:-1]] == [token_text(trace, i) for i in raw.ids[:N_BARS]]
+    assert bars[0][0] == " Paris"
+    assert scene.draw_marker() is None
+
+
+def test_sampling_reshapes_and_cuts(scene, real_trace):
+    trace = real_trace("sampled")
+    for i, step in enumerate(trace.steps):
+        scene.show_frame(trace, Cursor(i, Stage.SAMPLING), animate=False)
+        s = step.sampling
+        final = dict(zip(s.after_top_p.ids, s.after_top_p.probs))
+        expected = [final.get(t, 0.0) for t in s.raw.ids[:N_BARS]]
+        bars = scene.bar_values()
+        assert [h for _, h in bars[:-1]] == pytest.approx(expected, abs=1e-12)
+        assert bars[-1][1] == pytest.approx(max(0.0, 1 - sum(expected)), abs=1e-12)
+        cut = [g.isVisible() for g in scene.probabilities.ghosts[:N_BARS]]
+        assert cut == [v == 0.0 for v in expected]          # cut bars are drawn as grey outlines
+        # the draw marker sits at the recorded draw, inside the chosen token's span
+        assert scene.draw_marker() == pytest.approx(s.draw, abs=1e-9)
+        spans = [seg for seg in scene.probabilities.cumbar.segments if seg.start <= s.draw < seg.end]
+        assert len(spans) == 1 and spans[0].chosen and spans[0].label == s.chosen.text
+
+
+def test_sampling_phases_match_the_recorded_stages(scene, real_trace):
+    trace = real_trace("sampled")
+    s = trace.steps[0].sampling
+    scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
+    for phase, lst in enumerate((s.raw, s.after_temperature, s.after_top_k, s.after_top_p)):
+        scene.probabilities.set_phase(float(phase))
+        table = dict(zip(lst.ids, lst.probs))
+        assert [h for _, h in scene.bar_values()[:-1]] == pytest.approx(
+            [table.get(t, 0.0) for t in s.raw.ids[:N_BARS]], abs=1e-12)
+    scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
+
+
+def test_greedy_says_no_random_draw(scene, real_trace):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
+    assert scene.draw_marker() is None
+    assert scene.probabilities.greedy_note.isVisible()
+    assert "greedy: the top token is taken, no random draw" in scene.probabilities.greedy_note.text()
+
+
+def test_append_adds_the_sampled_token(scene, real_trace):
+    trace = real_trace("sampled")
+    for i, step in enumerate(trace.steps):
+        scene.show_frame(trace, Cursor(i, Stage.APPEND), animate=False)
+        chosen = step.sampling.chosen
+        assert scene.token_chips()[-1] == (chosen.id, chosen.text)
+        assert scene.output_chip_ids() == [st.sampling.chosen.id for st in trace.steps[: i + 1]]
+        assert scene.appended_text() == "".join(st.sampling.chosen.text for st in trace.steps[: i + 1])
+        assert scene.loop.lit
+        # before the append, the chosen token is not there yet
+        scene.show_frame(trace, Cursor(i, Stage.SAMPLING), animate=False)
+        assert len(scene.output_chip_ids()) == i
+        assert not scene.loop.lit
+
+
+def test_loop_ends_on_eos_with_the_end_label(scene, real_trace):
+    trace = real_trace("chat")
+    assert trace.stop_reason == "eos"
+    last = Lesson(trace).last()
+    scene.show_frame(trace, last, animate=False)
+    assert scene.token_chips()[-1][1] == "<|im_end|>"
+    assert scene.loop.end_text.isVisible() and "end of answer" in scene.loop.end_text.text()
+    assert "repeat" not in scene.loop.label.text()
+    scene.show_frame(trace, Cursor(last.step - 1, Stage.APPEND), animate=False)
+    assert not scene.loop.end_text.isVisible() and "repeat" in scene.loop.label.text()
+
+
+def test_loop_ends_on_the_length_limit(scene, real_trace):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    assert trace.stop_reason == "max_tokens"
+    assert "limit reached: 8 tokens" in scene.loop.end_text.text()
+
+
+def test_layers_show_change_and_lens(scene, real_trace):
+    trace = real_trace("paris")
+    step = trace.steps[0]
+    scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
+    assert not any(b.isVisible() for b in scene.layers.bars)      # the pass has not reached the layers yet
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
+    n = trace.model.n_layers
+    assert n == 30 and sum(s.isVisible() for s in scene.layers.slabs) == 30
+    assert "30" in scene.layers.title.text()
+    full = scene.layers.bars[0].rect().width() / min(1.0, step.layers[0].change)
+    for i, layer in enumerate(step.layers):
+        assert scene.layers.bars[i].rect().width() == pytest.approx(full * min(1.0, layer.change))
+        assert scene.layers.lens[i].data(1) == token_text(trace, layer.lens.ids[0])
+    assert scene.layers.lens[n - 1].data(1) == " Paris"           # the last layer's guess is the answer
+
+
+def test_embeddings_are_the_real_vectors(scene, real_trace):
+    trace = real_trace("paris")
+    step = trace.steps[0]
+    scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
+    assert scene.embeddings.headline.text() == "576 numbers per token"
+    strips = [s for s in scene.embeddings.strips if s.isVisible()]
+    assert len(strips) == len(step.tokens)
+    for strip, vec in zip(strips, step.embeddings):
+        assert strip.values == sample_vector(vec)
+    # decode reads one token
+    scene.show_frame(trace, Cursor(2, Stage.EMBEDDINGS), animate=False)
+    assert sum(s.isVisible() for s in scene.embeddings.strips) == 1
+
+
+def test_prefill_then_decode_kv_cache_grows_by_one(scene, real_trace):
+    trace = real_trace("paris")
+    n_prompt = len(trace.prompt_tokens)
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
+    assert scene.kvcache.drawn_blocks() == 0
+    assert scene.kvcache.label.text() == f"prefill: all {n_prompt} prompt tokens in one pass"
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
+    assert scene.kvcache.drawn_blocks() == n_prompt
+    counts = []
+    for i in range(1, len(trace.steps)):
+        scene.show_frame(trace, Cursor(i, Stage.LAYERS), animate=False)
+        counts.append(scene.kvcache.drawn_blocks())
+        assert scene.kvcache.label.text() == f"decode: 1 new token; {trace.steps[i].start} cached"
+    assert counts == [n_prompt + i + 1 for i in range(len(counts))]
+
+
+def test_counters_and_caption_have_real_numbers(scene, real_trace):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
+    c = scene.counters()
+    assert c["ttft_s"] == trace.ttft_s and c["tpot_s"] == trace.tpot_s and c["device"] == "CPU"
+    assert "TTFT" in scene.counters_item.line1.text() and "ms" in scene.counters_item.line1.text()
+    text = scene.caption_text()
+    assert f"{100 * trace.steps[0].sampling.raw.probs[0]:.1f} %" in text and "49,152" in text
+    scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)
+    assert "135 M parameters" in scene.caption_text()
+    assert scene.pretraining.params.text() == "135 M"
+
+
+def test_spotlight_dims_the_other_stages(scene, real_trace):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
+    assert scene.tokens.opacity() == 1.0
+    scene.set_spotlight(True)
+    dim = scene.theme.dim_opacity
+    assert scene.layers.opacity() == 1.0
+    assert scene.tokens.opacity() == dim and scene.probabilities.opacity() == dim
+    assert scene.pretraining.opacity() == dim
+    assert scene.caption.opacity() == 1.0                          # the caption always stays readable
+    state = scene.frame_state()
+    assert state["tokens/title"]["opacity"] == dim and state["layers/title"]["opacity"] == 1.0
+    scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
+    assert scene.probabilities.opacity() == 1.0 and scene.layers.opacity() == dim
+    scene.set_spotlight(False)
+    assert scene.layers.opacity() == 1.0
+
+
+def test_themes_switch_colours_and_type(scene, real_trace):
+    trace = real_trace("paris")
+    scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
+    light = scene.frame_state()
+    bars = scene.bar_values()
+    scene.set_theme(THEMES["projector"])
+    proj = scene.frame_state()
+    assert scene.backgroundBrush().color().name() == "#000000"
+    assert proj["caption/text"]["color"] == "#ffffff" and light["caption/text"]["color"] != "#ffffff"
+    assert proj["caption/text"]["font"][1] > light["caption/text"]["font"][1]
+    assert proj["tokens/frame"]["stroke"][1] > light["tokens/frame"]["stroke"][1]
+    assert scene.bar_values() == bars                               # same data, new look
+    scene.set_theme(THEMES["dark"])
+    assert scene.frame_state()["caption/text"]["color"] == THEMES["dark"].foreground
+
+
+def test_step_back_restores_the_frame_exactly(scene, real_trace):
+    trace = real_trace("sampled")
+    lesson = Lesson(trace)
+    cursors = lesson.cursors()[:16]
+    states = []
+    for c in cursors:
+        scene.show_frame(trace, c, animate=False)
+        states.append(scene.frame_state())
+    for c, st in reversed(list(zip(cursors, states))):
+        scene.show_frame(trace, c, animate=False)
+        assert scene.frame_state() == st, c
+
+
+def test_animated_transitions_end_in_the_instant_frame(scene, real_trace, qtbot):
+    trace = real_trace("sampled")
+    lesson = Lesson(trace)
+    scene.set_speed(8.0)
+    c = lesson.first()
+    scene.show_frame(trace, c, animate=False)
+    seen_animating = 0
+    while (n := lesson.next(c)) is not None and n.step < 2:
+        scene.show_frame(trace, n, animate=True)
+        if scene.is_animating():
+            seen_animating += 1
+            with qtbot.waitSignal(scene.animation_finished, timeout=5000):
+                pass
+        animated = scene.frame_state()
+        scene.show_frame(trace, n, animate=False)
+        assert animated == scene.frame_state(), n
+        # and back: exactly the earlier frame
+        before = scene.frame_state()
+        scene.show_frame(trace, c, animate=True)    # stepping back does not animate
+        assert not scene.is_animating()
+        scene.show_frame(trace, n, animate=False)
+        assert scene.frame_state() == before
+        c = n
+    assert seen_animating >= 6
+
+
+def test_finish_animation_is_deterministic(scene, real_trace):
+    trace = real_trace("sampled")
+    scene.set_speed(1.0)
+    for stage in (Stage.EMBEDDINGS, Stage.LAYERS, Stage.PROBABILITIES, Stage.SAMPLING, Stage.APPEND):
+        prev = Lesson(trace).prev(Cursor(1, stage))
+        scene.show_frame(trace, prev, animate=False)
+        scene.show_frame(trace, Cursor(1, stage), animate=True)
+        assert scene.is_animating(), stage
+        scene.finish_animation()
+        assert not scene.is_animating()
+        finished = scene.frame_state()
+        scene.show_frame(trace, Cursor(1, stage), animate=False)
+        assert scene.frame_state() == finished
+
+
+def test_speed_zero_jumps_to_the_end(scene, real_trace):
+    trace = real_trace("paris")
+    scene.set_speed(0)
+    scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=True)
+    assert not scene.is_animating()
+
+
+def test_prefill_chips_travel_together(scene, real_trace, qtbot):
+    trace = real_trace("paris")
+    scene.set_speed(1.0)
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
+    scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=True)
+    qtbot.wait(120)
+    flying = [t for t in scene.travellers if t.isVisible()]
+    assert len(flying) == len(trace.prompt_tokens)
+    scene.finish_animation()
+    assert not any(t.isVisible() for t in scene.travellers)
+    scene.show_frame(trace, Cursor(1, Stage.TOKENS), animate=False)
+    scene.show_frame(trace, Cursor(1, Stage.EMBEDDINGS), animate=True)
+    qtbot.wait(120)
+    assert sum(t.isVisible() for t in scene.travellers) == 1        # decode: one token
+    scene.finish_animation()
+
+
+def test_long_prompt_elides_and_stays_inside(scene, real_trace):
+    trace = real_trace("long")
+    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    chips = scene.token_chips()
+    n_total = len(trace.prompt_tokens) + len(trace.steps)
+    assert len(chips) < n_total
+    assert scene.tokens.more.isVisible()
+    hidden = n_total - len(chips)
+    assert scene.tokens.more.label.text() == f"… {hidden:,} more"
+    assert chips[-1] == (trace.steps[-1].sampling.chosen.id, trace.steps[-1].sampling.chosen.text)
+    assert chips[0] == (trace.prompt_tokens[0].id, trace.prompt_tokens[0].text)
+    panel = QRectF(L.TOKENS)
+    for c in scene.tokens.drawn_chips() + [scene.tokens.more]:
+        assert panel.contains(c.sceneBoundingRect()), c.token
+    # the embeddings of a long prefill are elided too
+    scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
+    assert scene.embeddings.more.isVisible() and "more tokens" in scene.embeddings.more.text()
+    assert QRectF(L.EMBEDDINGS).contains(scene.embeddings.more.sceneBoundingRect())
+
+
+def test_everything_stays_on_the_canvas(scene, real_trace):
+    canvas = scene.sceneRect()
+    for theme in THEMES.values():
+        scene.set_theme(theme)
+        for name in ("chat", "sampled", "long"):
+            trace = real_trace(name)
+            for c in (Cursor(0, Stage.TOKENS), Cursor(0, Stage.SAMPLING), Lesson(trace).last()):
+                scene.show_frame(trace, c, animate=False)
+                for item in scene.items():
+                    if item.isVisible() and item.data(0):
+                        r = item.sceneBoundingRect()
+                        assert canvas.contains(r) or r.isEmpty(), (theme.name, name, c, item.data(0), r)
+
+
+def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
+    from explainer.diagram.render import render_scene_png
+
+    trace = real_trace("unicode")
+    scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
+    expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
+    assert scene.token_chips() == expected
+    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    out = render_scene_png(scene, tmp_path / "u.png", scale=0.5)
+    assert out.stat().st_size > 1000
+
+
+def test_show_empty(scene):
+    scene.show_empty("Loading the model…")
+    assert scene.token_chips() == [] and scene.bar_values() == []
+    assert scene.caption_text() == "Loading the model…"
+    assert scene.pretraining.isVisible() and sum(s.isVisible() for s in scene.layers.slabs) == 30
+
+
+def test_growing_trace_snapshots_keep_animating(scene, real_trace, qtbot):
+    import copy
+
+    full = real_trace("paris")
+    snap = copy.copy(full)
+    snap.steps = full.steps[:1]
+    snap.stop_reason = None
+    scene.set_speed(4.0)
+    scene.show_frame(snap, Cursor(0, Stage.APPEND), animate=False)
+    scene.show_frame(full, Cursor(1, Stage.TOKENS), animate=True)   # a newer snapshot of the same request
+    assert scene.is_animating()
+    with qtbot.waitSignal(scene.animation_finished, timeout=5000):
+        pass
