@@ -1,0 +1,216 @@
+"""`explainer bench --gui`: how the window behaves while the model works, as one JSON object.
+
+The real window (offscreen when there is no display) loads the model in the background, then
+generates 64 tokens with animations on while Play follows the generation stage by stage.
+Measured, never asserted:
+
+- ``gui_max_block_ms``: the longest time the GUI thread did not get back to its event loop, from
+  a 1 ms precise QTimer heartbeat (largest gap between two ticks, minus the 1 ms period), from
+  the first paint to the end;
+- ``fps``: paint events of the diagram's viewport per second while the scene was animating;
+- ``first_window_s``: from process start (the OS's record of it) to the window's first paint,
+  with the model loading in the background;
+- ``peak_rss_mb``: the process's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+
+from explainer.model.manifest import DEFAULT_MODEL
+
+PROMPT = "Once upon a time"
+TOKENS = 64
+AFTER_GENERATION_S = 4.0  # keep playing (animating) this long after the last token
+TIMEOUT_S = 300.0
+
+
+def _process_start() -> float:
+    try:
+        import psutil
+
+        return psutil.Process().create_time()
+    except Exception:  # noqa: BLE001 - psutil is a dependency, but a figure is not worth a crash
+        return time.time() - time.process_time()
+
+
+def _peak_rss_mb() -> float:
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
+
+
+class _Probe(QObject):
+    """Counts paints of one widget; notes the first paint of the window."""
+
+    def __init__(self, bench: "_GuiBench") -> None:
+        super().__init__()
+        self.bench = bench
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint:
+            self.bench.on_paint(obj)
+        return False
+
+
+class _GuiBench:
+    def __init__(self, window, app, tokens: int) -> None:
+        self.window, self.app, self.tokens = window, app, tokens
+        self.t_start = _process_start()
+        self.first_paint_wall: float | None = None
+        self.heartbeat_last: float | None = None
+        self.max_gap = 0.0
+        self.paints_animating = 0
+        self.paints_total = 0
+        self.animating_s = 0.0
+        self.frames_shown = 0
+        self.result: dict = {}
+        self.finished_at: float | None = None
+        self.generation_started: float | None = None
+        self.probe = _Probe(self)
+
+        self.heartbeat = QTimer()
+        self.heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+        self.heartbeat.setInterval(1)
+        self.heartbeat.timeout.connect(self.tick)
+        self.deadline = QTimer()
+        self.deadline.setSingleShot(True)
+        self.deadline.timeout.connect(lambda: self.stop("timeout"))
+
+    # --- measurement ------------------------------------------------------
+
+    def on_paint(self, obj) -> None:
+        if self.first_paint_wall is None:
+            self.first_paint_wall = time.time()
+            self.heartbeat_last = time.perf_counter()
+            self.heartbeat.start()
+        if obj is self.window.view.viewport():
+            self.paints_total += 1
+            if self.window.scene.is_animating():
+                self.paints_animating += 1
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        if self.heartbeat_last is not None:
+            gap = now - self.heartbeat_last
+            self.max_gap = max(self.max_gap, gap)
+            if self.window.scene.is_animating():
+                self.animating_s += gap
+        self.heartbeat_last = now
+        if self.finished_at is not None and (time.perf_counter() - self.finished_at > AFTER_GENERATION_S
+                                             or not self.window.playing):
+            self.stop("done")
+
+    # --- driving the window -------------------------------------------------
+
+    def start(self) -> None:
+        w = self.window
+        w.installEventFilter(self.probe)
+        w.view.viewport().installEventFilter(self.probe)
+        c = w.controller
+        c.model_ready.connect(self.on_model_ready)
+        c.step_ready.connect(self.on_step)
+        c.generation_finished.connect(self.on_finished)
+        c.error.connect(lambda m, h: self.stop(f"error: {m} ({h})"))
+        c.model_missing.connect(lambda m: self.stop(f"error: {m}"))
+        w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
+        w.dwell_ms = lambda: 0  # animate continuously: the next stage as soon as one ends
+        self.deadline.start(int(TIMEOUT_S * 1000))
+        w.show()
+        QTimer.singleShot(0, c.load_model)
+
+    def on_model_ready(self, info: dict) -> None:
+        self.result["model"] = info["name"]
+        self.result["device"] = info["device"]
+        self.result["model_load_s"] = info["load_s"]
+        w = self.window
+        w.prompt.setPlainText(PROMPT)
+        w.chat.setChecked(False)
+        w.sampling.greedy.setChecked(True)
+        w.sampling.max_new_tokens.setText(str(self.tokens))
+        w.transport.set_speed(2.0)  # "Fast": more frames in the time the model takes
+        self.generation_started = time.perf_counter()
+        w.generate()
+
+    def on_step(self, trace) -> None:
+        if len(trace.steps) == 1:
+            self.window.set_playing(True)
+
+    def on_finished(self, trace) -> None:
+        self.finished_at = time.perf_counter()
+        self.result["tokens"] = len(trace.steps)
+        self.result["generation_s"] = self.finished_at - (self.generation_started or self.finished_at)
+        self.result["ttft_s"] = trace.ttft_s
+        self.result["tpot_s"] = trace.tpot_s
+
+    def stop(self, why: str) -> None:
+        if "status" in self.result:
+            return
+        self.result["status"] = why
+        self.heartbeat.stop()
+        self.deadline.stop()
+        self.window.close()
+        self.app.quit()
+
+    def report(self) -> dict:
+        r = {
+            "gui_max_block_ms": max(0.0, (self.max_gap - 0.001) * 1000),
+            "fps": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
+            "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
+            "peak_rss_mb": _peak_rss_mb(),
+        }
+        r.update(self.result)
+        r.update({
+            "animating_s": self.animating_s,
+            "frames_painted_animating": self.paints_animating,
+            "frames_painted_total": self.paints_total,
+            "stages_shown": self.frames_shown,
+            "qt_platform": self.app.platformName(),
+        })
+        return r
+
+
+def _quiet_offscreen_noise() -> None:
+    """The offscreen plugin warns on every window size-hint change; the JSON is what matters."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if "propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(handler)
+
+
+def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS) -> dict:
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _quiet_offscreen_noise()
+    from explainer.ui.app import make_app
+
+    app = make_app([sys.argv[0] if sys.argv else "explainer"])
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    def factory():
+        from explainer.engine.generate import Engine
+        from explainer.model.build import load_built
+
+        return Engine(load_built(model), device)
+
+    controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
+    window = MainWindow(controller)
+    bench = _GuiBench(window, app, tokens)
+    bench.start()
+    app.exec()
+    window.shutdown()
+    return bench.report()
