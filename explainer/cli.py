@@ -326,6 +326,11 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.gui:
+        from explainer.ui.bench_gui import run_gui_bench
+
+        _print_json(run_gui_bench(args.model, args.device))
+        return 0
     from explainer.engine.bench import run_bench
     from explainer.model.build import load_built
 
@@ -388,6 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure load, prefill and decode speed (prints JSON)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
+    p.add_argument("--gui", action="store_true",
+                   help="measure the app instead: GUI-thread blocking, frame rate, time to first window")
     p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_bench)
 
