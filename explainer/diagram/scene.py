@@ -77,6 +77,7 @@ class LifecycleScene(QGraphicsScene):
             item.setVisible(False)
             self.addItem(item)
         self.animator = Animator(self)
+        self._drawn: dict[str, tuple] = {}
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
         self._frame: Frame = empty_frame("")
@@ -117,6 +118,7 @@ class LifecycleScene(QGraphicsScene):
         self._trace, self._cursor, self._frame = trace, cursor, frame
         self._apply(frame)
         if animate and not self.animator.instant and self._follows(prev_trace, prev_cursor, trace, cursor):
+            self._drawn = {}
             phases = self._transition(prev_frame, frame)
             if phases:
                 self.animator.play(phases, self._animation_done)
@@ -161,19 +163,65 @@ class LifecycleScene(QGraphicsScene):
 
     # --- drawing ----------------------------------------------------------------------------
 
-    def _apply(self, frame: Frame) -> None:
+    def redraw(self) -> None:
+        """Draw the current frame again from scratch (after changing items by hand)."""
+        self.finish_animation()
+        self._apply(self._frame, force=True)
+
+    def _signatures(self, frame: Frame) -> dict[str, tuple]:
+        """What each panel's drawing depends on; a panel whose signature is unchanged is not redrawn.
+
+        Redrawing everything costs tens of milliseconds; one step usually changes two panels.
+        """
+        tr = self._trace
+        req = (tr.created, tr.prompt, len(tr.prompt_tokens)) if tr is not None else (None, frame.message)
+        t = self.theme
+        st = frame.stage
+        return {
+            "header": (t, req, frame.step, frame.n_steps, frame.pass_label),
+            "pretraining": (t, frame.model_name, frame.n_params),
+            "tokens": (t, req, tuple(frame.chips), frame.reading, frame.context_used, frame.context_length,
+                       frame.message, frame.cursor is None),
+            "embeddings": (t, req, frame.step, bool(frame.emb_rows), frame.embedding_dim),
+            "layers": (t, req, frame.step, frame.layers_shown, frame.n_layers),
+            "probabilities": (t, req, frame.step, frame.bars_shown, st >= Stage.SAMPLING and frame.bars_shown,
+                              frame.bar_phase, frame.show_draw),
+            "kvcache": (t, req, frame.step, frame.kv_new_shown, frame.kv_label),
+            "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s),
+            "caption": (t, frame.caption_title, frame.caption, frame.message),
+        }
+
+    def _apply(self, frame: Frame, force: bool = False) -> None:
         t = self.theme
         self.setBackgroundBrush(QBrush(QColor(t.background)))
         prompt_len = len(self._trace.prompt_tokens) if self._trace is not None else 0
-        self.header.apply(frame, t, L.HEADER.width())
-        self.pretraining.apply(frame, t, frame.model_name, frame.n_params)
-        self.tokens.apply(frame, t)
-        self.embeddings.apply(frame, t)
-        self.layers.apply(frame, t)
-        self.probabilities.apply(frame, t)
-        self.kvcache.apply(frame, t, prompt_len)
-        self.counters_item.apply(frame, t)
-        self.caption.apply(frame.caption_title, frame.caption or frame.message, t)
+        sigs = self._signatures(frame)
+        if force:
+            self._drawn = {}
+        drawn = getattr(self, "_drawn", {})
+
+        def due(name: str) -> bool:
+            return drawn.get(name) != sigs[name]
+
+        if due("header"):
+            self.header.apply(frame, t, L.HEADER.width())
+        if due("pretraining"):
+            self.pretraining.apply(frame, t, frame.model_name, frame.n_params)
+        if due("tokens"):
+            self.tokens.apply(frame, t)
+        if due("embeddings"):
+            self.embeddings.apply(frame, t)
+        if due("layers"):
+            self.layers.apply(frame, t)
+        if due("probabilities"):
+            self.probabilities.apply(frame, t)
+        if due("kvcache"):
+            self.kvcache.apply(frame, t, prompt_len)
+        if due("counters"):
+            self.counters_item.apply(frame, t)
+        if due("caption"):
+            self.caption.apply(frame.caption_title, frame.caption or frame.message, t)
+        self._drawn = sigs
         self.loop.apply(frame, t, L.PROBABILITIES.right() - 90, L.PROBABILITIES.top(), L.TOKENS.bottom())
         self._apply_flow(frame)
         self.flyer.setVisible(False)
@@ -224,7 +272,7 @@ class LifecycleScene(QGraphicsScene):
         return Lesson(trace).next(prev) == cursor
 
     def _animation_done(self) -> None:
-        self._apply(self._frame)
+        self._apply(self._frame, force=True)
         self.animation_finished.emit()
 
     def _transition(self, prev: Frame, frame: Frame) -> list[list[Track]]:

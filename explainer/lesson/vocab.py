@@ -84,3 +84,11 @@ class TokenNamer:
 def token_text(trace: Trace, token_id: int) -> str:
     """The text of ``token_id`` (from the trace if it names it, else the tokenizer)."""
     return TokenNamer(trace)(token_id)
+
+
+def preload() -> bool:
+    """Load the default tokenizer now (e.g. in a worker thread), so no frame waits for it.
+
+    Returns True when token texts are available.
+    """
+    return _default_source() is not None

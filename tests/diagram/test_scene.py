@@ -78,7 +78,8 @@ def test_sampling_phases_match_the_recorded_stages(scene, real_trace):
         table = dict(zip(lst.ids, lst.probs))
         assert [h for _, h in scene.bar_values()[:-1]] == pytest.approx(
             [table.get(t, 0.0) for t in s.raw.ids[:N_BARS]], abs=1e-12)
-    scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
+    scene.redraw()                                        # back to the frame's own end state
+    assert scene.bar_values()[0][1] == pytest.approx(s.after_top_p.probs[0])
 
 
 def test_greedy_says_no_random_draw(scene, real_trace):

@@ -53,6 +53,7 @@ class TokenChipItem(QGraphicsObject):
         self.id_text = Text(f"{key}/id", self)
         self.token: tuple[int, str] | None = None   # (id, raw text); None for the "more" chip
         self.kind = ""
+        self._sig: tuple | None = None
         self._w = 0.0
         self._h = 0.0
 
@@ -65,6 +66,10 @@ class TokenChipItem(QGraphicsObject):
     def set_token(self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0,
                   show_id: bool = True) -> float:
         """Show ``chip`` (or a "… N more" chip when None); returns the chip width."""
+        sig = (chip, reading, more, show_id, theme)
+        if sig == self._sig and self.opacity() == 1.0 and self.scale() == 1.0 and self.isVisible():
+            return self._w  # unchanged: a long context redraws only the chips that changed
+        self._sig = sig
         f = theme_font(theme, 1.0)
         if chip is None:
             label = f"… {more:,} more"

@@ -1,0 +1,72 @@
+"""The view (fit, zoom) and the GUI-thread budget: animation frames stay far below 16 ms."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from explainer.diagram.theme import THEMES, Theme, system_theme_name
+from explainer.diagram.view import DiagramView
+from explainer.lesson.stages import Cursor, Lesson, Stage
+
+
+def test_view_fits_and_zooms(scene, qtbot):
+    view = DiagramView(scene)
+    qtbot.addWidget(view)
+    view.resize(800, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    m = view.transform().m11()
+    assert 0.45 < m < 0.55                      # the 1600-wide canvas fits 800 pixels
+    view.zoom_in()
+    assert view.transform().m11() > m * 1.1 and view.zoom > 1.0
+    view.zoom_out()
+    view.zoom_out()                              # never below "fit"
+    assert view.zoom == 1.0 and abs(view.transform().m11() - m) < 1e-6
+    view.zoom_in()
+    view.reset_zoom()
+    assert abs(view.transform().m11() - m) < 1e-6
+
+
+def test_themes_are_complete():
+    assert set(THEMES) == {"light", "dark", "projector"}
+    p, light = THEMES["projector"], THEMES["light"]
+    assert p.background == "#000000" and p.line_width >= 2 * light.line_width
+    assert p.base_point_size > light.base_point_size
+    assert all(isinstance(t, Theme) for t in THEMES.values())
+    assert system_theme_name() in ("light", "dark")
+
+
+def test_animation_frames_fit_the_frame_budget(scene, real_trace):
+    """Every animation step only moves a few pre-created items (no rebuilding)."""
+    trace = real_trace("chat")
+    scene.set_speed(1.0)
+    ticks: list[float] = []
+    lesson = Lesson(trace)
+    for c in lesson.cursors()[1:14]:
+        scene.show_frame(trace, lesson.prev(c), animate=False)
+        phases = scene._transition(scene._frame, scene._frame)  # noqa: SLF001 - the tracks of this stage
+        scene.show_frame(trace, c, animate=False)
+        phases = scene._transition(scene._frame, scene._frame)  # noqa: SLF001
+        for phase in phases:
+            for track in phase:
+                for i in range(31):
+                    t0 = time.perf_counter()
+                    track.apply(i / 30)
+                    ticks.append(time.perf_counter() - t0)
+        scene.redraw()
+    assert ticks
+    assert statistics.median(ticks) < 0.004
+    assert max(ticks) < 0.016 * 3                # generous: the CI machine may be busy
+
+
+def test_stepping_is_quick(scene, real_trace):
+    trace = real_trace("chat")
+    lesson = Lesson(trace)
+    scene.show_frame(trace, Cursor(1, Stage.LAYERS), animate=False)   # token texts loaded once
+    times = []
+    for c in lesson.cursors():
+        t0 = time.perf_counter()
+        scene.show_frame(trace, c, animate=False)
+        times.append(time.perf_counter() - t0)
+    assert statistics.median(times) < 0.030
