@@ -62,11 +62,25 @@ def model_info(engine, load_s: float) -> dict:
     }
 
 
+_PIECE_TABLES: dict[str, list[str]] = {}
+
+
+def piece_table(engine) -> list[str]:
+    """Every token's text by id, built in the worker (a quarter second) so the diagram can
+    label candidate tokens without the GUI thread touching the engine's tokenizer."""
+    key = str(getattr(engine.built, "tokenizer_path", id(engine)))
+    table = _PIECE_TABLES.get(key)
+    if table is None:
+        piece = engine.tokenizer.piece
+        table = _PIECE_TABLES[key] = [piece(i) for i in range(int(engine.config["vocab_size"]))]
+    return table
+
+
 class _Worker(QObject):
     """Lives in the worker thread; every slot runs there."""
 
     loading = Signal()
-    ready = Signal(object)  # info dict
+    ready = Signal(object, object)  # info dict, token texts by id
     missing = Signal(str, str)
     progress = Signal(str, float)
     step = Signal(int, object)  # generation id, trace snapshot
@@ -113,7 +127,7 @@ class _Worker(QObject):
             return False
         finally:
             self.busy.emit(False, "")
-        self.ready.emit(model_info(self.engine, time.perf_counter() - t0))
+        self.ready.emit(model_info(self.engine, time.perf_counter() - t0), piece_table(self.engine))
         return True
 
     # --- slots (queued from the controller) --------------------------------
@@ -123,7 +137,7 @@ class _Worker(QObject):
         if self._closing():
             return
         if self.engine is not None:
-            self.ready.emit(model_info(self.engine, 0.0))
+            self.ready.emit(model_info(self.engine, 0.0), piece_table(self.engine))
             return
         self._ensure_engine()
 
@@ -221,6 +235,7 @@ class EngineController(QObject):
         self._busy = False
         self.activity = ""
         self.info: dict | None = None
+        self.pieces: list[str] | None = None  # token text by id, for labelling candidates
         self.missing_hint = ""
         self._thread = QThread()
         self._thread.setObjectName("explainer-engine")
@@ -296,8 +311,9 @@ class EngineController(QObject):
 
     # --- relays from the worker (GUI thread) ---------------------------------
 
-    def _on_ready(self, info: dict) -> None:
+    def _on_ready(self, info: dict, pieces: list) -> None:
         self.info = info
+        self.pieces = pieces
         if not self._closing:
             self.model_ready.emit(info)
 

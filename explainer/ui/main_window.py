@@ -34,6 +34,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.errors import ExplainerError
+from explainer.lesson import vocab
 from explainer.lesson.stages import Cursor, Lesson, Stage
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import EngineController
@@ -134,7 +135,8 @@ class MainWindow(QMainWindow):
         self._connect_controller()
 
         self._guard = _TextKeyGuard(self)
-        QApplication.instance().installEventFilter(self._guard)
+        for field in self.findChildren(QLineEdit) + self.findChildren(QPlainTextEdit):
+            field.installEventFilter(self._guard)  # on the fields only: no Python call per app event
         hints = QApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_system_scheme)
 
@@ -482,6 +484,9 @@ class MainWindow(QMainWindow):
 
     def _on_model_ready(self, info: dict) -> None:
         self.build_panel.hide()
+        pieces = self.controller.pieces
+        if pieces:
+            vocab.set_piece_source(lambda i: pieces[i] if 0 <= i < len(pieces) else f"#{i}")
         self.model_label.setText(f"  |  {info['name']} · {info['n_params'] / 1e6:.0f} M parameters")
         if not self.generating:
             self._set_activity("Model ready. " + WELCOME + ".")
@@ -697,9 +702,7 @@ class MainWindow(QMainWindow):
         self.playing = False
         self._stop_animation()
         self.controller.shutdown()
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self._guard)
+        if QApplication.instance() is not None:
             try:
                 QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
             except (RuntimeError, TypeError):
