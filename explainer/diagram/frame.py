@@ -72,8 +72,10 @@ class Frame:
     emb_more_at: int = 0                   # row index where the "… more" line goes
     emb_scale: float = 1.0
     emb_cached: int = 0
+    emb_full: tuple[Chip, list[float]] | None = None   # the last read token's whole recorded vector
     # layers
     n_layers: int = 30
+    layers_known: bool = True              # False before any model is known: the stack is a sketch
     layers_shown: bool = False
     changes: list[float] = field(default_factory=list)
     lens: list[str] = field(default_factory=list)
@@ -181,8 +183,14 @@ def sample_vector(v: list[float], n: int = N_CELLS) -> list[float]:
     return [float(v[i]) for i in idx]
 
 
-def empty_frame(message: str = "", n_layers: int = 30) -> Frame:
-    return Frame(cursor=None, stage=Stage.PRETRAINING, message=message, n_layers=n_layers,
+def empty_frame(message: str = "", model: dict | None = None) -> Frame:
+    """Before any trace: only what is known about the model (``model``: name, n_params,
+    n_layers, d_model, context_length, device, as in the controller's model_ready info)."""
+    m = model or {}
+    return Frame(cursor=None, stage=Stage.PRETRAINING, message=message, n_layers=int(m.get("n_layers") or 30),
+                 layers_known=bool(m.get("n_layers")), embedding_dim=int(m.get("d_model") or 0),
+                 context_length=int(m.get("context_length") or 0), model_name=str(m.get("name") or ""),
+                 n_params=int(m.get("n_params") or 0), device=str(m.get("device") or m.get("provider") or ""),
                  caption=message, caption_title=title(Stage.PRETRAINING))
 
 
@@ -232,6 +240,9 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9) -> Frame:
             f.emb_more_at = head
             rows = rows[:head] + rows[-tail:]
         f.emb_rows = rows
+        last = step.tokens[-1]
+        f.emb_full = (_chip(last.id, last.text, "input" if step.phase == "prefill" else "output"),
+                      [float(x) for x in step.embeddings[-1]])
         flat = np.abs(np.array([x for _, v in rows for x in v], dtype=np.float64))
         f.emb_scale = float(np.percentile(flat, 98)) if flat.size else 1.0
         f.emb_scale = f.emb_scale if f.emb_scale > 0 else 1.0

@@ -78,6 +78,7 @@ class LifecycleScene(QGraphicsScene):
             self.addItem(item)
         self.animator = Animator(self)
         self._drawn: dict[str, tuple] = {}
+        self._model_info: dict | None = None
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
         self._frame: Frame = empty_frame("")
@@ -103,11 +104,18 @@ class LifecycleScene(QGraphicsScene):
     def finish_animation(self) -> None:
         self.animator.finish()
 
+    def set_model_info(self, info: dict | None) -> None:
+        """What is known about the loaded model before any trace (the controller's model_ready
+        info: name, n_params, n_layers, d_model, context_length, device); used by show_empty."""
+        self._model_info = dict(info) if info else None
+        if self._cursor is None:
+            self.show_empty(self._frame.message)
+
     def show_empty(self, message: str) -> None:
         """Before any trace: the training panel, the empty loop, and ``message``."""
         self.finish_animation()
         self._trace, self._cursor = None, None
-        self._frame = empty_frame(message)
+        self._frame = empty_frame(message, self._model_info)
         self._apply(self._frame)
 
     def show_frame(self, trace: Trace, cursor: Cursor, animate: bool = True) -> None:
@@ -182,12 +190,12 @@ class LifecycleScene(QGraphicsScene):
             "pretraining": (t, frame.model_name, frame.n_params),
             "tokens": (t, req, tuple(frame.chips), frame.reading, frame.context_used, frame.context_length,
                        frame.message, frame.cursor is None),
-            "embeddings": (t, req, frame.step, bool(frame.emb_rows), frame.embedding_dim),
-            "layers": (t, req, frame.step, frame.layers_shown, frame.n_layers),
+            "embeddings": (t, req, frame.step, bool(frame.emb_rows), frame.embedding_dim, frame.message),
+            "layers": (t, req, frame.step, frame.layers_shown, frame.n_layers, frame.layers_known),
             "probabilities": (t, req, frame.step, frame.bars_shown, st >= Stage.SAMPLING and frame.bars_shown,
                               frame.bar_phase, frame.show_draw),
             "kvcache": (t, req, frame.step, frame.kv_new_shown, frame.kv_label),
-            "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s),
+            "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s, frame.device),
             "caption": (t, frame.caption_title, frame.caption, frame.message),
         }
 
@@ -324,11 +332,10 @@ class LifecycleScene(QGraphicsScene):
             tr = self.travellers[k]
             tr.set_token(chip, self.theme, reading=True, show_id=False)
             pairs.append((tr, start, tgt.scenePos(), tgt.scale()))
-        for _, _, _, _ in pairs:
-            pass
         for i in range(len(frame.emb_rows)):
             self.embeddings.labels[i].setOpacity(0.0)
             self.embeddings.strips[i].set_reveal(0.0)
+        self.embeddings.full.set_reveal(0.0)
 
         def step(t: float) -> None:
             for tr, a, b, sc in pairs:
@@ -341,7 +348,7 @@ class LifecycleScene(QGraphicsScene):
         return step
 
     def _anim_reveal_cells(self, t: float) -> None:
-        for strip in self.embeddings.strips:
+        for strip in self.embeddings.strips + [self.embeddings.full]:
             if strip.isVisible():
                 strip.set_reveal(t)
 

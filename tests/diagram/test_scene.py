@@ -149,9 +149,13 @@ def test_embeddings_are_the_real_vectors(scene, real_trace):
     assert len(strips) == len(step.tokens)
     for strip, vec in zip(strips, step.embeddings):
         assert strip.values == sample_vector(vec)
+    # the last token's whole vector, every number, as a grid
+    assert scene.embeddings.full.isVisible() and scene.embeddings.full.values == step.embeddings[-1]
+    assert scene.embeddings.full_title.text() == f"all {len(step.embeddings[-1])} numbers of “␣is”"
     # decode reads one token
     scene.show_frame(trace, Cursor(2, Stage.EMBEDDINGS), animate=False)
     assert sum(s.isVisible() for s in scene.embeddings.strips) == 1
+    assert scene.embeddings.full.values == trace.steps[2].embeddings[0]
 
 
 def test_prefill_then_decode_kv_cache_grows_by_one(scene, real_trace):

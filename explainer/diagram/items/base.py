@@ -255,8 +255,10 @@ class Para(QGraphicsTextItem):
         if self.textWidth() != width:
             self.setTextWidth(width)
         opt = self.document().defaultTextOption()
-        if opt.alignment() != align:
+        if opt.alignment() != align or opt.textDirection() != Qt.LayoutDirection.LeftToRight:
             opt.setAlignment(align)
+            # English sentences that quote a right-to-left token must stay left-to-right
+            opt.setTextDirection(Qt.LayoutDirection.LeftToRight)
             self.document().setDefaultTextOption(opt)
         self.setVisible(True)
         return self

@@ -19,6 +19,7 @@ from explainer.diagram.items.tokens import TokenChipItem
 from explainer.diagram.theme import Theme
 from explainer.lesson.captions import title
 from explainer.lesson.stages import Stage
+from explainer.lesson.text import visible
 
 
 def mix(a: QColor, b: QColor, t: float) -> QColor:
@@ -41,15 +42,19 @@ class CellStripItem(QGraphicsObject):
         tag(self, key)
         self.values: list[float] = []
         self.value_scale = 1.0
+        self.columns = 1
         self.reveal = 1.0
         self._w = 100.0
         self._h = 20.0
         self._colors: list[QColor] = []
         self._border = QColor("#000000")
 
-    def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float) -> None:
+    def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float,
+                   columns: int | None = None) -> None:
+        """Cells for ``values`` in a ``w`` x ``h`` box: one row, or rows of ``columns`` cells."""
         self.prepareGeometryChange()
         self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
+        self.columns = columns or max(1, len(values))
         self._colors = [value_color(v, scale, theme) for v in values]
         self._border = QColor(theme.panel_border)
         self.update()
@@ -61,7 +66,7 @@ class CellStripItem(QGraphicsObject):
 
     def state(self) -> dict[str, Any]:
         return {"values": [round(v, 5) for v in self.values], "colors": [c.name() for c in self._colors],
-                "reveal": round(self.reveal, 4), "size": [self._w, self._h]}
+                "reveal": round(self.reveal, 4), "size": [self._w, self._h], "columns": self.columns}
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
@@ -70,12 +75,15 @@ class CellStripItem(QGraphicsObject):
         n = len(self._colors)
         if not n:
             return
-        cw = self._w / n
+        cols = self.columns
+        rows = -(-n // cols)
+        cw, ch = self._w / cols, self._h / rows
         shown = int(round(n * self.reveal))
         painter.setPen(Qt.PenStyle.NoPen)
         for i in range(shown):
             painter.setBrush(QBrush(self._colors[i]))
-            painter.drawRect(QRectF(i * cw, 0, cw + 0.4, self._h))
+            r, c = divmod(i, cols)
+            painter.drawRect(QRectF(c * cw, r * ch, cw + 0.4, ch + 0.4))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(self._border)
         painter.drawRect(QRectF(0, 0, self._w, self._h))
@@ -127,6 +135,8 @@ class EmbeddingStripItem(Panel):
         self.more = Text(f"{key}/more", self)
         self.cached = Text(f"{key}/cached", self)
         self.cached2 = Text(f"{key}/cached2", self)
+        self.full_title = Text(f"{key}/full/title", self)
+        self.full = CellStripItem(f"{key}/full/cells", self)
         self.colorbar = ColorBarItem(f"{key}/colorbar", self)
         self.cb_labels = [Text(f"{key}/colorbar/{k}", self) for k in ("min", "zero", "max")]
         self.idle = Text(f"{key}/idle", self)
@@ -135,14 +145,15 @@ class EmbeddingStripItem(Panel):
 
     def apply(self, frame: Frame, theme: Theme) -> None:
         top = self.style_frame(theme, title(Stage.EMBEDDINGS))
-        dim = frame.embedding_dim or 576
-        self.headline.show_text(f"{dim} numbers per token", theme_font(theme, 1.1, True), theme.foreground)
+        dim = frame.embedding_dim
+        headline = f"{dim} numbers per token" if dim else "a list of numbers per token"
+        self.headline.show_text(headline, theme_font(theme, 1.1, True), theme.foreground)
         self.headline.place(14, top)
         top += self.headline.boundingRect().height() + 2
         rows = frame.emb_rows
         n_cells = len(rows[0][1]) if rows else 32
-        self.note.show_text(f"showing {n_cells} of them (every {max(1, round(dim / n_cells))}th)",
-                            theme_font(theme, 0.8), theme.muted).place(14, top)
+        note = f"showing {n_cells} of them (every {max(1, round(dim / n_cells))}th)" if dim else ""
+        self.note.show_text(note, theme_font(theme, 0.8), theme.muted).place(14, top)
         top += self.note.boundingRect().height() + 10
         label_w = 92.0
         cells_x = 14 + label_w + 8
@@ -183,6 +194,9 @@ class EmbeddingStripItem(Panel):
         else:
             self.cached.setVisible(False)
             self.cached2.setVisible(False)
+        if shown_any and frame.emb_cached:
+            y += 8 + 2 * self.cached.boundingRect().height()
+        self._full_grid(frame, theme, y + 12, self.h - 62)
         self.idle.setVisible(not shown_any)
         if not shown_any:
             self.idle.show_text("waiting for tokens…", theme_font(theme, 0.9), theme.muted).place(14, top + 4)
@@ -198,3 +212,24 @@ class EmbeddingStripItem(Panel):
                                      ("tl", "tc", "tr")):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
             t.setVisible(shown_any)
+
+    def _full_grid(self, frame: Frame, theme: Theme, top: float, bottom: float) -> None:
+        """If there is room: every recorded number of the last token's vector, 32 to a row."""
+        self.full_title.setVisible(False)
+        self.full.setVisible(False)
+        if frame.emb_full is None:
+            return
+        chip, values = frame.emb_full
+        cols = 32
+        rows = -(-len(values) // cols)
+        tf = theme_font(theme, 0.8)
+        title_h = theme.px(0.8) + 8
+        cell = min((self.w - 28) / cols, (bottom - top - title_h) / max(rows, 1))
+        if cell < 4:
+            return
+        self.full_title.show_text(f"all {len(values)} numbers of “{visible(chip.text)}”", tf, theme.muted)
+        self.full_title.place(14, top)
+        self.full.set_values(values, frame.emb_scale, theme, cell * cols, cell * rows, columns=cols)
+        self.full.setPos(14, top + title_h)
+        self.full.set_reveal(1.0)
+        self.full.setVisible(True)

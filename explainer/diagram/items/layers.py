@@ -30,10 +30,12 @@ class LayerStackItem(Panel):
         self.bottom = Text(f"{key}/bottom", self)
         self.marker = Box(f"{key}/marker", self)
         self.badge = Text(f"{key}/badge", self)
+        self.marker.setZValue(2)
+        self.badge.setZValue(2)
         self.n_layers = 0
         self.slabs: list[Box] = []
         self.bars: list[Rect] = []
-        self.overflow: list[Text] = []
+        self.overflow: list[Text] = []   # "13×" inside bars whose change is off the scale
         self.lens: list[Text] = []
         self.numbers: list[Text] = []
         self.ensure_layers(n_layers)
@@ -49,6 +51,7 @@ class LayerStackItem(Panel):
             self.slabs.append(Box(f"{self.key}/layer/{i}/slab", self))
             self.bars.append(Rect(f"{self.key}/layer/{i}/change", self))
             self.overflow.append(Text(f"{self.key}/layer/{i}/overflow", self))
+            self.overflow[-1].setZValue(1)
             self.lens.append(Text(f"{self.key}/layer/{i}/lens", self))
             self.numbers.append(Text(f"{self.key}/layer/{i}/number", self))
         for i in range(len(self.slabs)):
@@ -60,7 +63,7 @@ class LayerStackItem(Panel):
         self._frame, self._theme = frame, theme
         n = frame.n_layers
         self.ensure_layers(n)
-        top = self.style_frame(theme, f"{title(Stage.LAYERS)}: {n}")
+        top = self.style_frame(theme, f"{title(Stage.LAYERS)}: {n}" if frame.layers_known else title(Stage.LAYERS))
         hf = theme_font(theme, 0.8)
         left = 40.0
         right = self.w - 14
@@ -110,10 +113,11 @@ class LayerStackItem(Panel):
                 bar.setBrush(QBrush(QColor(theme.bar)))
                 bar.setPen(QPen(Qt.PenStyle.NoPen))
                 bar.setVisible(True)
-                if change > 1.0:
-                    over.show_text(f"»{change:.0f}×" if change >= 10 else f"»{change:.1f}×",
-                                   theme_font(theme, 0.62, True), theme.bar)
-                    over.place(left + 6 + bar_w + 2, bottom - i * row_h - row_h / 2, "ml")
+                if change > 1.0:  # off the scale: say by how much, inside the full bar
+                    over.show_text(f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
+                                   theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
+                                   theme.panel)
+                    over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
                 else:
                     over.setVisible(False)
                 text = visible(frame.lens[i]) if frame.lens else ""

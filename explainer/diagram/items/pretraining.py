@@ -99,8 +99,8 @@ class PretrainingItem(Panel):
         nf = theme_font(theme, 0.78)
         self.model_name.show_text(elide(model_name or "trained model", nf, inner - 16), nf, theme.muted)
         self.model_name.place(cx, y + 8, "tc")
-        self.params.show_text(short_count(n_params) if n_params else "millions of", theme_font(theme, 2.0, True),
-                              theme.foreground).place(cx, y + 30, "tc")
+        self.params.show_text(short_count(n_params) if n_params else "…", theme_font(theme, 2.0, True),
+                              theme.foreground if n_params else theme.muted).place(cx, y + 30, "tc")
         self.params_word.show_text("parameters", theme_font(theme, 1.0), theme.foreground)
         self.params_word.place(cx, y + 30 + self.params.boundingRect().height(), "tc")
         ly = y + mb_h - 40

@@ -329,6 +329,11 @@ class ProbabilityChartItem(Panel):
     def chosen_anchor(self) -> QPointF:
         """Scene point of the chosen candidate's label (where the appended token flies from)."""
         frame = self._frame
+        if frame is not None and frame.chosen_index is None and self.cumbar.isVisible():
+            # chosen outside the top bars: it flies from its span on the cumulative bar
+            for s in self.cumbar.segments:
+                if s.chosen:
+                    return self.cumbar.mapToScene(QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0))
         i = frame.chosen_index if frame is not None and frame.chosen_index is not None else 0
         return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))
 

@@ -58,9 +58,12 @@ class TokenChipItem(QGraphicsObject):
         self._h = 0.0
 
     @staticmethod
-    def size_for(label: str, theme: Theme) -> tuple[float, float]:
+    def size_for(label: str, theme: Theme, token_id: int | None = None) -> tuple[float, float]:
+        """Chip size: wide enough for its text (up to CHIP_MAX_W) and for the id under it."""
         px = theme.px(1.0)
         w = min(CHIP_MAX_W, _label_width(label, theme.font_family, px) + 16)
+        if token_id is not None:
+            w = max(w, _label_width(str(token_id), theme.font_family, theme.px(0.72)) + 6)
         return max(w, 28.0), px + 14.0
 
     def set_token(self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0,
@@ -84,7 +87,7 @@ class TokenChipItem(QGraphicsObject):
             fill, dash = chip_fill(theme, chip.kind, chip.special), False
             stroke = theme.output_text if chip.kind == "output" else theme.panel_border
             tcolor = theme.chip_text
-        w, h = self.size_for(label, theme)
+        w, h = self.size_for(label, theme, chip.id if chip is not None and show_id else None)
         shown = elide(label, f, w - 12)
         self._w, self._h = w, h
         if reading:
@@ -194,7 +197,8 @@ class TokenStripItem(Panel):
         # counter and legend on the title line, right-aligned
         x = self.w - 14
         used = frame.context_used
-        counter = f"context: {used:,} / {frame.context_length or 8192:,} tokens"
+        counter = (f"context: {used:,} / {frame.context_length:,} tokens" if frame.context_length
+                   else "context: 0 tokens")
         self.counter.show_text(counter, theme_font(theme, 1.0, True), theme.foreground)
         self.counter.place(x, 10, "tr")
         x -= self.counter.boundingRect().width() + 24
@@ -239,7 +243,7 @@ class TokenStripItem(Panel):
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4) // row_h))
-        widths = [TokenChipItem.size_for(chip_label(c.text), theme)[0] for c in chips]
+        widths = [TokenChipItem.size_for(chip_label(c.text), theme, c.id)[0] for c in chips]
         more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
         lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
         self.layout_info = lay
