@@ -20,7 +20,7 @@ import resource
 import sys
 import time
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
 
 from explainer.model.manifest import DEFAULT_MODEL
 
@@ -154,7 +154,7 @@ class _GuiBench:
         self.heartbeat.stop()
         self.deadline.stop()
         self.window.close()
-        self.app.quit()
+        self.loop.quit()
 
     def report(self) -> dict:
         r = {
@@ -174,8 +174,9 @@ class _GuiBench:
         return r
 
 
-def _quiet_offscreen_noise() -> None:
-    """The offscreen plugin warns on every window size-hint change; the JSON is what matters."""
+def _quiet_offscreen_noise():
+    """The offscreen plugin warns on every window size-hint change; the JSON is what matters.
+    Returns the handler that was installed before (to put back)."""
     from PySide6.QtCore import qInstallMessageHandler
 
     previous = None
@@ -189,12 +190,22 @@ def _quiet_offscreen_noise() -> None:
             sys.stderr.write(message + "\n")
 
     previous = qInstallMessageHandler(handler)
+    return previous
 
 
 def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS) -> dict:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    _quiet_offscreen_noise()
+    previous_handler = _quiet_offscreen_noise()
+    try:
+        return _run(model, device, tokens)
+    finally:
+        from PySide6.QtCore import qInstallMessageHandler
+
+        qInstallMessageHandler(previous_handler)
+
+
+def _run(model: str, device: str | None, tokens: int) -> dict:
     from explainer.ui.app import make_app
 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
@@ -210,7 +221,8 @@ def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens:
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
+    bench.loop = QEventLoop()
     bench.start()
-    app.exec()
+    bench.loop.exec()
     window.shutdown()
     return bench.report()

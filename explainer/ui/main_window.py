@@ -35,6 +35,7 @@ from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.errors import ExplainerError
 from explainer.lesson import vocab
+from explainer.lesson.glossary import define
 from explainer.lesson.stages import Cursor, Lesson, Stage
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import EngineController
@@ -336,8 +337,7 @@ class MainWindow(QMainWindow):
         self.activity.setObjectName("activity")
         self.metrics = QLabel("")
         self.metrics.setObjectName("metrics")
-        self.metrics.setToolTip("TTFT: time to first token (reading the prompt).  "
-                                "TPOT: time per output token afterwards (median).")
+        self.metrics.setToolTip("\n".join(f"{t}: {define(t) or ''}" for t in ("TTFT", "TPOT")))
         self.model_label = QLabel("")
         self.model_label.setObjectName("model")
         sb.addWidget(self.busy_bar)

@@ -41,6 +41,8 @@ class SamplingPanel(QGroupBox):
         self.seed = self._field("", "Seed of the random draw; the same seed gives the same text. Empty: a fresh seed.")
         self.seed.setPlaceholderText("random")
         self.max_new_tokens = self._field("32", "How many tokens the model may add at most.")
+        for term, f in (("temperature", self.temperature), ("top-k", self.top_k), ("top-p", self.top_p)):
+            f.setToolTip(_define(term) or f.toolTip())  # the same words as the diagram's glossary
         form.addRow(self.greedy)
         form.addRow("Temperature", self.temperature)
         form.addRow("Top-k", self.top_k)
@@ -135,3 +137,12 @@ def _field_of(message: str) -> str:
         if m.startswith(prefix):
             return field
     return ""
+
+
+def _define(term: str) -> str | None:
+    try:
+        from explainer.lesson.glossary import define
+
+        return define(term)
+    except Exception:  # noqa: BLE001 - a tooltip is never worth a crash (e.g. assets missing)
+        return None

@@ -1,0 +1,47 @@
+"""The entry points: `explainer` (run_app) and `explainer bench --gui`."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+
+def test_run_app_shows_the_window_at_once_and_exits_cleanly(qtbot, tmp_cache):
+    from explainer.ui.app import run_app
+    from explainer.ui.main_window import MainWindow
+
+    seen = {}
+
+    def close_when_shown():
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if not windows:
+            QTimer.singleShot(20, close_when_shown)
+            return
+        w = windows[0]
+        seen["visible"] = w.isVisible()
+        seen["controller"] = w.controller
+        w.close()
+
+    QTimer.singleShot(0, close_when_shown)
+    assert run_app([]) == 0
+    assert seen["visible"]
+    assert not seen["controller"].is_running
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.slow
+def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
+    from explainer.ui.bench_gui import run_gui_bench
+
+    report = run_gui_bench(tokens=3)
+    assert report["status"] == "done", report
+    assert report["tokens"] == 3
+    for key in ("gui_max_block_ms", "fps", "first_window_s", "peak_rss_mb"):
+        assert key in report
+    assert report["frames_painted_total"] > 0 and report["peak_rss_mb"] > 0
+    with capsys.disabled():  # figures, never asserted
+        print(f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
+              f"first window {report['first_window_s']:.2f} s")
