@@ -47,7 +47,8 @@ class ErrorBanner(QFrame):
     def show_error(self, message: str, hint: str = "") -> None:
         text = message.strip()
         self.message.setText(text[:1].upper() + text[1:] if text else "Something went wrong")
-        self.hint.setText(hint)
+        hint = hint.strip()
+        self.hint.setText(hint[:1].upper() + hint[1:])
         self.hint.setVisible(bool(hint))
         self.show()
 
@@ -91,7 +92,13 @@ class BuildPanel(QFrame):
         self.bar.hide()
         self.hide()
 
+    @property
+    def building(self) -> bool:
+        return self.isVisible() and self.bar.isVisible() and not self.button.isEnabled()
+
     def offer(self, message: str) -> None:
+        if self.building:
+            return  # already building: keep showing its progress
         self.message.setText(
             f"{message[:1].upper() + message[1:]}. The app can download SmolLM2-135M (about 93 MB, once) "
             "and convert it for ONNX Runtime; this takes a minute or two."

@@ -56,6 +56,7 @@ def model_info(engine, load_s: float) -> dict:
         "provider": engine.runtime.provider,
         "n_params": info.n_params,
         "n_layers": info.n_layers,
+        "d_model": info.d_model,
         "context_length": info.context_length,
         "vocab_size": info.vocab_size,
         "load_s": load_s,
@@ -183,8 +184,8 @@ class _Worker(QObject):
             return
         if not self._ensure_engine(gid):
             if self.engine is None and not self._closing():
-                self.failed.emit(gid, "the model is not available, so nothing was generated",
-                                 "build the model (button above) or see the message shown earlier")
+                self.failed.emit(gid, "there is no model to run yet, so nothing was generated",
+                                 "build it with “Build the model now” (below), then press Generate again")
             return
         from explainer.engine.generate import Cancelled
 

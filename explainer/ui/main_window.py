@@ -484,6 +484,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_ready(self, info: dict) -> None:
         self.build_panel.hide()
+        self.scene.set_model_info(info)  # the empty frame shows the real sizes, not placeholders
         pieces = self.controller.pieces
         if pieces:
             vocab.set_piece_source(lambda i: pieces[i] if 0 <= i < len(pieces) else f"#{i}")

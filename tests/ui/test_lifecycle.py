@@ -76,7 +76,8 @@ def test_missing_model_offers_to_build_it(qtbot, make_window, tmp_cache):
     # Generate without a model: a message, no crash
     with qtbot.waitSignal(w.controller.error, timeout=10_000):
         click(qtbot, w.generate_button)
-    assert w.banner.isVisible() and "not available" in w.banner.message.text()
+    assert w.banner.isVisible() and "no model to run" in w.banner.message.text()
+    assert "Build the model now" in w.banner.hint.text()
     assert w.controller.is_running  # still alive and serving requests
 
 
