@@ -185,3 +185,37 @@ def test_view_menu_chooses_the_theme(qtbot, window):
     from explainer.diagram.theme import system_theme_name
 
     assert w.theme_name == system_theme_name()
+
+
+def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path, monkeypatch):
+    """At a real speed Play waits for each animation; a key press mid-animation finishes it
+    and moves on; the current frame exports as SVG and PNG."""
+    import explainer.ui.main_window as mw
+
+    monkeypatch.setattr(mw, "PLAY_DWELL_MS", 20)
+    w = window
+    w.prompt.setFocus()
+    type_into(qtbot, w.prompt, PARIS)
+    type_into(qtbot, w.sampling.max_new_tokens, "2")
+    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+        qtbot.keyClick(w.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Enter
+    qtbot.waitUntil(lambda: not w.generating)
+    w.transport.set_speed(2.0)
+    animated = []
+    w.scene.animation_finished.connect(lambda: animated.append(w.cursor))
+    click(qtbot, w.transport.buttons["play"])
+    assert w.playing and w.actions_by_name["play"].text() == "Pause"
+    qtbot.waitUntil(lambda: len(animated) >= 3, timeout=30_000)
+    click(qtbot, w.transport.buttons["play"])  # pause
+    assert not w.playing and not w._play_timer.isActive()
+    at = w.cursor
+    press(qtbot, w, Qt.Key.Key_Right)
+    if w.scene.is_animating():
+        press(qtbot, w, Qt.Key.Key_Right)  # finishes the running animation, then steps on
+        assert w.lesson.index(w.cursor) == w.lesson.index(at) + 2
+    svg, png = tmp_path / "frame.svg", tmp_path / "frame.png"
+    w.export(str(svg))
+    w.export(str(png))
+    assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml") and png.stat().st_size > 10_000
+    assert not w.banner.isVisible()
+    assert len(generate_calls) == 1
