@@ -691,6 +691,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ shutdown
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self.hide()  # gone at once, even if a model load (seconds) must finish before the join
         self.shutdown()
         super().closeEvent(event)
 
