@@ -107,6 +107,7 @@ class Frame:
     tpot_s: float | None = None
     pass_s: float | None = None
     device: str = ""
+    timings: bool = True                   # False: measured times are left out (exported figures)
     model_name: str = ""
     n_params: int = 0
     caption: str = ""
@@ -194,7 +195,8 @@ def empty_frame(message: str = "", model: dict | None = None) -> Frame:
                  caption=message, caption_title=title(Stage.PRETRAINING))
 
 
-def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9) -> Frame:
+def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bool = True) -> Frame:
+    """The frame for ``cursor``; ``timings=False`` leaves measured times out (reproducible figures)."""
     m = trace.model
     name = TokenNamer(trace)
     stage = cursor.stage
@@ -202,7 +204,8 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9) -> Frame:
               device=m.provider, model_name=m.name, n_params=m.n_params, ttft_s=trace.ttft_s, tpot_s=trace.tpot_s,
               n_steps=len(trace.steps), prompt_text=trace.prompt, settings_text=settings_text(trace),
               greedy=trace.settings.temperature == 0)
-    f.caption = caption(trace, cursor)
+    f.caption = caption(trace, cursor, timings)
+    f.timings = timings
     f.caption_title = title(stage)
     f.step = cursor.step
     has_step = 0 <= cursor.step < len(trace.steps)

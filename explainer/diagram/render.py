@@ -7,10 +7,11 @@ QPainter like the PNG does.  Files are written atomically (explainer.atomic).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor, QImage, QPainter, QPicture
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -42,7 +43,19 @@ def png_bytes(img: QImage) -> bytes:
     if not img.save(buf, "PNG"):
         raise ExplainerError("could not encode the picture as PNG", "this is a bug; please report it")
     buf.close()
-    return bytes(data.data())
+    return strip_empty_groups(bytes(data.data()))
+
+
+_EMPTY_GROUP = re.compile(rb"<g\b[^>]*>\s*</g>\s*")
+
+
+def strip_empty_groups(svg: bytes) -> bytes:
+    """Drop the empty <g> elements QSvgGenerator writes for every item that paints nothing
+    itself (groups, text holders): they are most of the file and draw nothing."""
+    previous = None
+    while previous != svg:
+        previous, svg = svg, _EMPTY_GROUP.sub(b"", svg)
+    return svg
 
 
 def render_scene_png(scene: QGraphicsScene, path: str | os.PathLike[str], scale: float = 2.0,
@@ -59,6 +72,10 @@ def scene_svg_bytes(scene: QGraphicsScene, title: str = "", description: str = "
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
+    # pyqtgraph's BarGraphItem replays a QPicture, which QPainter rescales by the ratio of
+    # the picture's resolution (the screen's logical DPI) to the device's; QSvgGenerator's
+    # default 72 dpi would shrink the bars to 3/4. Use the same resolution as QPicture.
+    gen.setResolution(QPicture().logicalDpiX())
     gen.setOutputDevice(buf)
     gen.setSize(QSize(round(src.width()), round(src.height())))
     gen.setViewBox(QRectF(0, 0, src.width(), src.height()))
@@ -70,7 +87,19 @@ def scene_svg_bytes(scene: QGraphicsScene, title: str = "", description: str = "
     scene.render(painter, QRectF(0, 0, src.width(), src.height()), src, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
     buf.close()
-    return bytes(data.data())
+    return strip_empty_groups(bytes(data.data()))
+
+
+_EMPTY_GROUP = re.compile(rb"<g\b[^>]*>\s*</g>\s*")
+
+
+def strip_empty_groups(svg: bytes) -> bytes:
+    """Drop the empty <g> elements QSvgGenerator writes for every item that paints nothing
+    itself (groups, text holders): they are most of the file and draw nothing."""
+    previous = None
+    while previous != svg:
+        previous, svg = svg, _EMPTY_GROUP.sub(b"", svg)
+    return svg
 
 
 def render_scene_svg(scene: QGraphicsScene, path: str | os.PathLike[str], title: str = "",

@@ -79,6 +79,7 @@ class LifecycleScene(QGraphicsScene):
         self.animator = Animator(self)
         self._drawn: dict[str, tuple] = {}
         self._model_info: dict | None = None
+        self.show_timings = True
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
         self._frame: Frame = empty_frame("")
@@ -90,6 +91,15 @@ class LifecycleScene(QGraphicsScene):
         self.finish_animation()
         self.theme = theme
         self._apply(self._frame)
+
+    def set_show_timings(self, on: bool) -> None:
+        """Show measured times (TTFT, TPOT, pass time), or leave them out so that an exported
+        figure is the same file every time it is made."""
+        self.finish_animation()
+        self.show_timings = bool(on)
+        if self._trace is not None and self._cursor is not None:
+            self._frame = build_frame(self._trace, self._cursor, timings=self.show_timings)
+        self._apply(self._frame, force=True)
 
     def set_spotlight(self, on: bool) -> None:
         self.spotlight = bool(on)
@@ -122,7 +132,7 @@ class LifecycleScene(QGraphicsScene):
         """Draw ``cursor`` of ``trace``; animate from the previous frame when it is the stage just before."""
         self.finish_animation()
         prev_frame, prev_cursor, prev_trace = self._frame, self._cursor, self._trace
-        frame = build_frame(trace, cursor)
+        frame = build_frame(trace, cursor, timings=self.show_timings)
         self._trace, self._cursor, self._frame = trace, cursor, frame
         self._apply(frame)
         if animate and not self.animator.instant and self._follows(prev_trace, prev_cursor, trace, cursor):
@@ -195,7 +205,8 @@ class LifecycleScene(QGraphicsScene):
             "probabilities": (t, req, frame.step, frame.bars_shown, st >= Stage.SAMPLING and frame.bars_shown,
                               frame.bar_phase, frame.show_draw),
             "kvcache": (t, req, frame.step, frame.kv_new_shown, frame.kv_label),
-            "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s, frame.device),
+            "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s, frame.device,
+                         frame.timings),
             "caption": (t, frame.caption_title, frame.caption, frame.message),
         }
 

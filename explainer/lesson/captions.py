@@ -52,6 +52,10 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
         "max_new": trace.settings.max_new_tokens,
         "pass_no": cursor.step + 1,
     }
+    chars = len("".join(t.text for t in trace.prompt_tokens))
+    n_tok = max(1, len(trace.prompt_tokens))
+    f["n_chars"] = f"{chars:,}"
+    f["ratio"] = f"{chars / n_tok:.1f}"
     if not 0 <= cursor.step < len(trace.steps):
         return f
     step = trace.steps[cursor.step]
@@ -81,8 +85,12 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
     return f
 
 
-def caption(trace: Trace | None, cursor: Cursor) -> str:
-    """One or two plain sentences for a beginner about this stage, with real numbers."""
+def caption(trace: Trace | None, cursor: Cursor, timings: bool = True) -> str:
+    """One or two plain sentences for a beginner about this stage, with real numbers.
+
+    ``timings=False`` leaves out measured times (they differ from run to run), for
+    figures that must come out the same every time.
+    """
     data = load_json("captions.json")
     texts: dict[str, str] = data["captions"]
     if trace is None:
@@ -112,6 +120,8 @@ def caption(trace: Trace | None, cursor: Cursor) -> str:
     else:
         last = cursor.step == len(trace.steps) - 1
         key = f"append_{trace.stop_reason}" if last and trace.stop_reason else "append"
+        if not timings and f"{key}_untimed" in texts:
+            key += "_untimed"
     return texts[key].format(**f)
 
 

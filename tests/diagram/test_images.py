@@ -81,3 +81,42 @@ def test_png_and_svg_export(scene, real_trace, tmp_path):
     assert text.startswith("<?xml") and "<title>Sampling</title>" in text
     assert "random draw" in text and "Picking one token" in text     # text stays text
     assert not list(tmp_path.glob(".*.tmp"))                           # atomic writes leave nothing behind
+
+
+def test_svg_draws_the_chart_where_the_screen_does(scene, real_trace, tmp_path):
+    """The bars must not shrink in SVG (pyqtgraph replays a QPicture, which rescales by DPI)."""
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    from explainer.diagram.render import scene_svg_bytes
+
+    trace = real_trace("sampled")
+    scene.show_frame(trace, Cursor(2, Stage.SAMPLING), animate=False)
+    svg = scene_svg_bytes(scene)
+    assert b"<g" in svg and not __import__("re").search(rb"<g\b[^>]*>\s*</g>", svg)   # no empty groups
+    screen = as_array(render_scene_image(scene, 800, 450))
+    image = QImage(800, 450, QImage.Format.Format_ARGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    QSvgRenderer(QByteArray(svg)).render(painter)
+    painter.end()
+    back = as_array(image)
+    assert float(abs(back - screen).mean()) < 4.0
+    # the top bar ends at the same pixel in both pictures
+    chart = scene.probabilities.mapRectToScene(scene.probabilities.chart_rect)
+    y = int((chart.top() + scene.probabilities.row_h / 2) / 2)
+    x0, x1 = int(chart.left() / 2), int(chart.right() / 2)
+
+    from PySide6.QtGui import QColor
+
+    colours = [QColor(c) for c in (scene.theme.bar, scene.theme.bar_chosen)]
+    targets = [np.array([c.red(), c.green(), c.blue()]) for c in colours]
+
+    def bar_end(img) -> int:
+        row = img[y, x0:x1, :3]
+        filled = [i for i in range(len(row)) if min(abs(row[i] - t).sum() for t in targets) < 40]
+        return max(filled) if filled else -1
+
+    assert bar_end(screen) > 20
+    assert abs(bar_end(back) - bar_end(screen)) <= 2

@@ -23,11 +23,18 @@ class CountersItem(Panel):
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
         self.title.setVisible(False)
         known = frame.cursor is not None and frame.step >= 0 and frame.phase != ""
+        dev = frame.device or "—"
+        if not frame.timings:  # reproducible figure: no run-to-run numbers
+            self.line1.show_text("TTFT · TPOT", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
+            self.line2.show_text(f"measured live in the app on {dev}; not in this figure", theme_font(theme, 0.85),
+                                 theme.muted).place(14, self.h - 8, "bl")
+            self.values = {"context_used": frame.context_used, "context_window": frame.context_length,
+                           "ttft_s": None, "tpot_s": None, "device": frame.device, "pass_s": None}
+            return
         ttft = frame.ttft_s if known else None
         tpot = frame.tpot_s if known else None
         self.line1.show_text(f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}", theme_font(theme, 1.05, True),
                              theme.foreground).place(14, 8)
-        dev = frame.device or "—"
         this = f"this pass {milliseconds(frame.pass_s)} · " if known else ""
         self.line2.show_text(f"{this}measured on {dev}", theme_font(theme, 0.85), theme.muted).place(14, self.h - 8, "bl")
         self.values = {"context_used": frame.context_used, "context_window": frame.context_length,

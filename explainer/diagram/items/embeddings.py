@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QLinearGradient
+from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from explainer.diagram.frame import Frame
@@ -43,6 +43,7 @@ class CellStripItem(QGraphicsObject):
         self.values: list[float] = []
         self.value_scale = 1.0
         self.columns = 1
+        self._image: QImage | None = None
         self.reveal = 1.0
         self._w = 100.0
         self._h = 20.0
@@ -56,8 +57,23 @@ class CellStripItem(QGraphicsObject):
         self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
         self.columns = columns or max(1, len(values))
         self._colors = [value_color(v, scale, theme) for v in values]
+        self._image = None
         self._border = QColor(theme.panel_border)
         self.update()
+
+    def _grid_image(self) -> QImage:
+        """The cells as an image, 8 pixels per cell so scaling it never blurs cell edges much."""
+        if self._image is None:
+            cols = self.columns
+            rows = -(-len(self._colors) // cols)
+            small = QImage(cols, rows, QImage.Format.Format_RGB32)
+            small.fill(QColor(self._border))
+            for i, c in enumerate(self._colors):
+                r, k = divmod(i, cols)
+                small.setPixelColor(k, r, c)
+            self._image = small.scaled(cols * 8, rows * 8, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                       Qt.TransformationMode.FastTransformation)
+        return self._image
 
     def set_reveal(self, r: float) -> None:
         if r != self.reveal:
@@ -74,6 +90,13 @@ class CellStripItem(QGraphicsObject):
     def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
         n = len(self._colors)
         if not n:
+            return
+        if self.columns < n and self.reveal >= 1.0:
+            # a big grid is one picture (a few kB in an SVG instead of one element per cell)
+            painter.drawImage(QRectF(0, 0, self._w, self._h), self._grid_image())
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(self._border)
+            painter.drawRect(QRectF(0, 0, self._w, self._h))
             return
         cols = self.columns
         rows = -(-n // cols)
