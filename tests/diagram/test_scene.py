@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QRectF
 
@@ -229,6 +231,7 @@ def test_step_back_restores_the_frame_exactly(scene, real_trace):
     for c in cursors:
         scene.show_frame(trace, c, animate=False)
         states.append(scene.frame_state())
+    assert json.loads(json.dumps(states[-1])) == states[-1]       # a JSON-able summary
     for c, st in reversed(list(zip(cursors, states))):
         scene.show_frame(trace, c, animate=False)
         assert scene.frame_state() == st, c
