@@ -398,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_bench)
 
+    from explainer.export.command import add_parser as add_export_parser
+
+    add_export_parser(sub)
     return parser
 
 

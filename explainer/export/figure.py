@@ -1,0 +1,105 @@
+"""One frame of the illustration, written as SVG or PNG, from the app or from a script.
+
+A figure is always the end state of a stage (the scene is drawn with animate=False), so the
+file never catches an animation halfway. Measured timings depend on the machine that made
+the figure, so they are left out unless asked for: a course author who regenerates a figure
+with the same prompt and seed then gets the same file, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from explainer.atomic import write_atomic
+from explainer.engine.trace import Trace
+from explainer.errors import ExplainerError
+from explainer.lesson.stages import Cursor, Stage
+
+FORMATS = (".svg", ".png")
+THEME_NAMES = ("light", "dark", "projector")
+PNG_SCALE = 2.0
+
+
+def ensure_qt_app():
+    """A QApplication for headless use: offscreen unless one already runs (the app's own)."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        app = QApplication(["explainer-export"])
+    return app
+
+
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """Refuse an unknown extension or an unwritable folder before any model work is done."""
+    out = Path(path)
+    if out.suffix.lower() not in FORMATS:
+        raise ExplainerError(
+            f"cannot export to '{out.name}': unknown picture format '{out.suffix or '(none)'}'",
+            "name the file .svg (vector, editable text) or .png (2x bitmap)",
+        )
+    folder = out.parent if str(out.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        raise ExplainerError(f"{folder} is a file, not a folder", "choose a path inside a folder")
+    if not folder.is_dir():
+        raise ExplainerError(f"the folder {folder} does not exist", "create it first or choose another path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ExplainerError(f"cannot write into {folder}", "choose a folder you can write to")
+    return out
+
+
+def cursor_for(trace: Trace, stage: Stage, step: int | None = None) -> Cursor:
+    """The frame to draw: `stage` of `step` (default: the last recorded step)."""
+    if not trace.steps:
+        raise ExplainerError("the trace has no steps to draw", "generate at least one token first")
+    if stage is Stage.PRETRAINING:
+        return Cursor(0, stage)
+    last = len(trace.steps) - 1
+    index = last if step is None else step
+    if not 0 <= index <= last:
+        raise ExplainerError(f"step {index} does not exist: the trace has steps 0 to {last}", "pick another --step")
+    return Cursor(index, stage)
+
+
+def describe(trace: Trace, cursor: Cursor) -> tuple[str, str]:
+    """SVG title and description: what the figure shows and how to make it again."""
+    title = f"How a language model answers: {cursor.stage.value} (step {cursor.step + 1} of {len(trace.steps)})"
+    s = trace.settings
+    description = (
+        f"{trace.model.name} continuing the prompt {trace.prompt!r}"
+        f"{' in chat mode' if trace.chat else ''}; sampling: temperature {s.temperature:g}, top-k {s.top_k}, "
+        f"top-p {s.top_p:g}, seed {s.seed}. Every number comes from the model. Made with explainer export."
+    )
+    return title, description
+
+
+def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light",
+                 text_as_paths: bool = False, timings: bool = False) -> bytes:
+    """Draw the frame in a fresh scene and encode it; `fmt` is '.svg' or '.png'."""
+    ensure_qt_app()
+    from explainer.diagram.render import png_bytes, render_scene_image, scene_svg_bytes
+    from explainer.diagram.scene import LifecycleScene
+    from explainer.diagram.theme import THEMES
+    from explainer.export.svg import polish_svg
+
+    if theme not in THEMES:
+        raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
+    scene = LifecycleScene(THEMES[theme])
+    scene.set_show_timings(timings)
+    scene.show_frame(trace, cursor, animate=False)
+    rect = scene.sceneRect()
+    if fmt == ".png":
+        return png_bytes(render_scene_image(scene, scale=PNG_SCALE))
+    title, description = describe(trace, cursor)
+    svg = scene_svg_bytes(scene, title, description)
+    return polish_svg(svg, round(rect.width()), round(rect.height()), text_as_paths)
+
+
+def export_figure(trace: Trace, cursor: Cursor, path: str | os.PathLike[str], theme: str = "light",
+                  text_as_paths: bool = False, timings: bool = False) -> Path:
+    """Write the frame to `path` (.svg or .png) atomically."""
+    out = check_output_path(path)
+    data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings)
+    return write_atomic(out, data, f"the {out.suffix.lower()[1:].upper()} figure")

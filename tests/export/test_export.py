@@ -1,0 +1,155 @@
+"""Figures for course authors: SVG and PNG of one frame, from a script, reproducible."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from explainer.engine.generate import Engine
+from explainer.engine.sampler import SamplingSettings
+from explainer.errors import ExplainerError
+from explainer.export.figure import cursor_for, export_figure, figure_bytes
+from explainer.lesson.stages import Stage
+
+pytestmark = pytest.mark.slow
+SVG = "{http://www.w3.org/2000/svg}"
+PROMPT = "The capital of France is"
+
+
+@pytest.fixture(scope="module")
+def trace(built_model):
+    return Engine(built_model, device="cpu").generate(PROMPT, SamplingSettings(max_new_tokens=3))
+
+
+def svg_texts(path) -> list[str]:
+    root = ET.parse(path).getroot()
+    return [t.text or "" for t in root.iter(f"{SVG}text")]
+
+
+def to_array(image) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    ptr = image.constBits()
+    return np.frombuffer(ptr, np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)[:, : image.width(), :3].astype(float)
+
+
+def test_svg_is_a_reusable_vector_figure(trace, tmp_path):
+    out = export_figure(trace, cursor_for(trace, Stage.APPEND), tmp_path / "frame.svg")
+    root = ET.parse(out).getroot()
+    assert root.get("viewBox") == "0 0 1600 900"
+    assert root.get("width") == "1600px" and root.get("height") == "900px"
+    assert root.find(f"{SVG}title").text.startswith("How a language model answers")
+    assert PROMPT in root.find(f"{SVG}desc").text
+    texts = svg_texts(out)
+    joined = "\n".join(texts)
+    for token in trace.prompt_tokens:
+        assert token.text.strip() in joined
+        assert str(token.id) in texts
+    chosen = trace.steps[-1].sampling.chosen
+    assert chosen.text.strip() in joined and str(chosen.id) in texts
+    assert any("sans-serif" in (e.get("font-family") or "") for e in root.iter())
+    assert out.stat().st_size < 300_000
+
+
+def test_png_has_the_requested_size_and_is_not_blank(trace, tmp_path):
+    from PySide6.QtGui import QImage
+
+    out = export_figure(trace, cursor_for(trace, Stage.PROBABILITIES), tmp_path / "frame.png", theme="dark")
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (3200, 1800)
+    pixels = to_array(image)
+    assert pixels.std() > 20  # a real drawing, not a flat fill
+    assert pixels.mean() < 128  # the dark theme
+
+
+@pytest.mark.parametrize("text_as_paths", [False, True])
+def test_svg_rendered_back_matches_the_screen_frame(trace, text_as_paths):
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    from explainer.diagram.render import render_scene_image
+    from explainer.diagram.scene import LifecycleScene
+    from explainer.diagram.theme import THEMES
+
+    cursor = cursor_for(trace, Stage.SAMPLING)
+    scene = LifecycleScene(THEMES["light"])
+    scene.set_show_timings(False)
+    scene.show_frame(trace, cursor, animate=False)
+    screen = to_array(render_scene_image(scene, 800, 450))
+
+    svg = figure_bytes(trace, cursor, ".svg", text_as_paths=text_as_paths)
+    if text_as_paths:
+        assert b"<text" not in svg
+    renderer = QSvgRenderer(QByteArray(svg))
+    assert renderer.isValid()
+    image = QImage(800, 450, QImage.Format.Format_ARGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    renderer.render(painter)
+    painter.end()
+    diff = np.abs(to_array(image) - screen)
+    assert diff.mean() < 4.0, f"mean difference {diff.mean():.2f}"
+
+
+def test_tokens_lesson_figure_shows_ids_vocabulary_and_ratio(trace, tmp_path):
+    out = export_figure(trace, cursor_for(trace, Stage.TOKENS, 0), tmp_path / "tokens.svg")
+    joined = "\n".join(svg_texts(out))
+    assert "49,152" in joined  # the vocabulary size
+    ratio = len(PROMPT) / len(trace.prompt_tokens)
+    assert f"{ratio:.1f}" in joined  # characters per token
+    for token in trace.prompt_tokens:
+        assert str(token.id) in joined
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explainer", "export", *args], capture_output=True, timeout=600)
+
+
+def test_cli_export_twice_with_the_same_seed_gives_identical_files(built_model, tmp_path):
+    args = ["--prompt", "Once upon a time", "--steps", "3", "--temperature", "0.8", "--seed", "11", "--stage", "sampling"]
+    first, second = tmp_path / "a.svg", tmp_path / "b.svg"
+    for out in (first, second):
+        proc = run_cli(*args, "--out", str(out))
+        assert proc.returncode == 0, proc.stderr.decode()
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_cli_export_from_a_saved_trace(trace, tmp_path):
+    saved = tmp_path / "trace.json"
+    trace.save(saved)
+    proc = run_cli("--trace", str(saved), "--stage", "tokens", "--theme", "projector", "--out", str(tmp_path / "t.png"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert (tmp_path / "t.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--prompt", "hi", "--out", "/nonexistent-dir/x.svg"], "does not exist"),
+        (["--prompt", "hi", "--out", "OUT.gif"], "unknown picture format"),
+        (["--prompt", "  ", "--out", "OUT.svg"], "the prompt is empty"),
+        (["--trace", "/nonexistent/trace.json", "--out", "OUT.svg"], "No trace file"),
+        (["--prompt", "hi", "--stage", "dreaming", "--out", "OUT.svg"], "invalid choice"),
+    ],
+)
+def test_cli_export_bad_input_leaves_nothing(built_model, tmp_path, args, message):
+    args = [a.replace("OUT", str(tmp_path / "fig")) for a in args]
+    proc = run_cli(*args)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2
+    assert message in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_target_is_refused_before_any_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ExplainerError, match="is a file, not a folder"):
+        export_figure(None, None, blocker / "x.svg")  # type: ignore[arg-type]
+    assert blocker.read_text() == "x"
