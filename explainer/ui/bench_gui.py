@@ -118,7 +118,7 @@ class _GuiBench:
         c.error.connect(lambda m, h: self.stop(f"error: {m} ({h})"))
         c.model_missing.connect(lambda m: self.stop(f"error: {m}"))
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
-        w.dwell_ms = lambda: 0  # animate continuously: the next stage as soon as one ends
+        w.stepper.dwell_ms = lambda: 0  # animate continuously: the next stage as soon as one ends
         self.deadline.start(int(TIMEOUT_S * 1000))
         w.show()
         QTimer.singleShot(0, c.load_model)
@@ -138,7 +138,7 @@ class _GuiBench:
 
     def on_step(self, trace) -> None:
         if len(trace.steps) == 1:
-            self.window.set_playing(True)
+            self.window.stepper.set_playing(True)
 
     def on_finished(self, trace) -> None:
         self.finished_at = time.perf_counter()

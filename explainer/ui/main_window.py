@@ -1,20 +1,17 @@
-"""The main window: prompt and sampling controls, the diagram, the transport bar, banners.
+"""The main window: the diagram, the control panel, the transport bar, banners, status.
 
-Stepping is a walk over the recorded Trace with a lesson Cursor: every move calls
-`scene.show_frame(trace, cursor, animate)`. Nothing here reruns the model; only the Generate
-button (through the controller's worker thread) does. While a generation runs, each new step
-arrives as a trace snapshot and the lesson simply grows, so the user can already step through
-what is recorded and Play follows the generation as it goes.
+The window wires things together and holds no model logic: the controller runs the engine in
+its worker thread; the Stepper walks the recorded trace (`scene.show_frame(trace, cursor)`),
+so stepping back and forth never reruns the model; only Generate does. While a generation
+runs, each new step arrives as a trace snapshot, the walk grows with it, and Play follows.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence, QPalette
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QApplication,
-    QCheckBox,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -22,10 +19,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QProgressBar,
-    QPushButton,
     QScrollArea,
     QStyle,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -36,66 +31,24 @@ from explainer.diagram.view import DiagramView
 from explainer.errors import ExplainerError
 from explainer.lesson import vocab
 from explainer.lesson.glossary import define
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.lesson.stages import Stage
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import EngineController
 from explainer.ui.presenter import PresenterMode
-from explainer.ui.sampling_panel import SamplingPanel, SettingsError
+from explainer.ui.prompt_panel import PromptPanel
+from explainer.ui.sampling_panel import SettingsError
+from explainer.ui.stepper import Stepper
+from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
 
-# (button label, prompt, chat mode)
-EXAMPLES: list[tuple[str, str, bool]] = [
-    ("The capital of France is", "The capital of France is", False),
-    ("Once upon a time", "Once upon a time", False),
-    ("What is 2+2? (chat)", "What is 2+2?", True),
-    ("Write a haiku about the sea (chat)", "Write a haiku about the sea", True),
-]
-
 STAGE_NAMES = {
-    Stage.PRETRAINING: "Pretraining",
-    Stage.TOKENS: "Tokens",
-    Stage.EMBEDDINGS: "Embeddings",
-    Stage.LAYERS: "Layers",
-    Stage.PROBABILITIES: "Probabilities",
-    Stage.SAMPLING: "Sampling",
+    Stage.PRETRAINING: "Pretraining", Stage.TOKENS: "Tokens", Stage.EMBEDDINGS: "Embeddings",
+    Stage.LAYERS: "Layers", Stage.PROBABILITIES: "Probabilities", Stage.SAMPLING: "Sampling",
     Stage.APPEND: "Append",
 }
-
-PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
-INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
+STOP_REASONS = {"eos": "the model chose end-of-text", "max_tokens": "max new tokens reached",
+                "context": "the context window is full"}
 WELCOME = "Type a prompt (or pick an example) and press Generate"
-
-# Keys a focused text field keeps even though the window binds them (Space, arrows, Page keys,
-# Home, Backspace, letters): everything without Ctrl/Alt/Meta, except these.
-_WINDOW_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11}
-_TEXT_INPUTS = (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)
-
-
-def _qcolor(value) -> QColor:
-    return value if isinstance(value, QColor) else QColor(value)
-
-
-def _is_text_input(obj) -> bool:
-    if isinstance(obj, _TEXT_INPUTS):
-        return not getattr(obj, "isReadOnly", lambda: False)()
-    return False
-
-
-class _TextKeyGuard(QObject):
-    """Lets a focused text field keep the plain keys (Space, arrows, Page keys, Home, P...).
-
-    The transport shortcuts are window-wide (so they work whatever has focus, the diagram
-    included); accepting the ShortcutOverride here hands these keys to the text field instead,
-    so typing "a happy person" in the prompt never steps the diagram."""
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.Type.ShortcutOverride and _is_text_input(obj):
-            command = (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
-                       | Qt.KeyboardModifier.MetaModifier)
-            if not (event.modifiers() & command) and event.key() not in _WINDOW_KEYS:
-                event.accept()
-                return True
-        return False
 
 
 class MainWindow(QMainWindow):
@@ -106,12 +59,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle("explainer — how a language model writes")
         self.resize(1440, 900)
-        self.trace = None
-        self.lesson: Lesson | None = None
-        self.cursor: Cursor | None = None
-        self.playing = False
-        self.generating = False
-        self._waiting_for_step = False
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
@@ -120,11 +67,8 @@ class MainWindow(QMainWindow):
         self.view = DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.stepper = Stepper(self.scene, self)
         self.presenter = PresenterMode(self)
-
-        self._play_timer = QTimer(self)
-        self._play_timer.setSingleShot(True)
-        self._play_timer.timeout.connect(self._play_step)
 
         self._build_actions()
         self._build_controls()
@@ -133,61 +77,77 @@ class MainWindow(QMainWindow):
         self._build_status()
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self)
-        self._connect_controller()
+        self._connect()
 
-        self._guard = _TextKeyGuard(self)
+        self._guard = TextKeyGuard(self)
         for field in self.findChildren(QLineEdit) + self.findChildren(QPlainTextEdit):
             field.installEventFilter(self._guard)  # on the fields only: no Python call per app event
-        hints = QApplication.styleHints()
-        hints.colorSchemeChanged.connect(self._on_system_scheme)
+        QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
-        self.scene.animation_finished.connect(self._on_animation_finished)
-        self.transport.speed_changed.connect(self._on_speed)
-        self._on_speed(self.transport.speed_factor())
+        self.stepper.set_speed(self.transport.speed_factor())
         self.apply_theme("system")
         self.scene.show_empty(WELCOME)
-        self._update_actions()
+        self._refresh()
 
-    # ------------------------------------------------------------------ building
+    # --- what tests and the bench read ------------------------------------------------
+
+    @property
+    def trace(self):
+        return self.stepper.trace
+
+    @property
+    def lesson(self):
+        return self.stepper.lesson
+
+    @property
+    def cursor(self):
+        return self.stepper.cursor
+
+    @property
+    def playing(self) -> bool:
+        return self.stepper.playing
+
+    @property
+    def generating(self) -> bool:
+        return self.stepper.generating
+
+    # --- building -------------------------------------------------------------------------
 
     def _action(self, name: str, text: str, keys, slot, tip: str = "") -> QAction:
         a = QAction(text, self)
         a.setObjectName(name)
-        if keys:
-            seqs: list[QKeySequence] = []
-            for k in keys:  # standard keys may repeat an explicit one: Qt calls that ambiguous
-                for seq in (QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]):
-                    if seq not in seqs:
-                        seqs.append(seq)
-            keys = seqs
+        seqs: list[QKeySequence] = []
+        for k in keys:  # a standard key may repeat an explicit one, which Qt calls ambiguous
+            for seq in (QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]):
+                if seq not in seqs:
+                    seqs.append(seq)
+        if seqs:
             a.setShortcuts(seqs)
             a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         if tip:
-            a.setToolTip(f"{tip} ({' / '.join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in keys)})"
-                         if keys else tip)
+            shown = " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in seqs)
+            a.setToolTip(f"{tip} ({shown})" if shown else tip)
         a.triggered.connect(slot)
-        self.addAction(a)  # window-level: works with the menu bar and controls hidden
+        self.addAction(a)  # on the window: works with the menu bar and the controls hidden
         self.actions_by_name[name] = a
         return a
 
     def _build_actions(self) -> None:
         self.actions_by_name: dict[str, QAction] = {}
-        K = Qt.Key
-        C = Qt.KeyboardModifier.ControlModifier
-        self._action("next", "Next stage", [K.Key_Space, K.Key_Right, K.Key_PageDown], self.step_forward,
-                     "Next stage")
-        self._action("prev", "Previous stage", [K.Key_Left, K.Key_PageUp, K.Key_Backspace], self.step_back,
-                     "Previous stage")
-        self._action("next_token", "Next token", [K.Key_N, K.Key_Down], self.next_token,
+        K, C, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, self.stepper
+        self._action("next", "Next stage", [K.Key_Space, K.Key_Right, K.Key_PageDown], st.forward, "Next stage")
+        self._action("prev", "Previous stage", [K.Key_Left, K.Key_PageUp, K.Key_Backspace], st.back, "Previous stage")
+        self._action("next_token", "Next token", [K.Key_N, K.Key_Down], st.next_token,
                      "Jump to the next token being appended")
-        self._action("play", "Play", [K.Key_P], self.toggle_play, "Play / pause")
-        self._action("reset", "Reset", [K.Key_Home], self.reset, "Back to the start")
+        self._action("play", "Play", [K.Key_P], st.toggle_play, "Play / pause")
+        self._action("reset", "Reset", [K.Key_Home], st.reset, "Back to the start")
         self._action("generate", "Generate", [QKeySequence(C | K.Key_Return), QKeySequence(C | K.Key_Enter)],
                      self.generate, "Run the model on the prompt")
         self._action("stop", "Stop", [], self.stop_generation, "Stop the generation (what is recorded stays)")
         self._action("presenter", "Presenter mode", [K.Key_F11], self.presenter.toggle,
                      "Full screen, large type, high contrast, controls hidden")
         self.actions_by_name["presenter"].setCheckable(True)
+        self.presenter_changed.connect(self.actions_by_name["presenter"].setChecked)
         self._action("leave_presenter", "Leave presenter mode", [K.Key_Escape], self.presenter.leave)
         self._action("zoom_in", "Zoom in", [QKeySequence.StandardKey.ZoomIn, QKeySequence(C | K.Key_Equal),
                                             QKeySequence(C | K.Key_Plus)], lambda: self.view.zoom_in())
@@ -197,7 +157,6 @@ class MainWindow(QMainWindow):
         self._action("export", "Export illustration…", [QKeySequence(C | K.Key_E)], self.export_dialog,
                      "Save the current frame as SVG or PNG")
         self._action("quit", "Quit", [QKeySequence.StandardKey.Quit], self.close)
-        self.presenter_changed.connect(self.actions_by_name["presenter"].setChecked)
         sp = QStyle.StandardPixmap
         self._icons = {name: self.style().standardIcon(pix) for name, pix in (
             ("reset", sp.SP_MediaSkipBackward), ("prev", sp.SP_MediaSeekBackward), ("play", sp.SP_MediaPlay),
@@ -208,64 +167,15 @@ class MainWindow(QMainWindow):
                 self.actions_by_name[name].setIcon(icon)
 
     def _build_controls(self) -> None:
-        panel = QWidget()
-        col = QVBoxLayout(panel)
-        col.setContentsMargins(10, 10, 10, 10)
-        col.addWidget(QLabel("<b>Prompt</b>"))
-        self.prompt = QPlainTextEdit()
-        self.prompt.setObjectName("prompt")
-        self.prompt.setPlaceholderText("Type what the model should continue…")
-        self.prompt.setPlainText("The capital of France is")
-        self.prompt.setTabChangesFocus(True)
-        self.prompt.setMinimumHeight(70)
-        self.prompt.setMaximumHeight(120)
-        col.addWidget(self.prompt)
-        self.chat = QCheckBox("Chat mode (wrap the prompt as a user message)")
-        self.chat.setObjectName("chat")
-        self.chat.setToolTip("Puts the prompt inside the model's chat template, so it answers instead of continuing the text")
-        col.addWidget(self.chat)
-        row = QWidget()
-        buttons = QVBoxLayout(row)
-        buttons.setContentsMargins(0, 0, 0, 0)
-        self.generate_button = QPushButton("Generate")
-        self.generate_button.setObjectName("generate")
-        self.generate_button.setDefault(True)
-        self.generate_button.setMinimumHeight(40)
-        f = self.generate_button.font()
-        f.setBold(True)
-        f.setPointSizeF(f.pointSizeF() * 1.2)
-        self.generate_button.setFont(f)
-        self.generate_button.setToolTip("Run the model on the prompt (Ctrl+Enter)")
-        self.generate_button.clicked.connect(self.generate)
-        self.generate_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("stop")
-        self.stop_button.clicked.connect(self.stop_generation)
-        self.stop_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        buttons.addWidget(self.generate_button)
-        buttons.addWidget(self.stop_button)
-        col.addWidget(row)
-
-        col.addSpacing(6)
-        col.addWidget(QLabel("<b>Examples</b>"))
-        self.example_buttons: list[QPushButton] = []
-        for label, text, chat in EXAMPLES:
-            b = QPushButton(label)
-            b.setObjectName("example")
-            b.setFlat(False)
-            b.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-            b.setToolTip(f"Use this prompt{' in chat mode' if chat else ''}")
-            b.clicked.connect(lambda _c=False, t=text, ch=chat: self.use_example(t, ch))
-            col.addWidget(b)
-            self.example_buttons.append(b)
-
-        col.addSpacing(6)
-        self.sampling = SamplingPanel()
-        col.addWidget(self.sampling)
-        col.addStretch(1)
-
+        self.controls = PromptPanel()
+        c = self.controls
+        self.prompt, self.chat, self.sampling = c.prompt, c.chat, c.sampling
+        self.generate_button, self.stop_button, self.example_buttons = c.generate_button, c.stop_button, c.example_buttons
+        c.generate_requested.connect(self.generate)
+        c.stop_requested.connect(self.stop_generation)
+        c.example_chosen.connect(lambda: self.banner.hide())
         scroll = QScrollArea()
-        scroll.setWidget(panel)
+        scroll.setWidget(c)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.control_dock = QDockWidget("Controls", self)
@@ -288,6 +198,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.build_panel)
         col.addWidget(self.view, 1)
         self.transport = TransportBar(self.actions_by_name)
+        self.transport.speed_changed.connect(self.stepper.set_speed)
         col.addWidget(self.transport)
         self.setCentralWidget(central)
 
@@ -299,11 +210,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         run = mb.addMenu("&Run")
-        run.addAction(a["generate"])
-        run.addAction(a["stop"])
-        run.addSeparator()
-        for name in ("prev", "next", "next_token", "play", "reset"):
-            run.addAction(a[name])
+        for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):
+            run.addSeparator() if name is None else run.addAction(a[name])
         view = mb.addMenu("&View")
         theme_menu = view.addMenu("Theme")
         self.theme_group = QActionGroup(self)
@@ -318,9 +226,8 @@ class MainWindow(QMainWindow):
             self.theme_actions[key] = t
         view.addAction(a["presenter"])
         view.addSeparator()
-        view.addAction(a["zoom_in"])
-        view.addAction(a["zoom_out"])
-        view.addAction(a["zoom_reset"])
+        for name in ("zoom_in", "zoom_out", "zoom_reset"):
+            view.addAction(a[name])
         view.addSeparator()
         view.addAction(self.control_dock.toggleViewAction())
 
@@ -329,8 +236,7 @@ class MainWindow(QMainWindow):
         self.busy_bar = QProgressBar()
         self.busy_bar.setObjectName("busy")
         self.busy_bar.setRange(0, 0)  # indeterminate
-        self.busy_bar.setMaximumWidth(120)
-        self.busy_bar.setMaximumHeight(14)
+        self.busy_bar.setMaximumSize(120, 14)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.hide()
         self.activity = QLabel("Starting…")
@@ -345,7 +251,7 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.metrics)
         sb.addPermanentWidget(self.model_label)
 
-    def _connect_controller(self) -> None:
+    def _connect(self) -> None:
         c = self.controller
         c.model_loading.connect(lambda: self._set_activity("Loading the model…"))
         c.model_ready.connect(self._on_model_ready)
@@ -353,12 +259,16 @@ class MainWindow(QMainWindow):
         c.build_progress.connect(self.build_panel.set_progress)
         c.step_ready.connect(self._on_step_ready)
         c.generation_finished.connect(self._on_generation_finished)
-        c.generation_cancelled.connect(self._on_generation_cancelled)
         c.error.connect(self._on_error)
         c.busy_changed.connect(self._on_busy)
         c.activity_changed.connect(lambda what: what and self._set_activity(what))
+        st = self.stepper
+        st.changed.connect(self._refresh)
+        st.frame_shown.connect(self.frame_shown)
+        st.playing_changed.connect(self._on_playing)
+        st.waiting.connect(lambda: self._set_activity("Waiting for the model's next token…"))
 
-    # ------------------------------------------------------------------ themes
+    # --- themes ----------------------------------------------------------------------
 
     def apply_theme(self, choice: str, remember: bool = True) -> None:
         """Apply 'system', 'light', 'dark' or 'projector' to the scene and the widgets."""
@@ -370,35 +280,17 @@ class MainWindow(QMainWindow):
         self.theme_name = name
         theme = THEMES[name]
         self.scene.set_theme(theme)
-        bg, fg = _qcolor(theme.background), _qcolor(theme.foreground)
-        self.view.setBackgroundBrush(bg)
-        pal = QPalette(self.palette())
-        panel = _qcolor(theme.panel)
-        if name == "light":
-            panel = panel.darker(102)
-        muted = _qcolor(theme.muted)
-        R, G = QPalette.ColorRole, QPalette.ColorGroup
-        for group in (G.Active, G.Inactive):
-            for role, color in ((R.Window, panel), (R.WindowText, fg), (R.Base, bg), (R.AlternateBase, panel),
-                                (R.Text, fg), (R.Button, panel), (R.ButtonText, fg), (R.ToolTipBase, bg),
-                                (R.ToolTipText, fg), (R.Highlight, _qcolor(theme.accent)),
-                                (R.HighlightedText, _qcolor(theme.accent_text)), (R.PlaceholderText, muted)):
-                pal.setColor(group, role, color)
-        for role, color in ((R.Window, panel), (R.WindowText, muted), (R.Base, panel), (R.Text, muted),
-                            (R.Button, panel), (R.ButtonText, muted)):
-            pal.setColor(G.Disabled, role, color)
-        self.setPalette(pal)
+        self.view.setBackgroundBrush(qcolor(theme.background))
+        self.setPalette(palette_for(theme, self.palette()))
 
     def _on_system_scheme(self, *_args) -> None:
         if self.theme_choice == "system" and not self.presenter.active:
             self.apply_theme("system")
 
-    # ------------------------------------------------------------------ generation
+    # --- generation ------------------------------------------------------------------
 
     def use_example(self, text: str, chat: bool) -> None:
-        self.prompt.setPlainText(text)
-        self.chat.setChecked(chat)
-        self.banner.hide()
+        self.controls.use_example(text, chat)
 
     def generate(self) -> None:
         """Check the inputs, then ask the controller to run the model (nothing is cleared on error)."""
@@ -414,73 +306,38 @@ class MainWindow(QMainWindow):
             self.show_error("the prompt is empty", "type some text for the model to continue, or pick an example")
             self.prompt.setFocus()
             return
-        self.set_playing(False)
-        self._stop_animation()
-        self.trace, self.lesson, self.cursor = None, None, None
-        self.generating = True
-        self._waiting_for_step = False
+        self.stepper.start_generation()
         self.scene.show_empty("Reading the prompt…")
         self.metrics.setText("")
         self.controller.generate(prompt, settings, self.chat.isChecked())
         self._set_activity("Generating…")
-        self._update_actions()
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)  # Space steps right away
 
     def stop_generation(self) -> None:
         if self.generating:
             self.controller.cancel()
-            self.generating = False
+            self.stepper.stop_generation()
             self._set_activity("Stopped; what was recorded can still be stepped through")
-            self._update_actions()
 
     def _on_step_ready(self, trace) -> None:
-        self._set_trace(trace)
-        if self.cursor is None:
-            self._show(self.lesson.first(), animate=False)
-        elif self.playing and self._waiting_for_step:
-            self._waiting_for_step = False
-            self._play_step()
-        else:
-            self._update_position()
+        self.stepper.add_snapshot(trace)
+        self._show_metrics(trace)
 
     def _on_generation_finished(self, trace) -> None:
-        self.generating = False
-        self._set_trace(trace)
-        if self.cursor is None:
-            self._show(self.lesson.first(), animate=False)
-        elif not self.scene.is_animating():
-            self.scene.show_frame(self.trace, self.cursor, animate=False)  # final counters, stop reason
-        if self.playing and self._waiting_for_step:
-            self._waiting_for_step = False
-            self._play_step()
+        self.stepper.finish(trace)
+        self._show_metrics(trace)
         n = len(trace.steps)
-        why = {"eos": "the model chose end-of-text", "max_tokens": "max new tokens reached",
-               "context": "the context window is full"}.get(trace.stop_reason or "", "")
+        why = STOP_REASONS.get(trace.stop_reason or "", "")
         self._set_activity(f"Done: {n} token{'s' if n != 1 else ''} ({why}). Step through with → / Space.")
-        self._update_position()
-        self._update_actions()
 
-    def _on_generation_cancelled(self) -> None:
-        if not self.controller.generating:
-            self.generating = False
-            self._update_actions()
-
-    def _set_trace(self, trace) -> None:
-        self.trace = trace
-        if self.lesson is None:
-            self.lesson = Lesson(trace)
-        else:
-            self.lesson.set_trace(trace)
+    def _show_metrics(self, trace) -> None:
         ttft, tpot = trace.ttft_s, trace.tpot_s
-        parts = []
-        if ttft is not None:
-            parts.append(f"TTFT {ttft * 1000:.0f} ms")
+        parts = [f"TTFT {ttft * 1000:.0f} ms"] if ttft is not None else []
         parts.append(f"TPOT {tpot * 1000:.1f} ms" if tpot is not None else "TPOT –")
         parts.append(trace.model.provider)
         self.metrics.setText("  ·  ".join(parts))
-        self._update_actions()
 
-    # ------------------------------------------------------------------ model / errors
+    # --- model, build, errors ------------------------------------------------------------
 
     def _on_model_ready(self, info: dict) -> None:
         self.build_panel.hide()
@@ -502,14 +359,13 @@ class MainWindow(QMainWindow):
         self.controller.build_model()
 
     def _on_error(self, message: str, hint: str) -> None:
-        self.generating = False  # every error ends the generation it belongs to (if any)
+        self.stepper.stop_generation()  # an error ends the generation it belongs to (if any)
         self.show_error(message, hint)
         if self.build_panel.isVisible() and not self.build_panel.button.isEnabled():
             self.build_panel.failed()
         if self.trace is None:
             self.scene.show_empty(WELCOME)
         self._set_activity("")
-        self._update_actions()
 
     def show_error(self, message: str, hint: str = "") -> None:
         self.banner.show_error(message, hint)
@@ -522,149 +378,34 @@ class MainWindow(QMainWindow):
     def _set_activity(self, text: str) -> None:
         self.activity.setText(text)
 
-    # ------------------------------------------------------------------ stepping
+    # --- state shown -------------------------------------------------------------------------
 
-    def _ready(self) -> bool:
-        return self.trace is not None and self.lesson is not None and self.cursor is not None
-
-    def _show(self, cursor: Cursor, animate: bool) -> None:
-        self.cursor = cursor
-        self.scene.show_frame(self.trace, cursor, animate=animate and self.transport.speed_factor() > 0)
-        self._update_position()
-        self._update_actions()
-        self.frame_shown.emit(cursor)
-        if self.playing:
-            self._schedule_play()
-
-    def _stop_animation(self) -> None:
-        if self.scene.is_animating():
-            self.scene.finish_animation()
-
-    def step_forward(self) -> None:
-        if not self._ready():
-            return
-        self._stop_animation()
-        nxt = self.lesson.next(self.cursor)
-        if nxt is None:
-            if self.generating:
-                self._set_activity("Waiting for the model's next token…")
-            return
-        self._show(nxt, animate=True)
-
-    def step_back(self) -> None:
-        if not self._ready():
-            return
-        self.set_playing(False)
-        self._stop_animation()
-        prev = self.lesson.prev(self.cursor)
-        if prev is not None:
-            self._show(prev, animate=False)
-
-    def next_token(self) -> None:
-        if not self._ready():
-            return
-        self._stop_animation()
-        nxt = self.lesson.next_token(self.cursor)
-        if nxt is not None:
-            self._show(nxt, animate=True)
-
-    def reset(self) -> None:
-        if not self._ready():
-            return
-        self.set_playing(False)
-        self._stop_animation()
-        self._show(self.lesson.first(), animate=False)
-
-    def show_last(self) -> None:
-        """Jump to the end of what is recorded (used by export and tests)."""
-        if self._ready():
-            self._stop_animation()
-            self._show(self.lesson.last(), animate=False)
-
-    # ------------------------------------------------------------------ play
-
-    def toggle_play(self) -> None:
-        self.set_playing(not self.playing)
-
-    def set_playing(self, on: bool) -> None:
-        if on and not self._ready():
-            return
-        if on == self.playing:
-            return
-        self.playing = on
-        self._waiting_for_step = False
+    def _on_playing(self, on: bool) -> None:
         play = self.actions_by_name["play"]
         play.setText("Pause" if on else "Play")
         play.setIcon(self._icons["pause" if on else "play"])
-        if not on:
-            self._play_timer.stop()
-            return
-        if self.lesson.is_finished(self.cursor):
-            self._show(self.lesson.first(), animate=False)
+
+    def _refresh(self) -> None:
+        st, a = self.stepper, self.actions_by_name
+        ready = st.ready
+        if ready:
+            c = st.cursor
+            more = "…" if st.generating else ""
+            phase = "reading the prompt" if c.step == 0 else "one new token"
+            self.transport.set_position(f"Token {c.step + 1} of {len(st.trace.steps)}{more}  ·  "
+                                        f"{STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})")
         else:
-            self._play_step()
-
-    def dwell_ms(self) -> int:
-        speed = self.transport.speed_factor()
-        return INSTANT_DWELL_MS if speed <= 0 else int(PLAY_DWELL_MS / speed)
-
-    def _schedule_play(self) -> None:
-        if not self.playing:
-            return
-        if self.scene.is_animating():
-            return  # _on_animation_finished schedules the next stage
-        self._play_timer.start(self.dwell_ms())
-
-    def _on_animation_finished(self) -> None:
-        if self.playing and not self._play_timer.isActive():
-            self._play_timer.start(self.dwell_ms())
-
-    def _play_step(self) -> None:
-        if not self.playing or not self._ready():
-            return
-        nxt = self.lesson.next(self.cursor)
-        if nxt is None:
-            if self.generating:
-                self._waiting_for_step = True  # _on_step_ready continues
-                self._set_activity("Waiting for the model's next token…")
-            else:
-                self.set_playing(False)
-            return
-        self._show(nxt, animate=True)
-
-    def _on_speed(self, factor: float) -> None:
-        self.scene.set_speed(factor)
-
-    # ------------------------------------------------------------------ state shown
-
-    def _update_position(self) -> None:
-        if not self._ready():
             self.transport.set_position("")
-            return
-        n = len(self.trace.steps)
-        more = "…" if self.generating else ""
-        c = self.cursor
-        phase = "reading the prompt" if c.step == 0 else "one new token"
-        self.transport.set_position(
-            f"Token {c.step + 1} of {n}{more}  ·  {STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})"
-        )
+        a["prev"].setEnabled(ready and st.lesson.prev(st.cursor) is not None)
+        for name in ("next", "next_token", "play", "reset", "export"):
+            a[name].setEnabled(ready)
+        a["stop"].setEnabled(st.generating)
+        self.stop_button.setEnabled(st.generating)
 
-    def _update_actions(self) -> None:
-        a = self.actions_by_name
-        ready = self._ready()
-        a["prev"].setEnabled(ready and self.lesson.prev(self.cursor) is not None)
-        a["next"].setEnabled(ready)
-        a["next_token"].setEnabled(ready)
-        a["play"].setEnabled(ready)
-        a["reset"].setEnabled(ready)
-        a["export"].setEnabled(ready)
-        a["stop"].setEnabled(self.generating)
-        self.stop_button.setEnabled(self.generating)
-
-    # ------------------------------------------------------------------ export
+    # --- export ----------------------------------------------------------------------------
 
     def export_dialog(self) -> None:
-        if not self._ready():
+        if not self.stepper.ready:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export the illustration", "explainer.svg",
                                               "SVG image (*.svg);;PNG image (*.png)")
@@ -672,15 +413,17 @@ class MainWindow(QMainWindow):
             self.export(path)
 
     def export(self, path: str) -> None:
+        """Write the current frame as SVG (default) or PNG (by the file name)."""
         from explainer.diagram import render
 
-        self._stop_animation()
+        self.stepper.finish_animation()
+        c = self.cursor
         try:
             if path.lower().endswith(".png"):
                 render.render_scene_png(self.scene, path)
             else:
-                c = self.cursor
-                render.render_scene_svg(self.scene, path, title=f"{self.trace.prompt!r}: token {c.step + 1}, {c.stage.value}",
+                title = f"{self.trace.prompt!r}: token {c.step + 1}, {c.stage.value}" if c else "explainer"
+                render.render_scene_svg(self.scene, path, title=title,
                                         description="How a language model writes, one step of the loop (explainer)")
         except (OSError, ExplainerError) as exc:
             msg, hint = (exc.message, exc.hint) if isinstance(exc, ExplainerError) else (str(exc), "choose another folder")
@@ -688,7 +431,7 @@ class MainWindow(QMainWindow):
             return
         self._set_activity(f"Exported {path}")
 
-    # ------------------------------------------------------------------ shutdown
+    # --- shutdown ------------------------------------------------------------------------------
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         self.hide()  # gone at once, even if a model load (seconds) must finish before the join
@@ -696,16 +439,13 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop playing and animating, cancel generation and join the worker thread."""
+        """Stop playing and animating, cancel the generation and join the worker thread."""
         if self._closed:
             return
         self._closed = True
-        self._play_timer.stop()
-        self.playing = False
-        self._stop_animation()
+        self.stepper.stop()
         self.controller.shutdown()
-        if QApplication.instance() is not None:
-            try:
-                QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
-            except (RuntimeError, TypeError):
-                pass
+        try:
+            QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
+        except (RuntimeError, TypeError):
+            pass

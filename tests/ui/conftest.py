@@ -101,7 +101,7 @@ def make_window(qtbot):
         w.close()
         assert not w.controller.is_running, "closing the window must join the worker thread"
         assert not w.scene.is_animating(), "closing the window must stop the animation"
-        assert not w._play_timer.isActive()
+        assert not w.stepper.timer.isActive()
 
 
 @pytest.fixture

@@ -162,7 +162,7 @@ def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_
     w.close()
     closed_in = time.perf_counter() - t0
     assert not w.controller.is_running
-    assert not w.scene.is_animating() and not w._play_timer.isActive()
+    assert not w.scene.is_animating() and not w.stepper.timer.isActive()
     assert running_controllers() == []
     print(f"closed during generation in {closed_in * 1000:.0f} ms")
     assert len(generate_calls) == 1
@@ -181,7 +181,7 @@ def test_thread_guard_sees_a_running_controller(qtbot):
 
 
 def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
-    from explainer.ui.main_window import EXAMPLES
+    from explainer.ui.prompt_panel import EXAMPLES
 
     w = make_window(lambda: None, load=False)
     assert len(w.example_buttons) == len(EXAMPLES) >= 4

@@ -81,7 +81,7 @@ def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window,
 
 
 def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, generate_calls, monkeypatch):
-    import explainer.ui.main_window as mw
+    import explainer.ui.stepper as mw
 
     monkeypatch.setattr(mw, "INSTANT_DWELL_MS", 5)
     w = window
@@ -102,7 +102,7 @@ def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, 
 
 
 def test_steps_stream_in_while_generating_and_play_follows(qtbot, window, generate_calls, monkeypatch):
-    import explainer.ui.main_window as mw
+    import explainer.ui.stepper as mw
 
     monkeypatch.setattr(mw, "INSTANT_DWELL_MS", 1)
     w = window
@@ -190,7 +190,7 @@ def test_view_menu_chooses_the_theme(qtbot, window):
 def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path, monkeypatch):
     """At a real speed Play waits for each animation; a key press mid-animation finishes it
     and moves on; the current frame exports as SVG and PNG."""
-    import explainer.ui.main_window as mw
+    import explainer.ui.stepper as mw
 
     monkeypatch.setattr(mw, "PLAY_DWELL_MS", 20)
     w = window
@@ -207,7 +207,7 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     assert w.playing and w.actions_by_name["play"].text() == "Pause"
     qtbot.waitUntil(lambda: len(animated) >= 3, timeout=30_000)
     click(qtbot, w.transport.buttons["play"])  # pause
-    assert not w.playing and not w._play_timer.isActive()
+    assert not w.playing and not w.stepper.timer.isActive()
     at = w.cursor
     press(qtbot, w, Qt.Key.Key_Right)
     if w.scene.is_animating():

@@ -1,0 +1,185 @@
+"""Walking the recorded trace: next/previous stage, next token, reset, play/pause.
+
+Every move is `scene.show_frame(trace, cursor, animate)` over what the Trace has recorded; the
+model is never involved. While a generation runs the trace grows (a snapshot per step) and the
+walk can go as far as what is recorded; Play then waits for the next step and carries on, so
+it follows the generation. Moving forward animates (the scene decides what to animate);
+moving back, resetting and jumping are instant.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from explainer.lesson.stages import Cursor, Lesson
+
+PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
+INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
+
+
+class Stepper(QObject):
+    changed = Signal()  # cursor, trace, playing or generating changed: refresh what is shown
+    frame_shown = Signal(object)  # the Cursor just drawn
+    playing_changed = Signal(bool)
+    waiting = Signal()  # at the end of what is recorded while the model is still working
+
+    def __init__(self, scene, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.scene = scene
+        self.trace = None
+        self.lesson: Lesson | None = None
+        self.cursor: Cursor | None = None
+        self.playing = False
+        self.generating = False
+        self.speed = 1.0
+        self._waiting = False
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self._play_step)
+        scene.animation_finished.connect(self._on_animation_finished)
+
+    @property
+    def ready(self) -> bool:
+        return self.trace is not None and self.lesson is not None and self.cursor is not None
+
+    def set_speed(self, factor: float) -> None:
+        self.speed = float(factor)
+        self.scene.set_speed(self.speed)
+
+    def dwell_ms(self) -> int:
+        return INSTANT_DWELL_MS if self.speed <= 0 else int(PLAY_DWELL_MS / self.speed)
+
+    # --- the trace ---------------------------------------------------------------
+
+    def start_generation(self) -> None:
+        """A new request: forget the old trace until the first step of the new one arrives."""
+        self.set_playing(False)
+        self.finish_animation()
+        self.trace, self.lesson, self.cursor = None, None, None
+        self.generating = True
+        self._waiting = False
+        self.changed.emit()
+
+    def stop_generation(self) -> None:
+        self.generating = False
+        self._waiting = False
+        self.changed.emit()
+
+    def add_snapshot(self, trace) -> None:
+        """One more recorded step (or the final trace): grow the walk, continue a waiting Play."""
+        self.trace = trace
+        if self.lesson is None:
+            self.lesson = Lesson(trace)
+        else:
+            self.lesson.set_trace(trace)
+        if self.cursor is None:
+            self._show(self.lesson.first(), animate=False)
+        if self.playing and self._waiting:
+            self._waiting = False
+            self._play_step()
+        self.changed.emit()
+
+    def finish(self, trace) -> None:
+        """The generation ended: the trace is complete (stop reason set)."""
+        self.generating = False
+        first = self.cursor is None
+        self.add_snapshot(trace)
+        if not first and not self.scene.is_animating():
+            self.scene.show_frame(self.trace, self.cursor, animate=False)  # final counters and stop reason
+        self.changed.emit()
+
+    # --- moves -----------------------------------------------------------------------
+
+    def finish_animation(self) -> None:
+        if self.scene.is_animating():
+            self.scene.finish_animation()
+
+    def _show(self, cursor: Cursor, animate: bool) -> None:
+        self.cursor = cursor
+        self.scene.show_frame(self.trace, cursor, animate=animate and self.speed > 0)
+        self.frame_shown.emit(cursor)
+        self.changed.emit()
+        if self.playing and not self.scene.is_animating():
+            self.timer.start(self.dwell_ms())  # else _on_animation_finished starts it
+
+    def forward(self) -> None:
+        if not self.ready:
+            return
+        self.finish_animation()  # a press mid-animation completes it, then moves on
+        nxt = self.lesson.next(self.cursor)
+        if nxt is None:
+            if self.generating:
+                self.waiting.emit()
+            return
+        self._show(nxt, animate=True)
+
+    def back(self) -> None:
+        if not self.ready:
+            return
+        self.set_playing(False)
+        self.finish_animation()
+        prev = self.lesson.prev(self.cursor)
+        if prev is not None:
+            self._show(prev, animate=False)
+
+    def next_token(self) -> None:
+        if not self.ready:
+            return
+        self.finish_animation()
+        nxt = self.lesson.next_token(self.cursor)
+        if nxt is not None:
+            self._show(nxt, animate=True)
+
+    def reset(self) -> None:
+        if not self.ready:
+            return
+        self.set_playing(False)
+        self.finish_animation()
+        self._show(self.lesson.first(), animate=False)
+
+    def show_last(self) -> None:
+        if self.ready:
+            self.finish_animation()
+            self._show(self.lesson.last(), animate=False)
+
+    # --- play ----------------------------------------------------------------------------
+
+    def toggle_play(self) -> None:
+        self.set_playing(not self.playing)
+
+    def set_playing(self, on: bool) -> None:
+        if (on and not self.ready) or on == self.playing:
+            return
+        self.playing = on
+        self._waiting = False
+        self.playing_changed.emit(on)
+        self.changed.emit()
+        if not on:
+            self.timer.stop()
+        elif self.lesson.is_finished(self.cursor):
+            self._show(self.lesson.first(), animate=False)  # play again from the start
+        else:
+            self._play_step()
+
+    def _on_animation_finished(self) -> None:
+        if self.playing and not self.timer.isActive():
+            self.timer.start(self.dwell_ms())
+
+    def _play_step(self) -> None:
+        if not self.playing or not self.ready:
+            return
+        nxt = self.lesson.next(self.cursor)
+        if nxt is None:
+            if self.generating:
+                self._waiting = True  # add_snapshot continues
+                self.waiting.emit()
+            else:
+                self.set_playing(False)
+            return
+        self._show(nxt, animate=True)
+
+    def stop(self) -> None:
+        """Stop playing and animating (window closing)."""
+        self.timer.stop()
+        self.playing = False
+        self.finish_animation()

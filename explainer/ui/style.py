@@ -1,0 +1,59 @@
+"""Widget colours from the diagram's theme, and the keyboard guard for text fields."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QPlainTextEdit, QTextEdit
+
+
+def qcolor(value) -> QColor:
+    return value if isinstance(value, QColor) else QColor(value)
+
+
+def palette_for(theme, base: QPalette) -> QPalette:
+    """The window's palette in the theme's colours (Fusion honours all of it); disabled
+    widgets use the theme's muted colour so a greyed-out field reads as greyed out."""
+    pal = QPalette(base)
+    bg, fg, muted = qcolor(theme.background), qcolor(theme.foreground), qcolor(theme.muted)
+    panel = qcolor(getattr(theme, "panel", theme.background))
+    if panel == bg:
+        panel = bg.lighter(135) if bg.lightness() < 128 else bg.darker(104)
+    elif bg.lightness() >= 128:
+        panel = panel.darker(102)
+    R, G = QPalette.ColorRole, QPalette.ColorGroup
+    accent = qcolor(theme.accent)
+    accent_text = qcolor(getattr(theme, "accent_text", theme.background))
+    for group in (G.Active, G.Inactive):
+        for role, color in ((R.Window, panel), (R.WindowText, fg), (R.Base, bg), (R.AlternateBase, panel),
+                            (R.Text, fg), (R.Button, panel), (R.ButtonText, fg), (R.ToolTipBase, bg),
+                            (R.ToolTipText, fg), (R.Highlight, accent), (R.HighlightedText, accent_text),
+                            (R.PlaceholderText, muted)):
+            pal.setColor(group, role, color)
+    for role, color in ((R.Window, panel), (R.WindowText, muted), (R.Base, panel), (R.Text, muted),
+                        (R.Button, panel), (R.ButtonText, muted)):
+        pal.setColor(G.Disabled, role, color)
+    return pal
+
+
+# Keys a focused text field keeps even though the window binds them (Space, arrows, Page keys,
+# Home, Backspace, letters): everything without Ctrl/Alt/Meta, except these.
+WINDOW_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11}
+_TEXT_INPUTS = (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)
+_COMMAND = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+
+
+class TextKeyGuard(QObject):
+    """Installed on text fields: they keep the plain keys while the user types.
+
+    The transport shortcuts are window-wide (so they work whatever has focus, the diagram
+    included); accepting the ShortcutOverride here hands those keys to the field instead, so
+    typing "a happy person" in the prompt never steps the diagram or starts playing."""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(obj, _TEXT_INPUTS)
+                and not getattr(obj, "isReadOnly", lambda: False)()
+                and not (event.modifiers() & _COMMAND) and event.key() not in WINDOW_KEYS):
+            event.accept()
+            return True
+        return False
