@@ -72,7 +72,8 @@ class SamplingPanel(QGroupBox):
     @staticmethod
     def _mark(f: QLineEdit, bad: bool) -> None:
         f.setProperty("invalid", bad)
-        f.setStyleSheet("border: 2px solid #d32f2f;" if bad else "")
+        f.setStyleSheet("QLineEdit { border: 2px solid #d32f2f; background: palette(base); color: palette(text); }"
+                        if bad else "")
 
     def clear_marks(self) -> None:
         for f in self.fields().values():
