@@ -65,6 +65,8 @@ class Frame:
     n_output: int = 0
     context_used: int = 0
     context_length: int = 0
+    vocab_size: int = 0
+    token_stats: str = ""                  # "5 tokens from 24 characters: 4.8 per token · vocabulary 49,152"
     # embeddings
     embedding_dim: int = 0
     emb_rows: list[tuple[Chip, list[float]]] = field(default_factory=list)
@@ -224,6 +226,11 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         chips.append(_chip(s.chosen.id, s.chosen.text, "output"))
         f.appended = len(chips) - 1
     f.chips = chips
+    f.vocab_size = m.vocab_size
+    text = "".join(c.text for c in chips)  # what the tokens spell, chat template included
+    f.token_stats = (f"{len(chips)} tokens from {len(text)} characters: "
+                     f"{len(text) / max(1, len(chips)):.1f} characters per token  ·  "
+                     f"each is one of a vocabulary of {m.vocab_size:,}")
     f.n_output = sum(c.kind == "output" for c in chips)
     f.context_used = len(chips)
     if stage <= Stage.LAYERS:

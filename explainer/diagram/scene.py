@@ -199,7 +199,7 @@ class LifecycleScene(QGraphicsScene):
             "header": (t, req, frame.step, frame.n_steps, frame.pass_label),
             "pretraining": (t, frame.model_name, frame.n_params),
             "tokens": (t, req, tuple(frame.chips), frame.reading, frame.context_used, frame.context_length,
-                       frame.message, frame.cursor is None),
+                       frame.message, frame.cursor is None, frame.token_stats, st is Stage.TOKENS),
             "embeddings": (t, req, frame.step, bool(frame.emb_rows), frame.embedding_dim, frame.message),
             "layers": (t, req, frame.step, frame.layers_shown, frame.n_layers, frame.layers_known),
             "probabilities": (t, req, frame.step, frame.bars_shown, st >= Stage.SAMPLING and frame.bars_shown,

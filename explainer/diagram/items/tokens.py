@@ -179,6 +179,7 @@ class TokenStripItem(Panel):
             for k in ("prompt", "answer")
         ]
         self.message = Text(f"{key}/message", self)
+        self.stats = Text(f"{key}/stats", self)
         self.chips: list[TokenChipItem] = []
         self.more = TokenChipItem(f"{key}/more", self)
         self.more.setVisible(False)
@@ -227,6 +228,12 @@ class TokenStripItem(Panel):
         self.text_out.setVisible(bool(answer_shown))
         self.text_out.setData(RAW, answer)
         top += 4
+        # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at this stage
+        here = frame.stage is Stage.TOKENS
+        self.stats.show_text(frame.token_stats, theme_font(theme, 0.95 if here else 0.85, here),
+                             theme.accent if here else theme.muted).place(14, self.h - 8, "bl")
+        self.stats.setVisible(bool(frame.token_stats))
+        bottom = self.stats.boundingRect().height() + 6 if frame.token_stats else 0
         # chips
         self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
@@ -242,7 +249,7 @@ class TokenStripItem(Panel):
             return
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
-        rows = max(1, int((self.h - top - 4) // row_h))
+        rows = max(1, int((self.h - top - 4 - bottom) // row_h))
         widths = [TokenChipItem.size_for(chip_label(c.text), theme, c.id)[0] for c in chips]
         more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
         lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
