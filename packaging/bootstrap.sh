@@ -21,7 +21,7 @@ MODE="${1:-setup}"
 
 APT_PACKAGES=(
   libegl1 libgl1 libopengl0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1
-  libdbus-1-3 libglib2.0-0 fonts-dejavu-core xvfb xauth
+  libdbus-1-3 libglib2.0-0 fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji xvfb xauth
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0
 )

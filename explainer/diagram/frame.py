@@ -227,7 +227,10 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         f.appended = len(chips) - 1
     f.chips = chips
     f.vocab_size = m.vocab_size
-    text = "".join(c.text for c in chips)  # what the tokens spell, chat template included
+    # What the tokens spell: the prompt as typed (pieces of a split character would count it
+    # twice), or in chat mode the template's text too, then the answer so far.
+    prompt = "".join(c.text for c in chips if c.kind == "input") if trace.chat else trace.prompt
+    text = prompt + "".join(c.text for c in chips if c.kind == "output")
     f.token_stats = (f"{len(chips)} tokens from {len(text)} characters: "
                      f"{len(text) / max(1, len(chips)):.1f} characters per token  ·  "
                      f"each is one of a vocabulary of {m.vocab_size:,}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 
 
 def assets_dir() -> Path:
-    """explainer/assets when installed as package data, else the repository's assets/."""
-    for candidate in (_PACKAGE / "assets", _PACKAGE.parent / "assets"):
+    """The repository's assets/ (a checkout or editable install), else the copy a normal
+    install puts in <prefix>/share/explainer/assets (pyproject's data-files)."""
+    for candidate in (_PACKAGE.parent / "assets", Path(sys.prefix) / "share" / "explainer" / "assets"):
         if (candidate / "captions.json").is_file():
             return candidate
     raise ExplainerError(
