@@ -413,21 +413,18 @@ class MainWindow(QMainWindow):
             self.export(path)
 
     def export(self, path: str) -> None:
-        """Write the current frame as SVG (default) or PNG (by the file name)."""
-        from explainer.diagram import render
+        """Write the current frame as SVG or PNG (by the file name) with the same code as
+        `explainer export`: the end state of the current stage in a fresh scene, so a running
+        animation is never caught halfway, and the controls are not part of the picture."""
+        from explainer.export.figure import export_figure
 
         self.stepper.finish_animation()
-        c = self.cursor
+        if self.trace is None or self.cursor is None:
+            return
         try:
-            if path.lower().endswith(".png"):
-                render.render_scene_png(self.scene, path)
-            else:
-                title = f"{self.trace.prompt!r}: token {c.step + 1}, {c.stage.value}" if c else "explainer"
-                render.render_scene_svg(self.scene, path, title=title,
-                                        description="How a language model writes, one step of the loop (explainer)")
-        except (OSError, ExplainerError) as exc:
-            msg, hint = (exc.message, exc.hint) if isinstance(exc, ExplainerError) else (str(exc), "choose another folder")
-            self.show_error(f"could not export: {msg}", hint)
+            export_figure(self.trace, self.cursor, path, theme=self.theme_name, timings=True)
+        except ExplainerError as exc:
+            self.show_error(f"could not export: {exc.message}", exc.hint)
             return
         self._set_activity(f"Exported {path}")
 

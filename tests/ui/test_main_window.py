@@ -217,5 +217,9 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     w.export(str(svg))
     w.export(str(png))
     assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml") and png.stat().st_size > 10_000
+    assert w.cursor.stage.value in svg.read_text(encoding="utf-8")  # the frame on screen, in the title
     assert not w.banner.isVisible()
+    w.export(str(tmp_path / "frame.gif"))
+    assert w.banner.isVisible() and "unknown picture format" in w.banner.message.text()
+    assert not (tmp_path / "frame.gif").exists()
     assert len(generate_calls) == 1
