@@ -211,3 +211,23 @@ def fake_built_model(tmp_cache, tiny_gguf) -> Path:
     info = {"build_format": BUILD_FORMAT, "name": DEFAULT_MODEL, "files": _file_sizes(d)}
     (d / "build.json").write_text(json.dumps(info))
     return d
+
+
+@pytest.fixture(scope="session")
+def real_engine(built_model):
+    """One Engine on the real model for the whole session (loading takes seconds)."""
+    from tests.lesson.real_traces import engine_for
+
+    return engine_for(built_model)
+
+
+@pytest.fixture(scope="session")
+def real_trace(built_model):
+    """``real_trace(name)`` -> a Trace generated with the real model, cached per session
+    (the requests are in tests/lesson/real_traces.py)."""
+    from tests.lesson.real_traces import trace_for
+
+    def get(name: str = "paris"):
+        return trace_for(built_model, name)
+
+    return get

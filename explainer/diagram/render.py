@@ -43,19 +43,7 @@ def png_bytes(img: QImage) -> bytes:
     if not img.save(buf, "PNG"):
         raise ExplainerError("could not encode the picture as PNG", "this is a bug; please report it")
     buf.close()
-    return strip_empty_groups(bytes(data.data()))
-
-
-_EMPTY_GROUP = re.compile(rb"<g\b[^>]*>\s*</g>\s*")
-
-
-def strip_empty_groups(svg: bytes) -> bytes:
-    """Drop the empty <g> elements QSvgGenerator writes for every item that paints nothing
-    itself (groups, text holders): they are most of the file and draw nothing."""
-    previous = None
-    while previous != svg:
-        previous, svg = svg, _EMPTY_GROUP.sub(b"", svg)
-    return svg
+    return bytes(data.data())
 
 
 def render_scene_png(scene: QGraphicsScene, path: str | os.PathLike[str], scale: float = 2.0,

@@ -1,26 +1,9 @@
-"""Fixtures for the diagram tests: real traces, a scene, and a guard against running animations."""
+"""Fixtures for the diagram tests: a scene, and a guard against running animations
+(real traces come from tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
-
-from tests.lesson.real_traces import engine_for, trace_for
-
-
-@pytest.fixture(scope="session")
-def real_engine(built_model):
-    return engine_for(built_model)
-
-
-@pytest.fixture(scope="session")
-def real_trace(built_model):
-    """``real_trace(name)`` -> a Trace generated with the real model (see tests/lesson/real_traces.py)."""
-
-    def get(name: str = "paris"):
-        return trace_for(built_model, name)
-
-    return get
-
 
 @pytest.fixture(autouse=True)
 def no_running_animation(request):
