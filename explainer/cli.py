@@ -331,6 +331,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
         _print_json(run_gui_bench(args.model, args.device))
         return 0
+    if args.export:
+        from explainer.export.bench import run_export_bench
+        from explainer.export.figure import ensure_qt_app
+        from explainer.model.build import load_built
+
+        ensure_qt_app()
+        _print_json(run_export_bench(load_built(args.model), args.device))
+        return 0
     from explainer.engine.bench import run_bench
     from explainer.model.build import load_built
 
@@ -395,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
     p.add_argument("--gui", action="store_true",
                    help="measure the app instead: GUI-thread blocking, frame rate, time to first window")
+    p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
     p.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_bench)
 
