@@ -153,3 +153,14 @@ def test_unwritable_target_is_refused_before_any_work(tmp_path):
     with pytest.raises(ExplainerError, match="is a file, not a folder"):
         export_figure(None, None, blocker / "x.svg")  # type: ignore[arg-type]
     assert blocker.read_text() == "x"
+
+
+def test_bench_export_prints_time_and_size_per_frame(built_model):
+    proc = subprocess.run([sys.executable, "-m", "explainer", "bench", "--export"], capture_output=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()
+    import json
+
+    report = json.loads(proc.stdout)
+    assert report["frames"] == 7
+    assert report["export_svg_median_s"] > 0 and report["export_png_median_s"] > 0
+    assert 10 < report["svg_median_kb"] <= report["svg_max_kb"]
