@@ -64,6 +64,8 @@ class _GuiBench:
         self.first_paint_wall: float | None = None
         self.heartbeat_last: float | None = None
         self.max_gap = 0.0
+        self.gaps: list[tuple[float, float]] = []  # (seconds since first paint, gap) over 16 ms
+        self.heartbeat_start: float | None = None
         self.paints_animating = 0
         self.paints_total = 0
         self.animating_s = 0.0
@@ -86,7 +88,7 @@ class _GuiBench:
     def on_paint(self, obj) -> None:
         if self.first_paint_wall is None:
             self.first_paint_wall = time.time()
-            self.heartbeat_last = time.perf_counter()
+            self.heartbeat_last = self.heartbeat_start = time.perf_counter()
             self.heartbeat.start()
         if obj is self.window.view.viewport():
             self.paints_total += 1
@@ -98,6 +100,8 @@ class _GuiBench:
         if self.heartbeat_last is not None:
             gap = now - self.heartbeat_last
             self.max_gap = max(self.max_gap, gap)
+            if gap > 0.017:
+                self.gaps.append((self.heartbeat_last - self.heartbeat_start, gap))
             if self.window.scene.is_animating():
                 self.animating_s += gap
         self.heartbeat_last = now
@@ -159,6 +163,12 @@ class _GuiBench:
     def report(self) -> dict:
         r = {
             "gui_max_block_ms": max(0.0, (self.max_gap - 0.001) * 1000),
+            # where the long blocks were: the first window's layout and paint, the model arriving,
+            # or the steady state of generating and animating
+            "gui_blocks_over_16ms": len(self.gaps),
+            "gui_max_block_after_first_second_ms": max(
+                [(g - 0.001) * 1000 for t, g in self.gaps if t > 1.0], default=0.0),
+            "gui_blocks_over_16ms_at_s": [round(t, 2) for t, g in self.gaps[:40]],
             "fps": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
             "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
             "peak_rss_mb": _peak_rss_mb(),
