@@ -37,10 +37,10 @@ class PreparedPrompt:
 class Engine:
     """A built model ready to answer prompts: runtime + tokenizer + chat template."""
 
-    def __init__(self, built, device: str | None = None) -> None:
+    def __init__(self, built, device: str | None = None, threads: int | None = None) -> None:
         self.built = built
         self.config = built.config
-        self.runtime = ModelRuntime(built.onnx_path, built.config, device)
+        self.runtime = ModelRuntime(built.onnx_path, built.config, device, threads)
         self.tokenizer: TextTokenizer = built.load_tokenizer()
         manifest = built.manifest
         self.display_name = manifest.display_name if manifest else built.name

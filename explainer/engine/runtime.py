@@ -78,7 +78,10 @@ class KVCache:
 class ModelRuntime:
     """Loads model.onnx on the best available device and runs forward passes over a cache."""
 
-    def __init__(self, onnx_path: Path, config: dict, device: str | None = None) -> None:
+    def __init__(self, onnx_path: Path, config: dict, device: str | None = None,
+                 threads: int | None = None) -> None:
+        """`threads`: CPU threads for one pass (default: ONNX Runtime's, one per core). An
+        interactive caller passes fewer, so the GUI thread keeps a core to draw with."""
         import onnxruntime as ort
 
         device = device or os.environ.get(DEVICE_ENV, "auto")
@@ -87,6 +90,10 @@ class ModelRuntime:
         options = ort.SessionOptions()
         options.log_severity_level = 3  # loader chatter is not for learners; we check below
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads is not None:
+            options.intra_op_num_threads = max(1, threads)
+            # idle workers that spin would still take the core we meant to leave free
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         start = time.perf_counter()
         try:
             if "CUDAExecutionProvider" in providers and hasattr(ort, "preload_dlls"):

@@ -219,14 +219,14 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     from explainer.ui.app import make_app
 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
-    from explainer.ui.controller import EngineController
+    from explainer.ui.controller import EngineController, app_threads
     from explainer.ui.main_window import MainWindow
 
     def factory():
         from explainer.engine.generate import Engine
         from explainer.model.build import load_built
 
-        return Engine(load_built(model), device)
+        return Engine(load_built(model), device, threads=app_threads())
 
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)

@@ -14,6 +14,7 @@ still loading simply waits for the load. Each generation gets an id; `cancel()` 
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import traceback
 import weakref
@@ -41,11 +42,19 @@ def snapshot(trace):
     return dataclasses.replace(trace, steps=list(trace.steps), prompt_tokens=list(trace.prompt_tokens))
 
 
+def app_threads() -> int:
+    """CPU threads for the model in the app: all cores but one, which stays with the GUI.
+
+    With every core busy in a forward pass, the GUI thread waited for a core for up to
+    150 ms at a time on a 2-core machine; the animation must not stutter for the model."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 def default_engine_factory():
     from explainer.engine.generate import Engine
     from explainer.model.build import load_built
 
-    return Engine(load_built())
+    return Engine(load_built(), threads=app_threads())
 
 
 def model_info(engine, load_s: float) -> dict:
