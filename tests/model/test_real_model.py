@@ -59,3 +59,11 @@ def test_prefill_then_cached_decode_equals_one_pass(runtime, prompt_ids):
     assert cache.length == len(prompt_ids) + len(continuation)
     np.testing.assert_allclose(last, whole, atol=2e-3)
     assert int(last.argmax()) == int(whole.argmax())
+
+
+def test_fewer_threads_give_the_same_answer(runtime, prompt_ids, built_model):
+    """The app leaves a core to the GUI; the model must not answer differently for it."""
+    single = ModelRuntime(built_model.onnx_path, built_model.config, device="cpu", threads=1)
+    a = runtime.forward(prompt_ids, runtime.new_cache()).logits
+    b = single.forward(prompt_ids, single.new_cache()).logits
+    np.testing.assert_allclose(softmax(a.astype(np.float64)), softmax(b.astype(np.float64)), atol=1e-6)
