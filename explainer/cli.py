@@ -288,14 +288,26 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     engine = Engine(built, args.device)
     engine.prepare(prompt, args.chat)  # fail on a bad prompt before any output
 
+    # A token can be a piece of one character (CJK, emoji are several byte tokens): stream the
+    # decoded text of all output ids and hold back a trailing incomplete character.
+    output_ids: list[int] = []
+    printed = [0]
+
     def stream(trace, step) -> None:
-        if not args.json:
-            if step.index == 0:
-                sys.stdout.write(trace.prompt)
-            sys.stdout.write(step.sampling.chosen.text)
-            sys.stdout.flush()
+        if args.json:
+            return
+        if step.index == 0:
+            sys.stdout.write(trace.prompt)
+        output_ids.append(step.sampling.chosen.id)
+        text = engine.tokenizer.decode(output_ids)
+        ready = text.rstrip("\ufffd")
+        sys.stdout.write(ready[printed[0]:])
+        printed[0] = max(printed[0], len(ready))
+        sys.stdout.flush()
 
     trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream)
+    if not args.json:
+        sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0]:])  # anything held back
     if args.save_trace:
         trace.save(args.save_trace)
     if not args.json:

@@ -78,3 +78,14 @@ def test_no_loader_noise_and_the_real_provider_is_reported(built_model):
     assert err.strip() == "", f"unexpected output on stderr: {err[:500]}"
     provider = json.loads(proc.stdout)["model"]["provider"]
     assert provider == ("CUDAExecutionProvider" if cuda_device_count() else "CPUExecutionProvider")
+
+
+def test_streamed_text_never_splits_a_character(built_model):
+    """CJK and emoji take several byte tokens each; the stream shows whole characters only."""
+    tokenizer = built_model.load_tokenizer()
+    proc = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8", "--json")
+    ids = [s["token"]["id"] for s in json.loads(proc.stdout)["steps"]]
+    assert any("\ufffd" in tokenizer.piece(i) for i in ids)  # the answer has byte-piece tokens
+    streamed = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8").stdout.decode()
+    assert streamed == "日本の首都は" + tokenizer.decode(ids)
+    assert "\ufffd" not in streamed[:-1]  # only a character cut off by the limit may be incomplete
