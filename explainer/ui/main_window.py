@@ -156,6 +156,10 @@ class MainWindow(QMainWindow):
         self._action("zoom_reset", "Fit to window", [QKeySequence(C | K.Key_0)], lambda: self.view.reset_zoom())
         self._action("export", "Export illustration…", [QKeySequence(C | K.Key_E)], self.export_dialog,
                      "Save the current frame as SVG or PNG")
+        self._action("save_trace", "Save trace…", [QKeySequence(C | K.Key_S)], self.save_trace_dialog,
+                     "Save everything this run recorded, to reopen or export later without the model")
+        self._action("open_trace", "Open trace…", [QKeySequence(C | K.Key_O)], self.open_trace_dialog,
+                     "Step through a saved run; the model is not run again")
         self._action("quit", "Quit", [QKeySequence.StandardKey.Quit], self.close)
         sp = QStyle.StandardPixmap
         self._icons = {name: self.style().standardIcon(pix) for name, pix in (
@@ -206,6 +210,9 @@ class MainWindow(QMainWindow):
         a = self.actions_by_name
         mb = self.menuBar()
         file_menu = mb.addMenu("&File")
+        file_menu.addAction(a["open_trace"])
+        file_menu.addAction(a["save_trace"])
+        file_menu.addSeparator()
         file_menu.addAction(a["export"])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
@@ -399,8 +406,54 @@ class MainWindow(QMainWindow):
         a["prev"].setEnabled(ready and st.lesson.prev(st.cursor) is not None)
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)
+        a["save_trace"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
+
+    # --- saved traces ----------------------------------------------------------------------
+
+    def save_trace_dialog(self) -> None:
+        if not self.stepper.ready or self.generating:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save the recorded run", "explainer-trace.json",
+                                              "Trace (*.json)")
+        if path:
+            self.save_trace(path)
+
+    def save_trace(self, path: str) -> None:
+        """Write the recorded run (atomically); `explainer export --trace` reads it too."""
+        if self.trace is None:
+            return
+        try:
+            self.trace.save(path)
+        except ExplainerError as exc:
+            self.show_error(f"could not save the trace: {exc.message}", exc.hint)
+            return
+        self._set_activity(f"Saved {path}")
+
+    def open_trace_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a recorded run", "", "Trace (*.json)")
+        if path:
+            self.open_trace(path)
+
+    def open_trace(self, path: str) -> None:
+        """Step through a saved run from its first stage; nothing is recomputed."""
+        from explainer.engine.trace import Trace
+
+        try:
+            trace = Trace.load(path)
+        except ExplainerError as exc:
+            self.show_error(f"could not open the trace: {exc.message}", exc.hint)
+            return
+        if self.generating:
+            self.stop_generation()
+        self.banner.hide()
+        self.prompt.setPlainText(trace.prompt)
+        self.chat.setChecked(trace.chat)
+        self.stepper.start_generation()  # forget the current run ...
+        self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
+        self._show_metrics(trace)
+        self._set_activity(f"Opened {path}: {len(trace.steps)} recorded tokens. Step through with → / Space.")
 
     # --- export ----------------------------------------------------------------------------
 

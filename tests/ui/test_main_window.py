@@ -223,3 +223,28 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     assert w.banner.isVisible() and "unknown picture format" in w.banner.message.text()
     assert not (tmp_path / "frame.gif").exists()
     assert len(generate_calls) == 1
+
+
+def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate_calls, tmp_path):
+    """Course authors save a run and step through it later; the model is not run again."""
+    w = window
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    forward_to(qtbot, w, 1, Stage.APPEND)
+    at_append = w.scene.frame_state()
+    path = tmp_path / "run.json"
+    w.save_trace(str(path))
+    assert path.is_file()
+
+    w.open_trace(str(tmp_path / "missing.json"))  # a bad file: a message, and the run stays
+    assert w.banner.isVisible() and "could not open the trace" in w.banner.message.text().lower()
+    assert w.trace is trace
+
+    w.prompt.setPlainText("something else")
+    w.open_trace(str(path))
+    assert not w.banner.isVisible()
+    assert w.trace == trace and w.trace is not trace
+    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.prompt.toPlainText() == PARIS
+    forward_to(qtbot, w, 1, Stage.APPEND)
+    assert w.scene.frame_state() == at_append
+    assert len(generate_calls) == 1
