@@ -450,6 +450,7 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         self.prompt.setPlainText(trace.prompt)
         self.chat.setChecked(trace.chat)
+        self.sampling.set_settings(trace.settings)  # Generate would then redo this very run
         self.stepper.start_generation()  # forget the current run ...
         self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
         self._show_metrics(trace)

@@ -245,6 +245,9 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     assert w.trace == trace and w.trace is not trace
     assert w.cursor == Cursor(0, Stage.PRETRAINING)
     assert w.prompt.toPlainText() == PARIS
+    shown = w.sampling.settings()  # greedy: the panel leaves the (unused) seed empty
+    assert (shown.temperature, shown.top_k, shown.top_p, shown.max_new_tokens) == (
+        trace.settings.temperature, trace.settings.top_k, trace.settings.top_p, trace.settings.max_new_tokens)
     forward_to(qtbot, w, 1, Stage.APPEND)
     assert w.scene.frame_state() == at_append
     assert len(generate_calls) == 1
