@@ -15,7 +15,7 @@ from explainer.engine.trace import Step, TopList, Trace
 from explainer.lesson.captions import caption, lens_settles_at, title
 from explainer.lesson.stages import Cursor, Stage
 from explainer.lesson.text import SPECIAL_MEANING, is_special
-from explainer.lesson.vocab import TokenNamer
+from explainer.lesson.vocab import TokenNamer, display_text
 
 N_BARS = 10            # candidates drawn in the chart (plus "other")
 N_CELLS = 32           # embedding cells drawn per token (sampled evenly from the vector)
@@ -279,7 +279,7 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         f.bar_phase = 3 if stage >= Stage.SAMPLING else 0
         top = s.raw.ids[:N_BARS]
         f.chosen_index = top.index(s.chosen.id) if s.chosen.id in top else None
-        f.chosen_text = s.chosen.text
+        f.chosen_text = display_text(s.chosen.id, s.chosen.text)
         f.kept = s.kept
     if stage >= Stage.SAMPLING:
         f.show_draw = True

@@ -11,7 +11,7 @@ from typing import Any
 from explainer.engine.trace import Step, Trace
 from explainer.lesson.assets import load_json
 from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.vocab import TokenNamer
+from explainer.lesson.vocab import TokenNamer, display_text
 from explainer.lesson.text import milliseconds, percent, quoted, short_count
 
 
@@ -65,7 +65,7 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
     name = TokenNamer(trace)
     f.update(
         n_read=len(step.tokens),
-        token=quoted(step.tokens[-1].text),
+        token=quoted(display_text(step.tokens[-1].id, step.tokens[-1].text)),
         used=step.end,
         used_after=step.end + 1,
         cached=step.start,
@@ -74,7 +74,7 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
         second=quoted(name(raw.ids[1])) if len(raw.ids) > 1 else "?",
         second_pct=percent(raw.probs[1]) if len(raw.probs) > 1 else "?",
         lens_layer=lens_layer if lens_layer is not None else m.n_layers,
-        chosen=quoted(s.chosen.text),
+        chosen=quoted(display_text(s.chosen.id, s.chosen.text)),
         chosen_pct=percent(s.chosen_prob),
         chosen_raw_pct=percent(s.chosen_raw_prob),
         draw=f"{s.draw:.3f}" if s.draw is not None else "none",

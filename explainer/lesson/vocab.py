@@ -21,6 +21,24 @@ _source: PieceFn | None = None
 _loaded_default = False
 
 
+def display_piece(tokenizer, token_id: int) -> str:
+    """A token's text for labels; a piece of a character (CJK and emoji are several byte
+    tokens each) has no text of its own, so it is shown as its bytes, e.g. ``⟨E6·97⟩``."""
+    text = tokenizer.piece(token_id)
+    if "\ufffd" not in text:
+        return text
+    return "⟨" + "·".join(f"{b:02X}" for b in tokenizer.token_bytes(token_id)) + "⟩"
+
+
+def display_text(token_id: int, text: str) -> str:
+    """``text`` as recorded, or, when it is a piece of a character, its bytes (see above)."""
+    if "\ufffd" not in text:
+        return text
+    fn = _default_source()
+    label = fn(token_id) if fn is not None else text
+    return label if "\ufffd" not in label else text
+
+
 def set_piece_source(fn: PieceFn | None) -> None:
     """Use ``fn(id) -> text`` for ids the trace does not name (None: back to the default)."""
     global _source, _loaded_default
@@ -37,7 +55,8 @@ def _default_source() -> PieceFn | None:
             try:
                 from explainer.model.build import load_built
 
-                _source = load_built().load_tokenizer().piece
+                tokenizer = load_built().load_tokenizer()
+                _source = lambda i: display_piece(tokenizer, i)  # noqa: E731
             except Exception:  # no built model: ids stay numbers, never a crash
                 _source = None
         return _source
@@ -71,6 +90,8 @@ class TokenNamer:
 
     def __call__(self, token_id: int) -> str:
         text = self._table.get(token_id)
+        if text is not None and "\ufffd" in text:  # a piece of a character: show its bytes
+            text = self._table[token_id] = display_text(token_id, text)
         if text is None:
             fn = _default_source()
             try:

@@ -81,8 +81,10 @@ def piece_table(engine) -> list[str]:
     key = str(getattr(engine.built, "tokenizer_path", id(engine)))
     table = _PIECE_TABLES.get(key)
     if table is None:
-        piece = engine.tokenizer.piece
-        table = _PIECE_TABLES[key] = [piece(i) for i in range(int(engine.config["vocab_size"]))]
+        from explainer.lesson.vocab import display_piece
+
+        tok = engine.tokenizer
+        table = _PIECE_TABLES[key] = [display_piece(tok, i) for i in range(int(engine.config["vocab_size"]))]
     return table
 
 

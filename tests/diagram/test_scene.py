@@ -343,7 +343,13 @@ def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
     trace = real_trace("unicode")
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
     expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
-    assert scene.token_chips() == expected
+    drawn = scene.token_chips()
+    # byte pieces are labelled by their bytes (wider chips), so a middle run may be elided
+    assert any(drawn[:i] == expected[:i] and drawn[i:] == expected[len(expected) - (len(drawn) - i):]
+               for i in range(len(drawn) + 1)), drawn
+    labels = [c.label.text() for c in scene.tokens.chips if c.isVisible() and c.token is not None]
+    assert any(label.startswith("⟨") for label in labels)  # a piece of a character shows its bytes
+    assert not any("\ufffd" in label for label in labels)
     scene.show_frame(trace, Lesson(trace).last(), animate=False)
     out = render_scene_png(scene, tmp_path / "u.png", scale=0.5)
     assert out.stat().st_size > 1000

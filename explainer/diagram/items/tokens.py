@@ -19,6 +19,7 @@ from explainer.diagram.frame import Chip, Frame
 from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, tag, text_width, theme_font
 from explainer.diagram.theme import Theme
 from explainer.lesson.captions import title
+from explainer.lesson.vocab import display_text
 from explainer.lesson.stages import Stage
 from explainer.lesson.text import visible
 
@@ -32,8 +33,8 @@ def _label_width(label: str, family: str, px: int) -> float:
     return text_width(label, font(family, px))
 
 
-def chip_label(text: str) -> str:
-    return visible(text)
+def chip_label(chip: Chip) -> str:
+    return visible(display_text(chip.id, chip.text))
 
 
 def chip_fill(theme: Theme, kind: str, special: bool) -> str:
@@ -81,7 +82,7 @@ class TokenChipItem(QGraphicsObject):
             fill, stroke, dash = theme.panel, theme.muted, True
             tcolor = theme.muted
         else:
-            label = chip_label(chip.text)
+            label = chip_label(chip)
             self.token = (chip.id, chip.text)
             self.kind = chip.kind
             fill, dash = chip_fill(theme, chip.kind, chip.special), False
@@ -250,7 +251,7 @@ class TokenStripItem(Panel):
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4 - bottom) // row_h))
-        widths = [TokenChipItem.size_for(chip_label(c.text), theme, c.id)[0] for c in chips]
+        widths = [TokenChipItem.size_for(chip_label(c), theme, c.id)[0] for c in chips]
         more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
         lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
         self.layout_info = lay
