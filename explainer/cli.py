@@ -211,17 +211,20 @@ def _cmd_model_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _decode_utf8(data: bytes, source: str) -> str:
+    """Text from stdin or a file; the message names the first bad byte and where it is."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExplainerError(
+            f"{source} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            "convert the text to UTF-8, e.g. with `iconv -t UTF-8`",
+        ) from None
+
+
 def _read_text_arg(text: str) -> str:
     if text == "-":
-        data = sys.stdin.buffer.read()
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ExplainerError(
-                f"standard input is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
-                f"at offset {exc.start})",
-                "convert the text to UTF-8, e.g. with `iconv -t UTF-8`",
-            ) from None
+        return _decode_utf8(sys.stdin.buffer.read(), "standard input")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -255,13 +258,7 @@ def _read_prompt(args: argparse.Namespace) -> str:
             data = open(args.prompt_file, "rb").read()
         except OSError as exc:
             raise ExplainerError(f"cannot read {args.prompt_file} ({exc.strerror})", "check the path") from None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ExplainerError(
-                f"{args.prompt_file} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                "convert the file to UTF-8, e.g. with `iconv -t UTF-8`",
-            ) from None
+        return _decode_utf8(data, args.prompt_file)
     if args.prompt is None:
         raise ExplainerError("no prompt given", "pass --prompt TEXT, --prompt - (stdin) or --prompt-file FILE")
     return _read_text_arg(args.prompt)

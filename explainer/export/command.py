@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
     if args.step is not None and args.step < 0:
         raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
-    written = export_figure(trace, cursor_for(trace, stage, args.step), out, args.theme,
-                            args.text_as_paths, args.timings)
-    print(f"wrote {written} ({stage.value}, step {cursor_for(trace, stage, args.step).step + 1} "
-          f"of {len(trace.steps)})", file=sys.stderr)
+    cursor = cursor_for(trace, stage, args.step)
+    written = export_figure(trace, cursor, out, args.theme, args.text_as_paths, args.timings)
+    print(f"wrote {written} ({stage.value}, step {cursor.step + 1} of {len(trace.steps)})", file=sys.stderr)
     return 0
