@@ -152,8 +152,8 @@ class ModelRuntime:
         result = PassOutput(
             logits=host("logits")[0, -1],
             embeddings=host("embeddings")[0],
-            hidden_last=np.stack([host(f"hidden.{i}")[0, -1] for i in range(n_layers)]),
-            attention_last=np.stack([host(f"attention.{i}")[0] for i in range(n_layers)]),
+            hidden_last=host("hidden_last"),
+            attention_last=host("attention_last"),
             lens_ids=host("lens_ids"),
             lens_probs=host("lens_probs"),
             seconds=0.0,

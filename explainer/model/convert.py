@@ -21,7 +21,7 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"  # 2: Q4_1 layer matrices as MatMulNBits; one hidden/attention output
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:

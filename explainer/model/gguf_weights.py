@@ -9,7 +9,7 @@ permuted for its interleaved RoPE; we undo that here so the ONNX graph uses the 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -69,12 +69,54 @@ class LayerWeights:
     w_down: np.ndarray
 
 
+@dataclass(frozen=True)
+class Q4Blocks:
+    """A Q4_1 matrix as stored: w[n, 32 b + j] = codes[n, 32 b + j] * scale[n, b] + minimum[n, b].
+
+    Kept beside the float32 copy so the graph can multiply by the 4-bit codes themselves: a
+    decode step reads every weight once, and 4-bit codes are a seventh of the bytes.
+    """
+
+    codes: np.ndarray  # uint8 [out, in], values 0..15
+    scale: np.ndarray  # float32 [out, in / 32]
+    minimum: np.ndarray  # float32 [out, in / 32]
+
+    BLOCK = 32
+
+    def dequantize(self) -> np.ndarray:
+        rows, cols = self.codes.shape
+        blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
+        return (blocks * self.scale[..., None] + self.minimum[..., None]).reshape(rows, cols)
+
+    def scaled(self, factor: float) -> "Q4Blocks":
+        """The matrix times `factor` (exactly, when it is a power of two)."""
+        f = np.float32(factor)
+        return Q4Blocks(self.codes, self.scale * f, self.minimum * f)
+
+    def rows(self, order: np.ndarray) -> "Q4Blocks":
+        return Q4Blocks(self.codes[order], self.scale[order], self.minimum[order])
+
+
+def q4_1_blocks(raw: np.ndarray, rows: int) -> Q4Blocks:
+    """Split GGUF Q4_1 bytes (per 32 weights: f16 scale, f16 min, 16 bytes of nibble pairs,
+    low nibbles first) into codes, scales and minimums."""
+    blocks = np.asarray(raw, np.uint8).reshape(rows, -1, 20)
+    scale = blocks[..., 0:2].copy().view(np.float16)[..., 0].astype(np.float32)
+    minimum = blocks[..., 2:4].copy().view(np.float16)[..., 0].astype(np.float32)
+    packed = blocks[..., 4:]
+    codes = np.concatenate([packed & 15, packed >> 4], axis=-1).reshape(rows, -1)
+    return Q4Blocks(np.ascontiguousarray(codes), scale, minimum)
+
+
 @dataclass
 class LlamaWeights:
     config: LlamaConfig
     token_embedding: np.ndarray  # [vocab, d_model]; also the output head (tied)
     layers: list[LayerWeights]
     final_norm: np.ndarray
+    # Layer matrices stored as Q4_1, by "{layer}.{field}" (e.g. "3.wq"), rows in the same
+    # (unpermuted) order as the float32 copy; the graph uses these where present.
+    q4: dict[str, Q4Blocks] = field(default_factory=dict)
 
 
 def llama_cpp_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
@@ -87,6 +129,11 @@ def llama_cpp_unpermute(w: np.ndarray, n_heads: int) -> np.ndarray:
     """Undo `llama_cpp_permute`: back to the rotate-half layout of the original checkpoint."""
     out = w.shape[0]
     return w.reshape(n_heads, out // n_heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def unpermute_order(rows: int, n_heads: int) -> np.ndarray:
+    """The row order `llama_cpp_unpermute` produces, for arrays stored per row (Q4_1 blocks)."""
+    return llama_cpp_unpermute(np.arange(rows), n_heads)
 
 
 def _field(reader, key: str, default=None):
@@ -164,6 +211,17 @@ def read_weights(path: Path) -> LlamaWeights:
             )
         return np.ascontiguousarray(values)
 
+    q4: dict[str, Q4Blocks] = {}
+
+    def matrix(i: int, field_name: str, gguf_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
+        """A layer matrix as float32 (rows unpermuted for Q/K); Q4_1 ones also as blocks."""
+        values = get(f"blk.{i}.{gguf_name}.weight", shape)
+        t = tensors[f"blk.{i}.{gguf_name}.weight"]
+        order = unpermute_order(shape[0], heads) if heads else np.arange(shape[0])
+        if t.tensor_type.name == "Q4_1":
+            q4[f"{i}.{field_name}"] = q4_1_blocks(t.data, shape[0]).rows(order)
+        return np.ascontiguousarray(values[order])
+
     c = config
     kv = c.n_kv_heads * c.head_dim
     layers = []
@@ -172,14 +230,14 @@ def read_weights(path: Path) -> LlamaWeights:
         layers.append(
             LayerWeights(
                 attn_norm=get(p + "attn_norm.weight", (c.d_model,)),
-                wq=llama_cpp_unpermute(get(p + "attn_q.weight", (c.d_model, c.d_model)), c.n_heads),
-                wk=llama_cpp_unpermute(get(p + "attn_k.weight", (kv, c.d_model)), c.n_kv_heads),
-                wv=get(p + "attn_v.weight", (kv, c.d_model)),
-                wo=get(p + "attn_output.weight", (c.d_model, c.d_model)),
+                wq=matrix(i, "wq", "attn_q", (c.d_model, c.d_model), c.n_heads),
+                wk=matrix(i, "wk", "attn_k", (kv, c.d_model), c.n_kv_heads),
+                wv=matrix(i, "wv", "attn_v", (kv, c.d_model)),
+                wo=matrix(i, "wo", "attn_output", (c.d_model, c.d_model)),
                 ffn_norm=get(p + "ffn_norm.weight", (c.d_model,)),
-                w_gate=get(p + "ffn_gate.weight", (c.d_ff, c.d_model)),
-                w_up=get(p + "ffn_up.weight", (c.d_ff, c.d_model)),
-                w_down=get(p + "ffn_down.weight", (c.d_model, c.d_ff)),
+                w_gate=matrix(i, "w_gate", "ffn_gate", (c.d_ff, c.d_model)),
+                w_up=matrix(i, "w_up", "ffn_up", (c.d_ff, c.d_model)),
+                w_down=matrix(i, "w_down", "ffn_down", (c.d_model, c.d_ff)),
             )
         )
     embedding = get("token_embd.weight", (c.vocab_size, c.d_model))
@@ -193,4 +251,5 @@ def read_weights(path: Path) -> LlamaWeights:
         token_embedding=embedding,
         layers=layers,
         final_norm=get("output_norm.weight", (c.d_model,)),
+        q4=q4,
     )

@@ -58,6 +58,30 @@ def test_reader_undoes_llama_cpp_permutation(tiny):
     np.testing.assert_array_equal(read.token_embedding, truth.token_embedding)
 
 
+def test_q4_1_blocks_are_the_stored_weights(tiny):
+    """The 4-bit codes the graph multiplies by give back exactly the dequantised matrices."""
+    truth, _, root = tiny
+    read = read_weights(root / "tiny.gguf")
+    fields = ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down")
+    assert set(read.q4) == {f"{i}.{f}" for i in range(TINY.n_layers) for f in fields}
+    for i, layer in enumerate(truth.layers):
+        for f in fields:
+            np.testing.assert_array_equal(read.q4[f"{i}.{f}"].dequantize(), getattr(layer, f))
+
+
+def test_layer_matrices_run_on_their_4bit_codes(tiny):
+    """Decode speed comes from reading 4-bit codes: no float32 copy of a layer matrix is in the
+    graph, only the tied embedding/output head."""
+    import onnx
+
+    model = onnx.load(str(tiny[2] / "out" / "model.onnx"))
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("MatMulNBits") == 4 * TINY.n_layers  # qkv, o, gate+up, down
+    big_floats = [t.name for t in model.graph.initializer
+                  if t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= TINY.d_model * TINY.d_model]
+    assert big_floats == ["token_embedding"]
+
+
 def test_every_stage_matches_numpy(tiny):
     truth, session, _ = tiny
     ids = [3, 17, 42, 5, 9, 61]
@@ -65,8 +89,8 @@ def test_every_stage_matches_numpy(tiny):
     ref = forward(truth, ids)
     np.testing.assert_allclose(out["embeddings"][0], ref["embeddings"], atol=1e-6)
     for i in range(TINY.n_layers):
-        np.testing.assert_allclose(out[f"hidden.{i}"][0], ref["hidden"][i], atol=1e-4)
-        np.testing.assert_allclose(out[f"attention.{i}"][0], ref["attention"][i][:, -1], atol=1e-5)
+        np.testing.assert_allclose(out["hidden_last"][i], ref["hidden"][i][-1], atol=1e-4)
+        np.testing.assert_allclose(out["attention_last"][i], ref["attention"][i][:, -1], atol=1e-5)
         np.testing.assert_allclose(out[f"present.{i}.key"][0], ref["present"][i][0], atol=1e-4)
         np.testing.assert_allclose(out[f"present.{i}.value"][0], ref["present"][i][1], atol=1e-4)
     np.testing.assert_allclose(out["logits"][0], ref["logits"], atol=1e-3, rtol=1e-4)
@@ -76,11 +100,11 @@ def test_attention_is_causal_and_normalised(tiny):
     _, session, _ = tiny
     ids = [4, 8, 15, 16, 23]
     for n in range(1, len(ids) + 1):
-        att = run(session, TINY, ids[:n])["attention.0"][0]  # [heads, T] for the last token
+        att = run(session, TINY, ids[:n])["attention_last"][0]  # [heads, T] for the last token
         assert att.shape == (TINY.n_heads, n)
         np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
     past = cache_of(run(session, TINY, ids[:3]), TINY)
-    assert run(session, TINY, [ids[3]], past=past)["attention.1"].shape == (1, TINY.n_heads, 4)
+    assert run(session, TINY, [ids[3]], past=past)["attention_last"].shape == (TINY.n_layers, TINY.n_heads, 4)
 
 
 def test_prefill_then_cached_decode_equals_one_pass(tiny):
