@@ -45,3 +45,21 @@ def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
     with capsys.disabled():  # figures, never asserted
         print(f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
               f"first window {report['first_window_s']:.2f} s")
+
+
+def test_bench_dates_the_process_start_to_the_clock_tick():
+    """first_window_s counts from the process start: a fresh process must place its own start
+    between the moments the parent spawned it and saw it exit (psutil's whole-second boot time
+    once put it up to a second early)."""
+    import subprocess
+    import sys
+    import time
+
+    before = time.time()
+    out = subprocess.run(
+        [sys.executable, "-c", "from explainer.ui.bench_gui import _process_start; print(repr(_process_start()))"],
+        capture_output=True, text=True, check=True,
+    )
+    after = time.time()
+    started = float(out.stdout)
+    assert before - 0.02 <= started <= after
