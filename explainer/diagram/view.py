@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
@@ -12,6 +12,11 @@ MIN_ZOOM, MAX_ZOOM = 1.0, 6.0
 
 class DiagramView(QGraphicsView):
     """Fits the whole canvas by default; zoom in/out for detail, reset to fit."""
+
+    # pyqtgraph items outside a ViewBox listen to their view for these (as on its own
+    # GraphicsView) to learn when their pixel size changes
+    sigDeviceRangeChanged = Signal(object, object)
+    sigDeviceTransformChanged = Signal(object)
 
     def __init__(self, scene: QGraphicsScene | None = None, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -38,6 +43,8 @@ class DiagramView(QGraphicsView):
         policy = Qt.ScrollBarPolicy.ScrollBarAsNeeded if self._zoom > 1.0 else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
         self.setHorizontalScrollBarPolicy(policy)
         self.setVerticalScrollBarPolicy(policy)
+        self.sigDeviceTransformChanged.emit(self)
+        self.sigDeviceRangeChanged.emit(self, self.mapToScene(self.viewport().rect()).boundingRect())
 
     def setScene(self, scene: QGraphicsScene) -> None:  # noqa: N802 - Qt name
         super().setScene(scene)

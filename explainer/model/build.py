@@ -8,6 +8,8 @@ are removed by the next build.
 
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import shutil
@@ -70,9 +72,24 @@ class BuiltModel:
         return Path(p) if p and Path(p).is_file() else None
 
     def load_tokenizer(self):  # -> explainer.engine.tokenizer.TextTokenizer
-        from explainer.engine.tokenizer import TextTokenizer
+        """The model's tokenizer, read once per process (per file version).
 
-        return TextTokenizer.load(self.tokenizer_path)
+        Reading it takes 0.1-0.25 s inside `tokenizers`, which holds the GIL all the while, so
+        the app reads it before its window exists instead of in the worker, where it froze the
+        window for that long."""
+        path = self.tokenizer_path
+        try:
+            st = path.stat()
+        except OSError:
+            st = None
+        return _tokenizer(str(path), st.st_mtime_ns if st else 0, st.st_size if st else 0)
+
+
+@functools.lru_cache(maxsize=4)
+def _tokenizer(path: str, mtime_ns: int, size: int):  # noqa: ARG001 - the key of the cache
+    from explainer.engine.tokenizer import TextTokenizer
+
+    return TextTokenizer.load(path)
 
 
 def _converter_version() -> str | None:

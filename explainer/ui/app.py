@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import signal
 import sys
+import threading
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -20,13 +22,46 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def read_before_window(model: str | None = None) -> None:
+    """What the model worker needs that would hold the GIL for long: done before the window
+    shows, so it cannot freeze a drawn window.
+
+    The worker spends seconds in ONNX Runtime with the GIL released, which is why it can run
+    beside the GUI; but importing onnxruntime (30-50 ms) and reading the tokenizer (0.1-0.25
+    s inside `tokenizers`) hold the GIL, and in the worker they froze the window for that
+    long. A model that is not built yet is skipped: the window offers to build it.
+    """
+    import onnxruntime  # noqa: F401
+
+    from explainer.errors import ExplainerError
+    from explainer.model.build import load_built
+    from explainer.model.manifest import DEFAULT_MODEL
+
+    try:
+        load_built(model or DEFAULT_MODEL).load_tokenizer()
+    except ExplainerError:
+        pass
+
+
+def import_chart_library_in_background() -> threading.Thread:
+    """pyqtgraph takes half a second to import; the window opens without it and the chart
+    imports it when first drawn, by when this thread has usually done it. (An import is
+    Python code, which gives the GIL back every few milliseconds.)"""
+    thread = threading.Thread(target=importlib.import_module, args=("pyqtgraph",),
+                              name="import-pyqtgraph", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_app(argv: list[str] | None = None) -> int:
     """Show the main window, start loading the model, run the event loop; returns the exit code."""
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
+    read_before_window()
     window = MainWindow()
     window.show()
+    import_chart_library_in_background()
     QTimer.singleShot(0, window.controller.load_model)
 
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between

@@ -8,8 +8,8 @@ Measured, never asserted:
   a 1 ms precise QTimer heartbeat (largest gap between two ticks, minus the 1 ms period), from
   the first paint to the end;
 - ``fps``: paint events of the diagram's viewport per second while the scene was animating;
-- ``first_window_s``: from process start (the OS's record of it) to the window's first paint,
-  with the model loading in the background;
+- ``first_window_s``: from process start (the OS's record of it) to the end of the window's
+  first complete paint, with the model loading in the background;
 - ``peak_rss_mb``: the process's peak resident memory.
 """
 
@@ -76,6 +76,7 @@ class _GuiBench:
         self.window, self.app, self.tokens = window, app, tokens
         self.t_start = _process_start()
         self.first_paint_wall: float | None = None
+        self.first_paint_seen = False
         self.heartbeat_last: float | None = None
         self.max_gap = 0.0
         self.gaps: list[tuple[float, float]] = []  # (seconds since first paint, gap) over 16 ms
@@ -100,10 +101,11 @@ class _GuiBench:
     # --- measurement ------------------------------------------------------
 
     def on_paint(self, obj) -> None:
-        if self.first_paint_wall is None:
-            self.first_paint_wall = time.time()
-            self.heartbeat_last = self.heartbeat_start = time.perf_counter()
-            self.heartbeat.start()
+        if not self.first_paint_seen:
+            # the first paint event starts the window's first frame; the frame is on screen when
+            # the event loop is back (every widget is painted in the same pass)
+            self.first_paint_seen = True
+            QTimer.singleShot(0, self.first_frame_done)
         if obj is self.window.view.viewport():
             self.paints_total += 1
             if self.window.scene.is_animating():
@@ -122,6 +124,11 @@ class _GuiBench:
         if self.finished_at is not None and (time.perf_counter() - self.finished_at > AFTER_GENERATION_S
                                              or not self.window.playing):
             self.stop("done")
+
+    def first_frame_done(self) -> None:
+        self.first_paint_wall = time.time()
+        self.heartbeat_last = self.heartbeat_start = time.perf_counter()
+        self.heartbeat.start()
 
     # --- driving the window -------------------------------------------------
 
@@ -182,7 +189,7 @@ class _GuiBench:
             "gui_blocks_over_16ms": len(self.gaps),
             "gui_max_block_after_first_second_ms": max(
                 [(g - 0.001) * 1000 for t, g in self.gaps if t > 1.0], default=0.0),
-            "gui_blocks_over_16ms_at_s": [round(t, 2) for t, g in self.gaps[:40]],
+            "gui_blocks_over_16ms_at": [[round(t, 2), round((g - 0.001) * 1000)] for t, g in self.gaps[:40]],
             "fps": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
             "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
             "peak_rss_mb": _peak_rss_mb(),
@@ -230,7 +237,7 @@ def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens:
 
 
 def _run(model: str, device: str | None, tokens: int) -> dict:
-    from explainer.ui.app import make_app
+    from explainer.ui.app import import_chart_library_in_background, make_app, read_before_window
 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController, app_threads
@@ -242,11 +249,14 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
 
         return Engine(load_built(model), device, threads=app_threads())
 
+    # start up as `explainer` does (see run_app)
+    read_before_window(model)
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
     bench.loop = QEventLoop()
     bench.start()
+    import_chart_library_in_background()
     bench.loop.exec()
     window.shutdown()
     return bench.report()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
@@ -22,16 +24,18 @@ from explainer.lesson.stages import Stage
 from explainer.lesson.text import visible
 
 
-def mix(a: QColor, b: QColor, t: float) -> QColor:
-    t = min(1.0, max(0.0, t))
-    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t, a.greenF() + (b.greenF() - a.greenF()) * t,
-                           a.blueF() + (b.blueF() - a.blueF()) * t)
-
-
-def value_color(v: float, scale: float, theme: Theme) -> QColor:
-    t = max(-1.0, min(1.0, v / scale if scale else 0.0))
-    zero = QColor(theme.zero)
-    return mix(zero, QColor(theme.positive if t >= 0 else theme.negative), abs(t))
+def value_colors(values: list[float], scale: float, theme: Theme) -> list[QColor]:
+    """Each value on the diverging scale: zero colour at 0, full positive/negative colour at
+    +/-scale. Computed for the whole vector at once: a step shows hundreds of cells, and one
+    colour at a time cost milliseconds of the GUI thread."""
+    v = np.asarray(values, np.float64)
+    t = np.clip(v / scale, -1.0, 1.0) if scale else np.zeros_like(v)
+    zero = np.array(QColor(theme.zero).getRgbF()[:3])
+    pos = np.array(QColor(theme.positive).getRgbF()[:3])
+    neg = np.array(QColor(theme.negative).getRgbF()[:3])
+    target = np.where((t >= 0)[:, None], pos, neg)
+    rgb = zero + (target - zero) * np.abs(t)[:, None]
+    return [QColor.fromRgbF(r, g, b) for r, g, b in rgb.tolist()]
 
 
 class CellStripItem(QGraphicsObject):
@@ -56,7 +60,7 @@ class CellStripItem(QGraphicsObject):
         self.prepareGeometryChange()
         self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
         self.columns = columns or max(1, len(values))
-        self._colors = [value_color(v, scale, theme) for v in values]
+        self._colors = value_colors(values, scale, theme)
         self._image = None
         self._border = QColor(theme.panel_border)
         self.update()
@@ -91,22 +95,27 @@ class CellStripItem(QGraphicsObject):
         n = len(self._colors)
         if not n:
             return
-        if self.columns < n and self.reveal >= 1.0:
-            # a big grid is one picture (a few kB in an SVG instead of one element per cell)
-            painter.drawImage(QRectF(0, 0, self._w, self._h), self._grid_image())
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(self._border)
-            painter.drawRect(QRectF(0, 0, self._w, self._h))
-            return
         cols = self.columns
         rows = -(-n // cols)
         cw, ch = self._w / cols, self._h / rows
-        shown = int(round(n * self.reveal))
-        painter.setPen(Qt.PenStyle.NoPen)
-        for i in range(shown):
-            painter.setBrush(QBrush(self._colors[i]))
-            r, c = divmod(i, cols)
-            painter.drawRect(QRectF(c * cw, r * ch, cw + 0.4, ch + 0.4))
+        if cols >= n and self.reveal >= 1.0:
+            # a finished single row: one rectangle per cell, so an exported SVG keeps them as shapes
+            painter.setPen(Qt.PenStyle.NoPen)
+            for i, color in enumerate(self._colors):
+                painter.setBrush(QBrush(color))
+                painter.drawRect(QRectF(i * cw, 0, cw + 0.4, ch + 0.4))
+        else:
+            # a big grid (a few kB in an SVG instead of one element per cell), or a strip being
+            # revealed on screen: the cells are one picture, drawn up to the revealed cell
+            image = self._grid_image()
+            px = image.width() // cols
+            full_rows, rest = divmod(int(round(n * min(1.0, self.reveal))), cols)
+            if full_rows:
+                painter.drawImage(QRectF(0, 0, self._w, full_rows * ch), image,
+                                  QRectF(0, 0, cols * px, full_rows * px))
+            if rest:
+                painter.drawImage(QRectF(0, full_rows * ch, rest * cw, ch), image,
+                                  QRectF(0, full_rows * px, rest * px, px))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(self._border)
         painter.drawRect(QRectF(0, 0, self._w, self._h))

@@ -6,6 +6,8 @@ decode pass adds one block, so the learner sees it grow by one per step.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QColor, QPen
 
@@ -53,7 +55,10 @@ class KVCacheItem(Panel):
             return
         self.new_reveal = r
         total_new = frame.kv_new if frame.phase else 0
-        shown_new = int(round(total_new * r))
+        # new blocks appear one after another, each fading in
+        arriving = total_new * max(0.0, min(1.0, r))
+        shown_new = math.ceil(arriving - 1e-9)
+        fading = arriving - (shown_new - 1) if shown_new else 1.0
         total = frame.kv_cached + shown_new
         self.count.show_text(f"{total:,} cached", theme_font(theme, 0.85), theme.muted).place(self.w - 14, 10, "tr")
         y = 36.0
@@ -82,6 +87,7 @@ class KVCacheItem(Panel):
             else:
                 b.setBrush(QBrush(QColor(chip_fill(theme, kind, False))))
                 b.setPen(QPen(QColor(theme.panel_border), 1))
+            b.setOpacity(fading if pos == total - 1 and is_new else 1.0)
             b.setVisible(True)
             used += 1
         for b in self.blocks[used:]:

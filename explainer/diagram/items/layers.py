@@ -43,6 +43,7 @@ class LayerStackItem(Panel):
         self._frame: Frame | None = None
         self._theme: Theme | None = None
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
+        self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
 
     def ensure_layers(self, n: int) -> None:
         """Pre-create the slabs (once per model, not per frame)."""
@@ -86,10 +87,15 @@ class LayerStackItem(Panel):
             else:
                 num.setVisible(False)
             self.lens[i].setFont(theme_font(theme, lens_px / theme.base_point_size))
+        self._rows_drawn = None  # every row is restyled below
         self.set_progress(float(n) if frame.layers_shown else 0.0, marker=False)
 
     def set_progress(self, progress: float, marker: bool = True) -> None:
-        """Show the pass after ``progress`` layers (0..n); the sweep animates this."""
+        """Show the pass after ``progress`` layers (0..n); the sweep animates this.
+
+        Only rows whose state changes are restyled: the sweep calls this on every animation
+        frame, and restyling all 30 rows each time cost the GUI thread about 4 ms a frame.
+        """
         frame, theme = self._frame, self._theme
         if frame is None or theme is None:
             return
@@ -97,52 +103,60 @@ class LayerStackItem(Panel):
         n = frame.n_layers
         left, bottom, row_h = self.geom
         right = self.w - 14
-        bar_w = 96.0
-        done = int(progress)
-        lens_x = left + bar_w + 16
-        final_i = n - 1
-        for i in range(n):
-            revealed = frame.layers_shown and i < done
-            slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
-            slab.style(theme.panel if not revealed else _tint(theme, 0.10), theme.panel_border if not revealed
-                       else theme.muted, max(1.0, theme.line_width * 0.5))
-            if revealed:
-                change = frame.changes[i]
-                r = bar.rect()
-                bar.setRect(QRectF(r.x(), r.y(), bar_w * min(1.0, change), r.height()))
-                bar.setBrush(QBrush(QColor(theme.bar)))
-                bar.setPen(QPen(Qt.PenStyle.NoPen))
-                bar.setVisible(True)
-                if change > 1.0:  # off the scale: say by how much, inside the full bar
-                    over.show_text(f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
-                                   theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
-                                   theme.panel)
-                    over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
-                else:
-                    over.setVisible(False)
-                text = visible(frame.lens[i]) if frame.lens else ""
-                is_final = i == final_i
-                settled = frame.settles_at is not None and i + 1 >= frame.settles_at
-                f = lens.font()
-                f.setBold(is_final or settled)
-                lens.setFont(f)
-                shown = elide(text, f, right - lens_x - 6)
-                c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
-                lens.show_text(shown, f, c).place(lens_x, bottom - (i + 1) * row_h + row_h / 2, "ml")
-                lens.setData(RAW, frame.lens[i] if frame.lens else "")
-            else:
-                bar.setVisible(False)
-                over.setVisible(False)
-                lens.setVisible(False)
+        done = int(progress) if frame.layers_shown else 0
+        was = self._rows_drawn
+        changed = range(n) if was is None else range(min(was, done), max(was, done))
+        for i in changed:
+            self._draw_row(i, i < done)
+        self._rows_drawn = done
         active = marker and frame.layers_shown and done < n
         self.marker.setVisible(active)
         self.badge.setVisible(active)
         if active:
-            y = bottom - (done + 1) * row_h
+            # the marker glides with the pass rather than jumping a row at a time
+            y = bottom - (min(progress, n - 1.0) + 1) * row_h
             self.marker.set_rect(QRectF(left - 3, y - 1, right - left + 6, row_h + 2), 4).style(
                 None, theme.accent, theme.line_width * 1.5)
             self.badge.show_text(f"layer {done + 1}", theme_font(theme, 0.8, True), theme.accent)
             self.badge.place(right - 4, y + row_h / 2, "mr")
+
+    def _draw_row(self, i: int, revealed: bool) -> None:
+        frame, theme = self._frame, self._theme
+        left, bottom, row_h = self.geom
+        right = self.w - 14
+        bar_w = 96.0
+        lens_x = left + bar_w + 16
+        slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
+        slab.style(theme.panel if not revealed else _tint(theme, 0.10), theme.panel_border if not revealed
+                   else theme.muted, max(1.0, theme.line_width * 0.5))
+        if not revealed:
+            bar.setVisible(False)
+            over.setVisible(False)
+            lens.setVisible(False)
+            return
+        change = frame.changes[i]
+        r = bar.rect()
+        bar.setRect(QRectF(r.x(), r.y(), bar_w * min(1.0, change), r.height()))
+        bar.setBrush(QBrush(QColor(theme.bar)))
+        bar.setPen(QPen(Qt.PenStyle.NoPen))
+        bar.setVisible(True)
+        if change > 1.0:  # off the scale: say by how much, inside the full bar
+            over.show_text(f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
+                           theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
+                           theme.panel)
+            over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
+        else:
+            over.setVisible(False)
+        text = visible(frame.lens[i]) if frame.lens else ""
+        is_final = i == frame.n_layers - 1
+        settled = frame.settles_at is not None and i + 1 >= frame.settles_at
+        f = lens.font()
+        f.setBold(is_final or settled)
+        lens.setFont(f)
+        shown = elide(text, f, right - lens_x - 6)
+        c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
+        lens.show_text(shown, f, c).place(lens_x, bottom - (i + 1) * row_h + row_h / 2, "ml")
+        lens.setData(RAW, frame.lens[i] if frame.lens else "")
 
 
 def _tint(theme: Theme, amount: float) -> QColor:

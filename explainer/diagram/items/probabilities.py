@@ -1,8 +1,11 @@
 """Stage 4: the next-token probabilities and how one token is picked from them.
 
-A pyqtgraph PlotItem (a QGraphicsWidget, so it lives in our scene) holds a horizontal
-BarGraphItem: the top candidates by raw probability, plus "other" for the rest of the
-vocabulary.  Sampling reshapes the bars in recorded stages (raw -> after temperature ->
+A horizontal pyqtgraph BarGraphItem, placed in our scene under a plain transform from
+(probability, row) to pixels, shows the top candidates by raw probability, plus "other" for
+the rest of the vocabulary. (No PlotItem: its view box, axes and layout cost 0.3 s to build
+and milliseconds per update, for a chart whose axes we draw ourselves. pyqtgraph itself is
+imported when the first chart is drawn, or earlier in the background by the app, so the
+window does not wait the half second its import takes.)  Sampling reshapes the bars in recorded stages (raw -> after temperature ->
 after top-k -> after top-p; cut bars become grey outlines), then the random draw is shown
 as a marker on a cumulative bar, so the learner sees which token's span it landed in.
 """
@@ -11,10 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+from PySide6.QtGui import QBrush, QColor, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem
 
 from explainer.diagram.frame import N_BARS, Bars, Frame, Segment
 from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, pen, tag, theme_font
@@ -79,19 +81,14 @@ class ProbabilityChartItem(Panel):
     def __init__(self, key: str = "probabilities") -> None:
         super().__init__(key)
         self.ribbon = [Text(f"{key}/ribbon/{i}", self) for i in range(4)]
-        self.plot = pg.PlotItem()
-        self.plot.setParentItem(self)
+        # the chart area: children are in data units (x: probability, y: row), mapped to
+        # pixels by its transform; it paints nothing itself
+        self.plot = QGraphicsRectItem(self)
+        self.plot.setPen(QPen(Qt.PenStyle.NoPen))
+        self.plot.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
         tag(self.plot, f"{key}/plot")
-        for axis in ("left", "bottom", "right", "top"):
-            self.plot.hideAxis(axis)
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(False, False)
-        self.plot.hideButtons()
-        self.plot.layout.setContentsMargins(0, 0, 0, 0)
-        self.plot.vb.invertY(True)
-        self.plot.vb.setDefaultPadding(0.0)
-        self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68, width=[0.0] * ROWS)
-        self.plot.addItem(self.bargraph)
+        self.bargraph = None  # pyqtgraph's BarGraphItem, made when first needed
+        self._bar_scale = 1.0
         self.labels = [Text(f"{key}/bar/{i}/label", self) for i in range(ROWS)]
         self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
         self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
@@ -130,11 +127,10 @@ class ProbabilityChartItem(Panel):
         self.row_h = min(max(22.0, theme.px(1.0) + 8), (self.h - top - 22 - draw_h) / ROWS)
         chart_h = self.row_h * ROWS
         self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
-        self.plot.setGeometry(self.chart_rect)
-        self.plot.vb.setRange(xRange=(0.0, frame.bar_scale), yRange=(-0.5, ROWS - 0.5), padding=0.0)
-        # A plain QGraphicsScene never emits pyqtgraph's sigPrepareForPaint, so the ViewBox
-        # would keep a stale transform: update it now.
-        self.plot.vb.updateMatrix()
+        self._bar_scale = frame.bar_scale
+        self.plot.setPos(self.chart_rect.topLeft())
+        self.plot.setTransform(QTransform.fromScale(self.chart_rect.width() / max(frame.bar_scale, 1e-9),
+                                                    self.row_h).translate(0.0, 0.5))
         self.draw_y = top + chart_h + 22
         shown = frame.bars_shown
         self.plot.setVisible(shown)
@@ -169,6 +165,15 @@ class ProbabilityChartItem(Panel):
         self.set_phase(float(frame.bar_phase))
         self.set_draw(frame.show_draw)
 
+    def _bars(self):  # noqa: ANN202 - pyqtgraph's BarGraphItem, imported lazily
+        if self.bargraph is None:
+            import pyqtgraph as pg
+
+            self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68,
+                                            width=[0.0] * ROWS)
+            self.bargraph.setParentItem(self.plot)
+        return self.bargraph
+
     def _row_center(self, i: int) -> float:
         return self.chart_rect.top() + (i + 0.5) * self.row_h
 
@@ -202,8 +207,8 @@ class ProbabilityChartItem(Panel):
                 brushes.append(QBrush(QColor(theme.bar)))
         brushes.append(QBrush(QColor(theme.muted)))
         ys = list(range(n)) + [N_BARS]
-        self.bargraph.setOpts(x0=[0.0] * (n + 1), y=ys, width=widths, height=0.68, brushes=brushes,
-                              pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1))
+        self._bars().setOpts(x0=[0.0] * (n + 1), y=ys, width=widths, height=0.68, brushes=brushes,
+                             pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1))
         self._bar_values = widths
         self._cut = list(cut) + [False]
         vf = theme_font(theme, 0.85)
@@ -316,7 +321,7 @@ class ProbabilityChartItem(Panel):
         """(label, drawn height) of every bar, read from the BarGraphItem and the labels."""
         if not self.plot.isVisible():
             return []
-        widths = list(self.bargraph.opts.get("width") or [])
+        widths = list(self._bars().opts.get("width") or [])
         labels = [lab.data(RAW) for lab in self.labels if lab.isVisible()]
         return [(str(lab), float(w)) for lab, w in zip(labels, widths)]
 
@@ -339,4 +344,4 @@ class ProbabilityChartItem(Panel):
 
     def state(self) -> dict[str, Any]:
         return {"bars": [[round(w, 6) for w in self._bar_values], self._cut],
-                "range": [self.plot.vb.viewRange()[0][1]] if self.plot.isVisible() else []}
+                "range": [self._bar_scale] if self.plot.isVisible() else []}
