@@ -38,7 +38,7 @@ class Animator(QObject):
         super().__init__(parent)
         self.speed = 1.0
         self._group: QSequentialAnimationGroup | None = None
-        self._on_end: Callable[[], None] | None = None
+        self._on_end: Callable[[bool], None] | None = None
         Animator.live.add(self)
 
     def set_speed(self, factor: float) -> None:
@@ -53,15 +53,17 @@ class Animator(QObject):
         g = self._group
         return g is not None and g.state() != QAbstractAnimation.State.Stopped
 
-    def play(self, phases: list[list[Track]], on_end: Callable[[], None]) -> bool:
-        """Start the phases; ``on_end`` runs once when they end or are finished early.
+    def play(self, phases: list[list[Track]], on_end: Callable[[bool], None]) -> bool:
+        """Start the phases; ``on_end(completed)`` runs once when they end (True: every track
+        reached t = 1) or are finished early (False: the tracks stopped part-way).
 
-        Returns False (and runs ``on_end`` at once) when the speed is 0 or there is nothing to play.
+        Returns False (and runs ``on_end(False)`` at once) when the speed is 0 or there is nothing
+        to play.
         """
         self.finish()
         phases = [p for p in phases if p]
         if self.instant or not phases:
-            on_end()
+            on_end(False)
             return False
         group = QSequentialAnimationGroup(self)
         for phase in phases:
@@ -82,7 +84,7 @@ class Animator(QObject):
             group.addAnimation(par)
         self._group = group
         self._on_end = on_end
-        group.finished.connect(self._ended)
+        group.finished.connect(self._completed)
         group.start()
         return True
 
@@ -92,18 +94,21 @@ class Animator(QObject):
         if g is None:
             return
         try:
-            g.finished.disconnect(self._ended)
+            g.finished.disconnect(self._completed)
         except (RuntimeError, TypeError):
             pass
         g.stop()
-        self._ended()
+        self._ended(False)
 
-    def _ended(self) -> None:
+    def _completed(self) -> None:
+        self._ended(True)
+
+    def _ended(self, completed: bool) -> None:
         g, on_end = self._group, self._on_end
         self._group, self._on_end = None, None
         if g is not None:
             g.stop()
             g.deleteLater()
         if on_end is not None:
-            on_end()
+            on_end(completed)
         self.finished.emit()

@@ -257,7 +257,7 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         f.emb_full = (_chip(last.id, last.text, "input" if step.phase == "prefill" else "output"),
                       [float(x) for x in step.embeddings[-1]])
         flat = np.abs(np.array([x for _, v in rows for x in v], dtype=np.float64))
-        f.emb_scale = float(np.percentile(flat, 98)) if flat.size else 1.0
+        f.emb_scale = _percentile(flat, 98) if flat.size else 1.0
         f.emb_scale = f.emb_scale if f.emb_scale > 0 else 1.0
     f.emb_cached = step.start
     # layers
@@ -295,3 +295,15 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         elif last and trace.stop_reason == "context":
             f.end_label = f"context full: {m.context_length:,} tokens"
     return f
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    """numpy's default (linear) percentile, computed here: np.percentile's first call imports
+    numpy.ma, which froze the window for 50 ms on the first embeddings stage."""
+    s = np.sort(values)
+    pos = q / 100 * (len(s) - 1)
+    lo = int(np.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    t = pos - lo
+    a, b = float(s[lo]), float(s[hi])
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t

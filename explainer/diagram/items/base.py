@@ -122,11 +122,14 @@ class Box(QGraphicsPathItem):
 
     def style(self, fill: str | QColor | None, stroke: str | None = None, width: float = 1.0,
               dash: bool = False) -> Box:
-        self.setBrush(QBrush(QColor(fill)) if fill is not None else QBrush(Qt.BrushStyle.NoBrush))
-        if stroke is None:
-            self.setPen(QPen(Qt.PenStyle.NoPen))
-        else:
-            self.setPen(pen(stroke, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine))
+        # set only what changed: every setter schedules a repaint of the box
+        brush = QBrush(QColor(fill)) if fill is not None else QBrush(Qt.BrushStyle.NoBrush)
+        if self.brush() != brush:
+            self.setBrush(brush)
+        p = QPen(Qt.PenStyle.NoPen) if stroke is None else pen(
+            stroke, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+        if self.pen() != p:
+            self.setPen(p)
         self.setVisible(True)
         return self
 
@@ -170,6 +173,9 @@ class Arrow(QGraphicsObject):
         self._head = 12.0
 
     def set_arrow(self, points: list[QPointF], c: str, width: float, head: float = 12.0, dash: bool = False) -> None:
+        if (list(points), QColor(c), width, head, dash) == (self._points, self._color, self._width, self._head,
+                                                            self._dash):
+            return  # unchanged: no repaint
         self.prepareGeometryChange()
         self._points, self._color, self._width, self._head, self._dash = list(points), QColor(c), width, head, dash
         self.update()

@@ -44,6 +44,7 @@ class LayerStackItem(Panel):
         self._theme: Theme | None = None
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
         self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
+        self._layout: tuple | None = None     # what the rows were placed for
 
     def ensure_layers(self, n: int) -> None:
         """Pre-create the slabs (once per model, not per frame)."""
@@ -76,6 +77,15 @@ class LayerStackItem(Panel):
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
         self.geom = (left, bottom, row_h)
+        self._rows_drawn = None  # every row is restyled below
+        layout = (n, theme, self.w, self.h, top)
+        if layout != self._layout:  # the rows' places and type: once per model and theme
+            self._layout = layout
+            self._place_rows(n, theme, left, right, bottom, row_h, bar_w)
+        self.set_progress(float(n) if frame.layers_shown else 0.0, marker=False)
+
+    def _place_rows(self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float,
+                    bar_w: float) -> None:
         lens_px = max(9, min(theme.px(0.85), int(row_h - 2)))
         for i in range(n):
             y = bottom - (i + 1) * row_h
@@ -87,8 +97,6 @@ class LayerStackItem(Panel):
             else:
                 num.setVisible(False)
             self.lens[i].setFont(theme_font(theme, lens_px / theme.base_point_size))
-        self._rows_drawn = None  # every row is restyled below
-        self.set_progress(float(n) if frame.layers_shown else 0.0, marker=False)
 
     def set_progress(self, progress: float, marker: bool = True) -> None:
         """Show the pass after ``progress`` layers (0..n); the sweep animates this.
@@ -137,8 +145,9 @@ class LayerStackItem(Panel):
         change = frame.changes[i]
         r = bar.rect()
         bar.setRect(QRectF(r.x(), r.y(), bar_w * min(1.0, change), r.height()))
-        bar.setBrush(QBrush(QColor(theme.bar)))
-        bar.setPen(QPen(Qt.PenStyle.NoPen))
+        if bar.brush().color() != QColor(theme.bar):
+            bar.setBrush(QBrush(QColor(theme.bar)))
+            bar.setPen(QPen(Qt.PenStyle.NoPen))
         bar.setVisible(True)
         if change > 1.0:  # off the scale: say by how much, inside the full bar
             over.show_text(f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
