@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, \
     QGraphicsSimpleTextItem, QGraphicsTextItem
@@ -346,7 +346,8 @@ class LifecycleScene(QGraphicsScene):
         if stage is Stage.EMBEDDINGS:
             return [[Track(700, self._anim_travel(frame))], [Track(500, self._anim_reveal_cells)]]
         if stage is Stage.LAYERS:
-            return [[Track(1600, self._anim_sweep, delay_ms=0)], [Track(350, self.kvcache.set_new_reveal)]]
+            # every layer does the same amount of work, so the pass moves at an even pace
+            return [[Track(1600, self._anim_sweep, QEasingCurve.Type.Linear)], [Track(350, self.kvcache.set_new_reveal)]]
         if stage is Stage.PROBABILITIES:
             return [[Track(700, self._anim_grow)]]
         if stage is Stage.SAMPLING:
@@ -372,7 +373,7 @@ class LifecycleScene(QGraphicsScene):
 
         def fade(t: float) -> None:
             for k, c in enumerate(chips):
-                c.setOpacity(max(0.0, min(1.0, t * (n + 2) - k)))
+                c.setOpacity(max(0.0, min(1.0, t * n - k)))  # one after another, the last at t = 1
         return fade
 
     def _anim_travel(self, frame: Frame):  # noqa: ANN202
