@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, \
     QGraphicsSimpleTextItem, QGraphicsTextItem
@@ -36,6 +36,15 @@ from explainer.lesson.stages import Cursor, Lesson, Stage
 # z-order: panels below arrows below flying chips
 Z_PANEL, Z_ARROW, Z_FLY = 0, 5, 10
 MAX_TRAVELLERS = 9
+# the panels that show each stage (drawn at once on a stage change, with the animated ones)
+STAGE_PANELS: dict[Stage, tuple[str, ...]] = {
+    Stage.TOKENS: ("tokens",),
+    Stage.EMBEDDINGS: ("embeddings",),
+    Stage.LAYERS: ("layers",),
+    Stage.PROBABILITIES: ("probabilities",),
+    Stage.SAMPLING: ("probabilities",),
+    Stage.APPEND: ("tokens", "kvcache"),
+}
 # which panels each stage's animation changes (see `_transition`)
 ANIMATED_PANELS: dict[Stage, tuple[str, ...]] = {
     Stage.TOKENS: ("tokens",),
@@ -91,7 +100,13 @@ class LifecycleScene(QGraphicsScene):
         self._model_info: dict | None = None
         self.show_timings = True
         self.text_cache = False
+        self.progressive = False
         self._cached_items = 0
+        self._pending: list[str] = []  # panels still to draw for the current frame
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(0)
+        self._later.timeout.connect(self._draw_next_pending)
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
         self._frame: Frame = empty_frame("")
@@ -99,14 +114,19 @@ class LifecycleScene(QGraphicsScene):
 
     # --- public API ---------------------------------------------------------------
 
-    def set_text_cache(self, on: bool) -> None:
-        """Keep each text's rendering as a pixmap between changes (for a scene on screen).
+    def set_interactive(self, on: bool) -> None:
+        """Tune the scene for a window rather than for export.
 
-        A window repaint then blits text instead of laying it out again: a full repaint took
-        half the time (13 -> 7 ms at 1240x800). Off for export, where it would turn every text
-        into an embedded image.
+        - Each text keeps its rendering as a pixmap between changes, so a repaint blits text
+          instead of laying it out again (a full repaint took half the time: 13 -> 7 ms at
+          1240x800). In export it would turn every text into an embedded image.
+        - A stage change draws the panels that matter to it at once (the stage's own and the
+          ones its animation moves) and the others (header, counters, caption, ...) one per
+          event-loop turn after, so no single turn holds up the window for all of them. Anything
+          that reads the scene (`frame_state` and friends) first draws what is still pending.
         """
         self.text_cache = on
+        self.progressive = on
         self._cached_items = 0
         self._cache_texts()
 
@@ -179,24 +199,31 @@ class LifecycleScene(QGraphicsScene):
     # --- read back what is drawn ------------------------------------------------------
 
     def token_chips(self) -> list[tuple[int, str]]:
+        self.settle()
         return [c.token for c in self.tokens.drawn_chips() if c.token is not None]
 
     def output_chip_ids(self) -> list[int]:
+        self.settle()
         return [c.token[0] for c in self.tokens.drawn_chips() if c.token is not None and c.kind == "output"]
 
     def bar_values(self) -> list[tuple[str, float]]:
+        self.settle()
         return self.probabilities.bar_values()
 
     def draw_marker(self) -> float | None:
+        self.settle()
         return self.probabilities.draw_marker()
 
     def appended_text(self) -> str:
+        self.settle()
         return str(self.tokens.text_out.data(1) or "") if self.tokens.text_out.isVisible() else ""
 
     def caption_text(self) -> str:
+        self.settle()
         return self.caption.text.toPlainText()
 
     def counters(self) -> dict[str, Any]:
+        self.settle()
         return dict(self.counters_item.values)
 
     def current(self) -> tuple[Trace | None, Cursor | None]:
@@ -204,6 +231,7 @@ class LifecycleScene(QGraphicsScene):
 
     def frame_state(self) -> dict[str, Any]:
         """Every visible keyed item's drawn state (position, text, colours, opacity, shape)."""
+        self.settle()
         out: dict[str, Any] = {"theme": self.theme.name, "spotlight": self.spotlight}
         for item in self.items(Qt.SortOrder.AscendingOrder):
             key = item.data(KEY)
@@ -254,30 +282,15 @@ class LifecycleScene(QGraphicsScene):
         sigs = self._signatures(frame)
         if force:
             self._drawn = {}
-        drawn = getattr(self, "_drawn", {})
-
-        def due(name: str) -> bool:
-            return drawn.get(name) != sigs[name]
-
-        if due("header"):
-            self.header.apply(frame, t, L.HEADER.width())
-        if due("pretraining"):
-            self.pretraining.apply(frame, t, frame.model_name, frame.n_params)
-        if due("tokens"):
-            self.tokens.apply(frame, t)
-        if due("embeddings"):
-            self.embeddings.apply(frame, t)
-        if due("layers"):
-            self.layers.apply(frame, t)
-        if due("probabilities"):
-            self.probabilities.apply(frame, t)
-        if due("kvcache"):
-            self.kvcache.apply(frame, t, prompt_len)
-        if due("counters"):
-            self.counters_item.apply(frame, t)
-        if due("caption"):
-            self.caption.apply(frame.caption_title, frame.caption or frame.message, t)
-        self._drawn = sigs
+        due = [name for name in sigs if self._drawn.get(name) != sigs[name]]
+        urgent = set(ANIMATED_PANELS.get(frame.stage, ())) | set(STAGE_PANELS.get(frame.stage, ()))
+        later = [name for name in due if self.progressive and not force and name not in urgent]
+        for name in due:
+            if name not in later:
+                self._draw_panel(name, frame, sigs[name], prompt_len)
+        self._pending = later
+        if later:
+            self._later.start()
         if self.text_cache:
             self._cache_texts()
         self.loop.apply(frame, t, L.PROBABILITIES.right() - 90, L.PROBABILITIES.top(), L.TOKENS.bottom())
@@ -286,6 +299,44 @@ class LifecycleScene(QGraphicsScene):
         for tr in self.travellers:
             tr.setVisible(False)
         self._apply_spotlight()
+
+    def _draw_panel(self, name: str, frame: Frame, signature: tuple, prompt_len: int) -> None:
+        t = self.theme
+        if name == "header":
+            self.header.apply(frame, t, L.HEADER.width())
+        elif name == "pretraining":
+            self.pretraining.apply(frame, t, frame.model_name, frame.n_params)
+        elif name == "kvcache":
+            self.kvcache.apply(frame, t, prompt_len)
+        elif name == "counters":
+            self.counters_item.apply(frame, t)
+        elif name == "caption":
+            self.caption.apply(frame.caption_title, frame.caption or frame.message, t)
+        else:  # tokens, embeddings, layers, probabilities
+            getattr(self, name).apply(frame, t)
+        self._drawn[name] = signature
+
+    def _draw_next_pending(self) -> None:
+        """One deferred panel of the current frame per event-loop turn (see set_interactive)."""
+        if not self._pending:
+            return
+        name = self._pending.pop(0)
+        frame = self._frame
+        sig = self._signatures(frame)[name]
+        if self._drawn.get(name) != sig:
+            prompt_len = len(self._trace.prompt_tokens) if self._trace is not None else 0
+            self._draw_panel(name, frame, sig, prompt_len)
+            if self.text_cache:
+                self._cache_texts()
+        if self._pending:
+            self._later.start()
+
+    def settle(self) -> None:
+        """Draw every panel still pending, now."""
+        self._later.stop()
+        while self._pending:
+            self._draw_next_pending()
+        self._later.stop()
 
     def _apply_flow(self, frame: Frame) -> None:
         t = self.theme

@@ -64,7 +64,7 @@ class MainWindow(QMainWindow):
         self.theme_name = system_theme_name()
 
         self.scene = LifecycleScene(THEMES[self.theme_name])
-        self.scene.set_text_cache(True)
+        self.scene.set_interactive(True)
         self.view = DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
