@@ -137,7 +137,9 @@ class LifecycleScene(QGraphicsScene):
         self._cached_items = len(items)
         mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if self.text_cache else QGraphicsItem.CacheMode.NoCache
         for item in items:
-            if isinstance(item, (QGraphicsSimpleTextItem, QGraphicsTextItem)):
+            # (not QGraphicsTextItem: a cached caption heading stayed blank after its text
+            # changed during an animation)
+            if isinstance(item, QGraphicsSimpleTextItem):
                 item.setCacheMode(mode)
 
     def set_theme(self, theme: Theme) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 
+
 from explainer.diagram.theme import THEMES, Theme, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.lesson.stages import Cursor, Lesson, Stage
@@ -75,3 +76,4 @@ def test_stepping_draws_every_stage(scene, real_trace, capsys):
         assert scene.current()[1] == c
     with capsys.disabled():
         print(f"\nstep: median {statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms")
+

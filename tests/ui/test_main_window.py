@@ -5,11 +5,13 @@ compared with what the engine really produced. Generations are kept short (3-8 t
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 
 from explainer.lesson.stages import Cursor, Stage
-from tests.ui.helpers import click, forward_to, generate, press, type_into
+from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into
 
 pytestmark = pytest.mark.slow
 
@@ -251,3 +253,43 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     forward_to(qtbot, w, 1, Stage.APPEND)
     assert w.scene.frame_state() == at_append
     assert len(generate_calls) == 1
+
+
+def _viewport_pixels(view) -> np.ndarray:
+    img = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    return np.frombuffer(img.constBits(), np.uint8, img.sizeInBytes()).reshape(
+        img.height(), img.bytesPerLine())[:, : img.width() * 4].copy()
+
+
+@pytest.mark.slow
+def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_engine):
+    """The window's scene caches text as pixmaps and draws some panels a turn after the others;
+    after a generation played with animations it must look like the same frame drawn anew."""
+    from explainer.diagram.scene import LifecycleScene
+    from explainer.diagram.view import DiagramView
+
+    w = make_window(lambda: shared_engine, speed=4.0)
+    w.resize(1600, 900)
+    type_into(qtbot, w.prompt, "The capital of France is")
+    type_into(qtbot, w.sampling.max_new_tokens, "2")
+    set_chat(qtbot, w, False)
+    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+        click(qtbot, w.generate_button)
+    w.actions_by_name["play"].trigger()
+    qtbot.waitUntil(lambda: w.cursor is not None and w.cursor.step == 1, timeout=30_000)
+    w.actions_by_name["play"].trigger()  # pause
+    w.scene.finish_animation()
+    qtbot.waitUntil(lambda: not w.generating, timeout=30_000)
+    qtbot.wait(50)
+    trace, cursor = w.scene.current()
+    fresh = LifecycleScene(w.scene.theme)
+    fresh.show_frame(trace, cursor, animate=False)
+    view = DiagramView(fresh)
+    qtbot.addWidget(view)
+    view.resize(w.view.size())
+    view.show()
+    qtbot.wait(50)
+    a, b = _viewport_pixels(w.view), _viewport_pixels(view)
+    assert a.shape == b.shape
+    differing = (np.abs(a.astype(int) - b.astype(int)).max(axis=-1) > 48).mean()
+    assert differing < 0.002, f"{differing:.2%} of the pixels differ at {cursor}"
