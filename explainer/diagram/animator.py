@@ -84,6 +84,11 @@ class Animator(QObject):
             group.addAnimation(par)
         self._group = group
         self._on_end = on_end
+        # the first phase's start state now, not at the first timer tick (a group may not
+        # report t = 0 at all); later phases hold the state their transition set up
+        for track in phases[0]:
+            if track.delay_ms <= 0:
+                track.apply(0.0)
         group.finished.connect(self._completed)
         group.start()
         return True

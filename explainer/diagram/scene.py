@@ -399,11 +399,13 @@ class LifecycleScene(QGraphicsScene):
         if stage is Stage.EMBEDDINGS:
             return [[Track(700, self._anim_travel(frame))], [Track(500, self._anim_reveal_cells)]]
         if stage is Stage.LAYERS:
+            self.kvcache.set_new_reveal(0.0)  # the new keys and values arrive after the pass
             # every layer does the same amount of work, so the pass moves at an even pace
             return [[Track(1600, self._anim_sweep, QEasingCurve.Type.Linear)], [Track(350, self.kvcache.set_new_reveal)]]
         if stage is Stage.PROBABILITIES:
             return [[Track(700, self._anim_grow)]]
         if stage is Stage.SAMPLING:
+            self.probabilities.set_draw(False)  # no draw until the cuts are shown
             if frame.greedy:
                 return [[Track(500, lambda t: self.probabilities.set_draw(True, t))]]
             return [[Track(2400, lambda t: self.probabilities.set_phase(3 * t))],
@@ -465,8 +467,6 @@ class LifecycleScene(QGraphicsScene):
     def _anim_sweep(self, t: float) -> None:
         n = self._frame.n_layers
         self.layers.set_progress(n * t, marker=t < 1.0)
-        if t == 0.0:
-            self.kvcache.set_new_reveal(0.0)
 
     def _anim_grow(self, t: float) -> None:
         phase = self._frame.bar_phases[0]

@@ -176,6 +176,29 @@ def test_prefill_then_decode_kv_cache_grows_by_one(scene, real_trace):
     assert counts == [n_prompt + i + 1 for i in range(len(counts))]
 
 
+def test_animations_start_from_the_state_before_their_stage(scene, real_trace, qtbot):
+    """The cache grows only after the pass has swept the layers, and the random draw appears
+    only after the cuts: neither is shown (spoiled) while its animation has not reached it."""
+    trace = real_trace("paris")
+    scene.set_speed(1.0)
+    scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=True)
+    assert scene.is_animating()
+    assert scene.kvcache.drawn_blocks() == 0
+    assert not any(bar.isVisible() for bar in scene.layers.bars)
+    with qtbot.waitSignal(scene.animation_finished, timeout=10_000):
+        pass
+    assert scene.kvcache.drawn_blocks() == len(trace.prompt_tokens)
+
+    sampled = real_trace("sampled")
+    scene.show_frame(sampled, Cursor(1, Stage.PROBABILITIES), animate=False)
+    scene.show_frame(sampled, Cursor(1, Stage.SAMPLING), animate=True)
+    assert scene.is_animating()
+    assert scene.draw_marker() is None
+    scene.finish_animation()
+    assert scene.draw_marker() is not None
+
+
 def test_counters_and_caption_have_real_numbers(scene, real_trace):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
