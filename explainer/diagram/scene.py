@@ -97,6 +97,7 @@ class LifecycleScene(QGraphicsScene):
         self.animator = Animator(self)
         self._drawn: dict[str, tuple] = {}
         self._moving: dict[str, tuple] = {}  # signatures of the panels an animation is moving
+        self._unswept = False
         self._model_info: dict | None = None
         self.show_timings = True
         self.text_cache = False
@@ -189,8 +190,13 @@ class LifecycleScene(QGraphicsScene):
         prev_frame, prev_cursor, prev_trace = self._frame, self._cursor, self._trace
         frame = build_frame(trace, cursor, timings=self.show_timings)
         self._trace, self._cursor, self._frame = trace, cursor, frame
+        animating = animate and not self.animator.instant and self._follows(prev_trace, prev_cursor, trace, cursor)
+        # a layer stack about to be swept is drawn unswept (drawing 30 rows only to hide them
+        # again was the largest single cost of a step)
+        self._unswept = animating and frame.stage is Stage.LAYERS
         self._apply(frame)
-        if animate and not self.animator.instant and self._follows(prev_trace, prev_cursor, trace, cursor):
+        self._unswept = False
+        if animating:
             phases = self._transition(prev_frame, frame)
             if phases:
                 # the panels the animation moves are redrawn from the frame when it ends (or is
@@ -314,7 +320,9 @@ class LifecycleScene(QGraphicsScene):
             self.counters_item.apply(frame, t)
         elif name == "caption":
             self.caption.apply(frame.caption_title, frame.caption or frame.message, t)
-        else:  # tokens, embeddings, layers, probabilities
+        elif name == "layers":
+            self.layers.apply(frame, t, swept=not self._unswept)
+        else:  # tokens, embeddings, probabilities
             getattr(self, name).apply(frame, t)
         self._drawn[name] = signature
 

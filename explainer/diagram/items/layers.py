@@ -61,7 +61,9 @@ class LayerStackItem(Panel):
                 item.setVisible(i < n)
         self.n_layers = n
 
-    def apply(self, frame: Frame, theme: Theme) -> None:
+    def apply(self, frame: Frame, theme: Theme, swept: bool = True) -> None:
+        """Draw the stack for ``frame``; ``swept=False`` leaves the pass at layer 0 (where its
+        sweep animation starts)."""
         self._frame, self._theme = frame, theme
         n = frame.n_layers
         self.ensure_layers(n)
@@ -82,7 +84,7 @@ class LayerStackItem(Panel):
         if layout != self._layout:  # the rows' places and type: once per model and theme
             self._layout = layout
             self._place_rows(n, theme, left, right, bottom, row_h, bar_w)
-        self.set_progress(float(n) if frame.layers_shown else 0.0, marker=False)
+        self.set_progress(float(n) if frame.layers_shown and swept else 0.0, marker=False)
 
     def _place_rows(self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float,
                     bar_w: float) -> None:
