@@ -1,9 +1,9 @@
 """GGUF -> ONNX conversion: the step of `explainer model build` that makes the runnable model.
 
 Qt-free and torch-free: it reads the GGUF with the `gguf` package (float32 copies of every
-tensor, and the 4-bit codes of the Q4_1 ones) and writes the graph from `onnx_llama`. The caller (build.py) owns atomicity of the whole model
-directory; here each file is still written to a temporary name first so a crash never leaves a
-file that looks complete.
+tensor, and the 4-bit codes of the Q4_1 ones) and writes the graph from `onnx_llama`. The
+caller (build.py) owns atomicity of the whole model directory; here each file is still
+written to a temporary name first so a crash never leaves a file that looks complete.
 """
 
 from __future__ import annotations
