@@ -7,8 +7,10 @@ import signal
 import sys
 import threading
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -29,9 +31,11 @@ def read_before_window(model: str | None = None) -> None:
     The worker spends seconds in ONNX Runtime with the GIL released, which is why it can run
     beside the GUI; but importing onnxruntime (30-50 ms) and reading the tokenizer (0.1-0.25
     s inside `tokenizers`) hold the GIL, and in the worker they froze the window for that
-    long. A model that is not built yet is skipped: the window offers to build it.
+    long. The same goes for the one C module in pyqtgraph's background import that held it
+    for 30 ms. A model that is not built yet is skipped: the window offers to build it.
     """
     import onnxruntime  # noqa: F401
+    import xml.etree.ElementTree  # noqa: F401 - pyqtgraph's; its C part held the GIL 30 ms
 
     from explainer.errors import ExplainerError
     from explainer.model.build import load_built
@@ -53,6 +57,26 @@ def import_chart_library_in_background() -> threading.Thread:
     return thread
 
 
+class _AfterFirstPaint(QObject):
+    def __init__(self, widget: QWidget, fn: Callable[[], object]) -> None:
+        super().__init__(widget)
+        self.fn = fn
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            # the whole window is painted in this pass; run once the event loop is back
+            QTimer.singleShot(0, self.fn)
+        return False
+
+
+def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
+    """Run ``fn`` once ``widget`` has been painted for the first time. Work that competes for
+    the GIL (the chart library's import) started earlier delayed the first frame by 0.3 s."""
+    _AfterFirstPaint(widget, fn)
+
+
 def run_app(argv: list[str] | None = None) -> int:
     """Show the main window, start loading the model, run the event loop; returns the exit code."""
     app = make_app(argv)
@@ -60,8 +84,8 @@ def run_app(argv: list[str] | None = None) -> int:
 
     read_before_window()
     window = MainWindow()
+    after_first_paint(window, import_chart_library_in_background)
     window.show()
-    import_chart_library_in_background()
     QTimer.singleShot(0, window.controller.load_model)
 
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between
