@@ -140,6 +140,13 @@ def test_layers_show_change_and_lens(scene, real_trace):
         assert scene.layers.bars[i].rect().width() == pytest.approx(full * min(1.0, layer.change))
         assert scene.layers.lens[i].data(1) == token_text(trace, layer.lens.ids[0])
     assert scene.layers.lens[n - 1].data(1) == " Paris"           # the last layer's guess is the answer
+    # neighbouring layers with the same guess share one label (on the first of them)
+    guesses = [token_text(trace, layer.lens.ids[0]) for layer in step.layers]
+    starts = [i for i in range(n) if i == 0 or guesses[i] != guesses[i - 1]]
+    shown = [i for i in range(n) if scene.layers.lens[i].isVisible()]
+    assert shown == starts
+    assert [scene.layers.runs[i].isVisible() for i in starts] == [
+        (starts + [n])[k + 1] - i > 1 for k, i in enumerate(starts)]
 
 
 def test_embeddings_are_the_real_vectors(scene, real_trace):

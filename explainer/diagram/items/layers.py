@@ -2,8 +2,11 @@
 
 Layer 1 is at the bottom; the pass sweeps upwards.  Each layer shows its ``change`` (how
 much it moved the last token's hidden state, relative to before: a full bar is 100 %) and
-its lens guess: the token the model would predict if it stopped after that layer.  The
-stack is created once and only updated, because it is redrawn on every animation frame.
+its lens guess: the token the model would predict if it stopped after that layer.  Layers
+in a row that guess the same token share one label, centred on them with a bracket, so the
+labels can be larger than one of 30 rows allows (they must be read from the back of a
+lecture hall) and the eye sees where the guess changes.  The stack is created once and
+only updated, because it is redrawn on every animation frame.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ class LayerStackItem(Panel):
         self.slabs: list[Box] = []
         self.bars: list[Rect] = []
         self.overflow: list[Text] = []   # "13×" inside bars whose change is off the scale
-        self.lens: list[Text] = []
+        self.lens: list[Text] = []       # a run's label sits on the run's first layer
+        self.runs: list[Rect] = []       # the bracket beside a run of two or more layers
         self.numbers: list[Text] = []
         self.ensure_layers(n_layers)
         self.progress = 0.0          # layers done by the current pass (for the sweep)
@@ -45,6 +49,8 @@ class LayerStackItem(Panel):
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
         self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
         self._layout: tuple | None = None     # what the rows were placed for
+        self._runs: dict[int, tuple[int, str]] = {}  # drawn runs: first layer -> (end, guess)
+        self._lens_px = 12
 
     def ensure_layers(self, n: int) -> None:
         """Pre-create the slabs (once per model, not per frame)."""
@@ -55,10 +61,14 @@ class LayerStackItem(Panel):
             self.overflow.append(Text(f"{self.key}/layer/{i}/overflow", self))
             self.overflow[-1].setZValue(1)
             self.lens.append(Text(f"{self.key}/layer/{i}/lens", self))
+            self.runs.append(Rect(f"{self.key}/layer/{i}/run", self))
+            self.lens[-1].setZValue(1)  # a run's label and bracket lie over the later layers' slabs
+            self.runs[-1].setZValue(1)
             self.numbers.append(Text(f"{self.key}/layer/{i}/number", self))
         for i in range(len(self.slabs)):
             for item in (self.slabs[i], self.bars[i], self.overflow[i], self.lens[i], self.numbers[i]):
                 item.setVisible(i < n)
+            self.runs[i].setVisible(False)
         self.n_layers = n
 
     def apply(self, frame: Frame, theme: Theme, swept: bool = True) -> None:
@@ -80,6 +90,7 @@ class LayerStackItem(Panel):
         row_h = (bottom - top) / max(n, 1)
         self.geom = (left, bottom, row_h)
         self._rows_drawn = None  # every row is restyled below
+        self._runs = {start: (-1, "") for start in self._runs}  # each drawn run: redraw or hide
         layout = (n, theme, self.w, self.h, top)
         if layout != self._layout:  # the rows' places and type: once per model and theme
             self._layout = layout
@@ -88,7 +99,7 @@ class LayerStackItem(Panel):
 
     def _place_rows(self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float,
                     bar_w: float) -> None:
-        lens_px = max(9, min(theme.px(0.85), int(row_h - 2)))
+        self._lens_px = max(9, min(theme.px(0.85), int(row_h - 2)))
         for i in range(n):
             y = bottom - (i + 1) * row_h
             self.slabs[i].set_rect(QRectF(left, y + 1, right - left, row_h - 2), 3)
@@ -98,7 +109,6 @@ class LayerStackItem(Panel):
                 num.show_text(str(i + 1), theme_font(theme, 0.72), theme.muted).place(left - 6, y + row_h / 2, "mr")
             else:
                 num.setVisible(False)
-            self.lens[i].setFont(theme_font(theme, lens_px / theme.base_point_size))
 
     def set_progress(self, progress: float, marker: bool = True) -> None:
         """Show the pass after ``progress`` layers (0..n); the sweep animates this.
@@ -118,6 +128,8 @@ class LayerStackItem(Panel):
         changed = range(n) if was is None else range(min(was, done), max(was, done))
         for i in changed:
             self._draw_row(i, i < done)
+        if was is None or was != done:
+            self._draw_runs(done)
         self._rows_drawn = done
         active = marker and frame.layers_shown and done < n
         self.marker.setVisible(active)
@@ -142,7 +154,6 @@ class LayerStackItem(Panel):
         if not revealed:
             bar.setVisible(False)
             over.setVisible(False)
-            lens.setVisible(False)
             return
         change = frame.changes[i]
         r = bar.rect()
@@ -158,17 +169,53 @@ class LayerStackItem(Panel):
             over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
         else:
             over.setVisible(False)
-        text = visible(frame.lens[i]) if frame.lens else ""
-        is_final = i == frame.n_layers - 1
-        settled = frame.settles_at is not None and i + 1 >= frame.settles_at
-        f = lens.font()
-        f.setBold(is_final or settled)
-        lens.setFont(f)
-        shown = elide(text, f, right - lens_x - 6)
-        c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
-        lens.show_text(shown, f, c).place(lens_x, bottom - (i + 1) * row_h + row_h / 2, "ml")
         lens.setData(RAW, frame.lens[i] if frame.lens else "")
 
+    def _draw_runs(self, done: int) -> None:
+        """Label each run of passed layers that guess the same token, once."""
+        frame, theme = self._frame, self._theme
+        guesses = list(frame.lens[:done]) if frame.lens else [""] * done
+        runs: dict[int, tuple[int, str]] = {}
+        i = 0
+        while i < done:
+            j = i + 1
+            while j < done and guesses[j] == guesses[i]:
+                j += 1
+            runs[i] = (j, guesses[i])
+            i = j
+        for i in range(frame.n_layers):
+            if i not in runs:  # only a run's first layer carries its label and bracket
+                self.lens[i].setVisible(False)
+                self.runs[i].setVisible(False)
+        for start, (end, guess) in runs.items():
+            if self._runs.get(start) != (end, guess):
+                self._draw_run(start, end, guess)
+        self._runs = runs
+
+    def _draw_run(self, start: int, end: int, guess: str) -> None:
+        frame, theme = self._frame, self._theme
+        left, bottom, row_h = self.geom
+        right = self.w - 14
+        lens_x = left + 96.0 + 16
+        label, bracket = self.lens[start], self.runs[start]
+        if not guess:
+            label.setVisible(False)
+            bracket.setVisible(False)
+            return
+        is_final = end == frame.n_layers
+        settled = frame.settles_at is not None and start + 1 >= frame.settles_at
+        span = (end - start) * row_h
+        px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
+        f = theme_font(theme, px / theme.base_point_size, is_final or settled)
+        c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
+        x = lens_x + (8 if end - start > 1 else 0)
+        label.show_text(elide(visible(guess), f, right - x - 6), f, c)
+        label.place(x, bottom - start * row_h - span / 2, "ml")
+        bracket.setVisible(end - start > 1)
+        if end - start > 1:
+            bracket.setRect(QRectF(lens_x, bottom - end * row_h + 3, max(1.5, theme.line_width * 0.6), span - 6))
+            bracket.setBrush(QBrush(QColor(c)))
+            bracket.setPen(QPen(Qt.PenStyle.NoPen))
 
 def _tint(theme: Theme, amount: float) -> QColor:
     a, b = QColor(theme.panel), QColor(theme.bar)
