@@ -243,7 +243,8 @@ def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens:
 
 
 def _run(model: str, device: str | None, tokens: int) -> dict:
-    from explainer.ui.app import after_first_paint, import_chart_library_in_background, make_app, read_before_window
+    from explainer.ui.app import after_first_paint, freeze_startup_objects, import_chart_library_in_background, make_app, \
+        read_before_window
 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController, app_threads
@@ -261,6 +262,7 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
     bench.loop = QEventLoop()
+    freeze_startup_objects()
     after_first_paint(window, import_chart_library_in_background)
     bench.start()
     bench.loop.exec()
