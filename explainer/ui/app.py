@@ -32,11 +32,9 @@ def read_before_window(model: str | None = None) -> None:
     The worker spends seconds in ONNX Runtime with the GIL released, which is why it can run
     beside the GUI; but importing onnxruntime (30-50 ms) and reading the tokenizer (0.1-0.25
     s inside `tokenizers`) hold the GIL, and in the worker they froze the window for that
-    long. The same goes for the one C module in pyqtgraph's background import that held it
-    for 30 ms. A model that is not built yet is skipped: the window offers to build it.
+    long. A model that is not built yet is skipped: the window offers to build it.
     """
     import onnxruntime  # noqa: F401
-    import xml.etree.ElementTree  # noqa: F401 - pyqtgraph's; its C part held the GIL 30 ms
 
     from explainer.errors import ExplainerError
     from explainer.model.build import load_built
