@@ -108,6 +108,7 @@ class Frame:
     ttft_s: float | None = None
     tpot_s: float | None = None
     pass_s: float | None = None
+    pass_has_lens: bool = False            # the measured pass also computed every layer's guess
     device: str = ""
     timings: bool = True                   # False: measured times are left out (exported figures)
     model_name: str = ""
@@ -267,6 +268,7 @@ def build_frame(trace: Trace, cursor: Cursor, max_emb_rows: int = 9, timings: bo
         f.lens = [name(lv.lens.ids[0]) if lv.lens is not None and lv.lens.ids else "" for lv in step.layers]
         f.settles_at = lens_settles_at(step)
     f.pass_s = step.forward_s
+    f.pass_has_lens = any(lv.lens is not None for lv in step.layers)
     # kv cache
     f.kv_cached = step.start
     f.kv_new = n_read

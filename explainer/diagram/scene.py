@@ -277,7 +277,7 @@ class LifecycleScene(QGraphicsScene):
                               frame.bar_phase, frame.show_draw),
             "kvcache": (t, req, frame.step, frame.kv_new_shown, frame.kv_label),
             "counters": (t, req, frame.step, frame.phase, frame.ttft_s, frame.tpot_s, frame.pass_s, frame.device,
-                         frame.timings),
+                         frame.timings, frame.pass_has_lens),
             "caption": (t, frame.caption_title, frame.caption, frame.message),
         }
 

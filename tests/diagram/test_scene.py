@@ -212,6 +212,9 @@ def test_counters_and_caption_have_real_numbers(scene, real_trace):
     c = scene.counters()
     assert c["ttft_s"] == trace.ttft_s and c["tpot_s"] == trace.tpot_s and c["device"] == "CPU"
     assert "TTFT" in scene.counters_item.line1.text() and "ms" in scene.counters_item.line1.text()
+    # the app's passes also compute every layer's guess: its times say so (bench's do not)
+    with_lens = any(lv.lens is not None for lv in trace.steps[0].layers)
+    assert ("incl. layer guesses" in scene.counters_item.line2.text()) == with_lens
     text = scene.caption_text()
     assert f"{100 * trace.steps[0].sampling.raw.probs[0]:.1f} %" in text and "49,152" in text
     scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)

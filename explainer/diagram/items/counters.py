@@ -36,6 +36,10 @@ class CountersItem(Panel):
         self.line1.show_text(f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}", theme_font(theme, 1.05, True),
                              theme.foreground).place(14, 8)
         this = f"this pass {milliseconds(frame.pass_s)} · " if known else ""
-        self.line2.show_text(f"{this}measured on {dev}", theme_font(theme, 0.85), theme.muted).place(14, self.h - 8, "bl")
+        # the app also computes every layer's guess in each pass, which takes time too; say so,
+        # since `explainer bench` and `generate` report passes without it
+        extra = ", incl. layer guesses" if known and frame.pass_has_lens else ""
+        self.line2.show_text(f"{this}measured on {dev}{extra}", theme_font(theme, 0.85), theme.muted).place(
+            14, self.h - 8, "bl")
         self.values = {"context_used": frame.context_used, "context_window": frame.context_length,
                        "ttft_s": ttft, "tpot_s": tpot, "device": frame.device, "pass_s": frame.pass_s if known else None}
