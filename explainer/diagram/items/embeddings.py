@@ -24,18 +24,17 @@ from explainer.lesson.stages import Stage
 from explainer.lesson.text import visible
 
 
-def value_colors(values: list[float], scale: float, theme: Theme) -> list[QColor]:
-    """Each value on the diverging scale: zero colour at 0, full positive/negative colour at
-    +/-scale. Computed for the whole vector at once: a step shows hundreds of cells, and one
-    colour at a time cost milliseconds of the GUI thread."""
+def value_rgb(values: list[float], scale: float, theme: Theme) -> np.ndarray:
+    """Each value on the diverging scale as (r, g, b) in 0..1: zero colour at 0, full
+    positive/negative colour at +/-scale. Computed for the whole vector at once: a step shows
+    hundreds of cells, and one colour at a time cost milliseconds of the GUI thread."""
     v = np.asarray(values, np.float64)
     t = np.clip(v / scale, -1.0, 1.0) if scale else np.zeros_like(v)
     zero = np.array(QColor(theme.zero).getRgbF()[:3])
     pos = np.array(QColor(theme.positive).getRgbF()[:3])
     neg = np.array(QColor(theme.negative).getRgbF()[:3])
     target = np.where((t >= 0)[:, None], pos, neg)
-    rgb = zero + (target - zero) * np.abs(t)[:, None]
-    return [QColor.fromRgbF(r, g, b) for r, g, b in rgb.tolist()]
+    return (zero + (target - zero) * np.abs(t)[:, None]).reshape(-1, 3)
 
 
 class CellStripItem(QGraphicsObject):
@@ -51,7 +50,8 @@ class CellStripItem(QGraphicsObject):
         self.reveal = 1.0
         self._w = 100.0
         self._h = 20.0
-        self._colors: list[QColor] = []
+        self._rgb = np.zeros((0, 3))
+        self._color_list: list[QColor] | None = None
         self._border = QColor("#000000")
 
     def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float,
@@ -60,21 +60,30 @@ class CellStripItem(QGraphicsObject):
         self.prepareGeometryChange()
         self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
         self.columns = columns or max(1, len(values))
-        self._colors = value_colors(values, scale, theme)
+        self._rgb = value_rgb(values, scale, theme)
+        self._color_list = None  # QColors only when a row is painted cell by cell (or read back)
         self._image = None
         self._border = QColor(theme.panel_border)
         self.update()
+
+    @property
+    def _colors(self) -> list[QColor]:
+        if self._color_list is None:
+            self._color_list = [QColor.fromRgbF(r, g, b) for r, g, b in self._rgb.tolist()]
+        return self._color_list
 
     def _grid_image(self) -> QImage:
         """The cells as an image, 8 pixels per cell so scaling it never blurs cell edges much."""
         if self._image is None:
             cols = self.columns
-            rows = -(-len(self._colors) // cols)
-            small = QImage(cols, rows, QImage.Format.Format_RGB32)
-            small.fill(QColor(self._border))
-            for i, c in enumerate(self._colors):
-                r, k = divmod(i, cols)
-                small.setPixelColor(k, r, c)
+            n = len(self._rgb)
+            rows = -(-n // cols)
+            border = QColor(self._border)
+            pixels = np.empty((rows * cols, 4), np.uint8)  # B, G, R, A: RGB32 in memory
+            pixels[:] = (border.blue(), border.green(), border.red(), 255)
+            pixels[:n, :3] = np.round(self._rgb[:, ::-1] * 255)
+            buffer = pixels.tobytes()  # QImage reads it in place: kept alive until scaled() copies
+            small = QImage(buffer, cols, rows, cols * 4, QImage.Format.Format_RGB32)
             self._image = small.scaled(cols * 8, rows * 8, Qt.AspectRatioMode.IgnoreAspectRatio,
                                        Qt.TransformationMode.FastTransformation)
         return self._image
@@ -92,7 +101,7 @@ class CellStripItem(QGraphicsObject):
         return QRectF(0, 0, self._w, self._h)
 
     def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
-        n = len(self._colors)
+        n = len(self._rgb)
         if not n:
             return
         cols = self.columns
