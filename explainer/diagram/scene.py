@@ -100,14 +100,13 @@ class LifecycleScene(QGraphicsScene):
         self._unswept = False
         self._model_info: dict | None = None
         self.show_timings = True
-        self.text_cache = False
-        self.progressive = False
+        self.interactive = False  # see set_interactive
         self._cached_items = 0
-        self._pending: list[str] = []  # panels still to draw for the current frame
+        self._pending: list[tuple[str, tuple]] = []  # (panel, signature) still to draw for this frame
         self._later = QTimer(self)
         self._later.setSingleShot(True)
         self._later.setInterval(0)
-        self._later.timeout.connect(self._draw_next_pending)
+        self._later.timeout.connect(self._draw_later)
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
         self._frame: Frame = empty_frame("")
@@ -126,8 +125,7 @@ class LifecycleScene(QGraphicsScene):
           event-loop turn after, so no single turn holds up the window for all of them. Anything
           that reads the scene (`frame_state` and friends) first draws what is still pending.
         """
-        self.text_cache = on
-        self.progressive = on
+        self.interactive = on
         self._cached_items = 0
         self._cache_texts()
 
@@ -136,7 +134,7 @@ class LifecycleScene(QGraphicsScene):
         if len(items) == self._cached_items:
             return
         self._cached_items = len(items)
-        mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if self.text_cache else QGraphicsItem.CacheMode.NoCache
+        mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if self.interactive else QGraphicsItem.CacheMode.NoCache
         for item in items:
             # (not QGraphicsTextItem: a cached caption heading stayed blank after its text
             # changed during an animation)
@@ -286,20 +284,21 @@ class LifecycleScene(QGraphicsScene):
         if self.backgroundBrush().color() != QColor(t.background):
             # only on a theme change: a new background repaints the whole window
             self.setBackgroundBrush(QBrush(QColor(t.background)))
-        prompt_len = len(self._trace.prompt_tokens) if self._trace is not None else 0
         sigs = self._signatures(frame)
         if force:
             self._drawn = {}
-        due = [name for name in sigs if self._drawn.get(name) != sigs[name]]
         urgent = set(ANIMATED_PANELS.get(frame.stage, ())) | set(STAGE_PANELS.get(frame.stage, ()))
-        later = [name for name in due if self.progressive and not force and name not in urgent]
-        for name in due:
-            if name not in later:
-                self._draw_panel(name, frame, sigs[name], prompt_len)
-        self._pending = later
-        if later:
+        self._pending = []
+        for name, sig in sigs.items():
+            if self._drawn.get(name) == sig:
+                continue
+            if self.interactive and not force and name not in urgent:
+                self._pending.append((name, sig))
+            else:
+                self._draw_panel(name, frame, sig)
+        if self._pending:
             self._later.start()
-        if self.text_cache:
+        if self.interactive:
             self._cache_texts()
         self.loop.apply(frame, t, L.PROBABILITIES.right() - 90, L.PROBABILITIES.top(), L.TOKENS.bottom())
         self._apply_flow(frame)
@@ -308,14 +307,14 @@ class LifecycleScene(QGraphicsScene):
             tr.setVisible(False)
         self._apply_spotlight()
 
-    def _draw_panel(self, name: str, frame: Frame, signature: tuple, prompt_len: int) -> None:
+    def _draw_panel(self, name: str, frame: Frame, signature: tuple) -> None:
         t = self.theme
         if name == "header":
             self.header.apply(frame, t, L.HEADER.width())
         elif name == "pretraining":
             self.pretraining.apply(frame, t, frame.model_name, frame.n_params)
         elif name == "kvcache":
-            self.kvcache.apply(frame, t, prompt_len)
+            self.kvcache.apply(frame, t, len(self._trace.prompt_tokens) if self._trace is not None else 0)
         elif name == "counters":
             self.counters_item.apply(frame, t)
         elif name == "caption":
@@ -326,27 +325,23 @@ class LifecycleScene(QGraphicsScene):
             getattr(self, name).apply(frame, t)
         self._drawn[name] = signature
 
-    def _draw_next_pending(self) -> None:
+    def _draw_later(self) -> None:
         """One deferred panel of the current frame per event-loop turn (see set_interactive)."""
-        if not self._pending:
-            return
-        name = self._pending.pop(0)
-        frame = self._frame
-        sig = self._signatures(frame)[name]
-        if self._drawn.get(name) != sig:
-            prompt_len = len(self._trace.prompt_tokens) if self._trace is not None else 0
-            self._draw_panel(name, frame, sig, prompt_len)
-            if self.text_cache:
-                self._cache_texts()
+        if self._pending:
+            name, sig = self._pending.pop(0)
+            self._draw_panel(name, self._frame, sig)
+            self._cache_texts()
         if self._pending:
             self._later.start()
 
     def settle(self) -> None:
         """Draw every panel still pending, now."""
         self._later.stop()
-        while self._pending:
-            self._draw_next_pending()
-        self._later.stop()
+        for name, sig in self._pending:
+            self._draw_panel(name, self._frame, sig)
+        if self._pending:
+            self._cache_texts()
+        self._pending = []
 
     def _apply_flow(self, frame: Frame) -> None:
         t = self.theme

@@ -9,7 +9,6 @@ are removed by the next build.
 from __future__ import annotations
 
 import functools
-
 import json
 import os
 import shutil

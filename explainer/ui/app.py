@@ -7,7 +7,6 @@ import importlib
 import signal
 import sys
 import threading
-
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
@@ -56,6 +55,15 @@ def import_chart_library_in_background() -> threading.Thread:
     return thread
 
 
+def freeze_startup_objects() -> None:
+    """Move everything made so far (modules, classes, Qt wrappers: hundreds of thousands of
+    objects that live as long as the app) out of the garbage collector's sight. A full
+    collection walked them all and held the GIL for 30-50 ms, once just after the window
+    appeared; with them frozen no pass took over 12 ms."""
+    gc.collect()
+    gc.freeze()
+
+
 class _AfterFirstPaint(QObject):
     def __init__(self, widget: QWidget, fn: Callable[[], object]) -> None:
         super().__init__(widget)
@@ -70,19 +78,17 @@ class _AfterFirstPaint(QObject):
         return False
 
 
-def freeze_startup_objects() -> None:
-    """Move everything made so far (modules, classes, Qt wrappers: hundreds of thousands of
-    objects that live as long as the app) out of the garbage collector's sight. A full
-    collection walked them all and held the GIL for 30-50 ms, once just after the window
-    appeared; with them frozen no pass took over 12 ms."""
-    gc.collect()
-    gc.freeze()
-
-
 def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
     """Run ``fn`` once ``widget`` has been painted for the first time. Work that competes for
     the GIL (the chart library's import) started earlier delayed the first frame by 0.3 s."""
     _AfterFirstPaint(widget, fn)
+
+
+def prepare_to_show(window: QWidget) -> None:
+    """The last steps before the window first shows: start-up objects leave the collector's
+    sight, and the chart library starts importing once the first frame is painted."""
+    freeze_startup_objects()
+    after_first_paint(window, import_chart_library_in_background)
 
 
 def run_app(argv: list[str] | None = None) -> int:
@@ -92,8 +98,7 @@ def run_app(argv: list[str] | None = None) -> int:
 
     read_before_window()
     window = MainWindow()
-    freeze_startup_objects()
-    after_first_paint(window, import_chart_library_in_background)
+    prepare_to_show(window)
     window.show()
     QTimer.singleShot(0, window.controller.load_model)
 

@@ -25,6 +25,7 @@ import time
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
 
 from explainer.model.manifest import DEFAULT_MODEL
+from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
 
 PROMPT = "Once upon a time"
 TOKENS = 64
@@ -62,7 +63,7 @@ def _peak_rss_mb() -> float:
 
 
 class _Probe(QObject):
-    """Counts paints of one widget; notes the first paint of the window."""
+    """Counts the paints of the diagram's viewport."""
 
     def __init__(self, bench: "_GuiBench") -> None:
         super().__init__()
@@ -70,7 +71,7 @@ class _Probe(QObject):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
         if event.type() == QEvent.Type.Paint:
-            self.bench.on_paint(obj)
+            self.bench.on_paint()
         return False
 
 
@@ -79,7 +80,6 @@ class _GuiBench:
         self.window, self.app, self.tokens = window, app, tokens
         self.t_start = _process_start()
         self.first_paint_wall: float | None = None
-        self.first_paint_seen = False
         self.heartbeat_last: float | None = None
         self.max_gap = 0.0
         self.gaps: list[tuple[float, float]] = []  # (seconds since first paint, gap) over 16 ms
@@ -104,17 +104,11 @@ class _GuiBench:
 
     # --- measurement ------------------------------------------------------
 
-    def on_paint(self, obj) -> None:
-        if not self.first_paint_seen:
-            # the first paint event starts the window's first frame; the frame is on screen when
-            # the event loop is back (every widget is painted in the same pass)
-            self.first_paint_seen = True
-            QTimer.singleShot(0, self.first_frame_done)
-        if obj is self.window.view.viewport():
-            self.paints_total += 1
-            if self.window.scene.is_animating():
-                self.paints_animating += 1
-                self.refreshes_painted.add(int(time.perf_counter() * REFRESH_HZ))
+    def on_paint(self) -> None:
+        self.paints_total += 1
+        if self.window.scene.is_animating():
+            self.paints_animating += 1
+            self.refreshes_painted.add(int(time.perf_counter() * REFRESH_HZ))
 
     def tick(self) -> None:
         now = time.perf_counter()
@@ -139,7 +133,8 @@ class _GuiBench:
 
     def start(self) -> None:
         w = self.window
-        w.installEventFilter(self.probe)
+        # the first frame is on screen once the pass that painted it is over
+        after_first_paint(w, self.first_frame_done)
         w.view.viewport().installEventFilter(self.probe)
         c = w.controller
         c.model_ready.connect(self.on_model_ready)
@@ -243,9 +238,6 @@ def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens:
 
 
 def _run(model: str, device: str | None, tokens: int) -> dict:
-    from explainer.ui.app import after_first_paint, freeze_startup_objects, import_chart_library_in_background, make_app, \
-        read_before_window
-
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController, app_threads
     from explainer.ui.main_window import MainWindow
@@ -262,8 +254,7 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
     bench.loop = QEventLoop()
-    freeze_startup_objects()
-    after_first_paint(window, import_chart_library_in_background)
+    prepare_to_show(window)
     bench.start()
     bench.loop.exec()
     window.shutdown()

@@ -26,6 +26,10 @@ from explainer.lesson.text import visible
 class LayerStackItem(Panel):
     """Stage 3 panel: ``n_layers`` slabs, each with a change bar and a lens token."""
 
+    LEFT = 40.0    # where the slabs start (layer numbers to their left)
+    BAR_W = 96.0   # a change bar at 100 %
+    LENS_X = LEFT + BAR_W + 16  # where the lens guesses start
+
     def __init__(self, key: str = "layers", n_layers: int = 30) -> None:
         super().__init__(key)
         self.head_change = Text(f"{key}/head/change", self)
@@ -79,11 +83,9 @@ class LayerStackItem(Panel):
         self.ensure_layers(n)
         top = self.style_frame(theme, f"{title(Stage.LAYERS)}: {n}" if frame.layers_known else title(Stage.LAYERS))
         hf = theme_font(theme, 0.8)
-        left = 40.0
-        right = self.w - 14
-        bar_w = 96.0
+        left, right, bar_w = self.LEFT, self.w - 14, self.BAR_W
         self.head_change.show_text("change", hf, theme.muted).place(left + 6, top)
-        self.head_lens.show_text("guess if it stopped here", hf, theme.muted).place(left + bar_w + 16, top)
+        self.head_lens.show_text("guess if it stopped here", hf, theme.muted).place(self.LENS_X, top)
         top += self.head_change.boundingRect().height() + 4
         self.bottom.show_text("↑ in: embeddings", hf, theme.muted).place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
@@ -145,9 +147,7 @@ class LayerStackItem(Panel):
     def _draw_row(self, i: int, revealed: bool) -> None:
         frame, theme = self._frame, self._theme
         left, bottom, row_h = self.geom
-        right = self.w - 14
-        bar_w = 96.0
-        lens_x = left + bar_w + 16
+        bar_w = self.BAR_W
         slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
         slab.style(theme.panel if not revealed else _tint(theme, 0.10), theme.panel_border if not revealed
                    else theme.muted, max(1.0, theme.line_width * 0.5))
@@ -173,7 +173,7 @@ class LayerStackItem(Panel):
 
     def _draw_runs(self, done: int) -> None:
         """Label each run of passed layers that guess the same token, once."""
-        frame, theme = self._frame, self._theme
+        frame = self._frame
         guesses = list(frame.lens[:done]) if frame.lens else [""] * done
         runs: dict[int, tuple[int, str]] = {}
         i = 0
@@ -196,7 +196,7 @@ class LayerStackItem(Panel):
         frame, theme = self._frame, self._theme
         left, bottom, row_h = self.geom
         right = self.w - 14
-        lens_x = left + 96.0 + 16
+        lens_x = self.LENS_X
         label, bracket = self.lens[start], self.runs[start]
         if not guess:
             label.setVisible(False)

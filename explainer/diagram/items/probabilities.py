@@ -2,12 +2,15 @@
 
 A horizontal pyqtgraph BarGraphItem, placed in our scene under a plain transform from
 (probability, row) to pixels, shows the top candidates by raw probability, plus "other" for
-the rest of the vocabulary. (No PlotItem: its view box, axes and layout cost 0.3 s to build
-and milliseconds per update, for a chart whose axes we draw ourselves. pyqtgraph itself is
-imported when the first chart is drawn, or earlier in the background by the app, so the
-window does not wait the half second its import takes.)  Sampling reshapes the bars in recorded stages (raw -> after temperature ->
-after top-k -> after top-p; cut bars become grey outlines), then the random draw is shown
-as a marker on a cumulative bar, so the learner sees which token's span it landed in.
+the rest of the vocabulary.  Sampling reshapes the bars in recorded stages (raw -> after
+temperature -> after top-k -> after top-p; cut bars become grey outlines), then the random
+draw is shown as a marker on a cumulative bar, so the learner sees which token's span it
+landed in.
+
+No PlotItem: its view box, axes and layout cost 0.3 s to build and milliseconds per update,
+for a chart whose axes we draw ourselves. pyqtgraph itself is imported when the first chart
+is drawn, or earlier in the background by the app, so the window does not wait the half
+second its import takes.
 """
 
 from __future__ import annotations
@@ -88,7 +91,6 @@ class ProbabilityChartItem(Panel):
         self.plot.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
         tag(self.plot, f"{key}/plot")
         self.bargraph = None  # pyqtgraph's BarGraphItem, made when first needed
-        self._bar_scale = 1.0
         self.labels = [Text(f"{key}/bar/{i}/label", self) for i in range(ROWS)]
         self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
         self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
@@ -127,7 +129,6 @@ class ProbabilityChartItem(Panel):
         self.row_h = min(max(22.0, theme.px(1.0) + 8), (self.h - top - 22 - draw_h) / ROWS)
         chart_h = self.row_h * ROWS
         self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
-        self._bar_scale = frame.bar_scale
         self.plot.setPos(self.chart_rect.topLeft())
         self.plot.setTransform(QTransform.fromScale(self.chart_rect.width() / max(frame.bar_scale, 1e-9),
                                                     self.row_h).translate(0.0, 0.5))
@@ -344,4 +345,4 @@ class ProbabilityChartItem(Panel):
 
     def state(self) -> dict[str, Any]:
         return {"bars": [[round(w, 6) for w in self._bar_values], self._cut],
-                "range": [self._bar_scale] if self.plot.isVisible() else []}
+                "range": [self._frame.bar_scale] if self._frame is not None and self.plot.isVisible() else []}
