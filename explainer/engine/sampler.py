@@ -34,6 +34,16 @@ MAX_NEW_TOKENS_LIMIT = 4096
 TOP_P_TOLERANCE = 1e-12
 
 
+class InvalidSetting(ExplainerError):
+    """A sampling setting out of range; ``field`` names it (``temperature``, ``top_k``, ``top_p``,
+    ``seed`` or ``max_new_tokens``), so a settings panel can mark the field without reading the
+    message."""
+
+    def __init__(self, field: str, message: str, hint: str) -> None:
+        super().__init__(message, hint)
+        self.field = field
+
+
 def _is_int(value: object) -> bool:
     """True for real integers; bool is excluded because True is not a top-k."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
@@ -61,49 +71,57 @@ class SamplingSettings:
     max_new_tokens: int = 64
 
     def validate(self) -> None:
-        """Raise :class:`ExplainerError` naming the first invalid setting."""
+        """Raise :class:`InvalidSetting` for the first invalid setting; the only place settings are checked."""
         t = self.temperature
         if not _is_real(t) or not math.isfinite(t):
-            raise ExplainerError(
+            raise InvalidSetting(
+                "temperature",
                 f"Temperature must be a finite number, got {t!r}.",
                 "Use 0 for greedy decoding or a value such as 0.7.",
             )
         if t < 0:
-            raise ExplainerError(
+            raise InvalidSetting(
+                "temperature",
                 f"Temperature cannot be negative (got {t}).",
                 "Use 0 for greedy decoding or a positive value such as 0.7.",
             )
         if t > MAX_TEMPERATURE:
-            raise ExplainerError(
+            raise InvalidSetting(
+                "temperature",
                 f"Temperature {t} is above the maximum of {MAX_TEMPERATURE:g}.",
                 "Above about 2 the output is already close to random; use a value between 0 and 2.",
             )
         k = self.top_k
         if not _is_int(k):
-            raise ExplainerError(
+            raise InvalidSetting(
+                "top_k",
                 f"Top-k must be a whole number, got {k!r}.",
                 "Use 0 to switch top-k off, or a count such as 40.",
             )
         if k < 0:
-            raise ExplainerError(
+            raise InvalidSetting(
+                "top_k",
                 f"Top-k cannot be negative (got {k}).",
                 "Use 0 to switch top-k off, or a count such as 40.",
             )
         p = self.top_p
         if not _is_real(p) or math.isnan(p) or not 0.0 < p <= 1.0:
-            raise ExplainerError(
+            raise InvalidSetting(
+                "top_p",
                 f"Top-p must be greater than 0 and at most 1, got {p!r}.",
                 "Use 1 to switch top-p off, or a value such as 0.9.",
             )
         n = self.max_new_tokens
         if not _is_int(n) or not 1 <= n <= MAX_NEW_TOKENS_LIMIT:
-            raise ExplainerError(
+            raise InvalidSetting(
+                "max_new_tokens",
                 f"Max new tokens must be a whole number from 1 to {MAX_NEW_TOKENS_LIMIT}, got {n!r}.",
                 "Short answers need 32 to 128 tokens.",
             )
         s = self.seed
         if s is not None and (not _is_int(s) or s < 0):
-            raise ExplainerError(
+            raise InvalidSetting(
+                "seed",
                 f"Seed must be empty or a whole number of 0 or more, got {s!r}.",
                 "Leave the seed empty for a fresh random seed each run.",
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLineEdit, QWidget
 
-from explainer.engine.sampler import SamplingSettings
+from explainer.engine.sampler import InvalidSetting, SamplingSettings
 from explainer.errors import ExplainerError
 
 DEFAULT_TEMPERATURE = "0.8"
@@ -116,8 +116,8 @@ class SamplingPanel(QGroupBox):
             s = SamplingSettings(temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, max_new_tokens=n)
         try:
             s.validate()
-        except ExplainerError as exc:
-            raise SettingsError(exc.message, exc.hint, _field_of(exc.message)) from None
+        except InvalidSetting as exc:
+            raise SettingsError(exc.message, exc.hint, exc.field) from None
         return s
 
     def set_settings(self, s: SamplingSettings) -> None:
@@ -129,15 +129,6 @@ class SamplingPanel(QGroupBox):
         self.seed.setText("" if s.seed is None else str(s.seed))
         self.max_new_tokens.setText(str(s.max_new_tokens))
         self.clear_marks()
-
-
-def _field_of(message: str) -> str:
-    m = message.lower()
-    for prefix, field in (("temperature", "temperature"), ("top-k", "top_k"), ("top-p", "top_p"),
-                          ("max new tokens", "max_new_tokens"), ("seed", "seed")):
-        if m.startswith(prefix):
-            return field
-    return ""
 
 
 def _define(term: str) -> str | None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from explainer.engine.sampler import (
+    InvalidSetting,
     SampleResult,
     Sampler,
     SamplingSettings,
@@ -254,9 +255,11 @@ def test_bad_logits_are_reported(bad):
 )
 def test_invalid_settings_are_explained(kw, message):
     s = SamplingSettings(**kw)
-    with pytest.raises(ExplainerError, match=message) as info:
+    with pytest.raises(InvalidSetting, match=message) as info:
         s.validate()
     assert info.value.hint
+    assert info.value.field == next(iter(kw))  # the error names the field to mark, not only the text
+    assert isinstance(info.value, ExplainerError)
     with pytest.raises(ExplainerError, match=message):
         Sampler(s)
 
