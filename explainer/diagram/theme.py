@@ -7,7 +7,7 @@ is a fixed logical canvas (see layout.py), so a size here scales with the view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -43,9 +43,6 @@ class Theme:
     def px(self, scale: float = 1.0) -> int:
         """A text size in scene pixels relative to the body size."""
         return max(8, round(self.base_point_size * scale))
-
-    def with_(self, **changes: object) -> Theme:
-        return replace(self, **changes)  # type: ignore[arg-type]
 
 
 LIGHT = Theme(

@@ -14,7 +14,9 @@ from pathlib import Path
 from explainer.atomic import write_atomic
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
+from explainer.lesson.assets import load_texts
 from explainer.lesson.stages import Cursor, Stage
+from explainer.lesson.vocab import Vocabulary
 
 FORMATS = (".svg", ".png")
 THEME_NAMES = ("light", "dark", "projector")
@@ -75,9 +77,10 @@ def describe(trace: Trace, cursor: Cursor) -> tuple[str, str]:
     return title, description
 
 
-def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light",
-                 text_as_paths: bool = False, timings: bool = False) -> bytes:
-    """Draw the frame in a fresh scene and encode it; `fmt` is '.svg' or '.png'."""
+def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light", text_as_paths: bool = False,
+                 timings: bool = False, vocabulary: Vocabulary | None = None) -> bytes:
+    """Draw the frame in a fresh scene and encode it; `fmt` is '.svg' or '.png'. ``vocabulary``
+    labels the candidate tokens the trace names only by id (without it they read ``#1234``)."""
     ensure_qt_app()
     from explainer.diagram.render import png_bytes, render_scene_image, scene_svg_bytes
     from explainer.diagram.scene import LifecycleScene
@@ -86,7 +89,8 @@ def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light",
 
     if theme not in THEMES:
         raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
-    scene = LifecycleScene(THEMES[theme])
+    scene = LifecycleScene(load_texts(), THEMES[theme])
+    scene.set_vocabulary(vocabulary)
     scene.set_show_timings(timings)
     scene.show_frame(trace, cursor, animate=False)
     rect = scene.sceneRect()
@@ -98,8 +102,8 @@ def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light",
 
 
 def export_figure(trace: Trace, cursor: Cursor, path: str | os.PathLike[str], theme: str = "light",
-                  text_as_paths: bool = False, timings: bool = False) -> Path:
+                  text_as_paths: bool = False, timings: bool = False, vocabulary: Vocabulary | None = None) -> Path:
     """Write the frame to `path` (.svg or .png) atomically."""
     out = check_output_path(path)
-    data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings)
+    data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings, vocabulary)
     return write_atomic(out, data, f"the {out.suffix.lower()[1:].upper()} figure")

@@ -1,4 +1,8 @@
-"""Finding and reading the lesson's data files (captions, glossary) in assets/."""
+"""Finding and reading the lesson's data files (captions, glossary) in assets/.
+
+The one module of the lesson layer that reads files: the app and the export command call
+:func:`load_texts` once and pass the result down (see :class:`~explainer.lesson.texts.LessonTexts`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
+from explainer.lesson.stages import Stage
+from explainer.lesson.texts import LessonTexts
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 
@@ -25,8 +31,7 @@ def assets_dir() -> Path:
     )
 
 
-@lru_cache(maxsize=None)
-def load_json(name: str) -> dict[str, Any]:
+def _read(name: str) -> dict[str, Any]:
     path = assets_dir() / name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -35,3 +40,25 @@ def load_json(name: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ExplainerError(f"{path} must hold a JSON object", "restore the file from the repository")
     return data
+
+
+def _strings(data: object, where: str) -> dict[str, str]:
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ExplainerError(f"{where} must map names to texts", "restore the file from the repository")
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+@lru_cache(maxsize=1)
+def load_texts() -> LessonTexts:
+    """Read and check the lesson texts (once per process; they do not change while it runs)."""
+    captions = _read("captions.json")
+    titles = _strings(captions.get("titles"), "captions.json: titles")
+    missing = [s.value for s in Stage if s.value not in titles]
+    if missing:
+        raise ExplainerError(f"captions.json: titles lack {', '.join(missing)}", "restore the file from the repository")
+    return LessonTexts(
+        titles=titles,
+        captions=_strings(captions.get("captions"), "captions.json: captions"),
+        cuts=_strings(captions.get("cuts"), "captions.json: cuts"),
+        glossary=_strings(_read("glossary.json"), "glossary.json"),
+    )

@@ -1,7 +1,8 @@
 """The caption under the illustration: what this stage does, with the trace's real numbers.
 
-Templates live in assets/captions.json (data, so authors can reword them without code);
-this module only chooses the template and computes the numbers it mentions.
+Templates live in assets/captions.json (data, so authors can reword them without code) and
+arrive here as :class:`LessonTexts`; this module only chooses the template and computes the
+numbers it mentions.
 """
 
 from __future__ import annotations
@@ -9,15 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from explainer.engine.trace import Step, Trace
-from explainer.lesson.assets import load_json
+from explainer.lesson.formatting import milliseconds, percent, quoted, short_count
 from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.vocab import TokenNamer, display_text
-from explainer.lesson.text import milliseconds, percent, quoted, short_count
-
-
-def title(stage: Stage) -> str:
-    """The panel title of a stage, e.g. '3  Transformer layers'."""
-    return str(load_json("captions.json")["titles"][stage.value])
+from explainer.lesson.texts import LessonTexts
+from explainer.lesson.vocab import TokenNames
 
 
 def lens_settles_at(step: Step) -> int | None:
@@ -35,7 +31,7 @@ def lens_settles_at(step: Step) -> int | None:
     return first
 
 
-def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
+def caption_fields(trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:
     """Every number a caption may mention for this cursor."""
     m = trace.model
     f: dict[str, Any] = {
@@ -62,19 +58,20 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
     s = step.sampling
     raw = s.raw
     lens_layer = lens_settles_at(step)
-    name = TokenNamer(trace)
+    names.use(trace)
+    last = step.tokens[-1]
     f.update(
         n_read=len(step.tokens),
-        token=quoted(display_text(step.tokens[-1].id, step.tokens[-1].text)),
+        token=quoted(names.display(last.id, last.text)),
         used=step.end,
         used_after=step.end + 1,
         cached=step.start,
-        top=quoted(name(raw.ids[0])) if raw.ids else "?",
+        top=quoted(names(raw.ids[0])) if raw.ids else "?",
         top_pct=percent(raw.probs[0]) if raw.probs else "?",
-        second=quoted(name(raw.ids[1])) if len(raw.ids) > 1 else "?",
+        second=quoted(names(raw.ids[1])) if len(raw.ids) > 1 else "?",
         second_pct=percent(raw.probs[1]) if len(raw.probs) > 1 else "?",
         lens_layer=lens_layer if lens_layer is not None else m.n_layers,
-        chosen=quoted(display_text(s.chosen.id, s.chosen.text)),
+        chosen=quoted(names.display(s.chosen.id, s.chosen.text)),
         chosen_pct=percent(s.chosen_prob),
         chosen_raw_pct=percent(s.chosen_raw_prob),
         draw=f"{s.draw:.3f}" if s.draw is not None else "none",
@@ -85,20 +82,19 @@ def caption_fields(trace: Trace, cursor: Cursor) -> dict[str, Any]:
     return f
 
 
-def caption(trace: Trace | None, cursor: Cursor, timings: bool = True) -> str:
+def caption(texts: LessonTexts, trace: Trace | None, cursor: Cursor, names: TokenNames, timings: bool = True) -> str:
     """One or two plain sentences for a beginner about this stage, with real numbers.
 
     ``timings=False`` leaves out measured times (they differ from run to run), for
     figures that must come out the same every time.
     """
-    data = load_json("captions.json")
-    texts: dict[str, str] = data["captions"]
+    templates = texts.captions
     if trace is None:
-        return texts["pretraining"].format(params="millions of")
-    f = caption_fields(trace, cursor)
+        return templates["pretraining"].format(params="millions of")
+    f = caption_fields(trace, cursor, names)
     stage = cursor.stage
     if stage is Stage.PRETRAINING or not 0 <= cursor.step < len(trace.steps):
-        return texts["pretraining"].format(**f)
+        return templates["pretraining"].format(**f)
     step = trace.steps[cursor.step]
     prefill = step.phase == "prefill"
     if stage is Stage.TOKENS:
@@ -116,13 +112,13 @@ def caption(trace: Trace | None, cursor: Cursor, timings: bool = True) -> str:
             key = "sampling_greedy"
         else:
             key = "sampling_sampled"
-            f["cuts"] = _cuts(data["cuts"], trace)
+            f["cuts"] = _cuts(texts.cuts, trace)
     else:
         last = cursor.step == len(trace.steps) - 1
         key = f"append_{trace.stop_reason}" if last and trace.stop_reason else "append"
-        if not timings and f"{key}_untimed" in texts:
+        if not timings and f"{key}_untimed" in templates:
             key += "_untimed"
-    return texts[key].format(**f)
+    return templates[key].format(**f)
 
 
 def _cuts(cuts: dict[str, str], trace: Trace) -> str:

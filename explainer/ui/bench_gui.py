@@ -26,6 +26,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
 
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
+from explainer.ui.controller import LoadedModel
 
 PROMPT = "Once upon a time"
 TOKENS = 64
@@ -148,10 +149,10 @@ class _GuiBench:
         w.show()
         QTimer.singleShot(0, c.load_model)
 
-    def on_model_ready(self, info: dict) -> None:
-        self.result["model"] = info["name"]
-        self.result["device"] = info["device"]
-        self.result["model_load_s"] = info["load_s"]
+    def on_model_ready(self, model: LoadedModel) -> None:
+        self.result["model"] = model.info.name
+        self.result["device"] = model.info.provider
+        self.result["model_load_s"] = model.load_s
         w = self.window
         w.prompt.setPlainText(PROMPT)
         w.chat.setChecked(False)

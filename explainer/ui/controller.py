@@ -14,17 +14,52 @@ still loading simply waits for the load. Each generation gets an id; `cancel()` 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import time
 import traceback
 import weakref
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import ModelInfo, Trace
 from explainer.errors import ExplainerError
 
-EngineFactory = Callable[[], Any]  # () -> explainer.engine.generate.Engine
+if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
+
+EngineFactory = Callable[[], "Engine"]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One press of Generate: what the worker runs."""
+
+    prompt: str
+    settings: SamplingSettings
+    chat: bool = False
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model the worker has loaded: what the window shows about it."""
+
+    info: ModelInfo
+    provider: str  # what ONNX Runtime really runs on, e.g. CPUExecutionProvider
+    load_s: float
+    vocabulary: tuple[str, ...]  # every token id's label, to name candidate tokens
+
+
+class Activity(enum.Enum):
+    """What the worker is doing; the value is how the status bar says it."""
+
+    IDLE = ""
+    LOADING = "Loading the model…"
+    BUILDING = "Building the model…"
+    GENERATING = "Generating…"
 
 # Every controller ever started, so tests can fail one that leaves its thread running.
 LIVE_CONTROLLERS: "weakref.WeakSet[EngineController]" = weakref.WeakSet()
@@ -36,10 +71,10 @@ class _Stopped(Exception):
     """Raised from the build progress callback to abandon a build on shutdown."""
 
 
-def snapshot(trace):
+def snapshot(trace: Trace) -> Trace:
     """A copy of the trace that the worker will not change any more (steps are never mutated
     after they are appended; only the list grows and stop_reason is set at the end)."""
-    return dataclasses.replace(trace, steps=list(trace.steps), prompt_tokens=list(trace.prompt_tokens))
+    return dataclasses.replace(trace, steps=list(trace.steps))
 
 
 def app_threads() -> int:
@@ -50,62 +85,43 @@ def app_threads() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def default_engine_factory():
+def default_engine_factory() -> Engine:
     from explainer.engine.generate import Engine
     from explainer.model.build import load_built
 
     return Engine(load_built(), threads=app_threads())
 
 
-def model_info(engine, load_s: float) -> dict:
-    info = engine.model_info()
-    return {
-        "name": info.name,
-        "device": engine.runtime.device_label,
-        "provider": engine.runtime.provider,
-        "n_params": info.n_params,
-        "n_layers": info.n_layers,
-        "d_model": info.d_model,
-        "context_length": info.context_length,
-        "vocab_size": info.vocab_size,
-        "load_s": load_s,
-    }
+def loaded_model(engine: Engine, load_s: float) -> LoadedModel:
+    """What the window needs of a loaded engine. Every token's label is built here, in the
+    worker (a quarter second), so the diagram can name candidate tokens without the GUI thread
+    touching the engine's tokenizer."""
+    from explainer.lesson.vocab import display_piece
 
-
-_PIECE_TABLES: dict[str, list[str]] = {}
-
-
-def piece_table(engine) -> list[str]:
-    """Every token's text by id, built in the worker (a quarter second) so the diagram can
-    label candidate tokens without the GUI thread touching the engine's tokenizer."""
-    key = str(getattr(engine.built, "tokenizer_path", id(engine)))
-    table = _PIECE_TABLES.get(key)
-    if table is None:
-        from explainer.lesson.vocab import display_piece
-
-        tok = engine.tokenizer
-        table = _PIECE_TABLES[key] = [display_piece(tok, i) for i in range(int(engine.config["vocab_size"]))]
-    return table
+    tok = engine.tokenizer
+    labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))
+    return LoadedModel(engine.model_info(), engine.runtime.provider, load_s, labels)
 
 
 class _Worker(QObject):
     """Lives in the worker thread; every slot runs there."""
 
     loading = Signal()
-    ready = Signal(object, object)  # info dict, token texts by id
+    ready = Signal(object)  # LoadedModel
     missing = Signal(str, str)
     progress = Signal(str, float)
-    step = Signal(int, object)  # generation id, trace snapshot
-    finished = Signal(int, object)
+    step = Signal(int, object)  # generation id, Trace snapshot
+    finished = Signal(int, object)  # generation id, the complete Trace
     cancelled = Signal(int)
     failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
-    busy = Signal(bool, str)  # busy, what
+    busy = Signal(object)  # Activity
 
-    def __init__(self, controller: "EngineController", factory: EngineFactory) -> None:
+    def __init__(self, controller: EngineController, factory: EngineFactory) -> None:
         super().__init__()
         self._controller = controller  # read-only from here: gen id and the closing flag
         self._factory = factory
-        self.engine = None
+        self.engine: Engine | None = None
+        self._loaded: LoadedModel | None = None
 
     # --- helpers ---------------------------------------------------------
 
@@ -118,7 +134,7 @@ class _Worker(QObject):
             return True
         from explainer.model.build import load_built
 
-        self.busy.emit(True, "Loading the model…")
+        self.busy.emit(Activity.LOADING)
         self.loading.emit()
         t0 = time.perf_counter()
         try:
@@ -138,8 +154,9 @@ class _Worker(QObject):
                              "rebuild it with `explainer model build --force`, or from the app")
             return False
         finally:
-            self.busy.emit(False, "")
-        self.ready.emit(model_info(self.engine, time.perf_counter() - t0), piece_table(self.engine))
+            self.busy.emit(Activity.IDLE)
+        self._loaded = loaded_model(self.engine, time.perf_counter() - t0)
+        self.ready.emit(self._loaded)
         return True
 
     # --- slots (queued from the controller) --------------------------------
@@ -148,8 +165,8 @@ class _Worker(QObject):
     def load(self) -> None:
         if self._closing():
             return
-        if self.engine is not None:
-            self.ready.emit(model_info(self.engine, 0.0), piece_table(self.engine))
+        if self._loaded is not None:
+            self.ready.emit(self._loaded)
             return
         self._ensure_engine()
 
@@ -169,7 +186,7 @@ class _Worker(QObject):
                 last["t"], last["phase"] = now, phase
                 self.progress.emit(str(phase), float(fraction))
 
-        self.busy.emit(True, "Building the model…")
+        self.busy.emit(Activity.BUILDING)
         try:
             build_model(progress=progress)
         except _Stopped:
@@ -183,12 +200,12 @@ class _Worker(QObject):
                              "check the network and disk space, then try again")
             return
         finally:
-            self.busy.emit(False, "")
-        self.engine = None
+            self.busy.emit(Activity.IDLE)
+        self.engine, self._loaded = None, None
         self._ensure_engine()
 
-    @Slot(int, str, object, bool)
-    def generate(self, gid: int, prompt: str, settings: object, chat: bool) -> None:
+    @Slot(int, object)
+    def generate(self, gid: int, request: GenerationRequest) -> None:
         stale = lambda: self._closing() or gid != self._controller._gen_id  # noqa: E731
         if stale():
             self.cancelled.emit(gid)
@@ -200,10 +217,12 @@ class _Worker(QObject):
             return
         from explainer.engine.generate import Cancelled
 
-        self.busy.emit(True, "Generating…")
+        engine = self.engine
+        assert engine is not None
+        self.busy.emit(Activity.GENERATING)
         try:
-            trace = self.engine.generate(
-                prompt, settings, chat=chat, lens=True,
+            trace = engine.generate(
+                request.prompt, request.settings, chat=request.chat, lens=True,
                 on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
                 should_stop=stale,
             )
@@ -218,14 +237,14 @@ class _Worker(QObject):
         else:
             self.finished.emit(gid, snapshot(trace))
         finally:
-            self.busy.emit(False, "")
+            self.busy.emit(Activity.IDLE)
 
 
 class EngineController(QObject):
     """The GUI thread's handle on the engine. See the module docstring."""
 
     model_loading = Signal()
-    model_ready = Signal(dict)
+    model_ready = Signal(object)  # LoadedModel
     model_missing = Signal(str)
     build_progress = Signal(str, float)
     step_ready = Signal(object)  # Trace snapshot after every step
@@ -233,22 +252,19 @@ class EngineController(QObject):
     generation_cancelled = Signal()
     error = Signal(str, str)  # message, hint
     busy_changed = Signal(bool)
-    activity_changed = Signal(str)  # what the worker is doing, "" when idle
+    activity_changed = Signal(object)  # Activity
 
     # internal: queued into the worker thread
     _do_load = Signal()
     _do_build = Signal()
-    _do_generate = Signal(int, str, object, bool)
+    _do_generate = Signal(int, object)  # generation id, GenerationRequest
 
     def __init__(self, engine_factory: EngineFactory | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._gen_id = 0
         self._closing = False
-        self._busy = False
-        self.activity = ""
-        self.info: dict | None = None
-        self.pieces: list[str] | None = None  # token text by id, for labelling candidates
-        self.missing_hint = ""
+        self.activity = Activity.IDLE
+        self.model: LoadedModel | None = None
         self._thread = QThread()
         self._thread.setObjectName("explainer-engine")
         self._worker = _Worker(self, engine_factory or default_engine_factory)
@@ -279,12 +295,12 @@ class EngineController(QObject):
         if not self._closing:
             self._do_build.emit()
 
-    def generate(self, prompt: str, settings, chat: bool = False) -> int:
+    def generate(self, request: GenerationRequest) -> int:
         """Start a generation (cancelling any running one); returns its id."""
         if self._closing:
             return -1
         self._gen_id += 1
-        self._do_generate.emit(self._gen_id, prompt, settings, bool(chat))
+        self._do_generate.emit(self._gen_id, request)
         return self._gen_id
 
     def cancel(self) -> None:
@@ -303,15 +319,15 @@ class EngineController(QObject):
         self._thread.quit()
         self._thread.wait()
         self._worker.engine = None
-        if self._busy:
-            self._busy = False
+        if self.activity is not Activity.IDLE:
+            self.activity = Activity.IDLE
             self.busy_changed.emit(False)
 
     # --- state -------------------------------------------------------------
 
     @property
     def is_busy(self) -> bool:
-        return self._busy
+        return self.activity is not Activity.IDLE
 
     @property
     def is_running(self) -> bool:
@@ -319,18 +335,16 @@ class EngineController(QObject):
 
     @property
     def generating(self) -> bool:
-        return self._busy and self.activity == "Generating…"
+        return self.activity is Activity.GENERATING
 
     # --- relays from the worker (GUI thread) ---------------------------------
 
-    def _on_ready(self, info: dict, pieces: list) -> None:
-        self.info = info
-        self.pieces = pieces
+    def _on_ready(self, model: LoadedModel) -> None:
+        self.model = model
         if not self._closing:
-            self.model_ready.emit(info)
+            self.model_ready.emit(model)
 
     def _on_missing(self, message: str, hint: str) -> None:
-        self.missing_hint = hint
         if not self._closing:
             self.model_missing.emit(message)
 
@@ -341,11 +355,11 @@ class EngineController(QObject):
     def _live(self, gid: int) -> bool:
         return not self._closing and gid == self._gen_id
 
-    def _on_step(self, gid: int, trace) -> None:
+    def _on_step(self, gid: int, trace: Trace) -> None:
         if self._live(gid):
             self.step_ready.emit(trace)
 
-    def _on_finished(self, gid: int, trace) -> None:
+    def _on_finished(self, gid: int, trace: Trace) -> None:
         if self._live(gid):
             self.generation_finished.emit(trace)
 
@@ -357,11 +371,10 @@ class EngineController(QObject):
         if not self._closing and (gid == -1 or gid == self._gen_id):
             self.error.emit(message, hint)
 
-    def _on_busy(self, busy: bool, what: str) -> None:
-        self.activity = what if busy else ""
+    def _on_busy(self, activity: Activity) -> None:
+        was_busy = self.is_busy
+        self.activity = activity
         if not self._closing:
-            self.activity_changed.emit(self.activity)
-        if busy != self._busy:
-            self._busy = busy
-            if not self._closing:
-                self.busy_changed.emit(busy)
+            self.activity_changed.emit(activity)
+        if self.is_busy != was_busy and not self._closing:
+            self.busy_changed.emit(self.is_busy)

@@ -9,34 +9,25 @@ runs, each new step arrives as a trace snapshot, the walk grows with it, and Pla
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (
-    QApplication,
-    QDockWidget,
-    QFileDialog,
-    QLabel,
-    QLineEdit,
-    QMainWindow,
-    QPlainTextEdit,
-    QProgressBar,
-    QScrollArea,
-    QStyle,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QMainWindow, QPlainTextEdit, QScrollArea, \
+    QVBoxLayout, QWidget
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
-from explainer.errors import ExplainerError
-from explainer.lesson import vocab
-from explainer.lesson.glossary import define
-from explainer.lesson.stages import Stage
+from explainer.engine.trace import Trace
+from explainer.lesson.assets import load_texts
+from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.lesson.vocab import Vocabulary, vocabulary_from_labels
+from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
-from explainer.ui.controller import EngineController
+from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
+from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
+from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
@@ -62,20 +53,29 @@ class MainWindow(QMainWindow):
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
+        self.texts = load_texts()
+        self.vocabulary: Vocabulary | None = None  # labels of token ids, once a model is loaded
 
-        self.scene = LifecycleScene(THEMES[self.theme_name])
+        self.scene = LifecycleScene(self.texts, THEMES[self.theme_name])
         self.scene.set_interactive(True)
         self.view = DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.stepper = Stepper(self.scene, self)
         self.presenter = PresenterMode(self)
+        self.files = RunFiles(self)
 
-        self._build_actions()
         self._build_controls()
+        self.actions_by_name: dict[str, QAction] = build_actions(self)
+        self._icons = transport_icons(self)
+        for name, icon in self._icons.items():
+            if name in self.actions_by_name:
+                self.actions_by_name[name].setIcon(icon)
         self._build_central()
-        self._build_menus()
-        self._build_status()
+        self.theme_actions = build_menus(self, self.actions_by_name)
+        self.status = StatusLine(self.statusBar(), self.texts)
+        self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
+        self.model_label = self.status.model_label
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self)
         self._connect()
@@ -93,15 +93,15 @@ class MainWindow(QMainWindow):
     # --- what tests and the bench read ------------------------------------------------
 
     @property
-    def trace(self):
+    def trace(self) -> Trace | None:
         return self.stepper.trace
 
     @property
-    def lesson(self):
+    def lesson(self) -> Lesson | None:
         return self.stepper.lesson
 
     @property
-    def cursor(self):
+    def cursor(self) -> Cursor | None:
         return self.stepper.cursor
 
     @property
@@ -114,65 +114,8 @@ class MainWindow(QMainWindow):
 
     # --- building -------------------------------------------------------------------------
 
-    def _action(self, name: str, text: str, keys, slot, tip: str = "") -> QAction:
-        a = QAction(text, self)
-        a.setObjectName(name)
-        seqs: list[QKeySequence] = []
-        for k in keys:  # a standard key may repeat an explicit one, which Qt calls ambiguous
-            for seq in (QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]):
-                if seq not in seqs:
-                    seqs.append(seq)
-        if seqs:
-            a.setShortcuts(seqs)
-            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        if tip:
-            shown = " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in seqs)
-            a.setToolTip(f"{tip} ({shown})" if shown else tip)
-        a.triggered.connect(slot)
-        self.addAction(a)  # on the window: works with the menu bar and the controls hidden
-        self.actions_by_name[name] = a
-        return a
-
-    def _build_actions(self) -> None:
-        self.actions_by_name: dict[str, QAction] = {}
-        K, C, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, self.stepper
-        self._action("next", "Next stage", [K.Key_Space, K.Key_Right, K.Key_PageDown], st.forward, "Next stage")
-        self._action("prev", "Previous stage", [K.Key_Left, K.Key_PageUp, K.Key_Backspace], st.back, "Previous stage")
-        self._action("next_token", "Next token", [K.Key_N, K.Key_Down], st.next_token,
-                     "Jump to the next token being appended")
-        self._action("play", "Play", [K.Key_P], st.toggle_play, "Play / pause")
-        self._action("reset", "Reset", [K.Key_Home], st.reset, "Back to the start")
-        self._action("generate", "Generate", [QKeySequence(C | K.Key_Return), QKeySequence(C | K.Key_Enter)],
-                     self.generate, "Run the model on the prompt")
-        self._action("stop", "Stop", [], self.stop_generation, "Stop the generation (what is recorded stays)")
-        self._action("presenter", "Presenter mode", [K.Key_F11], self.presenter.toggle,
-                     "Full screen, large type, high contrast, controls hidden")
-        self.actions_by_name["presenter"].setCheckable(True)
-        self.presenter_changed.connect(self.actions_by_name["presenter"].setChecked)
-        self._action("leave_presenter", "Leave presenter mode", [K.Key_Escape], self.presenter.leave)
-        self._action("zoom_in", "Zoom in", [QKeySequence.StandardKey.ZoomIn, QKeySequence(C | K.Key_Equal),
-                                            QKeySequence(C | K.Key_Plus)], lambda: self.view.zoom_in())
-        self._action("zoom_out", "Zoom out", [QKeySequence.StandardKey.ZoomOut, QKeySequence(C | K.Key_Minus)],
-                     lambda: self.view.zoom_out())
-        self._action("zoom_reset", "Fit to window", [QKeySequence(C | K.Key_0)], lambda: self.view.reset_zoom())
-        self._action("export", "Export illustration…", [QKeySequence(C | K.Key_E)], self.export_dialog,
-                     "Save the current frame as SVG or PNG")
-        self._action("save_trace", "Save trace…", [QKeySequence(C | K.Key_S)], self.save_trace_dialog,
-                     "Save everything this run recorded, to reopen or export later without the model")
-        self._action("open_trace", "Open trace…", [QKeySequence(C | K.Key_O)], self.open_trace_dialog,
-                     "Step through a saved run; the model is not run again")
-        self._action("quit", "Quit", [QKeySequence.StandardKey.Quit], self.close)
-        sp = QStyle.StandardPixmap
-        self._icons = {name: self.style().standardIcon(pix) for name, pix in (
-            ("reset", sp.SP_MediaSkipBackward), ("prev", sp.SP_MediaSeekBackward), ("play", sp.SP_MediaPlay),
-            ("pause", sp.SP_MediaPause), ("next", sp.SP_MediaSeekForward), ("next_token", sp.SP_MediaSkipForward),
-            ("stop", sp.SP_MediaStop))}
-        for name, icon in self._icons.items():
-            if name in self.actions_by_name:
-                self.actions_by_name[name].setIcon(icon)
-
     def _build_controls(self) -> None:
-        self.controls = PromptPanel()
+        self.controls = PromptPanel(self.texts)
         c = self.controls
         self.prompt, self.chat, self.sampling = c.prompt, c.chat, c.sampling
         self.generate_button, self.stop_button, self.example_buttons = c.generate_button, c.stop_button, c.example_buttons
@@ -207,61 +150,9 @@ class MainWindow(QMainWindow):
         col.addWidget(self.transport)
         self.setCentralWidget(central)
 
-    def _build_menus(self) -> None:
-        a = self.actions_by_name
-        mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
-        file_menu.addAction(a["open_trace"])
-        file_menu.addAction(a["save_trace"])
-        file_menu.addSeparator()
-        file_menu.addAction(a["export"])
-        file_menu.addSeparator()
-        file_menu.addAction(a["quit"])
-        run = mb.addMenu("&Run")
-        for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):
-            run.addSeparator() if name is None else run.addAction(a[name])
-        view = mb.addMenu("&View")
-        theme_menu = view.addMenu("Theme")
-        self.theme_group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        for key, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"),
-                           ("projector", "Projector (high contrast)")):
-            t = QAction(label, self, checkable=True)
-            t.setObjectName(f"theme_{key}")
-            t.triggered.connect(lambda _c=False, k=key: self.apply_theme(k))
-            self.theme_group.addAction(t)
-            theme_menu.addAction(t)
-            self.theme_actions[key] = t
-        view.addAction(a["presenter"])
-        view.addSeparator()
-        for name in ("zoom_in", "zoom_out", "zoom_reset"):
-            view.addAction(a[name])
-        view.addSeparator()
-        view.addAction(self.control_dock.toggleViewAction())
-
-    def _build_status(self) -> None:
-        sb = self.statusBar()
-        self.busy_bar = QProgressBar()
-        self.busy_bar.setObjectName("busy")
-        self.busy_bar.setRange(0, 0)  # indeterminate
-        self.busy_bar.setMaximumSize(120, 14)
-        self.busy_bar.setTextVisible(False)
-        self.busy_bar.hide()
-        self.activity = QLabel("Starting…")
-        self.activity.setObjectName("activity")
-        self.metrics = QLabel("")
-        self.metrics.setObjectName("metrics")
-        self.metrics.setToolTip("\n".join(f"{t}: {define(t) or ''}" for t in ("TTFT", "TPOT")))
-        self.model_label = QLabel("")
-        self.model_label.setObjectName("model")
-        sb.addWidget(self.busy_bar)
-        sb.addWidget(self.activity, 1)
-        sb.addPermanentWidget(self.metrics)
-        sb.addPermanentWidget(self.model_label)
-
     def _connect(self) -> None:
         c = self.controller
-        c.model_loading.connect(lambda: self._set_activity("Loading the model…"))
+        c.model_loading.connect(lambda: self.set_activity(Activity.LOADING.value))
         c.model_ready.connect(self._on_model_ready)
         c.model_missing.connect(self._on_model_missing)
         c.build_progress.connect(self.build_panel.set_progress)
@@ -269,12 +160,12 @@ class MainWindow(QMainWindow):
         c.generation_finished.connect(self._on_generation_finished)
         c.error.connect(self._on_error)
         c.busy_changed.connect(self._on_busy)
-        c.activity_changed.connect(lambda what: what and self._set_activity(what))
+        c.activity_changed.connect(lambda what: what is not Activity.IDLE and self.set_activity(what.value))
         st = self.stepper
         st.changed.connect(self._refresh)
         st.frame_shown.connect(self.frame_shown)
         st.playing_changed.connect(self._on_playing)
-        st.waiting.connect(lambda: self._set_activity("Waiting for the model's next token…"))
+        st.waiting.connect(lambda: self.set_activity("Waiting for the model's next token…"))
 
     # --- themes ----------------------------------------------------------------------
 
@@ -291,7 +182,7 @@ class MainWindow(QMainWindow):
         self.view.setBackgroundBrush(qcolor(theme.background))
         self.setPalette(palette_for(theme, self.palette()))
 
-    def _on_system_scheme(self, *_args) -> None:
+    def _on_system_scheme(self, *_args: object) -> None:
         if self.theme_choice == "system" and not self.presenter.active:
             self.apply_theme("system")
 
@@ -316,51 +207,55 @@ class MainWindow(QMainWindow):
             return
         self.stepper.start_generation()
         self.scene.show_empty("Reading the prompt…")
-        self.metrics.setText("")
-        self.controller.generate(prompt, settings, self.chat.isChecked())
-        self._set_activity("Generating…")
+        self.status.show_metrics(None)
+        self.controller.generate(GenerationRequest(prompt, settings, self.chat.isChecked()))
+        self.set_activity(Activity.GENERATING.value)
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)  # Space steps right away
 
     def stop_generation(self) -> None:
         if self.generating:
             self.controller.cancel()
             self.stepper.stop_generation()
-            self._set_activity("Stopped; what was recorded can still be stepped through")
+            self.set_activity("Stopped; what was recorded can still be stepped through")
 
-    def _on_step_ready(self, trace) -> None:
+    def show_recorded(self, trace: Trace) -> None:
+        """Step through a finished run (a saved one) from its first stage, as if just generated."""
+        if self.generating:
+            self.stop_generation()
+        self.banner.hide()
+        self.prompt.setPlainText(trace.prompt)
+        self.chat.setChecked(trace.chat)
+        self.sampling.set_settings(trace.settings)  # Generate would then redo this very run
+        self.stepper.start_generation()  # forget the current run ...
+        self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
+        self.status.show_metrics(trace)
+
+    def _on_step_ready(self, trace: Trace) -> None:
         self.stepper.add_snapshot(trace)
-        self._show_metrics(trace)
+        self.status.show_metrics(trace)
 
-    def _on_generation_finished(self, trace) -> None:
+    def _on_generation_finished(self, trace: Trace) -> None:
         self.stepper.finish(trace)
-        self._show_metrics(trace)
+        self.status.show_metrics(trace)
         n = len(trace.steps)
         why = STOP_REASONS.get(trace.stop_reason or "", "")
-        self._set_activity(f"Done: {n} token{'s' if n != 1 else ''} ({why}). Step through with → / Space.")
-
-    def _show_metrics(self, trace) -> None:
-        ttft, tpot = trace.ttft_s, trace.tpot_s
-        parts = [f"TTFT {ttft * 1000:.0f} ms"] if ttft is not None else []
-        parts.append(f"TPOT {tpot * 1000:.1f} ms" if tpot is not None else "TPOT –")
-        parts.append(trace.model.provider)
-        self.metrics.setText("  ·  ".join(parts))
+        self.set_activity(f"Done: {n} token{'s' if n != 1 else ''} ({why}). Step through with → / Space.")
 
     # --- model, build, errors ------------------------------------------------------------
 
-    def _on_model_ready(self, info: dict) -> None:
+    def _on_model_ready(self, model: LoadedModel) -> None:
         self.build_panel.hide()
-        self.scene.set_model_info(info)  # the empty frame shows the real sizes, not placeholders
-        pieces = self.controller.pieces
-        if pieces:
-            vocab.set_piece_source(lambda i: pieces[i] if 0 <= i < len(pieces) else f"#{i}")
-        self.model_label.setText(f"  |  {info['name']} · {info['n_params'] / 1e6:.0f} M parameters")
+        self.vocabulary = vocabulary_from_labels(model.vocabulary)
+        self.scene.set_vocabulary(self.vocabulary)
+        self.scene.set_model_info(model.info)  # the empty frame shows the real sizes, not placeholders
+        self.status.show_model(model.info)
         if not self.generating:
-            self._set_activity("Model ready. " + WELCOME + ".")
+            self.set_activity("Model ready. " + WELCOME + ".")
 
     def _on_model_missing(self, message: str) -> None:
         self.build_panel.offer(message)
-        self.model_label.setText("model not built")
-        self._set_activity("The model is not built yet")
+        self.status.show_model(None)
+        self.set_activity("The model is not built yet")
 
     def _on_build_requested(self) -> None:
         self.banner.hide()
@@ -373,7 +268,7 @@ class MainWindow(QMainWindow):
             self.build_panel.failed()
         if self.trace is None:
             self.scene.show_empty(WELCOME)
-        self._set_activity("")
+        self.set_activity("")
 
     def show_error(self, message: str, hint: str = "") -> None:
         self.banner.show_error(message, hint)
@@ -381,9 +276,9 @@ class MainWindow(QMainWindow):
     def _on_busy(self, busy: bool) -> None:
         self.busy_bar.setVisible(busy)
         if not busy and not self.generating and self.activity.text().endswith("…"):
-            self._set_activity("")
+            self.set_activity("")
 
-    def _set_activity(self, text: str) -> None:
+    def set_activity(self, text: str) -> None:
         self.activity.setText(text)
 
     # --- state shown -------------------------------------------------------------------------
@@ -396,7 +291,7 @@ class MainWindow(QMainWindow):
     def _refresh(self) -> None:
         st, a = self.stepper, self.actions_by_name
         ready = st.ready
-        if ready:
+        if st.trace is not None and st.cursor is not None:
             c = st.cursor
             more = "…" if st.generating else ""
             phase = "reading the prompt" if c.step == 0 else "one new token"
@@ -404,88 +299,17 @@ class MainWindow(QMainWindow):
                                         f"{STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})")
         else:
             self.transport.set_position("")
-        a["prev"].setEnabled(ready and st.lesson.prev(st.cursor) is not None)
+        a["prev"].setEnabled(ready and st.lesson is not None and st.cursor is not None
+                             and st.lesson.prev(st.cursor) is not None)
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)
         a["save_trace"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
 
-    # --- saved traces ----------------------------------------------------------------------
-
-    def save_trace_dialog(self) -> None:
-        if not self.stepper.ready or self.generating:
-            return
-        path, _ = QFileDialog.getSaveFileName(self, "Save the recorded run", "explainer-trace.json",
-                                              "Trace (*.json)")
-        if path:
-            self.save_trace(path)
-
-    def save_trace(self, path: str) -> None:
-        """Write the recorded run (atomically); `explainer export --trace` reads it too."""
-        if self.trace is None:
-            return
-        try:
-            self.trace.save(path)
-        except ExplainerError as exc:
-            self.show_error(f"could not save the trace: {exc.message}", exc.hint)
-            return
-        self._set_activity(f"Saved {path}")
-
-    def open_trace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a recorded run", "", "Trace (*.json)")
-        if path:
-            self.open_trace(path)
-
-    def open_trace(self, path: str) -> None:
-        """Step through a saved run from its first stage; nothing is recomputed."""
-        from explainer.engine.trace import Trace
-
-        try:
-            trace = Trace.load(path)
-        except ExplainerError as exc:
-            self.show_error(f"could not open the trace: {exc.message}", exc.hint)
-            return
-        if self.generating:
-            self.stop_generation()
-        self.banner.hide()
-        self.prompt.setPlainText(trace.prompt)
-        self.chat.setChecked(trace.chat)
-        self.sampling.set_settings(trace.settings)  # Generate would then redo this very run
-        self.stepper.start_generation()  # forget the current run ...
-        self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
-        self._show_metrics(trace)
-        self._set_activity(f"Opened {path}: {len(trace.steps)} recorded tokens. Step through with → / Space.")
-
-    # --- export ----------------------------------------------------------------------------
-
-    def export_dialog(self) -> None:
-        if not self.stepper.ready:
-            return
-        path, _ = QFileDialog.getSaveFileName(self, "Export the illustration", "explainer.svg",
-                                              "SVG image (*.svg);;PNG image (*.png)")
-        if path:
-            self.export(path)
-
-    def export(self, path: str) -> None:
-        """Write the current frame as SVG or PNG (by the file name) with the same code as
-        `explainer export`: the end state of the current stage in a fresh scene, so a running
-        animation is never caught halfway, and the controls are not part of the picture."""
-        from explainer.export.figure import export_figure
-
-        self.stepper.finish_animation()
-        if self.trace is None or self.cursor is None:
-            return
-        try:
-            export_figure(self.trace, self.cursor, path, theme=self.theme_name, timings=True)
-        except ExplainerError as exc:
-            self.show_error(f"could not export: {exc.message}", exc.hint)
-            return
-        self._set_activity(f"Exported {path}")
-
     # --- shutdown ------------------------------------------------------------------------------
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.hide()  # gone at once, even if a model load (seconds) must finish before the join
         self.shutdown()
         super().closeEvent(event)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from explainer.lesson.texts import LessonTexts
 from explainer.ui.sampling_panel import SamplingPanel
 
 # (button label, prompt, chat mode)
@@ -21,7 +22,7 @@ class PromptPanel(QWidget):
     stop_requested = Signal()
     example_chosen = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         col = QVBoxLayout(self)
         col.setContentsMargins(10, 10, 10, 10)
@@ -70,7 +71,7 @@ class PromptPanel(QWidget):
             self.example_buttons.append(b)
 
         col.addSpacing(6)
-        self.sampling = SamplingPanel()
+        self.sampling = SamplingPanel(texts)
         col.addWidget(self.sampling)
         col.addStretch(1)
 

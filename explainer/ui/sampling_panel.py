@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLineEdit, QWid
 
 from explainer.engine.sampler import InvalidSetting, SamplingSettings
 from explainer.errors import ExplainerError
+from explainer.lesson.texts import LessonTexts
 
 DEFAULT_TEMPERATURE = "0.8"
 
@@ -28,7 +29,7 @@ class SettingsError(ExplainerError):
 class SamplingPanel(QGroupBox):
     changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__("Sampling", parent)
         form = QFormLayout(self)
         self.greedy = QCheckBox("Greedy (always the most likely token)")
@@ -42,7 +43,7 @@ class SamplingPanel(QGroupBox):
         self.seed.setPlaceholderText("random")
         self.max_new_tokens = self._field("32", "How many tokens the model may add at most.")
         for term, f in (("temperature", self.temperature), ("top-k", self.top_k), ("top-p", self.top_p)):
-            f.setToolTip(_define(term) or f.toolTip())  # the same words as the diagram's glossary
+            f.setToolTip(texts.define(term) or f.toolTip())  # the same words as the diagram's glossary
         form.addRow(self.greedy)
         form.addRow("Temperature", self.temperature)
         form.addRow("Top-k", self.top_k)
@@ -129,12 +130,3 @@ class SamplingPanel(QGroupBox):
         self.seed.setText("" if s.seed is None else str(s.seed))
         self.max_new_tokens.setText(str(s.max_new_tokens))
         self.clear_marks()
-
-
-def _define(term: str) -> str | None:
-    try:
-        from explainer.lesson.glossary import define
-
-        return define(term)
-    except Exception:  # noqa: BLE001 - a tooltip is never worth a crash (e.g. assets missing)
-        return None

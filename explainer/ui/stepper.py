@@ -137,11 +137,6 @@ class Stepper(QObject):
         self.finish_animation()
         self._show(self.lesson.first(), animate=False)
 
-    def show_last(self) -> None:
-        if self.ready:
-            self.finish_animation()
-            self._show(self.lesson.last(), animate=False)
-
     # --- play ----------------------------------------------------------------------------
 
     def toggle_play(self) -> None:

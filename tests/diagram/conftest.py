@@ -23,8 +23,11 @@ def no_running_animation(request):
 def scene(qapp):
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
+    from explainer.lesson.assets import load_texts
+    from tests.support.lesson import model_vocabulary
 
-    s = LifecycleScene(THEMES["light"])
+    s = LifecycleScene(load_texts(), THEMES["light"])
+    s.set_vocabulary(model_vocabulary())
     yield s
     s.finish_animation()
     s.clear()

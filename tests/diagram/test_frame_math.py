@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer.diagram.frame import _percentile
+from explainer.frames.embeddings import percentile
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 288, 1001])
 def test_percentile_matches_numpy(n):
     values = np.abs(np.random.default_rng(n).standard_normal(n))
     for q in (0, 50, 98, 100):
-        assert _percentile(values, q) == float(np.percentile(values, q))
+        assert percentile(values, q) == float(np.percentile(values, q))

@@ -8,32 +8,34 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from explainer.diagram import layout as L
-from explainer.diagram.frame import N_BARS, sample_vector
 from explainer.diagram.theme import THEMES
+from explainer.frames.embeddings import sample_vector
+from explainer.frames.probabilities import N_BARS
 from explainer.lesson.stages import Cursor, Lesson, Stage
-from explainer.lesson.vocab import token_text
+from tests.support import readback as rb
+from tests.support.lesson import token_text
 
 
 def test_token_chips_are_the_tokenizers_tokens(scene, real_trace, real_engine):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)
-    assert scene.token_chips() == []
+    assert rb.token_chips(scene) == []
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
     expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
-    assert scene.token_chips() == expected
-    assert scene.output_chip_ids() == []
-    texts = [c.label.text() for c in scene.tokens.drawn_chips()]
+    assert rb.token_chips(scene) == expected
+    assert rb.output_chip_ids(scene) == []
+    texts = [c.label.text() for c in rb.drawn_chips(scene)]
     assert texts[1] == "␣capital"                       # visible space
-    ids = [c.id_text.text() for c in scene.tokens.drawn_chips()]
+    ids = [c.id_text.text() for c in rb.drawn_chips(scene)]
     assert ids == [str(i) for i, _ in expected]
-    assert scene.counters()["context_used"] == len(expected)
-    assert scene.counters()["context_window"] == 8192
+    assert rb.counters(scene)["context_used"] == len(expected)
+    assert rb.counters(scene)["context_window"] == 8192
 
 
 def test_chat_tokens_include_the_template(scene, real_trace, real_engine):
     trace = real_trace("chat")
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
-    chips = scene.token_chips()
+    chips = rb.token_chips(scene)
     prompt = [(t.id, t.text) for t in trace.prompt_tokens]
     assert chips[:3] == prompt[:3] and chips[-3:] == prompt[-3:]
     assert chips[0][1] == "<|im_start|>"
@@ -43,14 +45,14 @@ def test_bars_are_the_steps_probabilities(scene, real_trace):
     trace = real_trace("paris")
     step = trace.steps[0]
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
-    bars = scene.bar_values()
+    bars = rb.bar_values(scene)
     raw = step.sampling.raw
     assert len(bars) == N_BARS + 1
     assert [h for _, h in bars[:-1]] == pytest.approx(raw.probs[:N_BARS], abs=1e-12)
     assert bars[-1] == ("other", pytest.approx(1 - sum(raw.probs[:N_BARS]), abs=1e-12))
     assert [label for label, _ in bars[:-1]] == [token_text(trace, i) for i in raw.ids[:N_BARS]]
     assert bars[0][0] == " Paris"
-    assert scene.draw_marker() is None
+    assert rb.draw_marker(scene) is None
 
 
 def test_sampling_reshapes_and_cuts(scene, real_trace):
@@ -60,13 +62,13 @@ def test_sampling_reshapes_and_cuts(scene, real_trace):
         s = step.sampling
         final = dict(zip(s.after_top_p.ids, s.after_top_p.probs))
         expected = [final.get(t, 0.0) for t in s.raw.ids[:N_BARS]]
-        bars = scene.bar_values()
+        bars = rb.bar_values(scene)
         assert [h for _, h in bars[:-1]] == pytest.approx(expected, abs=1e-12)
         assert bars[-1][1] == pytest.approx(max(0.0, 1 - sum(expected)), abs=1e-12)
         cut = [g.isVisible() for g in scene.probabilities.ghosts[:N_BARS]]
         assert cut == [v == 0.0 for v in expected]          # cut bars are drawn as grey outlines
         # the draw marker sits at the recorded draw, inside the chosen token's span
-        assert scene.draw_marker() == pytest.approx(s.draw, abs=1e-9)
+        assert rb.draw_marker(scene) == pytest.approx(s.draw, abs=1e-9)
         spans = [seg for seg in scene.probabilities.cumbar.segments if seg.start <= s.draw < seg.end]
         assert len(spans) == 1 and spans[0].chosen and spans[0].label == s.chosen.text
 
@@ -78,16 +80,16 @@ def test_sampling_phases_match_the_recorded_stages(scene, real_trace):
     for phase, lst in enumerate((s.raw, s.after_temperature, s.after_top_k, s.after_top_p)):
         scene.probabilities.set_phase(float(phase))
         table = dict(zip(lst.ids, lst.probs))
-        assert [h for _, h in scene.bar_values()[:-1]] == pytest.approx(
+        assert [h for _, h in rb.bar_values(scene)[:-1]] == pytest.approx(
             [table.get(t, 0.0) for t in s.raw.ids[:N_BARS]], abs=1e-12)
     scene.redraw()                                        # back to the frame's own end state
-    assert scene.bar_values()[0][1] == pytest.approx(s.after_top_p.probs[0])
+    assert rb.bar_values(scene)[0][1] == pytest.approx(s.after_top_p.probs[0])
 
 
 def test_greedy_says_no_random_draw(scene, real_trace):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
-    assert scene.draw_marker() is None
+    assert rb.draw_marker(scene) is None
     assert scene.probabilities.greedy_note.isVisible()
     assert "greedy: the top token is taken, no random draw" in scene.probabilities.greedy_note.text()
 
@@ -97,13 +99,13 @@ def test_append_adds_the_sampled_token(scene, real_trace):
     for i, step in enumerate(trace.steps):
         scene.show_frame(trace, Cursor(i, Stage.APPEND), animate=False)
         chosen = step.sampling.chosen
-        assert scene.token_chips()[-1] == (chosen.id, chosen.text)
-        assert scene.output_chip_ids() == [st.sampling.chosen.id for st in trace.steps[: i + 1]]
-        assert scene.appended_text() == "".join(st.sampling.chosen.text for st in trace.steps[: i + 1])
+        assert rb.token_chips(scene)[-1] == (chosen.id, chosen.text)
+        assert rb.output_chip_ids(scene) == [st.sampling.chosen.id for st in trace.steps[: i + 1]]
+        assert rb.appended_text(scene) == "".join(st.sampling.chosen.text for st in trace.steps[: i + 1])
         assert scene.loop.lit
         # before the append, the chosen token is not there yet
         scene.show_frame(trace, Cursor(i, Stage.SAMPLING), animate=False)
-        assert len(scene.output_chip_ids()) == i
+        assert len(rb.output_chip_ids(scene)) == i
         assert not scene.loop.lit
 
 
@@ -112,7 +114,7 @@ def test_loop_ends_on_eos_with_the_end_label(scene, real_trace):
     assert trace.stop_reason == "eos"
     last = Lesson(trace).last()
     scene.show_frame(trace, last, animate=False)
-    assert scene.token_chips()[-1][1] == "<|im_end|>"
+    assert rb.token_chips(scene)[-1][1] == "<|im_end|>"
     assert scene.loop.end_text.isVisible() and "end of answer" in scene.loop.end_text.text()
     assert "repeat" not in scene.loop.label.text()
     scene.show_frame(trace, Cursor(last.step - 1, Stage.APPEND), animate=False)
@@ -157,7 +159,7 @@ def test_embeddings_are_the_real_vectors(scene, real_trace):
     strips = [s for s in scene.embeddings.strips if s.isVisible()]
     assert len(strips) == len(step.tokens)
     for strip, vec in zip(strips, step.embeddings):
-        assert strip.values == sample_vector(vec)
+        assert strip.values == list(sample_vector(vec))
     # the last token's whole vector, every number, as a grid
     assert scene.embeddings.full.isVisible() and scene.embeddings.full.values == step.embeddings[-1]
     assert scene.embeddings.full_title.text() == f"all {len(step.embeddings[-1])} numbers of “␣is”"
@@ -171,14 +173,14 @@ def test_prefill_then_decode_kv_cache_grows_by_one(scene, real_trace):
     trace = real_trace("paris")
     n_prompt = len(trace.prompt_tokens)
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
-    assert scene.kvcache.drawn_blocks() == 0
+    assert rb.kv_blocks(scene) == 0
     assert scene.kvcache.label.text() == f"prefill: all {n_prompt} prompt tokens in one pass"
     scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
-    assert scene.kvcache.drawn_blocks() == n_prompt
+    assert rb.kv_blocks(scene) == n_prompt
     counts = []
     for i in range(1, len(trace.steps)):
         scene.show_frame(trace, Cursor(i, Stage.LAYERS), animate=False)
-        counts.append(scene.kvcache.drawn_blocks())
+        counts.append(rb.kv_blocks(scene))
         assert scene.kvcache.label.text() == f"decode: 1 new token; {trace.steps[i].start} cached"
     assert counts == [n_prompt + i + 1 for i in range(len(counts))]
 
@@ -191,34 +193,34 @@ def test_animations_start_from_the_state_before_their_stage(scene, real_trace, q
     scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
     scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=True)
     assert scene.is_animating()
-    assert scene.kvcache.drawn_blocks() == 0
+    assert rb.kv_blocks(scene) == 0
     assert not any(bar.isVisible() for bar in scene.layers.bars)
     with qtbot.waitSignal(scene.animation_finished, timeout=10_000):
         pass
-    assert scene.kvcache.drawn_blocks() == len(trace.prompt_tokens)
+    assert rb.kv_blocks(scene) == len(trace.prompt_tokens)
 
     sampled = real_trace("sampled")
     scene.show_frame(sampled, Cursor(1, Stage.PROBABILITIES), animate=False)
     scene.show_frame(sampled, Cursor(1, Stage.SAMPLING), animate=True)
     assert scene.is_animating()
-    assert scene.draw_marker() is None
+    assert rb.draw_marker(scene) is None
     scene.finish_animation()
-    assert scene.draw_marker() is not None
+    assert rb.draw_marker(scene) is not None
 
 
 def test_counters_and_caption_have_real_numbers(scene, real_trace):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
-    c = scene.counters()
+    c = rb.counters(scene)
     assert c["ttft_s"] == trace.ttft_s and c["tpot_s"] == trace.tpot_s and c["device"] == "CPU"
     assert "TTFT" in scene.counters_item.line1.text() and "ms" in scene.counters_item.line1.text()
     # the app's passes also compute every layer's guess: its times say so (bench's do not)
     with_lens = any(lv.lens is not None for lv in trace.steps[0].layers)
     assert ("incl. layer guesses" in scene.counters_item.line2.text()) == with_lens
-    text = scene.caption_text()
+    text = rb.caption_text(scene)
     assert f"{100 * trace.steps[0].sampling.raw.probs[0]:.1f} %" in text and "49,152" in text
     scene.show_frame(trace, Cursor(0, Stage.PRETRAINING), animate=False)
-    assert "135 M parameters" in scene.caption_text()
+    assert "135 M parameters" in rb.caption_text(scene)
     assert scene.pretraining.params.text() == "135 M"
 
 
@@ -232,7 +234,7 @@ def test_spotlight_dims_the_other_stages(scene, real_trace):
     assert scene.tokens.opacity() == dim and scene.probabilities.opacity() == dim
     assert scene.pretraining.opacity() == dim
     assert scene.caption.opacity() == 1.0                          # the caption always stays readable
-    state = scene.frame_state()
+    state = rb.frame_state(scene)
     assert state["tokens/title"]["opacity"] == dim and state["layers/title"]["opacity"] == 1.0
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
     assert scene.probabilities.opacity() == 1.0 and scene.layers.opacity() == dim
@@ -243,17 +245,17 @@ def test_spotlight_dims_the_other_stages(scene, real_trace):
 def test_themes_switch_colours_and_type(scene, real_trace):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
-    light = scene.frame_state()
-    bars = scene.bar_values()
+    light = rb.frame_state(scene)
+    bars = rb.bar_values(scene)
     scene.set_theme(THEMES["projector"])
-    proj = scene.frame_state()
+    proj = rb.frame_state(scene)
     assert scene.backgroundBrush().color().name() == "#000000"
     assert proj["caption/text"]["color"] == "#ffffff" and light["caption/text"]["color"] != "#ffffff"
     assert proj["caption/text"]["font"][1] > light["caption/text"]["font"][1]
     assert proj["tokens/frame"]["stroke"][1] > light["tokens/frame"]["stroke"][1]
-    assert scene.bar_values() == bars                               # same data, new look
+    assert rb.bar_values(scene) == bars                               # same data, new look
     scene.set_theme(THEMES["dark"])
-    assert scene.frame_state()["caption/text"]["color"] == THEMES["dark"].foreground
+    assert rb.frame_state(scene)["caption/text"]["color"] == THEMES["dark"].foreground
 
 
 def test_step_back_restores_the_frame_exactly(scene, real_trace):
@@ -263,11 +265,11 @@ def test_step_back_restores_the_frame_exactly(scene, real_trace):
     states = []
     for c in cursors:
         scene.show_frame(trace, c, animate=False)
-        states.append(scene.frame_state())
+        states.append(rb.frame_state(scene))
     assert json.loads(json.dumps(states[-1])) == states[-1]       # a JSON-able summary
     for c, st in reversed(list(zip(cursors, states))):
         scene.show_frame(trace, c, animate=False)
-        assert scene.frame_state() == st, c
+        assert rb.frame_state(scene) == st, c
 
 
 def test_animated_transitions_end_in_the_instant_frame(scene, real_trace, qtbot):
@@ -283,15 +285,15 @@ def test_animated_transitions_end_in_the_instant_frame(scene, real_trace, qtbot)
             seen_animating += 1
             with qtbot.waitSignal(scene.animation_finished, timeout=5000):
                 pass
-        animated = scene.frame_state()
+        animated = rb.frame_state(scene)
         scene.show_frame(trace, n, animate=False)
-        assert animated == scene.frame_state(), n
+        assert animated == rb.frame_state(scene), n
         # and back: exactly the earlier frame
-        before = scene.frame_state()
+        before = rb.frame_state(scene)
         scene.show_frame(trace, c, animate=True)    # stepping back does not animate
         assert not scene.is_animating()
         scene.show_frame(trace, n, animate=False)
-        assert scene.frame_state() == before
+        assert rb.frame_state(scene) == before
         c = n
     assert seen_animating >= 6
 
@@ -306,9 +308,9 @@ def test_finish_animation_is_deterministic(scene, real_trace):
         assert scene.is_animating(), stage
         scene.finish_animation()
         assert not scene.is_animating()
-        finished = scene.frame_state()
+        finished = rb.frame_state(scene)
         scene.show_frame(trace, Cursor(1, stage), animate=False)
-        assert scene.frame_state() == finished
+        assert rb.frame_state(scene) == finished
 
 
 def test_speed_zero_jumps_to_the_end(scene, real_trace):
@@ -339,7 +341,7 @@ def test_prefill_chips_travel_together(scene, real_trace, qtbot):
 def test_long_prompt_elides_and_stays_inside(scene, real_trace):
     trace = real_trace("long")
     scene.show_frame(trace, Lesson(trace).last(), animate=False)
-    chips = scene.token_chips()
+    chips = rb.token_chips(scene)
     n_total = len(trace.prompt_tokens) + len(trace.steps)
     assert len(chips) < n_total
     assert scene.tokens.more.isVisible()
@@ -348,7 +350,7 @@ def test_long_prompt_elides_and_stays_inside(scene, real_trace):
     assert chips[-1] == (trace.steps[-1].sampling.chosen.id, trace.steps[-1].sampling.chosen.text)
     assert chips[0] == (trace.prompt_tokens[0].id, trace.prompt_tokens[0].text)
     panel = QRectF(L.TOKENS)
-    for c in scene.tokens.drawn_chips() + [scene.tokens.more]:
+    for c in rb.drawn_chips(scene) + [scene.tokens.more]:
         assert panel.contains(c.sceneBoundingRect()), c.token
     # the embeddings of a long prefill are elided too
     scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
@@ -376,7 +378,7 @@ def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
     trace = real_trace("unicode")
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
     expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
-    drawn = scene.token_chips()
+    drawn = rb.token_chips(scene)
     # byte pieces are labelled by their bytes (wider chips), so a middle run may be elided
     assert any(drawn[:i] == expected[:i] and drawn[i:] == expected[len(expected) - (len(drawn) - i):]
                for i in range(len(drawn) + 1)), drawn
@@ -390,8 +392,8 @@ def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
 
 def test_show_empty(scene):
     scene.show_empty("Loading the model…")
-    assert scene.token_chips() == [] and scene.bar_values() == []
-    assert scene.caption_text() == "Loading the model…"
+    assert rb.token_chips(scene) == [] and rb.bar_values(scene) == []
+    assert rb.caption_text(scene) == "Loading the model…"
     assert scene.pretraining.isVisible() and sum(s.isVisible() for s in scene.layers.slabs) == 30
 
 

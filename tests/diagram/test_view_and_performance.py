@@ -7,8 +7,8 @@ from __future__ import annotations
 import statistics
 import time
 
-
 from explainer.diagram.theme import THEMES, Theme, system_theme_name
+from explainer.diagram.transitions import TRANSITIONS
 from explainer.diagram.view import DiagramView
 from explainer.lesson.stages import Cursor, Lesson, Stage
 
@@ -49,7 +49,8 @@ def test_animation_frames_only_change_existing_items(scene, real_trace, capsys):
     for c in lesson.cursors()[1:14]:
         scene.show_frame(trace, lesson.prev(c), animate=False)
         scene.show_frame(trace, c, animate=False)
-        phases = scene._transition(scene._frame, scene._frame)  # noqa: SLF001 - the tracks of this stage
+        transition = TRANSITIONS.get(c.stage)
+        phases = transition.start(scene.actors, scene.frame, scene.theme) if transition else []
         items = len(scene.items())
         for phase in phases:
             for track in phase:

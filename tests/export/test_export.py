@@ -77,13 +77,17 @@ def test_svg_rendered_back_matches_the_screen_frame(trace, text_as_paths):
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
 
+    from explainer.lesson.assets import load_texts
+    from tests.support.lesson import model_vocabulary
+
     cursor = cursor_for(trace, Stage.SAMPLING)
-    scene = LifecycleScene(THEMES["light"])
+    scene = LifecycleScene(load_texts(), THEMES["light"])
+    scene.set_vocabulary(model_vocabulary())
     scene.set_show_timings(False)
     scene.show_frame(trace, cursor, animate=False)
     screen = to_array(render_scene_image(scene, 800, 450))
 
-    svg = figure_bytes(trace, cursor, ".svg", text_as_paths=text_as_paths)
+    svg = figure_bytes(trace, cursor, ".svg", text_as_paths=text_as_paths, vocabulary=model_vocabulary())
     if text_as_paths:
         assert b"<text" not in svg
     renderer = QSvgRenderer(QByteArray(svg))

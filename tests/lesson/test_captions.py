@@ -7,11 +7,13 @@ import re
 
 import pytest
 
-from explainer.lesson.assets import assets_dir
-from explainer.lesson.captions import caption, lens_settles_at, title
-from explainer.lesson.glossary import define, glossary
+from explainer.lesson.assets import assets_dir, load_texts
+from explainer.lesson.captions import lens_settles_at
+from explainer.lesson.formatting import percent, quoted, short_count, visible
 from explainer.lesson.stages import Cursor, Lesson, Stage
-from explainer.lesson.text import percent, quoted, short_count, visible
+from tests.support.lesson import caption_at
+
+TEXTS = load_texts()
 
 
 def test_text_helpers():
@@ -29,7 +31,7 @@ def test_every_cursor_has_a_short_filled_caption(real_trace):
     for name in ("paris", "chat", "sampled"):
         trace = real_trace(name)
         for c in Lesson(trace).cursors():
-            text = caption(trace, c)
+            text = caption_at(trace, c)
             assert "{" not in text and "}" not in text, text
             assert 40 < len(text) < 320, text
             assert text.count(". ") + text.count("; ") <= 3, text
@@ -38,25 +40,25 @@ def test_every_cursor_has_a_short_filled_caption(real_trace):
 def test_captions_carry_real_numbers(real_trace):
     trace = real_trace("paris")
     s0 = trace.steps[0]
-    assert "135 M parameters" in caption(trace, Cursor(0, Stage.PRETRAINING))
-    assert f"{len(trace.prompt_tokens)} tokens" in caption(trace, Cursor(0, Stage.TOKENS))
-    assert "49,152" in caption(trace, Cursor(0, Stage.TOKENS))
-    assert "576 numbers" in caption(trace, Cursor(0, Stage.EMBEDDINGS))
-    assert "30 layers" in caption(trace, Cursor(0, Stage.LAYERS))
-    probs = caption(trace, Cursor(0, Stage.PROBABILITIES))
+    assert "135 M parameters" in caption_at(trace, Cursor(0, Stage.PRETRAINING))
+    assert f"{len(trace.prompt_tokens)} tokens" in caption_at(trace, Cursor(0, Stage.TOKENS))
+    assert "49,152" in caption_at(trace, Cursor(0, Stage.TOKENS))
+    assert "576 numbers" in caption_at(trace, Cursor(0, Stage.EMBEDDINGS))
+    assert "30 layers" in caption_at(trace, Cursor(0, Stage.LAYERS))
+    probs = caption_at(trace, Cursor(0, Stage.PROBABILITIES))
     assert f"{100 * s0.sampling.raw.probs[0]:.1f} %" in probs and "“␣Paris”" in probs
-    assert "greedy" in caption(trace, Cursor(0, Stage.SAMPLING)).lower()
-    decode = caption(trace, Cursor(1, Stage.TOKENS))
+    assert "greedy" in caption_at(trace, Cursor(0, Stage.SAMPLING)).lower()
+    decode = caption_at(trace, Cursor(1, Stage.TOKENS))
     assert "“␣Paris”" in decode and f"{trace.steps[1].end} of 8,192" in decode
-    assert f"{trace.steps[1].start} cached" in caption(trace, Cursor(1, Stage.LAYERS))
-    last = caption(trace, Lesson(trace).last())
+    assert f"{trace.steps[1].start} cached" in caption_at(trace, Cursor(1, Stage.LAYERS))
+    last = caption_at(trace, Lesson(trace).last())
     assert "limit of 8 new tokens" in last and "ms" in last and "CPU" in last
 
 
 def test_sampled_caption_names_the_draw(real_trace):
     trace = real_trace("sampled")
     s = trace.steps[1].sampling
-    text = caption(trace, Cursor(1, Stage.SAMPLING))
+    text = caption_at(trace, Cursor(1, Stage.SAMPLING))
     assert f"{s.draw:.3f}" in text and quoted(s.chosen.text) in text
     assert "top-k 40" in text and "top-p 0.9" in text and "temperature 0.9" in text.lower()
 
@@ -64,9 +66,9 @@ def test_sampled_caption_names_the_draw(real_trace):
 def test_chat_ends_on_end_of_answer(real_trace):
     trace = real_trace("chat")
     assert trace.stop_reason == "eos"
-    text = caption(trace, Lesson(trace).last())
+    text = caption_at(trace, Lesson(trace).last())
     assert "<|im_end|>" in text and "end-of-answer" in text
-    assert "chat template" in caption(trace, Cursor(0, Stage.TOKENS))
+    assert "chat template" in caption_at(trace, Cursor(0, Stage.TOKENS))
 
 
 def test_lens_settles_on_the_final_answer(real_trace):
@@ -77,7 +79,7 @@ def test_lens_settles_on_the_final_answer(real_trace):
 
 
 def test_titles_and_assets():
-    assert title(Stage.LAYERS).endswith("Transformer layers")
+    assert TEXTS.title(Stage.LAYERS).endswith("Transformer layers")
     data = json.loads((assets_dir() / "captions.json").read_text(encoding="utf-8"))
     for stage in Stage:
         assert stage.value in data["titles"]
@@ -86,12 +88,12 @@ def test_titles_and_assets():
 @pytest.mark.parametrize("term", ["token", "embedding", "layer", "probability", "sampling", "temperature", "top-k",
                                   "top-p", "prefill", "decode", "KV cache", "TTFT", "TPOT", "context window"])
 def test_glossary_has_every_term(term):
-    text = define(term)
+    text = TEXTS.define(term)
     assert text and 20 < len(text) < 240
-    assert define(term.upper()) == text
+    assert TEXTS.define(term.upper()) == text
     assert re.match(r"[A-Z]", text)
 
 
 def test_glossary_is_plain_strings():
-    assert all(isinstance(v, str) for v in glossary().values())
-    assert define("no such term") is None
+    assert all(isinstance(v, str) for v in TEXTS.glossary.values())
+    assert TEXTS.define("no such term") is None

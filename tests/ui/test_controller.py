@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from explainer.engine.sampler import SamplingSettings
-from explainer.ui.controller import EngineController
+from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +17,10 @@ def controller(qtbot, shared_engine):
     c = EngineController(lambda: shared_engine)
     with qtbot.waitSignal(c.model_ready, timeout=30_000) as blocker:
         c.load_model()
-    assert blocker.args[0]["n_layers"] == shared_engine.config["n_layers"]
+    loaded = blocker.args[0]
+    assert isinstance(loaded, LoadedModel)  # the model's description travels as itself, typed
+    assert loaded.info.n_layers == shared_engine.config["n_layers"]
+    assert len(loaded.vocabulary) == shared_engine.config["vocab_size"]
     yield c
     c.shutdown()
     assert not c.is_running
@@ -37,7 +40,7 @@ def test_generation_streams_snapshots_from_the_worker_thread(qtbot, controller, 
     controller.step_ready.connect(snapshots.append)
     controller.busy_changed.connect(busy.append)
     with qtbot.waitSignal(controller.generation_finished, timeout=60_000) as blocker:
-        controller.generate("The capital of France is", SamplingSettings(max_new_tokens=4))
+        controller.generate(GenerationRequest("The capital of France is", SamplingSettings(max_new_tokens=4)))
     trace = blocker.args[0]
     assert threads and threads[0] is not threading.main_thread()
     assert [len(s.steps) for s in snapshots] == [1, 2, 3, 4]
@@ -47,6 +50,7 @@ def test_generation_streams_snapshots_from_the_worker_thread(qtbot, controller, 
     assert trace.steps[0].sampling.chosen.text == " Paris"
     qtbot.waitUntil(lambda: not controller.is_busy)
     assert busy[0] is True and busy[-1] is False
+    assert controller.activity is Activity.IDLE
 
 
 def test_a_new_generation_cancels_the_running_one(qtbot, controller):
@@ -55,9 +59,9 @@ def test_a_new_generation_cancels_the_running_one(qtbot, controller):
     steps = []
     controller.step_ready.connect(steps.append)
     with qtbot.waitSignal(controller.step_ready, timeout=60_000):
-        controller.generate("Once upon a time", SamplingSettings(max_new_tokens=200))
+        controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=200)))
     with qtbot.waitSignal(controller.generation_finished, timeout=60_000):
-        controller.generate("The capital of France is", SamplingSettings(max_new_tokens=2))
+        controller.generate(GenerationRequest("The capital of France is", SamplingSettings(max_new_tokens=2)))
     assert [t.prompt for t in finished] == ["The capital of France is"]
     assert all(len(t.steps) <= 200 for t in steps)
     assert steps[-1].prompt == "The capital of France is"
@@ -65,11 +69,11 @@ def test_a_new_generation_cancels_the_running_one(qtbot, controller):
 
 def test_cancel_stops_and_shutdown_joins(qtbot, controller):
     with qtbot.waitSignal(controller.step_ready, timeout=60_000):
-        controller.generate("Once upon a time", SamplingSettings(max_new_tokens=500))
+        controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=500)))
     with qtbot.waitSignal(controller.generation_cancelled, timeout=10_000):
         controller.cancel()
     qtbot.waitUntil(lambda: not controller.is_busy)
     with qtbot.waitSignal(controller.step_ready, timeout=60_000):
-        controller.generate("Once upon a time", SamplingSettings(max_new_tokens=500))
+        controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=500)))
     controller.shutdown()  # mid-generation: returns once the loop has stopped
     assert not controller.is_running and not controller.is_busy

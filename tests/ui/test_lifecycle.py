@@ -53,10 +53,11 @@ def test_empty_prompt_and_bad_settings_show_a_message_and_keep_the_input(qtbot, 
 def test_engine_errors_reach_the_banner(qtbot, window):
     """The worker's ExplainerError (message + hint) is shown, and the window keeps working."""
     from explainer.engine.sampler import SamplingSettings
+    from explainer.ui.controller import GenerationRequest
 
     w = window
     with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
-        w.controller.generate("", SamplingSettings(max_new_tokens=2))
+        w.controller.generate(GenerationRequest("", SamplingSettings(max_new_tokens=2)))
     message, hint = blocker.args
     assert message == "the prompt is empty" and hint
     qtbot.waitUntil(lambda: w.banner.isVisible())

@@ -1,6 +1,6 @@
 """The main window driven like a user would, against the real model.
 
-What the scene shows is read back through its query API (token_chips, bar_values, ...), and
+What the scene shows is read back from its items (tests/support/readback.py), and
 compared with what the engine really produced. Generations are kept short (3-8 tokens)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from explainer.lesson.stages import Cursor, Stage
+from tests.support import readback as rb
 from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into
 
 pytestmark = pytest.mark.slow
@@ -28,10 +29,10 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
 
     forward_to(qtbot, w, 0, Stage.TOKENS)
     expected = [(t.id, t.text) for t in shared_engine.tokenizer.encode(PARIS)]
-    assert [(i, s) for i, s in w.scene.token_chips()] == expected
+    assert [(i, s) for i, s in rb.token_chips(w.scene)] == expected
 
     forward_to(qtbot, w, 0, Stage.PROBABILITIES)
-    bars = w.scene.bar_values()
+    bars = rb.bar_values(w.scene)
     raw = trace.steps[0].sampling.raw
     assert bars[-1][0] == "other"
     shown = bars[:-1]
@@ -42,12 +43,12 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
 
     forward_to(qtbot, w, 0, Stage.APPEND)
     first = trace.steps[0].sampling.chosen
-    assert w.scene.output_chip_ids() == [first.id]
-    assert w.scene.appended_text().endswith(first.text)
+    assert rb.output_chip_ids(w.scene) == [first.id]
+    assert rb.appended_text(w.scene).endswith(first.text)
 
     press(qtbot, w, Qt.Key.Key_N)  # next token: the APPEND of step 1
     assert w.cursor == Cursor(1, Stage.APPEND)
-    assert w.scene.output_chip_ids() == [s.sampling.chosen.id for s in trace.steps[:2]]
+    assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps[:2]]
     assert w.transport.position.text().startswith("Token 2 of 3")
     assert "TTFT" in w.metrics.text() and trace.model.provider in w.metrics.text()
     assert len(generate_calls) == 1
@@ -59,7 +60,7 @@ def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window,
     states = {}
     cursor = w.cursor
     while True:  # walk forward with the presenter's keys, recording every frame
-        states[cursor] = w.scene.frame_state()
+        states[cursor] = rb.frame_state(w.scene)
         press(qtbot, w, Qt.Key.Key_PageDown)
         if w.cursor == cursor:
             break
@@ -69,16 +70,16 @@ def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window,
 
     for _ in range(len(states) - 1):  # and back with the other keys
         press(qtbot, w, Qt.Key.Key_Left)
-        assert w.scene.frame_state() == states[w.cursor], f"frame at {w.cursor} differs after stepping back"
+        assert rb.frame_state(w.scene) == states[w.cursor], f"frame at {w.cursor} differs after stepping back"
     assert w.cursor == Cursor(0, Stage.PRETRAINING)
 
     forward_to(qtbot, w, 1, Stage.LAYERS)
     press(qtbot, w, Qt.Key.Key_PageUp)
-    assert w.scene.frame_state() == states[Cursor(1, Stage.EMBEDDINGS)]
+    assert rb.frame_state(w.scene) == states[Cursor(1, Stage.EMBEDDINGS)]
 
     press(qtbot, w, Qt.Key.Key_Home)  # reset
     assert w.cursor == Cursor(0, Stage.PRETRAINING)
-    assert w.scene.frame_state() == states[Cursor(0, Stage.PRETRAINING)]
+    assert rb.frame_state(w.scene) == states[Cursor(0, Stage.PRETRAINING)]
     assert len(generate_calls) == 1, "stepping must replay the recorded trace, never rerun the model"
 
 
@@ -95,8 +96,8 @@ def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, 
     assert w.playing
     qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
     assert w.cursor == w.lesson.last() and w.lesson.is_finished(w.cursor)
-    assert w.scene.output_chip_ids() == [s.sampling.chosen.id for s in trace.steps]
-    assert w.scene.output_chip_ids()[-1] == shared_engine.eos_id
+    assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps]
+    assert rb.output_chip_ids(w.scene)[-1] == shared_engine.eos_id
 
     press(qtbot, w, Qt.Key.Key_Home)
     assert w.cursor == Cursor(0, Stage.PRETRAINING)
@@ -168,8 +169,8 @@ def test_presenter_mode_hides_controls_and_uses_the_projector_theme(qtbot, windo
     assert w.isFullScreen()
     assert not w.control_dock.isVisible() and not w.transport.isVisible()
     assert not w.menuBar().isVisible() and not w.statusBar().isVisible()
-    assert w.theme_name == "projector" and w.scene.frame_state() is not None
-    assert w.scene.spotlight is True and w.scene.frame_state()["spotlight"] is True
+    assert w.theme_name == "projector" and rb.frame_state(w.scene) is not None
+    assert w.scene.spotlight is True and rb.frame_state(w.scene)["spotlight"] is True
     press(qtbot, w, Qt.Key.Key_Right)  # the clicker still steps
     assert w.cursor == Cursor(0, Stage.TOKENS)
     press(qtbot, w, Qt.Key.Key_Escape)
@@ -216,12 +217,12 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
         press(qtbot, w, Qt.Key.Key_Right)  # finishes the running animation, then steps on
         assert w.lesson.index(w.cursor) == w.lesson.index(at) + 2
     svg, png = tmp_path / "frame.svg", tmp_path / "frame.png"
-    w.export(str(svg))
-    w.export(str(png))
+    w.files.export(str(svg))
+    w.files.export(str(png))
     assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml") and png.stat().st_size > 10_000
     assert w.cursor.stage.value in svg.read_text(encoding="utf-8")  # the frame on screen, in the title
     assert not w.banner.isVisible()
-    w.export(str(tmp_path / "frame.gif"))
+    w.files.export(str(tmp_path / "frame.gif"))
     assert w.banner.isVisible() and "unknown picture format" in w.banner.message.text()
     assert not (tmp_path / "frame.gif").exists()
     assert len(generate_calls) == 1
@@ -232,17 +233,17 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     w = window
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     forward_to(qtbot, w, 1, Stage.APPEND)
-    at_append = w.scene.frame_state()
+    at_append = rb.frame_state(w.scene)
     path = tmp_path / "run.json"
-    w.save_trace(str(path))
+    w.files.save_trace(str(path))
     assert path.is_file()
 
-    w.open_trace(str(tmp_path / "missing.json"))  # a bad file: a message, and the run stays
+    w.files.open_trace(str(tmp_path / "missing.json"))  # a bad file: a message, and the run stays
     assert w.banner.isVisible() and "could not open the trace" in w.banner.message.text().lower()
     assert w.trace is trace
 
     w.prompt.setPlainText("something else")
-    w.open_trace(str(path))
+    w.files.open_trace(str(path))
     assert not w.banner.isVisible()
     assert w.trace == trace and w.trace is not trace
     assert w.cursor == Cursor(0, Stage.PRETRAINING)
@@ -251,7 +252,7 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     assert (shown.temperature, shown.top_k, shown.top_p, shown.max_new_tokens) == (
         trace.settings.temperature, trace.settings.top_k, trace.settings.top_p, trace.settings.max_new_tokens)
     forward_to(qtbot, w, 1, Stage.APPEND)
-    assert w.scene.frame_state() == at_append
+    assert rb.frame_state(w.scene) == at_append
     assert len(generate_calls) == 1
 
 
@@ -282,7 +283,8 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     qtbot.waitUntil(lambda: not w.generating, timeout=30_000)
     qtbot.wait(50)
     trace, cursor = w.scene.current()
-    fresh = LifecycleScene(w.scene.theme)
+    fresh = LifecycleScene(w.texts, w.scene.theme)
+    fresh.set_vocabulary(w.vocabulary)
     fresh.show_frame(trace, cursor, animate=False)
     view = DiagramView(fresh)
     qtbot.addWidget(view)

@@ -8,11 +8,11 @@ is appended.  On the last step it says why the loop ended: the end-of-sequence t
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtWidgets import QGraphicsObject
 
-from explainer.diagram.frame import Frame
 from explainer.diagram.items.base import Arrow, Box, Text, tag, theme_font
 from explainer.diagram.theme import Theme
-from PySide6.QtWidgets import QGraphicsObject
+from explainer.frames.loop import LoopValue
 
 
 class LoopArrowItem(QGraphicsObject):
@@ -27,10 +27,16 @@ class LoopArrowItem(QGraphicsObject):
         self.end_box = Box(f"{key}/end/box", self)
         self.end_text = Text(f"{key}/end/text", self)
         self.lit = False
+        self._geometry = (0.0, 0.0, 0.0)
 
-    def apply(self, frame: Frame, theme: Theme, x: float, y_from: float, y_to: float) -> None:
-        self.lit = frame.loop_lit
-        ended = bool(frame.end_label)
+    def set_geometry(self, x: float, y_from: float, y_to: float) -> None:
+        """The arrow climbs at ``x`` from ``y_from`` (the probabilities) to ``y_to`` (the tokens)."""
+        self._geometry = (x, y_from, y_to)
+
+    def show(self, value: LoopValue, theme: Theme) -> None:
+        x, y_from, y_to = self._geometry
+        self.lit = value.lit
+        ended = bool(value.end_label)
         c = theme.accent if self.lit else theme.muted
         width = theme.line_width * (2.0 if self.lit else 1.0)
         self.arrow.set_arrow([QPointF(x, y_from), QPointF(x, y_to)], c, width, 12 + width, dash=False)
@@ -39,7 +45,7 @@ class LoopArrowItem(QGraphicsObject):
         self.end_box.setVisible(ended)
         self.end_text.setVisible(ended)
         if ended:
-            self.end_text.show_text(f"■  {frame.end_label}", theme_font(theme, 1.0, True), theme.accent_text)
+            self.end_text.show_text(f"■  {value.end_label}", theme_font(theme, 1.0, True), theme.accent_text)
             r = self.end_text.boundingRect()
             right = self.label.pos().x() - 14
             ey = (y_from + y_to) / 2 - r.height() / 2 - 4

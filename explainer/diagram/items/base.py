@@ -1,7 +1,7 @@
 """Small building blocks shared by the items: keyed shapes and texts, fonts, eliding.
 
-Every item we create gets a *key* (``tag``) so the scene can list what is drawn
-(``frame_state``) by name, independent of creation order or pooling.
+Every item we create gets a *key* (``tag``) so what is drawn can be listed by name (the tests'
+read-back does), independent of creation order or pooling.
 """
 
 from __future__ import annotations
@@ -180,9 +180,21 @@ class Arrow(QGraphicsObject):
         self._points, self._color, self._width, self._head, self._dash = list(points), QColor(c), width, head, dash
         self.update()
 
-    def state(self) -> dict[str, Any]:
-        return {"points": [[round(p.x(), 2), round(p.y(), 2)] for p in self._points], "color": self._color.name(),
-                "width": self._width, "dash": self._dash}
+    @property
+    def points(self) -> list[QPointF]:
+        return list(self._points)
+
+    @property
+    def color(self) -> QColor:
+        return QColor(self._color)
+
+    @property
+    def width(self) -> float:
+        return self._width
+
+    @property
+    def dash(self) -> bool:
+        return self._dash
 
     def boundingRect(self) -> QRectF:
         xs = [p.x() for p in self._points]

@@ -6,6 +6,7 @@ from PySide6.QtCore import QRectF
 
 from explainer.diagram.items.base import Panel, Para, theme_font
 from explainer.diagram.theme import Theme
+from explainer.frames.caption import CaptionValue
 
 
 class CaptionItem(Panel):
@@ -16,7 +17,8 @@ class CaptionItem(Panel):
         self.heading = Para(f"{key}/heading", self)
         self.text = Para(f"{key}/text", self)
 
-    def apply(self, heading: str, text: str, theme: Theme) -> None:
+    def show(self, value: CaptionValue, theme: Theme) -> None:
+        heading, text = value.heading, value.text
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.accent, theme.line_width)
         self.title.setVisible(False)
         self.heading.show_para(heading, theme_font(theme, 1.2, True), theme.accent, self.TITLE_W - 20)

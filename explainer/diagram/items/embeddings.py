@@ -7,7 +7,7 @@ the legend labels with the actual range.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -15,16 +15,13 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
-from explainer.diagram.frame import Frame
-from explainer.diagram.items.base import Box, Panel, Text, tag, theme_font
+from explainer.diagram.items.base import Panel, Text, tag, theme_font
 from explainer.diagram.items.tokens import TokenChipItem
 from explainer.diagram.theme import Theme
-from explainer.lesson.captions import title
-from explainer.lesson.stages import Stage
-from explainer.lesson.text import visible
+from explainer.frames.embeddings import MAX_ROWS, N_CELLS, EmbeddingsValue
 
 
-def value_rgb(values: list[float], scale: float, theme: Theme) -> np.ndarray:
+def value_rgb(values: Sequence[float], scale: float, theme: Theme) -> np.ndarray:
     """Each value on the diverging scale as (r, g, b) in 0..1: zero colour at 0, full
     positive/negative colour at +/-scale. Computed for the whole vector at once: a step shows
     hundreds of cells, and one colour at a time cost milliseconds of the GUI thread."""
@@ -54,7 +51,7 @@ class CellStripItem(QGraphicsObject):
         self._color_list: list[QColor] | None = None
         self._border = QColor("#000000")
 
-    def set_values(self, values: list[float], scale: float, theme: Theme, w: float, h: float,
+    def set_values(self, values: Sequence[float], scale: float, theme: Theme, w: float, h: float,
                    columns: int | None = None) -> None:
         """Cells for ``values`` in a ``w`` x ``h`` box: one row, or rows of ``columns`` cells."""
         self.prepareGeometryChange()
@@ -67,7 +64,7 @@ class CellStripItem(QGraphicsObject):
         self.update()
 
     @property
-    def _colors(self) -> list[QColor]:
+    def colors(self) -> list[QColor]:
         if self._color_list is None:
             self._color_list = [QColor.fromRgbF(r, g, b) for r, g, b in self._rgb.tolist()]
         return self._color_list
@@ -93,9 +90,9 @@ class CellStripItem(QGraphicsObject):
             self.reveal = r
             self.update()
 
-    def state(self) -> dict[str, Any]:
-        return {"values": [round(v, 5) for v in self.values], "colors": [c.name() for c in self._colors],
-                "reveal": round(self.reveal, 4), "size": [self._w, self._h], "columns": self.columns}
+    @property
+    def size(self) -> tuple[float, float]:
+        return self._w, self._h
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
@@ -110,7 +107,7 @@ class CellStripItem(QGraphicsObject):
         if cols >= n and self.reveal >= 1.0:
             # a finished single row: one rectangle per cell, so an exported SVG keeps them as shapes
             painter.setPen(Qt.PenStyle.NoPen)
-            for i, color in enumerate(self._colors):
+            for i, color in enumerate(self.colors):
                 painter.setBrush(QBrush(color))
                 painter.drawRect(QRectF(i * cw, 0, cw + 0.4, ch + 0.4))
         else:
@@ -147,8 +144,13 @@ class ColorBarItem(QGraphicsObject):
         self._border = theme.panel_border
         self.update()
 
-    def state(self) -> dict[str, Any]:
-        return {"stops": list(self._stops), "size": [self._w, self._h]}
+    @property
+    def stops(self) -> tuple[str, str, str]:
+        return self._stops
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self._w, self._h
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
@@ -165,14 +167,12 @@ class ColorBarItem(QGraphicsObject):
 class EmbeddingStripItem(Panel):
     """Stage 2 panel: one labelled cell strip per token read in this pass."""
 
-    MAX_ROWS = 9
-
     def __init__(self, key: str = "embeddings") -> None:
         super().__init__(key)
         self.headline = Text(f"{key}/headline", self)
         self.note = Text(f"{key}/note", self)
-        self.labels = [TokenChipItem(f"{key}/row/{i}/chip", self) for i in range(self.MAX_ROWS)]
-        self.strips = [CellStripItem(f"{key}/row/{i}/cells", self) for i in range(self.MAX_ROWS)]
+        self.labels = [TokenChipItem(f"{key}/row/{i}/chip", self) for i in range(MAX_ROWS)]
+        self.strips = [CellStripItem(f"{key}/row/{i}/cells", self) for i in range(MAX_ROWS)]
         self.more = Text(f"{key}/more", self)
         self.cached = Text(f"{key}/cached", self)
         self.cached2 = Text(f"{key}/cached2", self)
@@ -181,18 +181,17 @@ class EmbeddingStripItem(Panel):
         self.colorbar = ColorBarItem(f"{key}/colorbar", self)
         self.cb_labels = [Text(f"{key}/colorbar/{k}", self) for k in ("min", "zero", "max")]
         self.idle = Text(f"{key}/idle", self)
-        self.row_y: list[float] = []
-        self.chip_x = 14.0
+        self.n_rows = 0
 
-    def apply(self, frame: Frame, theme: Theme) -> None:
-        top = self.style_frame(theme, title(Stage.EMBEDDINGS))
-        dim = frame.embedding_dim
+    def show(self, value: EmbeddingsValue, theme: Theme) -> None:
+        top = self.style_frame(theme, value.title)
+        dim = value.dim
         headline = f"{dim} numbers per token" if dim else "a list of numbers per token"
         self.headline.show_text(headline, theme_font(theme, 1.1, True), theme.foreground)
         self.headline.place(14, top)
         top += self.headline.boundingRect().height() + 2
-        rows = frame.emb_rows
-        n_cells = len(rows[0][1]) if rows else 32
+        rows = value.rows
+        n_cells = len(rows[0].values) if rows else N_CELLS
         note = f"showing {n_cells} of them (every {max(1, round(dim / n_cells))}th)" if dim else ""
         self.note.show_text(note, theme_font(theme, 0.8), theme.muted).place(14, top)
         top += self.note.boundingRect().height() + 10
@@ -201,43 +200,41 @@ class EmbeddingStripItem(Panel):
         cells_w = self.w - cells_x - 14
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + 6
-        self.row_y = []
         y = top
-        for i in range(self.MAX_ROWS):
+        self.n_rows = len(rows)
+        for i in range(MAX_ROWS):
             chip, strip = self.labels[i], self.strips[i]
             if i >= len(rows):
                 chip.setVisible(False)
                 strip.setVisible(False)
                 continue
-            if frame.emb_more and i == frame.emb_more_at:
-                self.more.show_text(f"⋮  {frame.emb_more} more tokens, same lookup", theme_font(theme, 0.85),
+            if value.more and i == value.more_at:
+                self.more.show_text(f"⋮  {value.more} more tokens, same lookup", theme_font(theme, 0.85),
                                     theme.muted).place(cells_x, y + 2)
                 y += self.more.boundingRect().height() + 6
-            c, values = rows[i]
-            chip.set_token(c, theme, show_id=False)
+            row = rows[i]
+            chip.set_token(row.chip, theme, show_id=False)
             # squeeze a wide label into the label column
             w = chip.width
             chip.setScale(min(1.0, label_w / w))
             chip.setPos(14 + max(0.0, label_w - w * chip.scale()), y + (chip_h - chip_h * chip.scale()) / 2)
-            strip.set_values(values, frame.emb_scale, theme, cells_w, chip_h - 4)
+            strip.set_values(row.values, value.scale, theme, cells_w, chip_h - 4)
             strip.setPos(cells_x, y + 2)
             strip.set_reveal(1.0)
             strip.setVisible(True)
-            self.row_y.append(y)
             y += row_h
-        self.more.setVisible(bool(frame.emb_more) and bool(rows))
+        self.more.setVisible(bool(value.more) and bool(rows))
         shown_any = bool(rows)
-        if shown_any and frame.emb_cached:
-            self.cached.show_text(f"The {frame.emb_cached} earlier tokens are not", theme_font(theme, 0.85),
+        if shown_any and value.cached:
+            self.cached.show_text(f"The {value.cached} earlier tokens are not", theme_font(theme, 0.85),
                                   theme.muted).place(14, y + 8)
             self.cached2.show_text("looked up again (see KV cache).", theme_font(theme, 0.85),
                                    theme.muted).place(14, y + 8 + self.cached.boundingRect().height())
+            y += 8 + 2 * self.cached.boundingRect().height()
         else:
             self.cached.setVisible(False)
             self.cached2.setVisible(False)
-        if shown_any and frame.emb_cached:
-            y += 8 + 2 * self.cached.boundingRect().height()
-        self._full_grid(frame, theme, y + 12, self.h - 62)
+        self._full_grid(value, theme, y + 12, self.h - 62)
         self.idle.setVisible(not shown_any)
         if not shown_any:
             self.idle.show_text("waiting for tokens…", theme_font(theme, 0.9), theme.muted).place(14, top + 4)
@@ -247,20 +244,20 @@ class EmbeddingStripItem(Panel):
         self.colorbar.set_bar(theme, cb_w, 12)
         self.colorbar.setPos(14, cb_y)
         self.colorbar.setVisible(shown_any)
-        s = frame.emb_scale
+        s = value.scale
         lf = theme_font(theme, 0.78)
         for t, txt, x, anchor in zip(self.cb_labels, (f"−{s:.2g}", "0", f"+{s:.2g}"), (14, 14 + cb_w / 2, 14 + cb_w),
                                      ("tl", "tc", "tr")):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
             t.setVisible(shown_any)
 
-    def _full_grid(self, frame: Frame, theme: Theme, top: float, bottom: float) -> None:
+    def _full_grid(self, value: EmbeddingsValue, theme: Theme, top: float, bottom: float) -> None:
         """If there is room: every recorded number of the last token's vector, 32 to a row."""
         self.full_title.setVisible(False)
         self.full.setVisible(False)
-        if frame.emb_full is None:
+        if value.full is None:
             return
-        chip, values = frame.emb_full
+        values = value.full.values
         cols = 32
         rows = -(-len(values) // cols)
         tf = theme_font(theme, 0.8)
@@ -268,9 +265,31 @@ class EmbeddingStripItem(Panel):
         cell = min((self.w - 28) / cols, (bottom - top - title_h) / max(rows, 1))
         if cell < 4:
             return
-        self.full_title.show_text(f"all {len(values)} numbers of “{visible(chip.text)}”", tf, theme.muted)
+        self.full_title.show_text(f"all {len(values)} numbers of “{value.full.chip.label}”", tf, theme.muted)
         self.full_title.place(14, top)
-        self.full.set_values(values, frame.emb_scale, theme, cell * cols, cell * rows, columns=cols)
+        self.full.set_values(values, value.scale, theme, cell * cols, cell * rows, columns=cols)
         self.full.setPos(14, top + title_h)
         self.full.set_reveal(1.0)
         self.full.setVisible(True)
+
+    # --- what transitions move ----------------------------------------------
+
+    def row_labels(self) -> list[TokenChipItem]:
+        """The drawn rows' token labels, top to bottom (where travelling tokens land)."""
+        return self.labels[: self.n_rows]
+
+    def hide_rows(self) -> None:
+        """Rows not filled yet: labels hidden, no cells revealed (the lookup is about to happen)."""
+        for label, strip in zip(self.labels[: self.n_rows], self.strips):
+            label.setOpacity(0.0)
+            strip.set_reveal(0.0)
+        self.full.set_reveal(0.0)
+
+    def show_labels(self) -> None:
+        for label in self.labels[: self.n_rows]:
+            label.setOpacity(1.0)
+
+    def reveal_cells(self, t: float) -> None:
+        for strip in self.strips + [self.full]:
+            if strip.isVisible():
+                strip.set_reveal(t)

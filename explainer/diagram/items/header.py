@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsObject
 
-from explainer.diagram.frame import Frame
 from explainer.diagram.items.base import Text, tag, theme_font
 from explainer.diagram.theme import Theme
+from explainer.frames.header import HeaderValue
 
 
 class HeaderItem(QGraphicsObject):
@@ -18,16 +18,15 @@ class HeaderItem(QGraphicsObject):
         self.pass_text = Text(f"{key}/pass", self)
         self._w = 0.0
 
-    def apply(self, frame: Frame, theme: Theme, width: float) -> None:
-        self._w = width
+    def set_rect(self, r: QRectF) -> None:
+        self.setPos(r.topLeft())
+        self._w = r.width()
+
+    def show(self, value: HeaderValue, theme: Theme) -> None:
         self.title.show_text("What happens when a language model answers", theme_font(theme, 1.4, True),
                              theme.foreground).place(4, 4)
-        if frame.phase:
-            total = frame.n_steps
-            text = f"pass {frame.step + 1} of {total}  ·  {frame.pass_label}"
-            self.pass_text.show_text(text, theme_font(theme, 1.15, True), theme.accent).place(width - 4, 7, "tr")
-        elif frame.message:
-            self.pass_text.setVisible(False)
+        if value.pass_text:
+            self.pass_text.show_text(value.pass_text, theme_font(theme, 1.15, True), theme.accent).place(self._w - 4, 7, "tr")
         else:
             self.pass_text.setVisible(False)
 

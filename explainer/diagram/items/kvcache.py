@@ -11,10 +11,10 @@ import math
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QColor, QPen
 
-from explainer.diagram.frame import Frame
 from explainer.diagram.items.base import Panel, Rect, Text, theme_font
 from explainer.diagram.items.tokens import chip_fill
 from explainer.diagram.theme import Theme
+from explainer.frames.kvcache import KVCacheValue
 
 BLOCK_W = 9.0
 BLOCK_GAP = 2.0
@@ -27,11 +27,10 @@ class KVCacheItem(Panel):
         self.count = Text(f"{key}/count", self)
         self.more = Text(f"{key}/more", self)
         self.blocks: list[Rect] = []
-        self._frame: Frame | None = None
+        self._value: KVCacheValue | None = None
         self._theme: Theme | None = None
         self.capacity = 0
         self.new_reveal = 1.0
-        self._prompt_len = 0
 
     def _block(self, i: int) -> Rect:
         while len(self.blocks) <= i:
@@ -40,26 +39,27 @@ class KVCacheItem(Panel):
             self.blocks.append(b)
         return self.blocks[i]
 
-    def apply(self, frame: Frame, theme: Theme, prompt_len: int) -> None:
-        self._frame, self._theme, self._prompt_len = frame, theme, prompt_len
+    def show(self, value: KVCacheValue, theme: Theme) -> None:
+        self._value, self._theme = value, theme
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
         self.title.show_text("KV cache", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
         x = 14 + self.title.boundingRect().width() + 16
-        self.label.show_text(frame.kv_label, theme_font(theme, 0.9, True),
-                             theme.accent if frame.phase else theme.muted).place(x, 10)
-        self.set_new_reveal(1.0 if frame.kv_new_shown else 0.0)
+        self.label.show_text(value.label, theme_font(theme, 0.9, True),
+                             theme.accent if value.lit else theme.muted).place(x, 10)
+        self.set_new_reveal(1.0 if value.new_shown else 0.0)
 
     def set_new_reveal(self, r: float) -> None:
-        frame, theme = self._frame, self._theme
-        if frame is None or theme is None:
+        """Show the pass's new keys and values arriving: none at r = 0, all at r = 1."""
+        value, theme = self._value, self._theme
+        if value is None or theme is None:
             return
         self.new_reveal = r
-        total_new = frame.kv_new if frame.phase else 0
+        total_new = value.new if value.lit else 0
         # new blocks appear one after another, each fading in
         arriving = total_new * max(0.0, min(1.0, r))
         shown_new = math.ceil(arriving - 1e-9)
         fading = arriving - (shown_new - 1) if shown_new else 1.0
-        total = frame.kv_cached + shown_new
+        total = value.cached + shown_new
         self.count.show_text(f"{total:,} cached", theme_font(theme, 0.85), theme.muted).place(self.w - 14, 10, "tr")
         y = 36.0
         h = self.h - y - 9
@@ -79,8 +79,8 @@ class KVCacheItem(Panel):
             b = self._block(used)
             b.setRect(QRectF(0, 0, BLOCK_W, h))
             b.setPos(x0 + used * (BLOCK_W + BLOCK_GAP), y)
-            is_new = pos >= frame.kv_cached
-            kind = "input" if pos < self._prompt_len else "output"
+            is_new = pos >= value.cached
+            kind = "input" if pos < value.prompt_len else "output"
             if is_new:
                 b.setBrush(QBrush(QColor(theme.accent)))
                 b.setPen(QPen(QColor(theme.accent), 1))
@@ -93,6 +93,3 @@ class KVCacheItem(Panel):
         for b in self.blocks[used:]:
             b.setVisible(False)
         self.capacity = cap
-
-    def drawn_blocks(self) -> int:
-        return sum(1 for b in self.blocks if b.isVisible())

@@ -11,16 +11,13 @@ only updated, because it is redrawn on every animation frame.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtCore import Qt
 
-from explainer.diagram.frame import Frame
 from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, theme_font
 from explainer.diagram.theme import Theme
-from explainer.lesson.captions import title
-from explainer.lesson.stages import Stage
-from explainer.lesson.text import visible
+from explainer.frames.layers import SKETCH_LAYERS, LayersValue
+from explainer.lesson.formatting import visible
 
 
 class LayerStackItem(Panel):
@@ -30,7 +27,7 @@ class LayerStackItem(Panel):
     BAR_W = 96.0   # a change bar at 100 %
     LENS_X = LEFT + BAR_W + 16  # where the lens guesses start
 
-    def __init__(self, key: str = "layers", n_layers: int = 30) -> None:
+    def __init__(self, key: str = "layers", n_layers: int = SKETCH_LAYERS) -> None:
         super().__init__(key)
         self.head_change = Text(f"{key}/head/change", self)
         self.head_lens = Text(f"{key}/head/lens", self)
@@ -48,8 +45,9 @@ class LayerStackItem(Panel):
         self.numbers: list[Text] = []
         self.ensure_layers(n_layers)
         self.progress = 0.0          # layers done by the current pass (for the sweep)
-        self._frame: Frame | None = None
+        self._value: LayersValue | None = None
         self._theme: Theme | None = None
+        self._hold = False  # the next show() draws the pass at layer 0 (see hold_sweep)
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
         self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
         self._layout: tuple | None = None     # what the rows were placed for
@@ -75,13 +73,17 @@ class LayerStackItem(Panel):
             self.runs[i].setVisible(False)
         self.n_layers = n
 
-    def apply(self, frame: Frame, theme: Theme, swept: bool = True) -> None:
-        """Draw the stack for ``frame``; ``swept=False`` leaves the pass at layer 0 (where its
-        sweep animation starts)."""
-        self._frame, self._theme = frame, theme
-        n = frame.n_layers
+    def hold_sweep(self) -> None:
+        """Draw the next value's pass at layer 0, where its sweep starts: drawing 30 rows only
+        to hide them again was the largest single cost of a step."""
+        self._hold = True
+
+    def show(self, value: LayersValue, theme: Theme) -> None:
+        swept, self._hold = not self._hold, False
+        self._value, self._theme = value, theme
+        n = value.n_layers
         self.ensure_layers(n)
-        top = self.style_frame(theme, f"{title(Stage.LAYERS)}: {n}" if frame.layers_known else title(Stage.LAYERS))
+        top = self.style_frame(theme, value.title)
         hf = theme_font(theme, 0.8)
         left, right, bar_w = self.LEFT, self.w - 14, self.BAR_W
         self.head_change.show_text("change", hf, theme.muted).place(left + 6, top)
@@ -97,7 +99,7 @@ class LayerStackItem(Panel):
         if layout != self._layout:  # the rows' places and type: once per model and theme
             self._layout = layout
             self._place_rows(n, theme, left, right, bottom, row_h, bar_w)
-        self.set_progress(float(n) if frame.layers_shown and swept else 0.0, marker=False)
+        self.set_progress(float(n) if value.shown and swept else 0.0, marker=False)
 
     def _place_rows(self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float,
                     bar_w: float) -> None:
@@ -118,14 +120,14 @@ class LayerStackItem(Panel):
         Only rows whose state changes are restyled: the sweep calls this on every animation
         frame, and restyling all 30 rows each time cost the GUI thread about 4 ms a frame.
         """
-        frame, theme = self._frame, self._theme
-        if frame is None or theme is None:
+        value, theme = self._value, self._theme
+        if value is None or theme is None:
             return
         self.progress = progress
-        n = frame.n_layers
+        n = value.n_layers
         left, bottom, row_h = self.geom
         right = self.w - 14
-        done = int(progress) if frame.layers_shown else 0
+        done = int(progress) if value.shown else 0
         was = self._rows_drawn
         changed = range(n) if was is None else range(min(was, done), max(was, done))
         for i in changed:
@@ -133,7 +135,7 @@ class LayerStackItem(Panel):
         if was is None or was != done:
             self._draw_runs(done)
         self._rows_drawn = done
-        active = marker and frame.layers_shown and done < n
+        active = marker and value.shown and done < n
         self.marker.setVisible(active)
         self.badge.setVisible(active)
         if active:
@@ -145,7 +147,8 @@ class LayerStackItem(Panel):
             self.badge.place(right - 4, y + row_h / 2, "mr")
 
     def _draw_row(self, i: int, revealed: bool) -> None:
-        frame, theme = self._frame, self._theme
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
         left, bottom, row_h = self.geom
         bar_w = self.BAR_W
         slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
@@ -155,7 +158,7 @@ class LayerStackItem(Panel):
             bar.setVisible(False)
             over.setVisible(False)
             return
-        change = frame.changes[i]
+        change = value.changes[i]
         r = bar.rect()
         bar.setRect(QRectF(r.x(), r.y(), bar_w * min(1.0, change), r.height()))
         if bar.brush().color() != QColor(theme.bar):
@@ -169,12 +172,13 @@ class LayerStackItem(Panel):
             over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
         else:
             over.setVisible(False)
-        lens.setData(RAW, frame.lens[i] if frame.lens else "")
+        lens.setData(RAW, value.guesses[i] if value.guesses else "")
 
     def _draw_runs(self, done: int) -> None:
         """Label each run of passed layers that guess the same token, once."""
-        frame = self._frame
-        guesses = list(frame.lens[:done]) if frame.lens else [""] * done
+        value = self._value
+        assert value is not None
+        guesses = list(value.guesses[:done]) if value.guesses else [""] * done
         runs: dict[int, tuple[int, str]] = {}
         i = 0
         while i < done:
@@ -183,7 +187,7 @@ class LayerStackItem(Panel):
                 j += 1
             runs[i] = (j, guesses[i])
             i = j
-        for i in range(frame.n_layers):
+        for i in range(value.n_layers):
             if i not in runs:  # only a run's first layer carries its label and bracket
                 self.lens[i].setVisible(False)
                 self.runs[i].setVisible(False)
@@ -193,7 +197,8 @@ class LayerStackItem(Panel):
         self._runs = runs
 
     def _draw_run(self, start: int, end: int, guess: str) -> None:
-        frame, theme = self._frame, self._theme
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
         left, bottom, row_h = self.geom
         right = self.w - 14
         lens_x = self.LENS_X
@@ -202,8 +207,8 @@ class LayerStackItem(Panel):
             label.setVisible(False)
             bracket.setVisible(False)
             return
-        is_final = end == frame.n_layers
-        settled = frame.settles_at is not None and start + 1 >= frame.settles_at
+        is_final = end == value.n_layers
+        settled = value.settles_at is not None and start + 1 >= value.settles_at
         span = (end - start) * row_h
         px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
         f = theme_font(theme, px / theme.base_point_size, is_final or settled)
@@ -216,6 +221,14 @@ class LayerStackItem(Panel):
             bracket.setRect(QRectF(lens_x, bottom - end * row_h + 3, max(1.5, theme.line_width * 0.6), span - 6))
             bracket.setBrush(QBrush(QColor(c)))
             bracket.setPen(QPen(Qt.PenStyle.NoPen))
+
+    # --- what transitions move ----------------------------------------------
+
+    def sweep(self, t: float) -> None:
+        """The pass climbing the stack: t = 0 before layer 1, t = 1 through the last layer."""
+        if self._value is not None:
+            self.set_progress(self._value.n_layers * t, marker=t < 1.0)
+
 
 def _tint(theme: Theme, amount: float) -> QColor:
     a, b = QColor(theme.panel), QColor(theme.bar)

@@ -7,16 +7,13 @@ drawn frozen (a lock, "fixed") because inference only reads its parameters.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QPainterPath
+from PySide6.QtGui import QBrush, QColor, QPainterPath
+from PySide6.QtWidgets import QGraphicsPathItem
 
-from explainer.diagram.frame import Frame
 from explainer.diagram.items.base import Arrow, Box, Panel, Para, Text, elide, pen, tag, theme_font
 from explainer.diagram.theme import Theme
-from explainer.lesson.captions import title
-from explainer.lesson.stages import Stage
-from explainer.lesson.text import short_count
-from PySide6.QtWidgets import QGraphicsPathItem
-from PySide6.QtGui import QBrush, QColor
+from explainer.frames.pretraining import PretrainingValue
+from explainer.lesson.formatting import short_count
 
 SOURCES = ("books", "web", "code")
 
@@ -49,8 +46,9 @@ class PretrainingItem(Panel):
         self.every_text = Para(f"{key}/every/text", self)
         self.out_arrow = Arrow(f"{key}/to_loop", self)
 
-    def apply(self, frame: Frame, theme: Theme, model_name: str, n_params: int) -> None:
-        top = self.style_frame(theme, title(Stage.PRETRAINING))
+    def show(self, value: PretrainingValue, theme: Theme) -> None:
+        model_name, n_params = value.model_name, value.n_params
+        top = self.style_frame(theme, value.title)
         lw = theme.line_width
         inner = self.w - 28
         y = top + 2

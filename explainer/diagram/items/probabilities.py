@@ -15,23 +15,20 @@ second its import takes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem
 
-from explainer.diagram.frame import N_BARS, Bars, Frame, Segment
-from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, pen, tag, theme_font
+from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, tag, theme_font
 from explainer.diagram.theme import Theme
-from explainer.lesson.captions import title
-from explainer.lesson.stages import Stage
-from explainer.lesson.text import percent, visible
+from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
+from explainer.lesson.formatting import percent, visible
 
 ROWS = N_BARS + 1  # candidates + "other"
 
 
 def interpolate(a: Bars, b: Bars, t: float) -> tuple[list[float], float]:
+    """The bars part of the way from phase ``a`` to phase ``b`` (the sampling animation)."""
     vals = [x + (y - x) * t for x, y in zip(a.values, b.values)]
     return vals, a.other + (b.other - a.other) * t
 
@@ -42,19 +39,23 @@ class CumulativeBarItem(QGraphicsObject):
     def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
         super().__init__(parent)
         tag(self, key)
-        self.segments: list[Segment] = []
+        self.segments: tuple[Segment, ...] = ()
         self._w, self._h = 100.0, 24.0
         self._colors = ("#3b6fb6", "#d9480f", "#ffffff", "#000000")
 
-    def set_segments(self, segments: list[Segment], theme: Theme, w: float, h: float) -> None:
+    def set_segments(self, segments: tuple[Segment, ...], theme: Theme, w: float, h: float) -> None:
         self.prepareGeometryChange()
-        self.segments, self._w, self._h = list(segments), w, h
+        self.segments, self._w, self._h = segments, w, h
         self._colors = (theme.bar, theme.bar_chosen, theme.panel, theme.foreground)
         self.update()
 
-    def state(self) -> dict[str, Any]:
-        return {"segments": [[s.label, round(s.start, 6), round(s.end, 6), s.chosen] for s in self.segments],
-                "colors": list(self._colors), "size": [self._w, self._h]}
+    @property
+    def colors(self) -> tuple[str, str, str, str]:
+        return self._colors
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self._w, self._h
 
     def boundingRect(self) -> QRectF:
         return QRectF(-1, -1, self._w + 2, self._h + 2)
@@ -104,22 +105,20 @@ class ProbabilityChartItem(Panel):
         self.cum_labels = [Text(f"{key}/draw/seg/{i}", self) for i in range(6)]
         self.greedy_note = Text(f"{key}/greedy", self)
         self.idle = Text(f"{key}/idle", self)
-        self._frame: Frame | None = None
+        self._value: ProbabilitiesValue | None = None
         self._theme: Theme | None = None
         self.chart_rect = QRectF()
         self.row_h = 24.0
-        self._bar_values: list[float] = [0.0] * ROWS
-        self._cut: list[bool] = [False] * ROWS
+        self.drawn_widths: list[float] = [0.0] * ROWS  # each bar's drawn length (probability units)
+        self.drawn_cut: list[bool] = [False] * ROWS
         self._phase_shown = 0
-        self._marker_value: float | None = None
+        self.marker_value: float | None = None  # where the draw marker is, on [0, 1]
 
     # --- layout ------------------------------------------------------------
 
-    def apply(self, frame: Frame, theme: Theme) -> None:
-        self._frame, self._theme = frame, theme
-        stage_title = title(Stage.SAMPLING if frame.stage >= Stage.SAMPLING and frame.bars_shown
-                            else Stage.PROBABILITIES)
-        top = self.style_frame(theme, stage_title)
+    def show(self, value: ProbabilitiesValue, theme: Theme) -> None:
+        self._value, self._theme = value, theme
+        top = self.style_frame(theme, value.title)
         self.ribbon_y = top
         top += theme.px(0.9) + 14
         label_w = 118.0
@@ -130,10 +129,10 @@ class ProbabilityChartItem(Panel):
         chart_h = self.row_h * ROWS
         self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
         self.plot.setPos(self.chart_rect.topLeft())
-        self.plot.setTransform(QTransform.fromScale(self.chart_rect.width() / max(frame.bar_scale, 1e-9),
+        self.plot.setTransform(QTransform.fromScale(self.chart_rect.width() / max(value.scale, 1e-9),
                                                     self.row_h).translate(0.0, 0.5))
         self.draw_y = top + chart_h + 22
-        shown = frame.bars_shown
+        shown = value.shown
         self.plot.setVisible(shown)
         for item in self.labels + self.values:
             item.setVisible(False)
@@ -145,26 +144,25 @@ class ProbabilityChartItem(Panel):
             for item in self.ribbon + [self.scale_note, self.kept_note]:
                 item.setVisible(False)
             self._hide_draw()
-            self._bar_values = []
-            self._cut = []
+            self.drawn_widths = []
+            self.drawn_cut = []
             return
-        lf = theme_font(theme, 0.95)
-        bars = frame.bar_phases[0]
+        bars = value.phases[0]
         for i in range(ROWS):
             text = visible(bars.labels[i]) if i < N_BARS and i < len(bars.labels) else "other"
             lab = self.labels[i]
-            bold = i == frame.chosen_index and frame.stage >= Stage.SAMPLING
+            bold = i == value.chosen_index and value.sampling
             f = theme_font(theme, 0.95, bold)
             lab.show_text(elide(text, f, label_w), f if i < N_BARS else theme_font(theme, 0.85),
                           theme.foreground if i < N_BARS else theme.muted)
             lab.place(14 + label_w, self._row_center(i), "mr")
             lab.setData(RAW, bars.labels[i] if i < len(bars.labels) else "other")
             lab.setVisible(i < len(bars.labels) or i == N_BARS)
-        self.scale_note.show_text(f"bar length: 0 – {frame.bar_scale:.0%}".replace("%", " %"), theme_font(theme, 0.72),
+        self.scale_note.show_text(f"bar length: 0 – {value.scale:.0%}".replace("%", " %"), theme_font(theme, 0.72),
                                   theme.muted)
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
-        self.set_phase(float(frame.bar_phase))
-        self.set_draw(frame.show_draw)
+        self.set_phase(float(value.phase))
+        self.set_draw(value.draw_shown)
 
     def _bars(self):  # noqa: ANN202 - pyqtgraph's BarGraphItem, imported lazily
         if self.bargraph is None:
@@ -182,27 +180,34 @@ class ProbabilityChartItem(Panel):
 
     def set_phase(self, t: float) -> None:
         """Show the chart between recorded phases: 0 raw, 1 temperature, 2 top-k, 3 top-p."""
-        frame, theme = self._frame, self._theme
-        if frame is None or theme is None or not frame.bars_shown:
+        value = self._value
+        if value is None or not value.shown:
             return
-        phases = frame.bar_phases
+        phases = value.phases
         k = min(int(t), 2)
-        vals, other = interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (phases[3].values, phases[3].other)
-        cut = phases[min(3, int(round(t)))].cut if t >= 1.5 else [False] * len(vals)
+        vals, other = interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (list(phases[3].values), phases[3].other)
+        cut = phases[min(3, int(round(t)))].cut if t >= 1.5 else (False,) * len(vals)
         self._phase_shown = min(3, int(round(t)))
-        self.set_bars(list(vals), other, cut)
+        self.set_bars(vals, other, cut)
         self._ribbon(self._phase_shown)
 
-    def set_bars(self, vals: list[float], other: float, cut: list[bool], grow: float = 1.0) -> None:
-        frame, theme = self._frame, self._theme
-        assert frame is not None and theme is not None
+    def grow(self, t: float) -> None:
+        """The raw bars growing from zero to their length (the output head's result arriving)."""
+        value = self._value
+        if value is not None and value.shown:
+            raw = value.phases[0]
+            self.set_bars([v * t for v in raw.values], raw.other * t, (False,) * len(raw.values))
+
+    def set_bars(self, vals: list[float], other: float, cut: tuple[bool, ...], grow: float = 1.0) -> None:
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
         n = len(vals)
         widths = [v * grow for v in vals] + [other * grow]
         brushes = []
         for i in range(n):
             if cut[i]:
                 brushes.append(QBrush(Qt.BrushStyle.NoBrush))
-            elif i == frame.chosen_index and frame.stage >= Stage.SAMPLING:
+            elif i == value.chosen_index and value.sampling:
                 brushes.append(QBrush(QColor(theme.bar_chosen)))
             else:
                 brushes.append(QBrush(QColor(theme.bar)))
@@ -210,11 +215,11 @@ class ProbabilityChartItem(Panel):
         ys = list(range(n)) + [N_BARS]
         self._bars().setOpts(x0=[0.0] * (n + 1), y=ys, width=widths, height=0.68, brushes=brushes,
                              pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1))
-        self._bar_values = widths
-        self._cut = list(cut) + [False]
+        self.drawn_widths = widths
+        self.drawn_cut = list(cut) + [False]
         vf = theme_font(theme, 0.85)
-        sx = self.chart_rect.width() / max(frame.bar_scale, 1e-9)
-        raw = frame.bar_phases[0].values
+        sx = self.chart_rect.width() / max(value.scale, 1e-9)
+        raw = value.phases[0].values
         for i in range(n + 1):
             y = self._row_center(ys[i])
             val = self.values[i]
@@ -227,36 +232,30 @@ class ProbabilityChartItem(Panel):
             else:
                 self.ghosts[i].setVisible(False)
                 val.show_text(percent(widths[i]), vf, theme.foreground if i < n else theme.muted)
-            x = self.chart_rect.left() + min(widths[i], frame.bar_scale) * sx + 6
+            x = self.chart_rect.left() + min(widths[i], value.scale) * sx + 6
             if i < n and cut[i]:
-                x = self.chart_rect.left() + min(raw[i], frame.bar_scale) * sx + 6
+                x = self.chart_rect.left() + min(raw[i], value.scale) * sx + 6
             val.place(x, y, "ml")
         for g in self.ghosts[n:]:
             g.setVisible(False)
 
     def _ribbon(self, phase: int) -> None:
-        frame, theme = self._frame, self._theme
-        assert frame is not None and theme is not None
-        st = frame.settings_text
-        if frame.greedy:
-            names = ["settings: greedy (temperature 0)"]
-        else:
-            parts = st.split(" · ")
-            names = ["raw"] + [f"→ {p}" for p in parts]
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
+        names = value.ribbon
         x = 14.0
         for i, item in enumerate(self.ribbon):
             if i >= len(names):
                 item.setVisible(False)
                 continue
-            current = (i == phase and frame.stage >= Stage.SAMPLING and not frame.greedy) or (
-                i == 0 and frame.stage < Stage.SAMPLING and not frame.greedy)
+            current = not value.greedy and ((i == phase and value.sampling) or (i == 0 and not value.sampling))
             f = theme_font(theme, 0.85, current)
             item.show_text(names[i], f, theme.accent if current else theme.muted).place(x, self.ribbon_y)
             x += item.boundingRect().width() + 10
-        show_kept = frame.stage >= Stage.SAMPLING and not frame.greedy and phase >= 3
+        show_kept = value.sampling and not value.greedy and phase >= AFTER_TOP_P
         self.kept_note.setVisible(show_kept)
         if show_kept:
-            self.kept_note.show_text(f"{frame.kept:,} kept", theme_font(theme, 0.85, True), theme.foreground)
+            self.kept_note.show_text(f"{value.kept:,} kept", theme_font(theme, 0.85, True), theme.foreground)
             self.kept_note.place(self.w - 14, self.ribbon_y, "tr")
 
     # --- the draw ------------------------------------------------------------
@@ -265,35 +264,36 @@ class ProbabilityChartItem(Panel):
         for item in [self.draw_title, self.cumbar, self.marker_line, self.marker_head, self.marker_label,
                      self.greedy_note] + self.cum_labels:
             item.setVisible(False)
-        self._marker_value = None
+        self.marker_value = None
 
     def set_draw(self, on: bool, marker_t: float = 1.0) -> None:
         """Show the cumulative bar and the draw marker (``marker_t`` animates it in, 0..1)."""
-        frame, theme = self._frame, self._theme
-        assert frame is not None and theme is not None
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
         self._hide_draw()
         if not on:
             return
         y = self.draw_y
-        if frame.draw is None:
+        if value.draw is None:
             self.greedy_note.show_text("greedy: the top token is taken, no random draw", theme_font(theme, 1.0, True),
                                        theme.foreground).place(14, y)
             return
         x0, w = 14.0, self.w - 28
-        self.draw_title.show_text(f"random draw {frame.draw:.3f} lands on “{visible(frame.chosen_text)}”",
+        self.draw_title.show_text(f"random draw {value.draw:.3f} lands on “{visible(value.chosen_text)}”",
                                   theme_font(theme, 0.95, True), theme.foreground).place(x0, y)
         bar_y = y + self.draw_title.boundingRect().height() + 42
         bar_h = 26.0
-        self.cumbar.set_segments(frame.segments, theme, w, bar_h)
+        segments = value.segments
+        self.cumbar.set_segments(segments, theme, w, bar_h)
         self.cumbar.setPos(x0, bar_y)
         self.cumbar.setVisible(True)
         # label the widest spans (and always the chosen one) under the bar
         lf = theme_font(theme, 0.72)
-        ranked = sorted(range(len(frame.segments)), key=lambda i: (not frame.segments[i].chosen,
-                                                                   -(frame.segments[i].end - frame.segments[i].start)))
+        ranked = sorted(range(len(segments)), key=lambda i: (not segments[i].chosen,
+                                                             -(segments[i].end - segments[i].start)))
         used = 0
         for i in ranked:
-            s = frame.segments[i]
+            s = segments[i]
             span = (s.end - s.start) * w
             if used >= len(self.cum_labels) or (span < 34 and not s.chosen):
                 continue
@@ -303,7 +303,7 @@ class ProbabilityChartItem(Panel):
             lab.place(x0 + (s.start + s.end) / 2 * w, bar_y + bar_h + 3, "tc")
             used += 1
         # marker: a line across the bar and a triangle above it, falling in with marker_t
-        mx = x0 + frame.draw * w
+        mx = x0 + value.draw * w
         drop = (1.0 - marker_t) * 18
         self.marker_line.setRect(QRectF(-1.5, 0, 3, bar_h + 12))
         self.marker_line.setPos(mx, bar_y - 6 - drop)
@@ -312,37 +312,17 @@ class ProbabilityChartItem(Panel):
         self.marker_line.setVisible(True)
         self.marker_line.setData(RAW, (x0, w))
         self.marker_head.set_rect(QRectF(mx - 7, bar_y - 20 - drop, 14, 12), 2).style(theme.foreground)
-        self.marker_label.show_text(f"{frame.draw:.3f}", theme_font(theme, 0.8, True), theme.foreground)
+        self.marker_label.show_text(f"{value.draw:.3f}", theme_font(theme, 0.8, True), theme.foreground)
         self.marker_label.place(min(max(mx, x0 + 24), x0 + w - 24), bar_y - 22 - drop, "bc")
-        self._marker_value = frame.draw
-
-    # --- read back -------------------------------------------------------------
-
-    def bar_values(self) -> list[tuple[str, float]]:
-        """(label, drawn height) of every bar, read from the BarGraphItem and the labels."""
-        if not self.plot.isVisible():
-            return []
-        widths = list(self._bars().opts.get("width") or [])
-        labels = [lab.data(RAW) for lab in self.labels if lab.isVisible()]
-        return [(str(lab), float(w)) for lab, w in zip(labels, widths)]
-
-    def draw_marker(self) -> float | None:
-        if not self.marker_line.isVisible():
-            return None
-        x0, w = self.marker_line.data(RAW)
-        return (self.marker_line.pos().x() - x0) / w
+        self.marker_value = value.draw
 
     def chosen_anchor(self) -> QPointF:
         """Scene point of the chosen candidate's label (where the appended token flies from)."""
-        frame = self._frame
-        if frame is not None and frame.chosen_index is None and self.cumbar.isVisible():
+        value = self._value
+        if value is not None and value.chosen_index is None and self.cumbar.isVisible():
             # chosen outside the top bars: it flies from its span on the cumulative bar
             for s in self.cumbar.segments:
                 if s.chosen:
                     return self.cumbar.mapToScene(QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0))
-        i = frame.chosen_index if frame is not None and frame.chosen_index is not None else 0
+        i = value.chosen_index if value is not None and value.chosen_index is not None else 0
         return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))
-
-    def state(self) -> dict[str, Any]:
-        return {"bars": [[round(w, 6) for w in self._bar_values], self._cut],
-                "range": [self._frame.bar_scale] if self._frame is not None and self.plot.isVisible() else []}

@@ -12,16 +12,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
-from explainer.diagram.frame import Chip, Frame
 from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, tag, text_width, theme_font
 from explainer.diagram.theme import Theme
-from explainer.lesson.captions import title
-from explainer.lesson.vocab import display_text
-from explainer.lesson.stages import Stage
-from explainer.lesson.text import visible
+from explainer.frames.chips import Chip
+from explainer.frames.tokens import TokensValue
 
 CHIP_GAP = 6.0
 CHIP_MAX_W = 190.0
@@ -31,10 +27,6 @@ HEAD_CHIPS = 3
 @lru_cache(maxsize=8192)
 def _label_width(label: str, family: str, px: int) -> float:
     return text_width(label, font(family, px))
-
-
-def chip_label(chip: Chip) -> str:
-    return visible(display_text(chip.id, chip.text))
 
 
 def chip_fill(theme: Theme, kind: str, special: bool) -> str:
@@ -82,7 +74,7 @@ class TokenChipItem(QGraphicsObject):
             fill, stroke, dash = theme.panel, theme.muted, True
             tcolor = theme.muted
         else:
-            label = chip_label(chip)
+            label = chip.label
             self.token = (chip.id, chip.text)
             self.kind = chip.kind
             fill, dash = chip_fill(theme, chip.kind, chip.special), False
@@ -194,14 +186,11 @@ class TokenStripItem(Panel):
             self.chips.append(c)
         return self.chips[i]
 
-    def apply(self, frame: Frame, theme: Theme) -> None:
-        top = self.style_frame(theme, title(Stage.TOKENS))
+    def show(self, value: TokensValue, theme: Theme) -> None:
+        top = self.style_frame(theme, value.title)
         # counter and legend on the title line, right-aligned
         x = self.w - 14
-        used = frame.context_used
-        counter = (f"context: {used:,} / {frame.context_length:,} tokens" if frame.context_length
-                   else "context: 0 tokens")
-        self.counter.show_text(counter, theme_font(theme, 1.0, True), theme.foreground)
+        self.counter.show_text(value.counter, theme_font(theme, 1.0, True), theme.foreground)
         self.counter.place(x, 10, "tr")
         x -= self.counter.boundingRect().width() + 24
         lf = theme_font(theme, 0.85)
@@ -212,50 +201,49 @@ class TokenStripItem(Panel):
             x -= 30
         # the running text on the title line: prompt, then the answer so far (elided on the left)
         tf = theme_font(theme, 1.0)
-        prompt = frame.prompt_text.replace("\n", " ↵ ")
-        answer = "".join(c.text for c in frame.chips if c.kind == "output").replace("\n", " ↵ ")
+        bold = theme_font(theme, 1.0, True)
+        prompt = value.prompt_text.replace("\n", " ↵ ")
+        answer = value.answer_text.replace("\n", " ↵ ")
         text_x = 14 + self.title.boundingRect().width() + 24
         avail = max(40.0, x - 24 - text_x)
-        out_w = min(text_width(answer, theme_font(theme, 1.0, True)), avail * 0.7)
-        answer_shown = elide(answer, theme_font(theme, 1.0, True), out_w + 1, Qt.TextElideMode.ElideLeft) \
-            if answer else ""
-        in_w = avail - (text_width(answer_shown, theme_font(theme, 1.0, True)) if answer_shown else 0)
+        out_w = min(text_width(answer, bold), avail * 0.7)
+        answer_shown = elide(answer, bold, out_w + 1, Qt.TextElideMode.ElideLeft) if answer else ""
+        in_w = avail - (text_width(answer_shown, bold) if answer_shown else 0)
         prompt_shown = elide(prompt, tf, in_w, Qt.TextElideMode.ElideLeft if answer else Qt.TextElideMode.ElideRight)
         title_mid = 8 + self.title.boundingRect().height() / 2
         self.text_in.show_text(prompt_shown, tf, theme.foreground).place(text_x, title_mid, "ml")
-        self.text_in.setData(RAW, frame.prompt_text)
-        self.text_out.show_text(answer_shown, theme_font(theme, 1.0, True), theme.output_text)
+        self.text_in.setData(RAW, value.prompt_text)
+        self.text_out.show_text(answer_shown, bold, theme.output_text)
         self.text_out.place(text_x + self.text_in.boundingRect().width(), title_mid, "ml")
         self.text_out.setVisible(bool(answer_shown))
-        self.text_out.setData(RAW, answer)
+        self.text_out.setData(RAW, value.answer_text)
         top += 4
-        # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at this stage
-        here = frame.stage is Stage.TOKENS
-        self.stats.show_text(frame.token_stats, theme_font(theme, 0.95 if here else 0.85, here),
+        # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at its stage
+        here = value.stats_stressed
+        self.stats.show_text(value.stats, theme_font(theme, 0.95 if here else 0.85, here),
                              theme.accent if here else theme.muted).place(14, self.h - 8, "bl")
-        self.stats.setVisible(bool(frame.token_stats))
-        bottom = self.stats.boundingRect().height() + 6 if frame.token_stats else 0
+        self.stats.setVisible(bool(value.stats))
+        bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
         # chips
         self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
-        chips = frame.chips
+        chips = value.chips
         if not chips:
             for c in self.chips:
                 c.setVisible(False)
             self.more.setVisible(False)
             self.layout_info = ChipLayout([], [], 0)
-            if frame.message or frame.cursor is not None:
-                msg = frame.message or "The prompt is split into tokens in step 1."
-                self.message.show_text(msg, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
+            if value.message:
+                self.message.show_text(value.message, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
             return
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4 - bottom) // row_h))
-        widths = [TokenChipItem.size_for(chip_label(c), theme, c.id)[0] for c in chips]
+        widths = [TokenChipItem.size_for(c.label, theme, c.id)[0] for c in chips]
         more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
         lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
         self.layout_info = lay
-        lo, hi = frame.reading
+        lo, hi = value.reading
         used_chips = 0
         for idx, (px, py) in zip(lay.order, lay.positions):
             if idx is None:
@@ -273,7 +261,24 @@ class TokenStripItem(Panel):
         for c in self.chips[used_chips:]:
             c.setVisible(False)
 
-    # --- read back what is drawn ------------------------------------------
+    # --- what transitions move ----------------------------------------------
+
+    def fade_in(self, t: float) -> None:
+        """The chips appear one after another, the last at t = 1 (a prompt is read)."""
+        chips = self.drawn_chips()
+        n = max(1, len(chips))
+        for k, c in enumerate(chips):
+            c.setOpacity(max(0.0, min(1.0, t * n - k)))
+
+    def pulse(self, index: int, t: float) -> None:
+        """The chip of context position ``index`` swells and settles (the one token a decode pass reads)."""
+        chip = self.chip_for_index(index)
+        if chip is not None:
+            chip.setScale(1.0 + 0.18 * (1 - abs(2 * t - 1)))
+
+    def chips_in(self, lo: int, hi: int) -> list[TokenChipItem]:
+        """The drawn chips of context positions lo..hi-1."""
+        return [c for c in self.drawn_chips() if isinstance(c.data(RAW), int) and lo <= c.data(RAW) < hi]
 
     def drawn_chips(self) -> list[TokenChipItem]:
         return [c for c in self.chips if c.isVisible()]
@@ -283,6 +288,3 @@ class TokenStripItem(Panel):
             if c.data(RAW) == idx:
                 return c
         return None
-
-    def text_font(self, theme: Theme) -> QFont:
-        return theme_font(theme, 1.0)

@@ -1,0 +1,54 @@
+"""Token chips: how a token of the context is labelled and coloured.
+
+Chips are made once per token and request and then shared by every frame (:class:`ChipMaker`):
+a long context has thousands, and a frame that compares them with the frame before then only
+compares identities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from explainer.engine.trace import TokenRef, Trace
+from explainer.lesson.formatting import is_special, visible
+from explainer.lesson.vocab import TokenNames
+
+ChipKind = Literal["input", "output"]
+
+
+@dataclass(frozen=True, slots=True)
+class Chip:
+    id: int
+    text: str  # as recorded
+    label: str  # as drawn: visible whitespace, a piece of a character as its bytes
+    kind: ChipKind
+    special: bool
+
+
+class ChipMaker:
+    """Chips for one request's tokens, made once each (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._prompt_of: list[TokenRef] | None = None  # the prompt list the cached chips were made for
+        self._prompt: tuple[Chip, ...] = ()
+        self._made: dict[tuple[int, str, ChipKind], Chip] = {}
+
+    def chip(self, token: TokenRef, kind: ChipKind, names: TokenNames) -> Chip:
+        key = (token.id, token.text, kind)
+        chip = self._made.get(key)
+        if chip is None:
+            label = visible(names.display(token.id, token.text))
+            chip = self._made[key] = Chip(token.id, token.text, label, kind, is_special(token.text))
+        return chip
+
+    def prompt(self, trace: Trace, names: TokenNames) -> tuple[Chip, ...]:
+        if trace.prompt_tokens is not self._prompt_of:
+            self._prompt_of = trace.prompt_tokens
+            self._prompt = tuple(self.chip(t, "input", names) for t in trace.prompt_tokens)
+        return self._prompt
+
+    def context(self, trace: Trace, names: TokenNames, n_outputs: int) -> tuple[Chip, ...]:
+        """The prompt's chips and the first ``n_outputs`` chosen tokens'."""
+        outputs = tuple(self.chip(st.sampling.chosen, "output", names) for st in trace.steps[:n_outputs])
+        return self.prompt(trace, names) + outputs

@@ -1,0 +1,42 @@
+"""Measured timings and the device: TTFT, TPOT and this pass's time, from the trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+from explainer.lesson.formatting import milliseconds
+
+
+@dataclass(frozen=True)
+class CountersValue:
+    timing: str  # first line: TTFT and TPOT
+    device: str  # second line: this pass, where it was measured
+    context_used: int
+    context_window: int
+    ttft_s: float | None  # None: not known here, or left out of a reproducible figure
+    tpot_s: float | None
+    pass_s: float | None
+    device_name: str
+
+
+def counters_value(m: Moment) -> CountersValue:
+    trace, step = m.trace, m.step
+    device = m.model.provider if m.model is not None else ""
+    window = m.model.context_length if m.model is not None else 0
+    used = len(m.chips)
+    dev = device or "—"
+    if not m.timings:  # a reproducible figure: no run-to-run numbers
+        return CountersValue("TTFT · TPOT", f"measured live in the app on {dev}; not in this figure",
+                             used, window, None, None, None, device)
+    known = trace is not None and step is not None
+    ttft = trace.ttft_s if known and trace is not None else None
+    tpot = trace.tpot_s if known and trace is not None else None
+    pass_s = step.forward_s if known and step is not None else None
+    this = f"this pass {milliseconds(pass_s)} · " if known else ""
+    # the app also computes every layer's guess in each pass, which takes time too; say so, since
+    # `explainer bench` and `generate` report passes without it
+    lens = known and step is not None and any(lv.lens is not None for lv in step.layers)
+    extra = ", incl. layer guesses" if lens else ""
+    return CountersValue(f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}",
+                         f"{this}measured on {dev}{extra}", used, window, ttft, tpot, pass_s, device)

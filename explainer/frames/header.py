@@ -1,0 +1,18 @@
+"""The title line: which pass of the request the frame shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+
+
+@dataclass(frozen=True)
+class HeaderValue:
+    pass_text: str  # "" before the first pass and at pretraining
+
+
+def header_value(m: Moment) -> HeaderValue:
+    if m.step is None or m.trace is None or m.cursor is None:
+        return HeaderValue("")
+    return HeaderValue(f"pass {m.cursor.step + 1} of {len(m.trace.steps)}  ·  {m.pass_label}")

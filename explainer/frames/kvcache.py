@@ -1,0 +1,27 @@
+"""The KV cache: how many tokens' keys and values are kept, and how many this pass adds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+from explainer.lesson.stages import Stage
+
+
+@dataclass(frozen=True)
+class KVCacheValue:
+    label: str
+    lit: bool  # a pass is shown
+    cached: int  # tokens cached before this pass
+    new: int  # tokens this pass adds
+    new_shown: bool  # the pass has run through the layers, so its keys and values are in
+    prompt_len: int  # blocks before this are the prompt's, after it the answer's
+
+
+def kvcache_value(m: Moment) -> KVCacheValue:
+    step = m.step
+    prompt_len = len(m.trace.prompt_tokens) if m.trace is not None else 0
+    if step is None:
+        label = "KV cache: empty until the first pass" if m.trace is not None else ""
+        return KVCacheValue(label, False, 0, 0, False, prompt_len)
+    return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len)

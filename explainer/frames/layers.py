@@ -1,0 +1,36 @@
+"""Stage 3: what each transformer layer did to the last read token."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+from explainer.lesson.captions import lens_settles_at
+from explainer.lesson.stages import Stage
+
+SKETCH_LAYERS = 30  # layers drawn before any model is known
+
+
+@dataclass(frozen=True)
+class LayersValue:
+    title: str
+    n_layers: int
+    known: bool  # False before any model is known: the stack is a sketch
+    shown: bool  # the pass has reached the layers: their changes and guesses are drawn
+    changes: tuple[float, ...]  # |h_l - h_(l-1)| / |h_(l-1)| per layer
+    guesses: tuple[str, ...]  # each layer's lens guess as token text ("" when not computed)
+    settles_at: int | None  # 1-based layer from which every guess is the final answer
+
+
+def layers_value(m: Moment) -> LayersValue:
+    title = m.texts.title(Stage.LAYERS)
+    n = m.model.n_layers if m.model is not None else 0
+    known = n > 0
+    n = n or SKETCH_LAYERS
+    title = f"{title}: {n}" if known else title
+    step = m.step
+    if step is None or m.stage < Stage.LAYERS:
+        return LayersValue(title, n, known, False, (), (), None)
+    guesses = tuple(m.names(lv.lens.ids[0]) if lv.lens is not None and lv.lens.ids else "" for lv in step.layers)
+    return LayersValue(title, n, known, True, tuple(float(lv.change) for lv in step.layers), guesses,
+                       lens_settles_at(step))

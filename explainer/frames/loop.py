@@ -1,0 +1,30 @@
+"""Stage 5: the append arrow back to the tokens, and why the loop ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+from explainer.lesson.formatting import SPECIAL_MEANING
+from explainer.lesson.stages import Stage
+
+
+@dataclass(frozen=True)
+class LoopValue:
+    lit: bool  # a token is appended at this frame
+    end_label: str  # why generation stopped, on its last append ("" otherwise)
+
+
+def loop_value(m: Moment) -> LoopValue:
+    trace, cursor, step = m.trace, m.cursor, m.step
+    if trace is None or cursor is None or step is None or m.stage is not Stage.APPEND:
+        return LoopValue(False, "")
+    end = ""
+    if cursor.step == len(trace.steps) - 1:
+        if trace.stop_reason == "eos":
+            end = SPECIAL_MEANING.get(step.sampling.chosen.text, "end of answer")
+        elif trace.stop_reason == "max_tokens":
+            end = f"limit reached: {trace.settings.max_new_tokens} tokens"
+        elif trace.stop_reason == "context":
+            end = f"context full: {trace.model.context_length:,} tokens"
+    return LoopValue(True, end)

@@ -1,0 +1,47 @@
+"""The inputs every panel builder reads for one frame, gathered once.
+
+A builder is a pure function ``Moment -> value``: everything it needs is here, passed in by
+the caller (the texts, the token names, the timings switch), never read from a file or from
+module state, so the same moment always gives the same frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.engine.trace import ModelInfo, Step, Trace
+from explainer.frames.chips import Chip
+from explainer.lesson.stages import Cursor, Stage
+from explainer.lesson.texts import LessonTexts
+from explainer.lesson.vocab import TokenNames
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One cursor of one trace (or the empty window before any trace), with its inputs."""
+
+    stage: Stage
+    texts: LessonTexts
+    names: TokenNames
+    timings: bool  # False: measured times are left out (reproducible exported figures)
+    trace: Trace | None = None
+    cursor: Cursor | None = None
+    step: Step | None = None  # the pass under the cursor; None before the first pass or at pretraining
+    model: ModelInfo | None = None  # the trace's model, or what is known before any trace
+    message: str = ""  # shown before any trace ("Loading the model…")
+    chips: tuple[Chip, ...] = ()  # the context as token chips, as it stands at this stage
+    read_chips: tuple[Chip, ...] = ()  # the tokens the pass under the cursor reads
+
+    @property
+    def phase(self) -> str:
+        """'prefill', 'decode', or '' when no pass is shown."""
+        return self.step.phase if self.step is not None else ""
+
+    @property
+    def pass_label(self) -> str:
+        step = self.step
+        if step is None:
+            return ""
+        if step.phase == "prefill":
+            return f"prefill: all {len(step.tokens)} prompt tokens in one pass"
+        return f"decode: 1 new token; {step.start} cached"

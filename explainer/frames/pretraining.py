@@ -1,0 +1,21 @@
+"""Training, drawn once at the side: the trained model's name and size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.moment import Moment
+from explainer.lesson.stages import Stage
+
+
+@dataclass(frozen=True)
+class PretrainingValue:
+    title: str
+    model_name: str  # "" before any model is known
+    n_params: int  # 0 before any model is known
+
+
+def pretraining_value(m: Moment) -> PretrainingValue:
+    model = m.model
+    return PretrainingValue(m.texts.title(Stage.PRETRAINING), model.name if model else "",
+                            model.n_params if model else 0)

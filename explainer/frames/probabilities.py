@@ -1,0 +1,134 @@
+"""Stage 4: the next-token probabilities and how one token is picked from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import Step, TopList
+from explainer.frames.moment import Moment
+from explainer.lesson.stages import Stage
+from explainer.lesson.vocab import TokenNames
+
+N_BARS = 10  # candidates drawn in the chart (plus "other")
+RAW, AFTER_TEMPERATURE, AFTER_TOP_K, AFTER_TOP_P = range(4)  # the sampling phases the chart can show
+
+
+@dataclass(frozen=True)
+class Bars:
+    """The chart at one sampling phase: the top raw candidates (fixed order) and "other"."""
+
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+    cut: tuple[bool, ...]  # removed by top-k or top-p at this phase
+    other: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A candidate's span of [0, 1] on the cumulative bar the random draw lands on."""
+
+    label: str
+    start: float
+    end: float
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class ProbabilitiesValue:
+    title: str
+    shown: bool  # the pass has reached the output head
+    phases: tuple[Bars, ...]  # raw, after temperature, after top-k, after top-p
+    phase: int  # which of them the frame shows
+    scale: float  # the chart's full width as a probability
+    sampling: bool  # the sampling stage: the chosen bar stands out, the ribbon follows the phase
+    chosen_index: int | None  # the chosen candidate among the bars (None: outside them)
+    chosen_text: str
+    greedy: bool
+    ribbon: tuple[str, ...]  # the sampling phases as named above the chart
+    kept: int  # candidates left after the cuts
+    draw_shown: bool
+    draw: float | None  # the random number; None for greedy
+    segments: tuple[Segment, ...]
+
+
+def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
+    table = dict(zip(lst.ids, lst.probs))
+    return tuple(float(table.get(i, 0.0)) for i in ids)
+
+
+def nice_scale(x: float) -> float:
+    """The chart's full width: the next of 10/25/50/75/100 % above ``x``."""
+    for s in (0.1, 0.25, 0.5, 0.75):
+        if x <= s:
+            return s
+    return 1.0
+
+
+def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
+    s = step.sampling
+    ids = list(s.raw.ids[:N_BARS])
+    labels = tuple(names(i) for i in ids)
+    greedy = s.draw is None
+    lists = [s.raw] if greedy else [s.raw, s.after_temperature, s.after_top_k, s.after_top_p]
+    out = []
+    for k, lst in enumerate(lists):
+        values = _lookup(lst, ids)
+        cut = tuple(k >= AFTER_TOP_K and v == 0.0 for v in values)
+        out.append(Bars(labels, values, cut, max(0.0, 1.0 - sum(values))))
+    while len(out) < 4:  # greedy: nothing reshapes the chart
+        out.append(out[0])
+    peak = max(max(b.values + (b.other,)) for b in out)
+    return tuple(out), nice_scale(peak)
+
+
+def segments(step: Step, names: TokenNames) -> tuple[Segment, ...]:
+    """The final distribution as consecutive spans of [0, 1] in the sampler's draw order."""
+    final = step.sampling.after_top_p
+    probs = np.array([p for p in final.probs if p > 0], dtype=np.float64)
+    ids = final.ids[: len(probs)]
+    total = float(probs.sum() + final.rest)
+    out, start = [], 0.0
+    for tid, p in zip(ids, probs):
+        end = start + float(p) / total
+        out.append(Segment(names(tid), start, end, tid == step.sampling.chosen.id))
+        start = end
+    if final.rest > 0:
+        out.append(Segment("…", start, 1.0, False))
+    elif out:
+        last = out[-1]
+        out[-1] = Segment(last.label, last.start, 1.0, last.chosen)
+    return tuple(out)
+
+
+def settings_parts(settings: SamplingSettings) -> tuple[str, ...]:
+    """The sampling settings as the ribbon names them, one per phase after the raw one."""
+    if settings.temperature == 0:
+        return ("greedy (temperature 0)",)
+    return (f"temperature {settings.temperature:g}",
+            f"top-k {settings.top_k}" if settings.top_k else "top-k off",
+            f"top-p {settings.top_p:g}" if settings.top_p < 1 else "top-p off")
+
+
+def probabilities_value(m: Moment) -> ProbabilitiesValue:
+    step, trace = m.step, m.trace
+    shown = step is not None and m.stage >= Stage.PROBABILITIES
+    sampling = m.stage >= Stage.SAMPLING
+    title = m.texts.title(Stage.SAMPLING if sampling and shown else Stage.PROBABILITIES)
+    greedy = step.sampling.draw is None if step is not None else trace is None or trace.settings.temperature == 0
+    parts = settings_parts(trace.settings) if trace is not None else ("greedy (temperature 0)",)
+    ribbon = ("settings: greedy (temperature 0)",) if greedy else ("raw",) + tuple(f"→ {p}" for p in parts)
+    if step is None or not shown:
+        return ProbabilitiesValue(title, False, (), 0, 1.0, sampling, None, "", greedy, ribbon, 0, False, None, ())
+    s = step.sampling
+    phases, scale = bar_phases(step, m.names)
+    top = list(s.raw.ids[:N_BARS])
+    return ProbabilitiesValue(
+        title=title, shown=True, phases=phases, phase=AFTER_TOP_P if sampling else RAW, scale=scale,
+        sampling=sampling, chosen_index=top.index(s.chosen.id) if s.chosen.id in top else None,
+        chosen_text=m.names.display(s.chosen.id, s.chosen.text), greedy=greedy, ribbon=ribbon, kept=s.kept,
+        draw_shown=sampling, draw=s.draw if sampling else None,
+        segments=segments(step, m.names) if sampling and s.draw is not None else (),
+    )

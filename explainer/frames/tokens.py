@@ -1,0 +1,54 @@
+"""Stage 1: the running text and its token chips, and the context counter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explainer.frames.chips import Chip
+from explainer.frames.moment import Moment
+from explainer.lesson.stages import Stage
+
+
+@dataclass(frozen=True)
+class TokensValue:
+    title: str
+    counter: str  # "context: 7 / 8,192 tokens"
+    prompt_text: str  # the prompt as typed
+    answer_text: str  # what the model has added so far
+    chips: tuple[Chip, ...]
+    reading: tuple[int, int]  # chip indices read in this pass, highlighted (empty range: none)
+    appended: int | None  # the chip appended at this frame (it flies in)
+    stats: str  # "5 tokens from 24 characters: ...", "" before any tokens
+    stats_stressed: bool  # the tokens stage itself: the numbers of the tokens lesson stand out
+    message: str  # shown instead of chips when there are none ("" shows nothing)
+
+
+def tokens_value(m: Moment) -> TokensValue:
+    chips = m.chips
+    context_length = m.model.context_length if m.model else 0
+    used = len(chips)
+    counter = f"context: {used:,} / {context_length:,} tokens" if context_length else "context: 0 tokens"
+    answer = "".join(c.text for c in chips if c.kind == "output")
+    message = ""
+    if not chips and (m.message or m.cursor is not None):
+        message = m.message or "The prompt is split into tokens in step 1."
+    reading = (0, 0)
+    appended = None
+    stats = ""
+    if m.step is not None and m.trace is not None:
+        if m.stage <= Stage.LAYERS:
+            reading = (m.step.start, m.step.end)
+        if m.stage is Stage.APPEND:
+            appended = len(chips) - 1
+        # What the tokens spell: the prompt as typed (pieces of a split character would count it
+        # twice), or in chat mode the template's text too, then the answer so far.
+        prompt = "".join(c.text for c in chips if c.kind == "input") if m.trace.chat else m.trace.prompt
+        text = prompt + answer
+        vocab = m.trace.model.vocab_size
+        stats = (f"{used} tokens from {len(text)} characters: {len(text) / max(1, used):.1f} characters per token"
+                 f"  ·  each is one of a vocabulary of {vocab:,}")
+    return TokensValue(
+        title=m.texts.title(Stage.TOKENS), counter=counter, prompt_text=m.trace.prompt if m.trace else "",
+        answer_text=answer, chips=chips, reading=reading, appended=appended, stats=stats,
+        stats_stressed=m.stage is Stage.TOKENS, message=message,
+    )

@@ -1,0 +1,85 @@
+"""Saving and opening recorded runs, and exporting the illustration, from the window.
+
+A saved trace is everything a run recorded: opening it steps through exactly that run without
+the model (and `explainer export --trace` draws figures from it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog
+
+from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
+
+
+class RunFiles:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def save_trace_dialog(self) -> None:
+        w = self.window
+        if not w.stepper.ready or w.generating:
+            return
+        path, _ = QFileDialog.getSaveFileName(w, "Save the recorded run", "explainer-trace.json", "Trace (*.json)")
+        if path:
+            self.save_trace(path)
+
+    def save_trace(self, path: str) -> None:
+        """Write the recorded run (atomically); `explainer export --trace` reads it too."""
+        w = self.window
+        if w.trace is None:
+            return
+        try:
+            w.trace.save(path)
+        except ExplainerError as exc:
+            w.show_error(f"could not save the trace: {exc.message}", exc.hint)
+            return
+        w.set_activity(f"Saved {path}")
+
+    def open_trace_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open a recorded run", "", "Trace (*.json)")
+        if path:
+            self.open_trace(path)
+
+    def open_trace(self, path: str) -> None:
+        """Step through a saved run from its first stage; nothing is recomputed."""
+        from explainer.engine.trace import Trace
+
+        w = self.window
+        try:
+            trace = Trace.load(path)
+        except ExplainerError as exc:
+            w.show_error(f"could not open the trace: {exc.message}", exc.hint)
+            return
+        w.show_recorded(trace)
+        w.set_activity(f"Opened {path}: {len(trace.steps)} recorded tokens. Step through with → / Space.")
+
+    def export_dialog(self) -> None:
+        w = self.window
+        if not w.stepper.ready:
+            return
+        path, _ = QFileDialog.getSaveFileName(w, "Export the illustration", "explainer.svg",
+                                              "SVG image (*.svg);;PNG image (*.png)")
+        if path:
+            self.export(path)
+
+    def export(self, path: str) -> None:
+        """Write the current frame as SVG or PNG (by the file name) with the same code as
+        `explainer export`: the end state of the current stage in a fresh scene, so a running
+        animation is never caught halfway, and the controls are not part of the picture."""
+        from explainer.export.figure import export_figure
+
+        w = self.window
+        w.stepper.finish_animation()
+        if w.trace is None or w.cursor is None:
+            return
+        try:
+            export_figure(w.trace, w.cursor, path, theme=w.theme_name, timings=True, vocabulary=w.vocabulary)
+        except ExplainerError as exc:
+            w.show_error(f"could not export: {exc.message}", exc.hint)
+            return
+        w.set_activity(f"Exported {path}")

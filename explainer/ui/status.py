@@ -1,0 +1,45 @@
+"""The status bar: what the app is doing, the run's measured times, the loaded model."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
+
+from explainer.engine.trace import ModelInfo, Trace
+from explainer.lesson.texts import LessonTexts
+
+
+class StatusLine:
+    """The widgets of the window's status bar and how they are filled."""
+
+    def __init__(self, bar: QStatusBar, texts: LessonTexts) -> None:
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setObjectName("busy")
+        self.busy_bar.setRange(0, 0)  # indeterminate
+        self.busy_bar.setMaximumSize(120, 14)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.hide()
+        self.activity = QLabel("Starting…")
+        self.activity.setObjectName("activity")
+        self.metrics = QLabel("")
+        self.metrics.setObjectName("metrics")
+        self.metrics.setToolTip("\n".join(f"{t}: {texts.define(t) or ''}" for t in ("TTFT", "TPOT")))
+        self.model_label = QLabel("")
+        self.model_label.setObjectName("model")
+        bar.addWidget(self.busy_bar)
+        bar.addWidget(self.activity, 1)
+        bar.addPermanentWidget(self.metrics)
+        bar.addPermanentWidget(self.model_label)
+
+    def show_metrics(self, trace: Trace | None) -> None:
+        if trace is None:
+            self.metrics.setText("")
+            return
+        ttft, tpot = trace.ttft_s, trace.tpot_s
+        parts = [f"TTFT {ttft * 1000:.0f} ms"] if ttft is not None else []
+        parts.append(f"TPOT {tpot * 1000:.1f} ms" if tpot is not None else "TPOT –")
+        parts.append(trace.model.provider)
+        self.metrics.setText("  ·  ".join(parts))
+
+    def show_model(self, info: ModelInfo | None) -> None:
+        self.model_label.setText(f"  |  {info.name} · {info.n_params / 1e6:.0f} M parameters" if info
+                                 else "model not built")

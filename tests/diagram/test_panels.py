@@ -1,0 +1,66 @@
+"""One value per panel: a panel is drawn again exactly when its value changes, and drawing only
+the changed panels gives the same picture as drawing everything anew."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from explainer.diagram.registry import PANELS
+from explainer.diagram.scene import LifecycleScene
+from explainer.frames import Frame, build_frame
+from explainer.lesson.assets import load_texts
+from explainer.lesson.stages import Lesson
+from tests.support import readback as rb
+from tests.support.lesson import model_vocabulary
+
+
+def test_every_value_of_a_frame_has_its_panel():
+    assert [spec.name for spec in PANELS] == list(Frame.panel_names())
+
+
+def test_frames_are_pure_values(real_trace):
+    trace = real_trace("sampled")
+    for c in Lesson(trace).cursors():
+        a = build_frame(trace, c, load_texts(), model_vocabulary())
+        b = build_frame(trace, c, load_texts(), model_vocabulary())
+        assert a == b and a is not b
+        hash(a.cursor)  # cursors (and frames' keys) are hashable values
+
+
+@pytest.mark.parametrize("name", ["sampled", "chat"])
+def test_drawing_only_changed_panels_equals_drawing_everything_anew(scene, real_trace, name):
+    trace = real_trace(name)
+    cursors = Lesson(trace).cursors()
+    walk = cursors + list(reversed(cursors))
+    rng = random.Random(0)
+    walk += [rng.choice(cursors) for _ in range(40)]  # jumps back and forth
+    fresh = LifecycleScene(load_texts(), scene.theme)
+    fresh.set_vocabulary(model_vocabulary())
+    for c in walk:
+        scene.show_frame(trace, c, animate=False)  # draws only the panels whose value changed
+        fresh.show_frame(trace, c, animate=False)
+        fresh.redraw()  # every panel drawn again from its value
+        assert rb.frame_state(scene) == rb.frame_state(fresh), c
+
+
+def test_a_panel_is_drawn_exactly_when_its_value_changes(scene, real_trace):
+    trace = real_trace("sampled")
+    drawn: list[str] = []
+    for name, item in scene.panels.items():
+        original = item.show
+
+        def counting(value, theme, name=name, original=original):  # noqa: ANN001, ANN202
+            drawn.append(name)
+            return original(value, theme)
+
+        item.show = counting
+    previous = scene.frame
+    for c in Lesson(trace).cursors():
+        drawn.clear()
+        scene.show_frame(trace, c, animate=False)
+        frame = scene.frame
+        changed = {n for n in Frame.panel_names() if frame.panel(n) != previous.panel(n)}
+        assert sorted(drawn) == sorted(changed), c
+        previous = frame

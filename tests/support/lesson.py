@@ -1,0 +1,35 @@
+"""The inputs the app passes to the pure layers, made the same way for the tests.
+
+The app labels token ids with the loaded model's vocabulary; tests that compare labels with the
+trace use the built model's tokenizer the same way (or ``#id`` labels when it is not built).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from explainer.engine.trace import Trace
+from explainer.errors import ExplainerError
+from explainer.lesson.assets import load_texts
+from explainer.lesson.captions import caption
+from explainer.lesson.stages import Cursor
+from explainer.lesson.vocab import TokenNames, Vocabulary, vocabulary_of
+
+
+@lru_cache(maxsize=1)
+def model_vocabulary() -> Vocabulary | None:
+    from explainer.model.build import load_built
+
+    try:
+        return vocabulary_of(load_built().load_tokenizer())
+    except ExplainerError:
+        return None
+
+
+def token_text(trace: Trace, token_id: int) -> str:
+    """How the app labels ``token_id`` in this trace."""
+    return TokenNames(model_vocabulary()).use(trace)(token_id)
+
+
+def caption_at(trace: Trace, cursor: Cursor, timings: bool = True) -> str:
+    return caption(load_texts(), trace, cursor, TokenNames(model_vocabulary()), timings)
