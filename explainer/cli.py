@@ -336,19 +336,19 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     if args.gui:
-        from explainer.ui.bench_gui import run_gui_bench
+        from explainer.bench.gui import run_gui_bench
 
         _print_json(run_gui_bench(args.model, args.device))
         return 0
     if args.export:
-        from explainer.export.bench import run_export_bench
+        from explainer.bench.export import run_export_bench
         from explainer.export.figure import ensure_qt_app
         from explainer.model.build import load_built
 
         ensure_qt_app()
         _print_json(run_export_bench(load_built(args.model), args.device))
         return 0
-    from explainer.engine.bench import run_bench
+    from explainer.bench.engine import run_bench
     from explainer.model.build import load_built
 
     _print_json(run_bench(load_built(args.model), args.device))
