@@ -1,7 +1,7 @@
 """Options several commands share, each added by one function and read by one.
 
 `generate` and `export` both take a prompt and sampling settings, and every command that loads
-a model takes --model: written once here, they cannot drift apart in spelling,
+a model takes --model and --cache-dir: written once here, they cannot drift apart in spelling,
 defaults or checks. Settings are checked only by ``SamplingSettings.validate()``, so the
 command line and the app's sampling panel refuse the same values with the same words.
 """
@@ -38,8 +38,14 @@ def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -
 
 
 def add_model_args(parser: argparse.ArgumentParser) -> None:
-    """--model NAME, for every command that loads or builds a model."""
+    """--model NAME and --cache-dir DIR, for every command that loads or builds a model.
+
+    --cache-dir is also accepted before the command. Here it has no default at all
+    (SUPPRESS): argparse copies a subcommand's defaults over the values parsed before it,
+    so a default of None would undo `explainer --cache-dir DIR COMMAND`.
+    """
     parser.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
+    add_cache_dir_arg(parser, default=argparse.SUPPRESS)
 
 
 def add_device_arg(parser: argparse.ArgumentParser) -> None:
@@ -71,9 +77,12 @@ def apply_cache_dir(args: argparse.Namespace) -> None:
 
 
 def load_model(args: argparse.Namespace) -> BuiltModel:
-    """The built model --model names."""
+    """The built model --model names. A name without a manifest is reported as unknown, with
+    the known names, not as "not built": building it would fail the same way."""
     from explainer.model.build import load_built
+    from explainer.model.manifest import load_manifest
 
+    load_manifest(args.model)
     return load_built(args.model)
 
 
