@@ -34,7 +34,7 @@ def test_run_app_shows_the_window_at_once_and_exits_cleanly(qtbot, tmp_cache):
 
 @pytest.mark.slow
 def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
-    from explainer.ui.bench_gui import run_gui_bench
+    from explainer.bench.gui import run_gui_bench
 
     report = run_gui_bench(tokens=3)
     assert report["status"] == "done", report
@@ -57,7 +57,7 @@ def test_bench_dates_the_process_start_to_the_clock_tick():
 
     before = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", "from explainer.ui.bench_gui import _process_start; print(repr(_process_start()))"],
+        [sys.executable, "-c", "from explainer.bench.gui import _process_start; print(repr(_process_start()))"],
         capture_output=True, text=True, check=True,
     )
     after = time.time()

@@ -1,0 +1,39 @@
+"""`explainer bench`: measure the engine, the app (--gui) or figure export (--export) and print
+the figures as one JSON object; the measuring itself is in explainer/bench/."""
+
+from __future__ import annotations
+
+import argparse
+
+from explainer.commands.options import Subcommands, add_device_arg, add_model_args, load_model
+from explainer.commands.output import print_json
+
+
+def add_parser(sub: Subcommands) -> None:
+    p = sub.add_parser("bench", help="measure load, prefill and decode speed (prints JSON)")
+    add_device_arg(p)
+    p.add_argument("--gui", action="store_true",
+                   help="measure the app instead: GUI-thread blocking, frame rate, time to first window")
+    p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
+    add_model_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.gui:
+        from explainer.bench.gui import run_gui_bench
+
+        print_json(run_gui_bench(args.model, args.device))
+        return 0
+    built = load_model(args)
+    if args.export:
+        from explainer.bench.export import run_export_bench
+        from explainer.export.figure import ensure_qt_app
+
+        ensure_qt_app()
+        print_json(run_export_bench(built, args.device))
+        return 0
+    from explainer.bench.engine import run_bench
+
+    print_json(run_bench(built, args.device))
+    return 0

@@ -1,0 +1,88 @@
+"""`explainer generate`: let the model continue a prompt, streaming the text as it comes, or
+print every step as one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from explainer.commands.options import (
+    Subcommands,
+    add_device_arg,
+    add_model_args,
+    add_prompt_args,
+    add_sampling_args,
+    load_model,
+    read_prompt,
+    sampling_settings,
+)
+from explainer.commands.output import print_json
+
+
+def add_parser(sub: Subcommands) -> None:
+    p = sub.add_parser("generate", help="let the model continue a prompt, token by token")
+    add_prompt_args(p)
+    p.add_argument("--max-new-tokens", type=int, default=64, metavar="N")
+    add_sampling_args(p, seed_default=None)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    p.add_argument("--save-trace", metavar="FILE.json", help="save everything recorded, for the app or export")
+    add_device_arg(p)
+    add_model_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from explainer.engine.generate import Engine
+
+    prompt = read_prompt(args)
+    settings = sampling_settings(args)
+    engine = Engine(load_model(args), args.device)
+    engine.prepare(prompt, args.chat)  # fail on a bad prompt before any output
+
+    # A token can be a piece of one character (CJK, emoji are several byte tokens): stream the
+    # decoded text of all output ids and hold back a trailing incomplete character.
+    output_ids: list[int] = []
+    printed = [0]
+
+    def stream(trace, step) -> None:
+        if args.json:
+            return
+        if step.index == 0:
+            sys.stdout.write(trace.prompt)
+        output_ids.append(step.sampling.chosen.id)
+        text = engine.tokenizer.decode(output_ids)
+        ready = text.rstrip("\ufffd")
+        sys.stdout.write(ready[printed[0]:])
+        printed[0] = max(printed[0], len(ready))
+        sys.stdout.flush()
+
+    trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream)
+    if not args.json:
+        sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0]:])  # anything held back
+    if args.save_trace:
+        trace.save(args.save_trace)
+    if not args.json:
+        ttft = f"{trace.ttft_s * 1000:.0f} ms"
+        tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"
+        print(f"\n\n[{len(trace.steps)} tokens, stop: {trace.stop_reason}, time to first token {ttft}, "
+              f"time per output token {tpot}, on {engine.runtime.device_label}]", file=sys.stderr)
+        return 0
+    piece = engine.tokenizer.piece
+    print_json({
+        "model": {"name": trace.model.name, "provider": engine.runtime.provider},
+        "prompt_tokens": [{"id": t.id, "text": t.text} for t in trace.prompt_tokens],
+        "steps": [
+            {
+                "phase": s.phase,
+                "token": s.sampling.chosen.to_dict(),
+                "top": [{"id": i, "text": piece(i), "prob": p}
+                        for i, p in zip(s.sampling.raw.ids[:20], s.sampling.raw.probs[:20])],
+                "seconds": s.forward_s + s.sample_s,
+            }
+            for s in trace.steps
+        ],
+        "ttft_s": trace.ttft_s,
+        "tpot_s": trace.tpot_s,
+        "stop_reason": trace.stop_reason,
+    })
+    return 0

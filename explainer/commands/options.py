@@ -1,0 +1,135 @@
+"""Options several commands share, each added by one function and read by one.
+
+`generate` and `export` both take a prompt and sampling settings, and every command that loads
+a model takes --model and --cache-dir: written once here, they cannot drift apart in spelling,
+defaults or checks. Settings are checked only by ``SamplingSettings.validate()``, so the
+command line and the app's sampling panel refuse the same values with the same words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from explainer.errors import ExplainerError
+from explainer.model.manifest import DEFAULT_MODEL
+
+if TYPE_CHECKING:  # for annotations only: a command imports these when it runs
+    from explainer.engine.sampler import SamplingSettings
+    from explainer.model.build import BuiltModel
+
+# argparse has no public name for what add_subparsers() returns.
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        default=default,
+        help="where downloads and built models live "
+        "(default: $EXPLAINER_CACHE_DIR, else the user cache dir)",
+    )
+
+
+def add_model_args(parser: argparse.ArgumentParser) -> None:
+    """--model NAME and --cache-dir DIR, for every command that loads or builds a model.
+
+    --cache-dir is also accepted before the command. Here it has no default at all
+    (SUPPRESS): argparse copies a subcommand's defaults over the values parsed before it,
+    so a default of None would undo `explainer --cache-dir DIR COMMAND`.
+    """
+    parser.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
+    add_cache_dir_arg(parser, default=argparse.SUPPRESS)
+
+
+def add_device_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", choices=DEVICES, default=None)
+
+
+def add_prompt_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
+    parser.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
+    parser.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
+
+
+def add_sampling_args(parser: argparse.ArgumentParser, seed_default: int | None, seed_help: str | None = None) -> None:
+    """--temperature, --top-k, --top-p and --seed. How many tokens to generate is each command's
+    own option (generate: --max-new-tokens, export: --steps), stored as ``max_new_tokens``."""
+    parser.add_argument("--temperature", type=float, default=0.0, metavar="T", help="0 (default) is greedy")
+    parser.add_argument("--top-k", type=int, default=0, metavar="K", help="keep the K likeliest (0: off)")
+    parser.add_argument("--top-p", type=float, default=1.0, metavar="P", help="keep the smallest set reaching P")
+    parser.add_argument("--seed", type=int, default=seed_default, metavar="S", help=seed_help)
+
+
+def apply_cache_dir(args: argparse.Namespace) -> None:
+    """Use --cache-dir, if given, for this process and the processes it starts."""
+    if args.cache_dir:
+        from explainer.model import paths
+
+        paths.set_cache_dir(args.cache_dir)
+        os.environ[paths.ENV_CACHE_DIR] = str(paths.cache_root())
+
+
+def load_model(args: argparse.Namespace) -> BuiltModel:
+    """The built model --model names. A name without a manifest is reported as unknown, with
+    the known names, not as "not built": building it would fail the same way."""
+    from explainer.model.build import load_built
+    from explainer.model.manifest import load_manifest
+
+    load_manifest(args.model)
+    return load_built(args.model)
+
+
+def sampling_settings(args: argparse.Namespace) -> SamplingSettings:
+    from explainer.engine.sampler import SamplingSettings
+
+    settings = SamplingSettings(
+        temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+        seed=args.seed, max_new_tokens=args.max_new_tokens,
+    )
+    settings.validate()
+    return settings
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    """Text from stdin or a file; the message names the first bad byte and where it is."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExplainerError(
+            f"{source} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            "convert the text to UTF-8, e.g. with `iconv -t UTF-8`",
+        ) from None
+
+
+def read_text_arg(text: str) -> str:
+    """A text argument, or stdin for "-". An argument the shell passed in another encoding
+    arrives with surrogates, which would fail later and less clearly in the tokenizer."""
+    if text == "-":
+        return decode_utf8(sys.stdin.buffer.read(), "standard input")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ExplainerError(
+            "the TEXT argument is not valid UTF-8",
+            "pass UTF-8 text, or pipe it in with `explainer tokenize -`",
+        ) from None
+    return text
+
+
+def read_prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file:
+        try:
+            data = Path(args.prompt_file).read_bytes()
+        except OSError as exc:
+            raise ExplainerError(f"cannot read {args.prompt_file} ({exc.strerror})", "check the path") from None
+        return decode_utf8(data, args.prompt_file)
+    if args.prompt is None:
+        raise ExplainerError("no prompt given", "pass --prompt TEXT, --prompt - (stdin) or --prompt-file FILE")
+    return read_text_arg(args.prompt)

@@ -1,0 +1,72 @@
+"""What the commands print: progress on stderr, JSON on stdout, sizes a person reads.
+
+Results go to stdout and everything else to stderr, so `explainer ... --json | jq` and
+`explainer tokenize ... | head` see only the result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+class ProgressPrinter:
+    """``progress(phase, fraction)`` callback printing to stderr.
+
+    On a terminal it redraws one line per phase; otherwise it prints a line when a
+    phase starts and at every 25 %.
+    """
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.phase: str | None = None
+        self.last_step = -1
+        self.open_line = False
+
+    def __call__(self, phase: str, fraction: float) -> None:
+        pct = max(0.0, min(1.0, float(fraction))) * 100
+        if phase != self.phase:
+            self.end_line()
+            self.phase = phase
+            self.last_step = -1
+        if self.tty:
+            self.stream.write(f"\r{phase}: {pct:5.1f}%\x1b[K")
+            self.open_line = True
+            if pct >= 100:
+                self.end_line()
+        else:
+            step = int(pct // 25)
+            if step != self.last_step:
+                self.last_step = step
+                self.stream.write(f"{phase}: {pct:.0f}%\n")
+        self.stream.flush()
+
+    def end_line(self) -> None:
+        if self.open_line:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open_line = False
+
+    def log(self, message: str) -> None:
+        self.end_line()
+        self.stream.write(message + "\n")
+        self.stream.flush()
+
+
+def print_json(data: Any) -> None:
+    """Pretty JSON as UTF-8 whatever the locale, so token texts print as themselves."""
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover
