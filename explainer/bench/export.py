@@ -11,6 +11,7 @@ from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.export.figure import cursor_for, export_figure
 from explainer.lesson.stages import Stage
+from explainer.lesson.vocab import vocabulary_of
 
 PROMPT = "The capital of France is"
 
@@ -18,15 +19,16 @@ PROMPT = "The capital of France is"
 def run_export_bench(built, device: str | None = None) -> dict:
     engine = Engine(built, device)
     trace = engine.generate(PROMPT, SamplingSettings(max_new_tokens=4, temperature=0.8, seed=0))
+    names = vocabulary_of(engine.tokenizer)
     times: dict[str, list[float]] = {".svg": [], ".png": []}
     sizes: dict[str, list[int]] = {".svg": [], ".png": []}
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in (".svg", ".png"):
-            export_figure(trace, cursor_for(trace, Stage.TOKENS), Path(tmp) / f"warm{fmt}")  # Qt start-up
+            export_figure(trace, cursor_for(trace, Stage.TOKENS), Path(tmp) / f"warm{fmt}", vocabulary=names)  # Qt start-up
             for stage in Stage:
                 out = Path(tmp) / f"{stage.value}{fmt}"
                 start = time.perf_counter()
-                export_figure(trace, cursor_for(trace, stage), out)
+                export_figure(trace, cursor_for(trace, stage), out, vocabulary=names)
                 times[fmt].append(time.perf_counter() - start)
                 sizes[fmt].append(out.stat().st_size)
     return {

@@ -17,6 +17,7 @@ from explainer.commands.options import (
 )
 from explainer.errors import ExplainerError
 from explainer.lesson.stages import Stage
+from explainer.lesson.vocab import Vocabulary, vocabulary_of
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -44,14 +45,26 @@ def add_parser(sub: Subcommands) -> None:
     p.set_defaults(func=run)
 
 
+def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
+    """Labels for the candidate tokens of a saved trace: the built model's tokenizer if there is
+    one; a trace is drawn without the model too, its candidates then read ``#1234``."""
+    try:
+        return vocabulary_of(load_model(args).load_tokenizer())
+    except ExplainerError:
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     from explainer.engine.trace import Trace
     from explainer.export.figure import check_output_path, cursor_for, export_figure
 
     out = check_output_path(args.out)
     stage = Stage(args.stage)
+    if args.step is not None and args.step < 0:
+        raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
     if args.trace:
         trace = Trace.load(args.trace)
+        vocabulary = _saved_trace_vocabulary(args)
     else:
         from explainer.engine.generate import Engine
 
@@ -59,9 +72,8 @@ def run(args: argparse.Namespace) -> int:
         settings = sampling_settings(args)
         engine = Engine(load_model(args), args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
-    if args.step is not None and args.step < 0:
-        raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
+        vocabulary = vocabulary_of(engine.tokenizer)
     cursor = cursor_for(trace, stage, args.step)
-    written = export_figure(trace, cursor, out, args.theme, args.text_as_paths, args.timings)
+    written = export_figure(trace, cursor, out, args.theme, args.text_as_paths, args.timings, vocabulary)
     print(f"wrote {written} ({stage.value}, step {cursor.step + 1} of {len(trace.steps)})", file=sys.stderr)
     return 0

@@ -132,6 +132,28 @@ def test_cli_export_from_a_saved_trace(trace, tmp_path):
     assert (tmp_path / "t.png").stat().st_size > 10_000
 
 
+def test_cli_export_names_every_candidate_token(built_model, tmp_path):
+    """Candidates the trace knows only by id are labelled from the model's vocabulary, from a fresh
+    run and from a saved trace alike (never as '#1234')."""
+    import re
+
+    fresh = tmp_path / "fresh.svg"
+    saved = tmp_path / "trace.json"
+    proc = run_cli("--prompt", "The capital of France is", "--stage", "probabilities", "--out", str(fresh))
+    assert proc.returncode == 0, proc.stderr.decode()
+    from explainer.engine.generate import Engine
+    from explainer.engine.sampler import SamplingSettings
+
+    Engine(built_model).generate("The capital of France is", SamplingSettings(max_new_tokens=1)).save(saved)
+    from_trace = tmp_path / "saved.svg"
+    proc = run_cli("--trace", str(saved), "--stage", "probabilities", "--out", str(from_trace))
+    assert proc.returncode == 0, proc.stderr.decode()
+    for svg in (fresh, from_trace):
+        text = svg.read_text(encoding="utf-8")
+        assert "␣Paris" in text
+        assert not re.search(r">#\d+<", text), "a candidate is labelled by its id"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
