@@ -12,6 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports
 
 import pytest
 
+import tests.support.live  # noqa: F401  (tracks animators and controllers from the first test on)
 from explainer.errors import ExplainerError
 
 REAL_GGUF_FALLBACK = Path("/tmp/m/SmolLM2-135M-Instruct.Q4_1.gguf")

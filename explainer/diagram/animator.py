@@ -8,7 +8,6 @@ end state.  Speed 0 means "no animation": the caller draws the end state directl
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,14 +31,12 @@ class Animator(QObject):
     """Plays phases of tracks (tracks in a phase run together; phases run in order)."""
 
     finished = Signal()
-    live: "weakref.WeakSet[Animator]" = weakref.WeakSet()   # for test fixtures: nothing may keep running
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.speed = 1.0
         self._group: QSequentialAnimationGroup | None = None
         self._on_end: Callable[[bool], None] | None = None
-        Animator.live.add(self)
 
     def set_speed(self, factor: float) -> None:
         """0 = jump to the end state, 1 = normal, 2 = twice as fast."""

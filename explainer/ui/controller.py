@@ -18,7 +18,6 @@ import enum
 import os
 import time
 import traceback
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -61,8 +60,6 @@ class Activity(enum.Enum):
     BUILDING = "Building the model…"
     GENERATING = "Generating…"
 
-# Every controller ever started, so tests can fail one that leaves its thread running.
-LIVE_CONTROLLERS: "weakref.WeakSet[EngineController]" = weakref.WeakSet()
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
 
@@ -283,7 +280,6 @@ class EngineController(QObject):
         w.failed.connect(self._on_failed)
         w.busy.connect(self._on_busy)
         self._thread.start()
-        LIVE_CONTROLLERS.add(self)
 
     # --- requests ----------------------------------------------------------
 

@@ -9,9 +9,9 @@ import pytest
 def no_running_animation(request):
     """Fail a test that leaves an animation running (it would draw into the next test)."""
     yield
-    from explainer.diagram.animator import Animator
+    from tests.support.live import ANIMATORS
 
-    running = [a for a in list(Animator.live) if a.is_running()]
+    running = [a for a in list(ANIMATORS) if a.is_running()]
     for a in running:
         a.finish()
     if running:

@@ -21,9 +21,9 @@ def pytest_collection_modifyitems(config, items):
 
 def running_controllers() -> list:
     """Controllers whose worker thread is still running."""
-    from explainer.ui.controller import LIVE_CONTROLLERS
+    from tests.support.live import CONTROLLERS
 
-    return [c for c in list(LIVE_CONTROLLERS) if c.is_running]
+    return [c for c in list(CONTROLLERS) if c.is_running]
 
 
 @pytest.fixture(autouse=True)
