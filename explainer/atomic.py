@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from explainer.errors import ExplainerError
 
@@ -21,12 +23,18 @@ def _umask() -> int:
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, what: str = "the file") -> Path:
     """Write `data` to a temporary file beside `path`, fsync it, then rename it into place."""
+    return write_atomic_with(path, lambda f: f.write(data), what)
+
+
+def write_atomic_with(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "the file") -> Path:
+    """Like :func:`write_atomic`, with ``write(file)`` producing the contents (a large file is
+    then streamed to disk instead of being held in memory twice)."""
     target = Path(path)
     tmp_name: str | None = None
     try:
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes 0600; keep the user's usual mode

@@ -29,7 +29,7 @@ def add_parser(sub: Subcommands) -> None:
         "give the same file.",
     )
     add_prompt_args(p)
-    p.add_argument("--trace", metavar="FILE.json", help="draw a saved trace instead of running the model")
+    p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
     p.add_argument("--steps", dest="max_new_tokens", type=int, default=1, metavar="N",
                    help="tokens to generate (default 1)")
     p.add_argument("--stage", choices=[s.value for s in Stage], default="append",

@@ -25,7 +25,7 @@ def add_parser(sub: Subcommands) -> None:
     p.add_argument("--max-new-tokens", type=int, default=64, metavar="N")
     add_sampling_args(p, seed_default=None)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
-    p.add_argument("--save-trace", metavar="FILE.json", help="save everything recorded, for the app or export")
+    p.add_argument("--save-trace", metavar="FILE.trace", help="save everything recorded, for the app or export")
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
@@ -74,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
         "steps": [
             {
                 "phase": s.phase,
-                "token": s.sampling.chosen.to_dict(),
+                "token": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
                 "top": [{"id": i, "text": piece(i), "prob": p}
-                        for i, p in zip(s.sampling.raw.ids[:20], s.sampling.raw.probs[:20])],
+                        for i, p in zip(s.sampling.raw.ids[:20].tolist(), s.sampling.raw.probs[:20].tolist())],
                 "seconds": s.forward_s + s.sample_s,
             }
             for s in trace.steps

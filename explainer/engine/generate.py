@@ -17,7 +17,7 @@ import numpy as np
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer
-from explainer.engine.trace import LayerView, ModelInfo, Step, StepSampling, TokenRef, TopList, Trace
+from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, StepSampling, TokenRef, Trace
 from explainer.errors import ExplainerError
 
 PREFILL_CHUNK = 512
@@ -111,9 +111,9 @@ class Engine:
                 phase="prefill" if not trace.steps else "decode",
                 start=start,
                 tokens=list(reading),
-                embeddings=[[float(v) for v in row] for row in result.embeddings],
+                embeddings=result.embeddings.astype(np.float16),
                 embedding_dim=int(result.embeddings.shape[1]),
-                layers=self._layer_views(result, lens),
+                layers=layers_record(result, lens),
                 sampling=StepSampling.from_result(sample, TOP_N, chosen.text),
                 forward_s=result.seconds,
                 sample_s=sample_s,
@@ -145,19 +145,34 @@ class Engine:
         out.seconds = spent
         return out
 
-    def _layer_views(self, out: PassOutput, lens: bool) -> list[LayerView]:
-        """Per layer: how much it changed the last token's state, its lens guess, its attention."""
-        views = []
-        previous = out.embeddings[-1].astype(np.float64)
-        for i, state in enumerate(out.hidden_last.astype(np.float64)):
-            norm = float(np.linalg.norm(previous))
-            change = float(np.linalg.norm(state - previous)) / max(norm, 1e-12)
-            guess = None
-            if lens:
-                probs = out.lens_probs[i].astype(np.float64)
-                guess = TopList([int(t) for t in out.lens_ids[i]], [float(p) for p in probs],
-                                max(0.0, 1.0 - float(probs.sum())))
-            attention = out.attention_last[i].mean(axis=0)
-            views.append(LayerView(change=change, lens=guess, attention=[float(a) for a in attention]))
-            previous = state
-        return views
+
+def layers_record(out: PassOutput, lens: bool) -> Layers:
+    """What the trace keeps of a pass's layers: how much each changed the last token's state, its
+    lens guesses, and the positions each head attended to most (one array per output)."""
+    hidden = out.hidden_last.astype(np.float64)
+    before = np.vstack([out.embeddings[-1:].astype(np.float64), hidden[:-1]])
+    change = np.linalg.norm(hidden - before, axis=1) / np.maximum(np.linalg.norm(before, axis=1), 1e-12)
+    att_ids, att_weights = top_attention(out.attention_last, ATTENTION_TOP)
+    return Layers(
+        change=change.astype(np.float32),
+        lens_ids=out.lens_ids.astype(np.int32) if lens else None,
+        lens_probs=out.lens_probs.astype(np.float32) if lens else None,
+        attention_ids=att_ids,
+        attention_weights=att_weights,
+    )
+
+
+def top_attention(weights: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest weights of each row of [layers, heads, positions], largest first, as
+    (int32 positions, float16 weights), padded with -1 / 0 when there are fewer positions."""
+    n_layers, heads, positions = weights.shape
+    take = min(k, positions)
+    idx = np.argpartition(-weights, take - 1, axis=-1)[..., :take] if take < positions else \
+        np.broadcast_to(np.arange(positions), weights.shape).copy()
+    vals = np.take_along_axis(weights, idx, axis=-1)
+    order = np.argsort(-vals, axis=-1, kind="stable")
+    ids = np.full((n_layers, heads, k), -1, np.int32)
+    out = np.zeros((n_layers, heads, k), np.float16)
+    ids[..., :take] = np.take_along_axis(idx, order, axis=-1)
+    out[..., :take] = np.take_along_axis(vals, order, axis=-1)
+    return ids, out

@@ -1,167 +1,85 @@
-"""What one request recorded, step by step, as plain data.
+"""What one request recorded, step by step: the contract between the engine and the views.
 
-A trace is the contract between the engine (which fills it while the model
-runs) and the views (which only read it), and it is what a user saves and
-reopens later.  So it is plain dataclasses of Python numbers and lists,
-round-trips through JSON without loss (floats are written with ``repr``, so
-nothing is rounded here: the engine decides precision before storing), and is
-checked on load, with errors naming the exact field, because a trace that
-loads but is inconsistent would make the views draw nonsense.
+The engine fills a Trace while the model runs; the views only read it; a user saves it and
+opens it again later (see trace_file.py). The numbers a pass records (embeddings, each layer's
+change, guesses and attention, the sampler's candidate lists) are numpy arrays, one per output
+and step, never Python floats in lists: a long prompt records millions of numbers, and a step
+is recorded with one array write per output. Probabilities are kept at float32, as shown;
+embeddings and attention weights, which are only ever drawn as colours and bars, at float16.
+
+Every record is checked when it is appended or loaded (:meth:`Trace.validate`), with errors
+naming the exact field, because a trace that loads but is inconsistent would make the views
+draw nonsense.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import statistics
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal, overload
 
 import numpy as np
 
 from explainer.engine.sampler import SampleResult, SamplingSettings, top_candidates
-from explainer.atomic import write_atomic
 from explainer.errors import ExplainerError
 
-SCHEMA_VERSION = 1
 PHASES = ("prefill", "decode")
 STOP_REASONS = ("eos", "max_tokens", "context")
 Phase = Literal["prefill", "decode"]
 StopReason = Literal["eos", "max_tokens", "context"]
-_PROB_TOLERANCE = 1e-6  # engines may compute in float32 before converting
+PROB_TOLERANCE = 1e-6  # engines may compute in float32 before converting
+ATTENTION_TOP = 16  # attended positions kept per layer and head (the ones the lesson names)
 
 
 class TraceError(ExplainerError):
     """A trace that cannot be read or is inconsistent; the message names the field."""
 
 
-# --- parsing helpers: each takes the field path used in error messages ------
-
-
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def _fail(path: str, what: str) -> TraceError:
+def trace_error(path: str, what: str) -> TraceError:
     return TraceError(f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program.")
 
 
-def _obj(d: object, path: str, names: tuple[str, ...]) -> dict[str, Any]:
-    """Check ``d`` is a dict with exactly ``names`` as keys (unknown keys would be lost on save)."""
-    if not isinstance(d, dict):
-        raise _fail(path, f"expected an object, got {type(d).__name__}")
-    for name in names:
-        if name not in d:
-            raise _fail(path, f"missing field '{name}'")
-    extra = sorted(set(map(str, d)) - set(names))
-    if extra:
-        raise _fail(path, f"unexpected field(s) {', '.join(extra)}")
-    return d
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
 
 
-def _int(v: object, path: str, minimum: int | None = None) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise _fail(path, f"expected an integer, got {v!r}")
-    if minimum is not None and v < minimum:
-        raise _fail(path, f"expected at least {minimum}, got {v}")
-    return v
-
-
-def _float(v: object, path: str, lo: float | None = None, hi: float | None = None) -> float:
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        raise _fail(path, f"expected a number, got {v!r}")
-    x = float(v)
-    if not math.isfinite(x):
-        raise _fail(path, f"expected a finite number, got {v!r}")
-    if lo is not None and x < lo:
-        raise _fail(path, f"expected at least {lo:g}, got {x!r}")
-    if hi is not None and x > hi:
-        raise _fail(path, f"expected at most {hi:g}, got {x!r}")
-    return x
-
-
-def _str(v: object, path: str) -> str:
-    if not isinstance(v, str):
-        raise _fail(path, f"expected a string, got {type(v).__name__}")
-    return v
-
-
-def _list(v: object, path: str) -> list[Any]:
-    if not isinstance(v, list):
-        raise _fail(path, f"expected a list, got {type(v).__name__}")
-    return v
-
-
-def _choice(v: object, path: str, options: tuple[str, ...]) -> str:
-    if v not in options:
-        raise _fail(path, f"expected one of {', '.join(options)}, got {v!r}")
-    return cast(str, v)
-
-
-def _names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
-
-
-# --- the records --------------------------------------------------------------
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TokenRef:
     """A token id and its text as the tokenizer shows it."""
 
     id: int
     text: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": int(self.id), "text": self.text}
 
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> TokenRef:
-        d = _obj(d, path, _names(cls))
-        return cls(_int(d["id"], _join(path, "id"), 0), _str(d["text"], _join(path, "text")))
-
-
-@dataclass(slots=True)
+@dataclass(eq=False, slots=True)
 class TopList:
-    """The n most likely ids with their probabilities, and the mass outside them."""
+    """The n most likely ids (int32) with their probabilities (float32), and the mass outside them."""
 
-    ids: list[int]
-    probs: list[float]
+    ids: np.ndarray
+    probs: np.ndarray
     rest: float
 
     @classmethod
     def from_probs(cls, probs: np.ndarray, n: int) -> TopList:
         """The top ``n`` of a full distribution (descending, lower id first on ties)."""
         ids, top, rest = top_candidates(probs, n)
-        return cls([int(i) for i in ids], [float(p) for p in top], float(rest))
+        return cls(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"ids": [int(i) for i in self.ids], "probs": [float(p) for p in self.probs], "rest": float(self.rest)}
-
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> TopList:
-        d = _obj(d, path, _names(cls))
-        ids_path, probs_path = _join(path, "ids"), _join(path, "probs")
-        ids = [_int(v, _join(ids_path, i), 0) for i, v in enumerate(_list(d["ids"], ids_path))]
-        hi = 1.0 + _PROB_TOLERANCE
-        probs = [_float(v, _join(probs_path, i), 0.0, hi) for i, v in enumerate(_list(d["probs"], probs_path))]
-        if len(probs) != len(ids):
-            raise _fail(probs_path, f"expected {len(ids)} values (one per id), got {len(probs)}")
-        return cls(ids, probs, _float(d["rest"], _join(path, "rest"), 0.0, hi))
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TopList) and _same(self.ids, other.ids) and _same(self.probs, other.probs) \
+            and self.rest == other.rest
 
 
-@dataclass(slots=True)
+@dataclass(eq=False, slots=True)
 class StepSampling:
     """How the token of one step was picked: the top of every stage, and the draw.
 
-    ``draw`` is None for greedy decoding; ``chosen_prob`` is the chosen token's
-    final probability and ``chosen_raw_prob`` its probability before any
-    temperature or cut.
+    ``draw`` is None for greedy decoding; ``chosen_prob`` is the chosen token's final probability
+    and ``chosen_raw_prob`` its probability before any temperature or cut.
     """
 
     raw: TopList
@@ -189,96 +107,96 @@ class StepSampling:
             chosen_raw_prob=float(result.raw[result.chosen]),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "raw": self.raw.to_dict(),
-            "after_temperature": self.after_temperature.to_dict(),
-            "after_top_k": self.after_top_k.to_dict(),
-            "after_top_p": self.after_top_p.to_dict(),
-            "kept": int(self.kept),
-            "draw": None if self.draw is None else float(self.draw),
-            "chosen": self.chosen.to_dict(),
-            "chosen_prob": float(self.chosen_prob),
-            "chosen_raw_prob": float(self.chosen_raw_prob),
-        }
+    @property
+    def stages(self) -> tuple[TopList, TopList, TopList, TopList]:
+        return self.raw, self.after_temperature, self.after_top_k, self.after_top_p
 
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> StepSampling:
-        d = _obj(d, path, _names(cls))
-        hi = 1.0 + _PROB_TOLERANCE
-        draw = d["draw"]
-        return cls(
-            raw=TopList.from_dict(d["raw"], _join(path, "raw")),
-            after_temperature=TopList.from_dict(d["after_temperature"], _join(path, "after_temperature")),
-            after_top_k=TopList.from_dict(d["after_top_k"], _join(path, "after_top_k")),
-            after_top_p=TopList.from_dict(d["after_top_p"], _join(path, "after_top_p")),
-            kept=_int(d["kept"], _join(path, "kept"), 1),
-            draw=None if draw is None else _draw(draw, _join(path, "draw")),
-            chosen=TokenRef.from_dict(d["chosen"], _join(path, "chosen")),
-            chosen_prob=_float(d["chosen_prob"], _join(path, "chosen_prob"), 0.0, hi),
-            chosen_raw_prob=_float(d["chosen_raw_prob"], _join(path, "chosen_raw_prob"), 0.0, hi),
-        )
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StepSampling) and self.stages == other.stages and (
+            self.kept, self.draw, self.chosen, self.chosen_prob, self.chosen_raw_prob) == (
+            other.kept, other.draw, other.chosen, other.chosen_prob, other.chosen_raw_prob)
 
 
-def _draw(v: object, path: str) -> float:
-    x = _float(v, path, 0.0)
-    if x >= 1.0:
-        raise _fail(path, f"expected a number in [0, 1), got {x!r}")
-    return x
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class LayerView:
-    """What one layer did at the last read position.
-
-    ``change`` is |h_l - h_{l-1}| / |h_{l-1}| for the last position's hidden
-    state; ``lens`` is what the model would predict if it stopped after this
-    layer (final norm + output head), None if not computed; ``attention`` is
-    the last read position's attention over all positions so far, averaged
-    over heads (length start + number of tokens read in the step).
-    """
+    """One layer of a :class:`Layers` record, read as plain values."""
 
     change: float
     lens: TopList | None
-    attention: list[float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "change": float(self.change),
-            "lens": None if self.lens is None else self.lens.to_dict(),
-            "attention": [float(a) for a in self.attention],
-        }
-
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> LayerView:
-        d = _obj(d, path, _names(cls))
-        att_path = _join(path, "attention")
-        return cls(
-            change=_float(d["change"], _join(path, "change"), 0.0),
-            lens=None if d["lens"] is None else TopList.from_dict(d["lens"], _join(path, "lens")),
-            attention=[_float(v, _join(att_path, i), 0.0) for i, v in enumerate(_list(d["attention"], att_path))],
-        )
+    attention_ids: np.ndarray  # int32 [heads, K]: the positions most attended to (-1: none)
+    attention_weights: np.ndarray  # float16 [heads, K]
 
 
-@dataclass(slots=True)
+@dataclass(eq=False, slots=True)
+class Layers:
+    """What every layer did at the last read position, one row per layer.
+
+    ``change`` is |h_l - h_(l-1)| / |h_(l-1)| for the last position's hidden state; ``lens_*`` are
+    each layer's top guesses if the model stopped after it (final norm + output head; None when
+    not computed); ``attention_*`` are, per head, the ``ATTENTION_TOP`` positions the last read
+    token attends to most and their weights, most attended first (-1 and 0 pad a short context).
+    """
+
+    change: np.ndarray  # float32 [n_layers]
+    lens_ids: np.ndarray | None  # int32 [n_layers, k]
+    lens_probs: np.ndarray | None  # float32 [n_layers, k]
+    attention_ids: np.ndarray  # int32 [n_layers, heads, K]
+    attention_weights: np.ndarray  # float16 [n_layers, heads, K]
+
+    def __len__(self) -> int:
+        return len(self.change)
+
+    @overload
+    def __getitem__(self, i: int) -> LayerView: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LayerView]: ...
+
+    def __getitem__(self, i: int | slice) -> LayerView | list[LayerView]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        lens = None
+        if self.lens_ids is not None and self.lens_probs is not None and self.lens_ids.shape[1] \
+                and self.lens_ids[i, 0] >= 0:
+            probs = self.lens_probs[i]
+            lens = TopList(self.lens_ids[i], probs, max(0.0, 1.0 - float(probs.sum(dtype=np.float64))))
+        return LayerView(float(self.change[i]), lens, self.attention_ids[i], self.attention_weights[i])
+
+    def __iter__(self) -> Iterator[LayerView]:
+        return (self[i] for i in range(len(self)))
+
+    @property
+    def has_lens(self) -> bool:
+        return self.lens_ids is not None
+
+    def guesses(self) -> list[int | None]:
+        """Each layer's top lens guess (None: not computed)."""
+        if self.lens_ids is None or self.lens_ids.shape[1] == 0:
+            return [None] * len(self)
+        return [int(i) if i >= 0 else None for i in self.lens_ids[:, 0].tolist()]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layers) and all(_same(getattr(self, f), getattr(other, f)) for f in (
+            "change", "lens_ids", "lens_probs", "attention_ids", "attention_weights"))
+
+
+@dataclass(eq=False, slots=True)
 class Step:
     """One forward pass and the token sampled from it.
 
-    ``start`` is the number of tokens already in the KV cache before the pass;
-    ``tokens`` are the tokens read in it (the whole prompt for prefill, one
-    token for decode).  ``embedding_dim`` is the model's full embedding width;
-    each vector in ``embeddings`` (one per read token) holds its first
-    ``len(vector)`` components, so the engine may store a prefix to keep
-    traces small; all vectors of a step have the same length.
+    ``start`` is the number of tokens already in the KV cache before the pass; ``tokens`` are the
+    tokens read in it (the whole prompt for prefill, one token for decode). ``embeddings`` holds
+    one row per read token ([n_tokens, width], float16): the first ``width`` of the model's
+    ``embedding_dim`` numbers.
     """
 
     index: int
     phase: Phase
     start: int
     tokens: list[TokenRef]
-    embeddings: list[list[float]]
+    embeddings: np.ndarray
     embedding_dim: int
-    layers: list[LayerView]
+    layers: Layers
     sampling: StepSampling
     forward_s: float
     sample_s: float
@@ -288,48 +206,20 @@ class Step:
         """Tokens in the context after this pass."""
         return self.start + len(self.tokens)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": int(self.index),
-            "phase": self.phase,
-            "start": int(self.start),
-            "tokens": [t.to_dict() for t in self.tokens],
-            "embeddings": [[float(x) for x in v] for v in self.embeddings],
-            "embedding_dim": int(self.embedding_dim),
-            "layers": [layer.to_dict() for layer in self.layers],
-            "sampling": self.sampling.to_dict(),
-            "forward_s": float(self.forward_s),
-            "sample_s": float(self.sample_s),
-        }
-
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> Step:
-        d = _obj(d, path, _names(cls))
-        tok_path, emb_path, lay_path = _join(path, "tokens"), _join(path, "embeddings"), _join(path, "layers")
-        embeddings = []
-        for i, v in enumerate(_list(d["embeddings"], emb_path)):
-            vec_path = _join(emb_path, i)
-            embeddings.append([_float(x, _join(vec_path, j)) for j, x in enumerate(_list(v, vec_path))])
-        return cls(
-            index=_int(d["index"], _join(path, "index"), 0),
-            phase=cast(Phase, _choice(d["phase"], _join(path, "phase"), PHASES)),
-            start=_int(d["start"], _join(path, "start"), 0),
-            tokens=[TokenRef.from_dict(t, _join(tok_path, i)) for i, t in enumerate(_list(d["tokens"], tok_path))],
-            embeddings=embeddings,
-            embedding_dim=_int(d["embedding_dim"], _join(path, "embedding_dim"), 1),
-            layers=[LayerView.from_dict(x, _join(lay_path, i)) for i, x in enumerate(_list(d["layers"], lay_path))],
-            sampling=StepSampling.from_dict(d["sampling"], _join(path, "sampling")),
-            forward_s=_float(d["forward_s"], _join(path, "forward_s"), 0.0),
-            sample_s=_float(d["sample_s"], _join(path, "sample_s"), 0.0),
-        )
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Step) and (
+            self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s) == (
+            other.index, other.phase, other.start, other.tokens, other.embedding_dim, other.forward_s,
+            other.sample_s) and _same(self.embeddings, other.embeddings) and self.layers == other.layers \
+            and self.sampling == other.sampling
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ModelInfo:
     """The model a trace was recorded with (shown in the UI, checked against the steps)."""
 
     name: str
-    provider: str
+    provider: str  # where it ran, as the UI says it: "CPU" or "CUDA"
     n_layers: int
     d_model: int
     n_heads: int
@@ -338,23 +228,11 @@ class ModelInfo:
     context_length: int
     n_params: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {f: (getattr(self, f) if f in ("name", "provider") else int(getattr(self, f))) for f in _names(ModelInfo)}
-
-    @classmethod
-    def from_dict(cls, d: object, path: str = "") -> ModelInfo:
-        d = _obj(d, path, _names(cls))
-        kw: dict[str, Any] = {"name": _str(d["name"], _join(path, "name")), "provider": _str(d["provider"], _join(path, "provider"))}
-        for name in _names(cls)[2:]:
-            kw[name] = _int(d[name], _join(path, name), 0 if name == "n_params" else 1)
-        return cls(**kw)
-
 
 @dataclass(slots=True)
 class Trace:
-    """Everything one request recorded.  Build with :meth:`new` and :meth:`append`."""
+    """Everything one request recorded. Build with :meth:`new` and :meth:`append`."""
 
-    schema: int
     model: ModelInfo
     prompt: str
     chat: bool
@@ -365,12 +243,11 @@ class Trace:
     created: str = ""
 
     @classmethod
-    def new(
-        cls, model: ModelInfo, prompt: str, chat: bool, settings: SamplingSettings, prompt_tokens: list[TokenRef]
-    ) -> Trace:
+    def new(cls, model: ModelInfo, prompt: str, chat: bool, settings: SamplingSettings,
+            prompt_tokens: list[TokenRef]) -> Trace:
         """An empty trace stamped with the current UTC time."""
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        return cls(SCHEMA_VERSION, model, prompt, chat, settings, list(prompt_tokens), [], None, created)
+        return cls(model, prompt, chat, settings, list(prompt_tokens), [], None, created)
 
     # --- derived numbers the views show ---------------------------------
 
@@ -405,132 +282,101 @@ class Trace:
 
     def append(self, step: Step) -> None:
         """Add the next step, refusing one that does not follow from the trace so far."""
-        self._check_step(step, len(self.steps), self.steps[-1] if self.steps else None)
+        check_step(self, step, len(self.steps), self.steps[-1] if self.steps else None)
         self.steps.append(step)
 
     def validate(self) -> None:
         """Check the cross-field rules that types alone cannot express."""
-        if self.schema != SCHEMA_VERSION:
-            raise _fail("schema", f"unsupported version {self.schema!r} (this app reads {SCHEMA_VERSION})")
         vocab = self.model.vocab_size
         for i, t in enumerate(self.prompt_tokens):
-            if t.id >= vocab:
-                raise _fail(f"prompt_tokens[{i}].id", f"token id {t.id} is outside the vocabulary of {vocab}")
+            if not 0 <= t.id < vocab:
+                raise trace_error(f"prompt_tokens[{i}].id", f"token id {t.id} is outside the vocabulary of {vocab}")
         prev: Step | None = None
         for i, step in enumerate(self.steps):
-            self._check_step(step, i, prev)
+            check_step(self, step, i, prev)
             prev = step
 
-    def _check_step(self, step: Step, i: int, prev: Step | None) -> None:
-        p = f"steps[{i}]"
-        if step.index != i:
-            raise _fail(f"{p}.index", f"expected {i}, got {step.index}")
-        if prev is None:
-            if step.phase != "prefill":
-                raise _fail(f"{p}.phase", f"the first step must be 'prefill', got {step.phase!r}")
-            if step.start != 0:
-                raise _fail(f"{p}.start", f"the first step must start at 0, got {step.start}")
-            if step.tokens != self.prompt_tokens:
-                raise _fail(f"{p}.tokens", "the first step must read exactly the prompt tokens")
-        else:
-            if step.phase != "decode":
-                raise _fail(f"{p}.phase", f"steps after the first must be 'decode', got {step.phase!r}")
-            if step.start != prev.end:
-                raise _fail(f"{p}.start", f"expected {prev.end} (where steps[{i - 1}] ended), got {step.start}")
-            if len(step.tokens) != 1:
-                raise _fail(f"{p}.tokens", f"a decode step reads exactly 1 token, got {len(step.tokens)}")
-            if step.tokens[0] != prev.sampling.chosen:
-                raise _fail(f"{p}.tokens[0]", f"expected the token chosen at steps[{i - 1}] ({prev.sampling.chosen.id}), got {step.tokens[0].id}")
-        if step.end > self.model.context_length:
-            raise _fail(p, f"context of {step.end} tokens exceeds the model's {self.model.context_length}")
-        if len(step.embeddings) != len(step.tokens):
-            raise _fail(f"{p}.embeddings", f"expected {len(step.tokens)} vectors (one per token), got {len(step.embeddings)}")
-        widths = {len(v) for v in step.embeddings}
-        if len(widths) > 1 or any(w < 1 or w > step.embedding_dim for w in widths):
-            raise _fail(f"{p}.embeddings", f"vectors must all have the same length, from 1 to embedding_dim={step.embedding_dim}")
-        if len(step.layers) != self.model.n_layers:
-            raise _fail(f"{p}.layers", f"expected {self.model.n_layers} layers, got {len(step.layers)}")
-        for j, layer in enumerate(step.layers):
-            if len(layer.attention) != step.end:
-                raise _fail(f"{p}.layers[{j}].attention", f"expected {step.end} values, got {len(layer.attention)}")
-        for tok_list, what in ((step.tokens, "tokens"), ([step.sampling.chosen], "sampling.chosen")):
-            for t in tok_list:
-                if t.id >= self.model.vocab_size:
-                    raise _fail(f"{p}.{what}", f"token id {t.id} is outside the vocabulary of {self.model.vocab_size}")
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trace) and (
+            self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created) == (
+            other.model, other.prompt, other.chat, other.settings, other.prompt_tokens, other.stop_reason,
+            other.created) and self.steps == other.steps
 
-    # --- serialisation ----------------------------------------------------
+    # --- files (trace_file.py) --------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": int(self.schema),
-            "model": self.model.to_dict(),
-            "prompt": self.prompt,
-            "chat": bool(self.chat),
-            "settings": self.settings.to_dict(),
-            "prompt_tokens": [t.to_dict() for t in self.prompt_tokens],
-            "steps": [s.to_dict() for s in self.steps],
-            "stop_reason": self.stop_reason,
-            "created": self.created,
-        }
+    def save(self, path: str | object) -> None:
+        """Write the trace file atomically (the binary format of trace_file.py)."""
+        from explainer.engine.trace_file import save_trace
+
+        save_trace(self, path)  # type: ignore[arg-type]
 
     @classmethod
-    def from_dict(cls, d: object) -> Trace:
-        """Parse and validate; raises :class:`TraceError` naming the bad field."""
-        if isinstance(d, dict) and "schema" in d and d["schema"] != SCHEMA_VERSION:
-            raise TraceError(
-                f"schema: unsupported trace version {d['schema']!r} (this app reads {SCHEMA_VERSION})",
-                "The trace was saved by a different version of the app.",
-            )
-        d = _obj(d, "", _names(cls))
-        try:
-            settings = SamplingSettings.from_dict(d["settings"])
-        except ExplainerError as e:
-            raise _fail("settings", e.message) from e
-        if not isinstance(d["chat"], bool):
-            raise _fail("chat", f"expected true or false, got {d['chat']!r}")
-        stop = d["stop_reason"]
-        trace = cls(
-            schema=_int(d["schema"], "schema"),
-            model=ModelInfo.from_dict(d["model"], "model"),
-            prompt=_str(d["prompt"], "prompt"),
-            chat=d["chat"],
-            settings=settings,
-            prompt_tokens=[TokenRef.from_dict(t, f"prompt_tokens[{i}]") for i, t in enumerate(_list(d["prompt_tokens"], "prompt_tokens"))],
-            steps=[Step.from_dict(s, f"steps[{i}]") for i, s in enumerate(_list(d["steps"], "steps"))],
-            stop_reason=None if stop is None else cast(StopReason, _choice(stop, "stop_reason", STOP_REASONS)),
-            created=_str(d["created"], "created"),
-        )
-        trace.validate()
-        return trace
+    def load(cls, path: str | object) -> Trace:
+        """Read and validate a saved trace (this app's binary format, or an older JSON one)."""
+        from explainer.engine.trace_file import load_trace
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write atomically: a reader sees the old file or the new one, never half of one."""
-        target = Path(path)
-        try:
-            text = json.dumps(self.to_dict(), allow_nan=False)
-        except ValueError as e:
-            raise ExplainerError(f"Could not save the trace: {e}.", "This is a bug in the engine; please report it.") from e
-        write_atomic(target, text.encode("utf-8"), "the trace")
+        return load_trace(path)  # type: ignore[arg-type]
 
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Trace:
-        """Read and validate a saved trace; every failure is a :class:`TraceError`."""
-        target = Path(path)
-        try:
-            data = target.read_bytes()
-        except FileNotFoundError as e:
-            raise TraceError(f"No trace file at {target}.", "Check the path, or save a trace first.") from e
-        except OSError as e:
-            raise TraceError(f"Could not read {target}: {e.strerror or e}.", "Check that it is a readable file.") from e
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise TraceError(f"{target} is not a trace: it is not valid UTF-8 text.", "Pick a .json trace saved by this app.") from e
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise TraceError(
-                f"{target} is not a trace: invalid JSON at line {e.lineno}, column {e.colno} ({e.msg}).",
-                "Pick a .json trace saved by this app; this one may be truncated or edited.",
-            ) from e
-        return cls.from_dict(obj)
+
+def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
+    """The rules a step must keep to follow ``prev`` in ``trace``; the error names the field."""
+    p = f"steps[{i}]"
+    m = trace.model
+    if step.index != i:
+        raise trace_error(f"{p}.index", f"expected {i}, got {step.index}")
+    if prev is None:
+        if step.phase != "prefill":
+            raise trace_error(f"{p}.phase", f"the first step must be 'prefill', got {step.phase!r}")
+        if step.start != 0:
+            raise trace_error(f"{p}.start", f"the first step must start at 0, got {step.start}")
+        if step.tokens != trace.prompt_tokens:
+            raise trace_error(f"{p}.tokens", "the first step must read exactly the prompt tokens")
+    else:
+        if step.phase != "decode":
+            raise trace_error(f"{p}.phase", f"steps after the first must be 'decode', got {step.phase!r}")
+        if step.start != prev.end:
+            raise trace_error(f"{p}.start", f"expected {prev.end} (where steps[{i - 1}] ended), got {step.start}")
+        if len(step.tokens) != 1:
+            raise trace_error(f"{p}.tokens", f"a decode step reads exactly 1 token, got {len(step.tokens)}")
+        if step.tokens[0] != prev.sampling.chosen:
+            raise trace_error(f"{p}.tokens[0]", f"expected the token chosen at steps[{i - 1}] "
+                                                f"({prev.sampling.chosen.id}), got {step.tokens[0].id}")
+    if step.end > m.context_length:
+        raise trace_error(p, f"context of {step.end} tokens exceeds the model's {m.context_length}")
+    emb = step.embeddings
+    if emb.ndim != 2:
+        raise trace_error(f"{p}.embeddings", f"expected one row of numbers per token, got shape {list(emb.shape)}")
+    if emb.shape[0] != len(step.tokens):
+        raise trace_error(f"{p}.embeddings", f"expected {len(step.tokens)} vectors (one per token), got {emb.shape[0]}")
+    if not 1 <= emb.shape[1] <= step.embedding_dim:
+        raise trace_error(f"{p}.embeddings", f"vectors must all have the same length, from 1 to "
+                                             f"embedding_dim={step.embedding_dim}")
+    check_layers(step.layers, f"{p}.layers", m.n_layers, step.end)
+    for t, what in [(t, f"tokens[{j}]") for j, t in enumerate(step.tokens)] + [(step.sampling.chosen, "sampling.chosen")]:
+        if not 0 <= t.id < m.vocab_size:
+            raise trace_error(f"{p}.{what}", f"token id {t.id} is outside the vocabulary of {m.vocab_size}")
+
+
+def check_layers(layers: Layers, p: str, n_layers: int, context: int) -> None:
+    if len(layers) != n_layers:
+        raise trace_error(p, f"expected {n_layers} layers, got {len(layers)}")
+    if layers.change.shape != (n_layers,) or not np.all(np.isfinite(layers.change)) or np.any(layers.change < 0):
+        raise trace_error(f"{p}.change", f"expected {n_layers} finite numbers of at least 0")
+    if (layers.lens_ids is None) != (layers.lens_probs is None):
+        raise trace_error(f"{p}.lens", "guesses and their probabilities must come together")
+    if layers.lens_ids is not None and layers.lens_probs is not None:
+        if layers.lens_ids.shape != layers.lens_probs.shape or layers.lens_ids.shape[:1] != (n_layers,):
+            raise trace_error(f"{p}.lens", f"expected one row of guesses and probabilities per layer, got shapes "
+                                           f"{list(layers.lens_ids.shape)} and {list(layers.lens_probs.shape)}")
+        probs = layers.lens_probs
+        if not np.all(np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1 + PROB_TOLERANCE):
+            raise trace_error(f"{p}.lens", "probabilities must be numbers from 0 to 1")
+    ids, weights = layers.attention_ids, layers.attention_weights
+    if ids.ndim != 3 or ids.shape[0] != n_layers or ids.shape != weights.shape:
+        raise trace_error(f"{p}.attention", f"expected [layers, heads, positions] arrays for {n_layers} layers, got "
+                                            f"shapes {list(ids.shape)} and {list(weights.shape)}")
+    if np.any(ids < -1) or np.any(ids >= context):
+        raise trace_error(f"{p}.attention", f"positions must be within the {context} tokens of the context")
+    w = weights.astype(np.float32)
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or np.any(w > 1 + 1e-3):
+        raise trace_error(f"{p}.attention", "weights must be numbers from 0 to 1")

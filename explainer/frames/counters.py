@@ -36,7 +36,7 @@ def counters_value(m: Moment) -> CountersValue:
     this = f"this pass {milliseconds(pass_s)} · " if known else ""
     # the app also computes every layer's guess in each pass, which takes time too; say so, since
     # `explainer bench` and `generate` report passes without it
-    lens = known and step is not None and any(lv.lens is not None for lv in step.layers)
+    lens = known and step is not None and step.layers.has_lens
     extra = ", incl. layer guesses" if lens else ""
     return CountersValue(f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}",
                          f"{this}measured on {dev}{extra}", used, window, ttft, tpot, pass_s, device)

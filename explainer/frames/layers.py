@@ -31,6 +31,5 @@ def layers_value(m: Moment) -> LayersValue:
     step = m.step
     if step is None or m.stage < Stage.LAYERS:
         return LayersValue(title, n, known, False, (), (), None)
-    guesses = tuple(m.names(lv.lens.ids[0]) if lv.lens is not None and lv.lens.ids else "" for lv in step.layers)
-    return LayersValue(title, n, known, True, tuple(float(lv.change) for lv in step.layers), guesses,
-                       lens_settles_at(step))
+    guesses = tuple(m.names(i) if i is not None else "" for i in step.layers.guesses())
+    return LayersValue(title, n, known, True, tuple(step.layers.change.tolist()), guesses, lens_settles_at(step))

@@ -55,7 +55,7 @@ class ProbabilitiesValue:
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
-    table = dict(zip(lst.ids, lst.probs))
+    table = dict(zip(lst.ids.tolist(), lst.probs.tolist()))
     return tuple(float(table.get(i, 0.0)) for i in ids)
 
 
@@ -69,7 +69,7 @@ def nice_scale(x: float) -> float:
 
 def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
     s = step.sampling
-    ids = list(s.raw.ids[:N_BARS])
+    ids = s.raw.ids[:N_BARS].tolist()
     labels = tuple(names(i) for i in ids)
     greedy = s.draw is None
     lists = [s.raw] if greedy else [s.raw, s.after_temperature, s.after_top_k, s.after_top_p]
@@ -87,13 +87,14 @@ def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
 def segments(step: Step, names: TokenNames) -> tuple[Segment, ...]:
     """The final distribution as consecutive spans of [0, 1] in the sampler's draw order."""
     final = step.sampling.after_top_p
-    probs = np.array([p for p in final.probs if p > 0], dtype=np.float64)
-    ids = final.ids[: len(probs)]
+    kept = final.probs > 0  # the kept candidates come first: the lists are sorted by probability
+    probs = final.probs[kept].astype(np.float64)
+    ids = final.ids[kept].tolist()
     total = float(probs.sum() + final.rest)
     out, start = [], 0.0
     for tid, p in zip(ids, probs):
         end = start + float(p) / total
-        out.append(Segment(names(tid), start, end, tid == step.sampling.chosen.id))
+        out.append(Segment(names(tid), start, end, tid == step.sampling.chosen.id))  # (tid: a Python int)
         start = end
     if final.rest > 0:
         out.append(Segment("…", start, 1.0, False))
@@ -124,7 +125,7 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         return ProbabilitiesValue(title, False, (), 0, 1.0, sampling, None, "", greedy, ribbon, 0, False, None, ())
     s = step.sampling
     phases, scale = bar_phases(step, m.names)
-    top = list(s.raw.ids[:N_BARS])
+    top = s.raw.ids[:N_BARS].tolist()
     return ProbabilitiesValue(
         title=title, shown=True, phases=phases, phase=AFTER_TOP_P if sampling else RAW, scale=scale,
         sampling=sampling, chosen_index=top.index(s.chosen.id) if s.chosen.id in top else None,

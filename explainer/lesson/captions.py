@@ -19,10 +19,9 @@ from explainer.lesson.vocab import TokenNames
 def lens_settles_at(step: Step) -> int | None:
     """1-based layer from which every layer's lens top-1 equals the final top token
     (the layer where stopping early would already give the same answer)."""
-    final = step.sampling.raw.ids[0] if step.sampling.raw.ids else None
+    final = int(step.sampling.raw.ids[0]) if len(step.sampling.raw.ids) else None
     first: int | None = None
-    for i, layer in enumerate(step.layers):
-        top = layer.lens.ids[0] if layer.lens is not None and layer.lens.ids else None
+    for i, top in enumerate(step.layers.guesses()):
         if top == final:
             if first is None:
                 first = i + 1
@@ -66,10 +65,10 @@ def caption_fields(trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str,
         used=step.end,
         used_after=step.end + 1,
         cached=step.start,
-        top=quoted(names(raw.ids[0])) if raw.ids else "?",
-        top_pct=percent(raw.probs[0]) if raw.probs else "?",
-        second=quoted(names(raw.ids[1])) if len(raw.ids) > 1 else "?",
-        second_pct=percent(raw.probs[1]) if len(raw.probs) > 1 else "?",
+        top=quoted(names(int(raw.ids[0]))) if len(raw.ids) else "?",
+        top_pct=percent(float(raw.probs[0])) if len(raw.probs) else "?",
+        second=quoted(names(int(raw.ids[1]))) if len(raw.ids) > 1 else "?",
+        second_pct=percent(float(raw.probs[1])) if len(raw.probs) > 1 else "?",
         lens_layer=lens_layer if lens_layer is not None else m.n_layers,
         chosen=quoted(names.display(s.chosen.id, s.chosen.text)),
         chosen_pct=percent(s.chosen_prob),

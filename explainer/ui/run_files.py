@@ -24,7 +24,7 @@ class RunFiles:
         w = self.window
         if not w.stepper.ready or w.generating:
             return
-        path, _ = QFileDialog.getSaveFileName(w, "Save the recorded run", "explainer-trace.json", "Trace (*.json)")
+        path, _ = QFileDialog.getSaveFileName(w, "Save the recorded run", "explainer-run.trace", "Trace (*.trace)")
         if path:
             self.save_trace(path)
 
@@ -41,7 +41,8 @@ class RunFiles:
         w.set_activity(f"Saved {path}")
 
     def open_trace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open a recorded run", "", "Trace (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open a recorded run", "",
+                                              "Traces (*.trace *.json);;All files (*)")
         if path:
             self.open_trace(path)
 

@@ -49,7 +49,7 @@ def test_bars_are_the_steps_probabilities(scene, real_trace):
     raw = step.sampling.raw
     assert len(bars) == N_BARS + 1
     assert [h for _, h in bars[:-1]] == pytest.approx(raw.probs[:N_BARS], abs=1e-12)
-    assert bars[-1] == ("other", pytest.approx(1 - sum(raw.probs[:N_BARS]), abs=1e-12))
+    assert bars[-1] == ("other", pytest.approx(1 - sum(raw.probs[:N_BARS].tolist()), abs=1e-12))
     assert [label for label, _ in bars[:-1]] == [token_text(trace, i) for i in raw.ids[:N_BARS]]
     assert bars[0][0] == " Paris"
     assert rb.draw_marker(scene) is None
@@ -60,8 +60,8 @@ def test_sampling_reshapes_and_cuts(scene, real_trace):
     for i, step in enumerate(trace.steps):
         scene.show_frame(trace, Cursor(i, Stage.SAMPLING), animate=False)
         s = step.sampling
-        final = dict(zip(s.after_top_p.ids, s.after_top_p.probs))
-        expected = [final.get(t, 0.0) for t in s.raw.ids[:N_BARS]]
+        final = dict(zip(s.after_top_p.ids.tolist(), s.after_top_p.probs.tolist()))
+        expected = [final.get(t, 0.0) for t in s.raw.ids[:N_BARS].tolist()]
         bars = rb.bar_values(scene)
         assert [h for _, h in bars[:-1]] == pytest.approx(expected, abs=1e-12)
         assert bars[-1][1] == pytest.approx(max(0.0, 1 - sum(expected)), abs=1e-12)
@@ -161,12 +161,12 @@ def test_embeddings_are_the_real_vectors(scene, real_trace):
     for strip, vec in zip(strips, step.embeddings):
         assert strip.values == list(sample_vector(vec))
     # the last token's whole vector, every number, as a grid
-    assert scene.embeddings.full.isVisible() and scene.embeddings.full.values == step.embeddings[-1]
+    assert scene.embeddings.full.isVisible() and scene.embeddings.full.values == step.embeddings[-1].tolist()
     assert scene.embeddings.full_title.text() == f"all {len(step.embeddings[-1])} numbers of “␣is”"
     # decode reads one token
     scene.show_frame(trace, Cursor(2, Stage.EMBEDDINGS), animate=False)
     assert sum(s.isVisible() for s in scene.embeddings.strips) == 1
-    assert scene.embeddings.full.values == trace.steps[2].embeddings[0]
+    assert scene.embeddings.full.values == trace.steps[2].embeddings[0].tolist()
 
 
 def test_prefill_then_decode_kv_cache_grows_by_one(scene, real_trace):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -36,7 +37,9 @@ def test_prefill_records_every_stage(engine):
     assert [t.id for t in step.tokens] == engine.tokenizer.encode_ids("The capital of France is")
     assert len(step.embeddings) == 5 and len(step.embeddings[0]) == 576
     assert len(step.layers) == 30
-    assert all(len(layer.attention) == 5 for layer in step.layers)
+    # every layer's attention of the last token covers the 5 positions read, for each of the 9 heads
+    assert all(layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
+               for layer in step.layers)
     assert step.layers[-1].lens.ids[0] == step.sampling.raw.ids[0]  # the last layer's lens is the answer
     assert step.sampling.raw.probs[0] == pytest.approx(0.77, abs=0.01)
 
@@ -74,11 +77,12 @@ def test_same_seed_same_tokens_and_the_draw_explains_the_choice(engine):
 
 def test_trace_saved_and_loaded_is_identical(engine, tmp_path):
     trace = engine.generate("Hello", SamplingSettings(max_new_tokens=4, temperature=0.7, seed=7))
-    path = tmp_path / "trace.json"
+    path = tmp_path / "run.trace"
     trace.save(path)
     loaded = Trace.load(path)
     assert loaded == trace
-    assert json.loads(path.read_text())["stop_reason"] == trace.stop_reason
+    with zipfile.ZipFile(path) as zf:
+        assert json.loads(zf.read("trace.json"))["stop_reason"] == trace.stop_reason
 
 
 @pytest.mark.parametrize("prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")])

@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import os
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explainer.engine import trace as trace_mod
+from explainer import atomic
+from explainer.engine.generate import top_attention
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.trace import (
-    LayerView,
+    ATTENTION_TOP,
+    Layers,
     ModelInfo,
     Step,
     StepSampling,
@@ -25,7 +28,11 @@ from explainer.engine.trace import (
     Trace,
     TraceError,
 )
+from explainer.engine.trace_file import ARRAYS
+from explainer.engine.trace_v1 import read_v1
 from explainer.errors import ExplainerError
+
+DATA = Path(__file__).parent / "data"
 
 VOCAB = ["<eos>", " the", " cat", " sat", " on", " mat", ".", " a", " dog", "!"]
 MODEL = ModelInfo("tiny-test", "synthetic", n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, vocab_size=10, context_length=16, n_params=1234)
@@ -36,19 +43,20 @@ TIMES = [(0.30, 0.01), (0.05, 0.002), (0.07, 0.001), (0.04, 0.003)]  # (forward_
 def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.random.Generator) -> Step:
     result = sampler.sample(rng.normal(size=MODEL.vocab_size) * 2)
     end = start + len(tokens)
-    layers = []
-    for j in range(MODEL.n_layers):
-        att = rng.random(end)
-        lens = TopList.from_probs(rng.dirichlet(np.ones(MODEL.vocab_size)), 3) if j % 2 == 0 else None
-        layers.append(LayerView(float(rng.random()), lens, [float(a) for a in att / att.sum()]))
+    n = MODEL.n_layers
+    lens_ids = np.array([TopList.from_probs(rng.dirichlet(np.ones(MODEL.vocab_size)), 3).ids for _ in range(n)])
+    lens_probs = np.sort(rng.dirichlet(np.ones(3), size=n).astype(np.float32), axis=1)[:, ::-1].copy()
+    lens_ids[1::2] = -1  # odd layers: no guess computed (as a v1 trace may hold)
+    att = rng.random((n, MODEL.n_heads, end))
+    att_ids, att_w = top_attention(att / att.sum(axis=-1, keepdims=True), ATTENTION_TOP)
     return Step(
         index=i,
         phase="prefill" if i == 0 else "decode",
         start=start,
         tokens=tokens,
-        embeddings=[[float(x) for x in rng.normal(size=4)] for _ in tokens],  # a 4-of-8 sample
+        embeddings=rng.normal(size=(len(tokens), 4)).astype(np.float16),  # a 4-of-8 sample
         embedding_dim=MODEL.d_model,
-        layers=layers,
+        layers=Layers(rng.random(n).astype(np.float32), lens_ids.astype(np.int32), lens_probs, att_ids, att_w),
         sampling=StepSampling.from_result(result, 5, VOCAB[result.chosen]),
         forward_s=TIMES[i][0],
         sample_s=TIMES[i][1],
@@ -69,40 +77,67 @@ def make_trace(n_steps: int = 4) -> Trace:
     return t
 
 
+def v1_dict() -> dict[str, Any]:
+    """A trace as version 1 of the app saved it (JSON; made by that version, see data/)."""
+    return json.loads((DATA / "v1_tiny.json").read_text(encoding="utf-8"))
+
+
 def test_new_trace_is_empty_and_stamped():
     t = Trace.new(MODEL, "hi", True, SamplingSettings(), PROMPT)
-    assert t.schema == 1 and t.steps == [] and t.stop_reason is None
+    assert t.steps == [] and t.stop_reason is None
     assert t.created.endswith("+00:00")
     assert t.ttft_s is None and t.tpot_s is None and t.output_tokens == [] and t.text == "hi"
 
 
-def test_dict_round_trip_is_lossless():
+def test_binary_round_trip_is_lossless(tmp_path: Path):
     t = make_trace()
-    d = t.to_dict()
-    again = Trace.from_dict(json.loads(json.dumps(d)))
+    path = tmp_path / "run.trace"
+    t.save(path)
+    again = Trace.load(path)
     assert again == t
-    assert again.to_dict() == d
     assert isinstance(again.steps[1].sampling.draw, float)
     assert again.steps[0].layers[1].lens is None and again.steps[0].layers[0].lens is not None
+    with zipfile.ZipFile(path) as zf:  # the documented layout: a JSON header and one array per output
+        header = json.loads(zf.read("trace.json"))
+        assert (header["format"], header["version"]) == ("explainer-trace", 2)
+        assert {n for n in zf.namelist() if n.endswith(".npy")} == {f"{n}.npy" for n in ARRAYS}
 
 
-def test_greedy_trace_round_trips_with_no_draw():
+def test_greedy_trace_round_trips_with_no_draw(tmp_path: Path):
     sampler = Sampler(SamplingSettings(temperature=0.0, seed=1))
     t = Trace.new(MODEL, "x", False, sampler.effective_settings, PROMPT)
     t.append(_step(0, 0, list(PROMPT), sampler, np.random.default_rng(1)))
     assert t.steps[0].sampling.draw is None
-    assert Trace.from_dict(json.loads(json.dumps(t.to_dict()))) == t
+    t.save(tmp_path / "g.trace")
+    assert Trace.load(tmp_path / "g.trace") == t
 
 
 def test_save_load_round_trip(tmp_path: Path):
     t = make_trace()
-    path = tmp_path / "run.json"
+    path = tmp_path / "run.trace"
     t.save(path)
     assert Trace.load(path) == t
     t.stop_reason = "eos"
     t.save(str(path))  # overwrite
     assert Trace.load(path).stop_reason == "eos"
-    assert sorted(os.listdir(tmp_path)) == ["run.json"]
+    assert sorted(os.listdir(tmp_path)) == ["run.trace"]
+
+
+def test_version_1_json_traces_still_open(tmp_path: Path):
+    """Traces saved by the first release (JSON) open, and save again in today's format."""
+    t = read_v1(v1_dict())
+    assert len(t.steps) == 4 and t.stop_reason == "max_tokens" and t.prompt == "The cat sat"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(v1_dict()))
+    assert Trace.load(path) == t
+    t.save(tmp_path / "new.trace")
+    assert Trace.load(tmp_path / "new.trace") == t
+    # the head-averaged attention row of v1 becomes its most attended positions, as one head
+    row = np.array(v1_dict()["steps"][3]["layers"][1]["attention"])
+    layer = t.steps[3].layers[1]
+    assert layer.attention_ids.shape == (1, ATTENTION_TOP)
+    assert layer.attention_ids[0, : len(row)].tolist() == np.argsort(-row, kind="stable").tolist()
+    assert layer.attention_weights[0, 0] == np.float16(row.max())
 
 
 def test_step_sampling_summarises_the_sample_result():
@@ -111,8 +146,10 @@ def test_step_sampling_summarises_the_sample_result():
     s = StepSampling.from_result(r, 2, "tok")
     assert s.chosen == TokenRef(r.chosen, "tok") and s.kept == 3 and s.draw == r.draw
     assert s.chosen_prob == r.after_top_p[r.chosen] and s.chosen_raw_prob == r.raw[r.chosen]
-    assert s.after_top_k.ids == [3, 2] and math.isclose(s.after_top_k.rest, r.after_top_k[1])
-    assert s.raw.probs == [float(r.raw[3]), float(r.raw[2])]
+    # candidate lists are kept at float32, as the chart shows them
+    assert s.after_top_k.ids.tolist() == [3, 2] and math.isclose(s.after_top_k.rest, r.after_top_k[1], rel_tol=1e-6)
+    assert s.raw.probs.tolist() == [float(np.float32(r.raw[3])), float(np.float32(r.raw[2]))]
+    assert s.raw.ids.dtype == np.int32 and s.raw.probs.dtype == np.float32
 
 
 def test_timings_and_derived_values():
@@ -214,17 +251,17 @@ CASES: list[tuple[str, Mutation, str]] = [
 
 @pytest.mark.parametrize(("mutate", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_invalid_trace_names_the_field(mutate: Mutation, message: str):
-    d = copy.deepcopy(make_trace().to_dict())
+    d = v1_dict()
     mutate(d)
     with pytest.raises(TraceError) as info:
-        Trace.from_dict(d)
+        read_v1(d)
     assert message in info.value.message, info.value.message
     assert isinstance(info.value, ExplainerError) and info.value.hint
 
 
 def test_not_an_object():
     with pytest.raises(TraceError, match="expected an object, got list"):
-        Trace.from_dict([])
+        read_v1([])
 
 
 def test_append_refuses_a_step_that_does_not_follow():
@@ -239,7 +276,9 @@ def test_append_refuses_a_step_that_does_not_follow():
     assert len(t.steps) == 2
     first = copy.deepcopy(t.steps[0])
     with pytest.raises(TraceError, match=r"steps\[0\].layers: expected 2 layers, got 1"):
-        first.layers.pop()
+        ly = first.layers
+        first.layers = Layers(ly.change[:1], ly.lens_ids[:1], ly.lens_probs[:1], ly.attention_ids[:1],
+                              ly.attention_weights[:1])
         Trace.new(MODEL, "x", False, SamplingSettings(), PROMPT).append(first)
 
 
@@ -258,7 +297,7 @@ def test_load_directory(tmp_path: Path):
 
 def test_load_invalid_json(tmp_path: Path):
     path = tmp_path / "t.json"
-    text = json.dumps(make_trace().to_dict())
+    text = json.dumps(v1_dict())
     path.write_text(text[: len(text) // 2])  # a truncated save
     with pytest.raises(TraceError, match=r"invalid JSON at line 1, column \d+"):
         Trace.load(path)
@@ -273,7 +312,7 @@ def test_load_invalid_utf8(tmp_path: Path):
 
 def test_load_wrong_schema(tmp_path: Path):
     path = tmp_path / "t.json"
-    d = make_trace().to_dict()
+    d = v1_dict()
     d["schema"] = 99
     path.write_text(json.dumps(d))
     with pytest.raises(TraceError, match="unsupported trace version 99") as info:
@@ -283,7 +322,7 @@ def test_load_wrong_schema(tmp_path: Path):
 
 def test_load_reports_the_bad_field(tmp_path: Path):
     path = tmp_path / "t.json"
-    d = make_trace().to_dict()
+    d = v1_dict()
     d["steps"][3]["layers"][1]["attention"].pop()
     path.write_text(json.dumps(d))
     with pytest.raises(TraceError, match=r"steps\[3\].layers\[1\].attention: expected 6 values, got 5"):
@@ -294,13 +333,13 @@ def test_save_to_unwritable_place_leaves_nothing(tmp_path: Path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")  # root can write anywhere, but not under a regular file
     with pytest.raises(ExplainerError, match="could not write the trace to") as info:
-        make_trace().save(blocker / "run.json")
+        make_trace().save(blocker / "run.trace")
     assert info.value.hint
     assert sorted(os.listdir(tmp_path)) == ["not-a-dir"] and blocker.read_text() == "x"
 
 
 def test_failed_replace_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    path = tmp_path / "run.json"
+    path = tmp_path / "run.trace"
     old = make_trace(1)
     old.save(path)
     before = path.read_bytes()
@@ -308,16 +347,16 @@ def test_failed_replace_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypat
     def boom(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(trace_mod.os, "replace", boom)
+    monkeypatch.setattr(atomic.os, "replace", boom)
     with pytest.raises(ExplainerError, match="No space left on device"):
         make_trace().save(path)
     assert path.read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["run.json"]
+    assert sorted(os.listdir(tmp_path)) == ["run.trace"]
 
 
 def test_save_refuses_non_finite_numbers(tmp_path: Path):
     t = make_trace(1)
     t.steps[0].forward_s = float("nan")
     with pytest.raises(ExplainerError, match="Could not save the trace"):
-        t.save(tmp_path / "run.json")
+        t.save(tmp_path / "run.trace")
     assert os.listdir(tmp_path) == []

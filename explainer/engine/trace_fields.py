@@ -1,0 +1,105 @@
+"""Checked reading of a trace file's JSON fields: every error names the field's path.
+
+Shared by the readers of both trace formats (trace_v1.py, trace_file.py). Each helper takes the
+path used in messages, e.g. ``steps[3].sampling.draw``, so a damaged file is reported as
+"steps[3].sampling.draw: expected a number in [0, 1), got 1.0" rather than as a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, cast
+
+from explainer.engine.trace import ModelInfo, TokenRef, trace_error
+
+
+def join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def obj(d: object, path: str, names: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Check ``d`` is an object with exactly ``names`` as keys (unknown keys would be lost on save)."""
+    if not isinstance(d, dict):
+        raise trace_error(path, f"expected an object, got {type(d).__name__}")
+    for name in names:
+        if name not in d and name not in optional:
+            raise trace_error(path, f"missing field '{name}'")
+    extra = sorted(set(map(str, d)) - set(names))
+    if extra:
+        raise trace_error(path, f"unexpected field(s) {', '.join(extra)}")
+    return d
+
+
+def integer(v: object, path: str, minimum: int | None = None) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise trace_error(path, f"expected an integer, got {v!r}")
+    if minimum is not None and v < minimum:
+        raise trace_error(path, f"expected at least {minimum}, got {v}")
+    return v
+
+
+def number(v: object, path: str, lo: float | None = None, hi: float | None = None) -> float:
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise trace_error(path, f"expected a number, got {v!r}")
+    x = float(v)
+    if not math.isfinite(x):
+        raise trace_error(path, f"expected a finite number, got {v!r}")
+    if lo is not None and x < lo:
+        raise trace_error(path, f"expected at least {lo:g}, got {x!r}")
+    if hi is not None and x > hi:
+        raise trace_error(path, f"expected at most {hi:g}, got {x!r}")
+    return x
+
+
+def draw(v: object, path: str) -> float:
+    x = number(v, path, 0.0)
+    if x >= 1.0:
+        raise trace_error(path, f"expected a number in [0, 1), got {x!r}")
+    return x
+
+
+def text(v: object, path: str) -> str:
+    if not isinstance(v, str):
+        raise trace_error(path, f"expected a string, got {type(v).__name__}")
+    return v
+
+
+def boolean(v: object, path: str) -> bool:
+    if not isinstance(v, bool):
+        raise trace_error(path, f"expected true or false, got {v!r}")
+    return v
+
+
+def array(v: object, path: str) -> list[Any]:
+    if not isinstance(v, list):
+        raise trace_error(path, f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def choice(v: object, path: str, options: tuple[str, ...]) -> str:
+    if v not in options:
+        raise trace_error(path, f"expected one of {', '.join(options)}, got {v!r}")
+    return cast(str, v)
+
+
+MODEL_FIELDS = ("name", "provider", "n_layers", "d_model", "n_heads", "n_kv_heads", "vocab_size", "context_length",
+                "n_params")
+
+
+def model_info(d: object, path: str) -> ModelInfo:
+    d = obj(d, path, MODEL_FIELDS)
+    kw: dict[str, Any] = {"name": text(d["name"], join(path, "name")), "provider": text(d["provider"], join(path, "provider"))}
+    for name in MODEL_FIELDS[2:]:
+        kw[name] = integer(d[name], join(path, name), 0 if name == "n_params" else 1)
+    return ModelInfo(**kw)
+
+
+def model_dict(m: ModelInfo) -> dict[str, Any]:
+    return {name: getattr(m, name) for name in MODEL_FIELDS}
+
+
+def token(d: object, path: str) -> TokenRef:
+    d = obj(d, path, ("id", "text"))
+    return TokenRef(integer(d["id"], join(path, "id"), 0), text(d["text"], join(path, "text")))

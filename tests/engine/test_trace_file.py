@@ -1,0 +1,165 @@
+"""Trace files that are damaged, tampered with or not traces at all: each is refused with a
+message naming what is wrong, never with a traceback, and nothing else changes."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explainer.engine.trace import Trace, TraceError
+from explainer.engine.trace_file import load_trace
+from tests.engine.test_trace import make_trace
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> bytes:
+    path = tmp_path_factory.mktemp("saved") / "run.trace"
+    make_trace().save(path)
+    return path.read_bytes()
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return out.getvalue()
+
+
+def _npy(arr: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, arr, allow_pickle=False)
+    return out.getvalue()
+
+
+def _load(tmp_path: Path, data: bytes) -> Trace:
+    path = tmp_path / "t.trace"
+    path.write_bytes(data)
+    return load_trace(path)
+
+
+def _refused(tmp_path: Path, data: bytes, match: str) -> None:
+    with pytest.raises(TraceError, match=match) as info:
+        _load(tmp_path, data)
+    assert info.value.hint
+
+
+def test_truncated_files_are_refused(tmp_path, saved):
+    for cut in (1, 3, 10, len(saved) // 3, len(saved) // 2, len(saved) - 30, len(saved) - 1):
+        with pytest.raises(TraceError):
+            _load(tmp_path, saved[:cut])
+
+
+@pytest.mark.parametrize("data, match", [
+    (b"", "not a trace"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(40), "not a trace"),
+    (b"hello, world", "not a trace"),
+    (b'{"some": "json"}', "missing field"),
+    (b"[1, 2, 3]", "expected an object, got list"),
+])
+def test_foreign_files_are_refused(tmp_path, data, match):
+    _refused(tmp_path, data, match)
+
+
+def test_a_zip_that_is_not_a_trace_is_refused(tmp_path):
+    _refused(tmp_path, _zip({"word/document.xml": b"<w/>"}), "no trace.json")
+
+
+def test_tampered_header_is_named(tmp_path, saved):
+    m = _members(saved)
+    header = json.loads(m["trace.json"])
+    header["steps"][2]["start"] = 9
+    _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), r"steps\[2\].start: expected 4")
+    header = json.loads(m["trace.json"])
+    header["version"] = 7
+    _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), "unsupported trace version 7")
+    header = json.loads(m["trace.json"])
+    header["steps"][1]["draw"] = 1.5
+    _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), r"steps\[1\].draw")
+    _refused(tmp_path, _zip({**m, "trace.json": b"{not json"}), "trace.json: not valid JSON")
+
+
+def test_tampered_arrays_are_named(tmp_path, saved):
+    m = _members(saved)
+    emb = np.load(io.BytesIO(m["embeddings.npy"]))
+    _refused(tmp_path, _zip({**m, "embeddings.npy": _npy(emb[:-1])}), r"embeddings.npy: expected shape")
+    _refused(tmp_path, _zip({**m, "embeddings.npy": _npy(emb.astype(np.float64))}), "embeddings.npy: expected float16")
+    ids = np.load(io.BytesIO(m["top_ids.npy"]))
+    ids[2, 1, 0] = 99
+    _refused(tmp_path, _zip({**m, "top_ids.npy": _npy(ids)}), r"steps\[2\].sampling: token ids must be within")
+    probs = np.load(io.BytesIO(m["top_probs.npy"]))
+    probs[3, 0, 0] = 2.0
+    _refused(tmp_path, _zip({**m, "top_probs.npy": _npy(probs)}), r"steps\[3\].sampling: probabilities")
+    del m["layer_change.npy"]
+    _refused(tmp_path, _zip(m), "lacks layer_change.npy")
+
+
+def test_a_huge_declared_array_is_refused_before_it_is_allocated(tmp_path, saved):
+    m = _members(saved)
+    header = b"{'descr': '<f2', 'fortran_order': False, 'shape': (100000000000, 4), }"
+    fake = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\n"
+    _refused(tmp_path, _zip({**m, "embeddings.npy": fake}), "embeddings.npy: expected shape")
+
+
+def test_a_bad_open_leaves_the_trace_file_as_it_was(tmp_path, saved):
+    path = tmp_path / "t.trace"
+    path.write_bytes(saved[:100])
+    with pytest.raises(TraceError):
+        load_trace(path)
+    assert path.read_bytes() == saved[:100]
+
+
+corruptions = st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=corruptions, cut=st.one_of(st.none(), st.floats(0, 1)))
+def test_random_corruptions_never_raise_anything_but_a_trace_error(tmp_path, saved, changes, cut):
+    data = bytearray(saved)
+    for where, value in changes:
+        data[int(where * len(data))] = value
+    if cut is not None:
+        data = data[: int(cut * len(data))]
+    try:
+        trace = _load(tmp_path, bytes(data))
+    except TraceError as e:
+        assert e.message and e.hint
+    else:  # the change hit bytes that do not matter (zip padding, a timestamp): still a valid trace
+        trace.validate()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.lists(st.sampled_from(["steps", 0, 1, 2, "model", "settings", "prompt_tokens", "ids", "texts",
+                                      "chosen", "id", "tokens", "start", "n_layers", "vocab_size"]), max_size=4),
+       value=st.one_of(st.none(), st.booleans(), st.integers(-3, 10**12), st.floats(allow_nan=True),
+                       st.text(max_size=5), st.lists(st.integers(), max_size=3)))
+def test_random_header_edits_never_raise_anything_but_a_trace_error(tmp_path, saved, path, value):
+    m = _members(saved)
+    header = json.loads(m["trace.json"])
+    node = header
+    for key in path[:-1]:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return
+    if path and isinstance(node, (dict, list)):
+        try:
+            node[path[-1]] = value
+        except (IndexError, TypeError):
+            return
+    try:
+        _load(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}))
+    except TraceError as e:
+        assert e.message
