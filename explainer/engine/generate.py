@@ -117,6 +117,7 @@ class Engine:
                 sampling=StepSampling.from_result(sample, TOP_N, chosen.text),
                 forward_s=result.seconds,
                 sample_s=sample_s,
+                logits=result.logits.astype(np.float32),
             )
             trace.append(step)
             if on_step:

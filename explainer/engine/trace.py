@@ -187,7 +187,9 @@ class Step:
     ``start`` is the number of tokens already in the KV cache before the pass; ``tokens`` are the
     tokens read in it (the whole prompt for prefill, one token for decode). ``embeddings`` holds
     one row per read token ([n_tokens, width], float16): the first ``width`` of the model's
-    ``embedding_dim`` numbers.
+    ``embedding_dim`` numbers. ``logits`` are the model's raw scores for the next token (float32,
+    one per vocabulary entry), so the sampler can be rerun on them with other settings ("what
+    if?"); None in traces saved before they were recorded.
     """
 
     index: int
@@ -200,6 +202,7 @@ class Step:
     sampling: StepSampling
     forward_s: float
     sample_s: float
+    logits: np.ndarray | None = None
 
     @property
     def end(self) -> int:
@@ -211,7 +214,7 @@ class Step:
             self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s) == (
             other.index, other.phase, other.start, other.tokens, other.embedding_dim, other.forward_s,
             other.sample_s) and _same(self.embeddings, other.embeddings) and self.layers == other.layers \
-            and self.sampling == other.sampling
+            and self.sampling == other.sampling and _same(self.logits, other.logits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +355,8 @@ def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
         raise trace_error(f"{p}.embeddings", f"vectors must all have the same length, from 1 to "
                                              f"embedding_dim={step.embedding_dim}")
     check_layers(step.layers, f"{p}.layers", m.n_layers, step.end)
+    if step.logits is not None and (step.logits.shape != (m.vocab_size,) or not np.all(np.isfinite(step.logits))):
+        raise trace_error(f"{p}.logits", f"expected {m.vocab_size} finite scores, one per vocabulary entry")
     for t, what in [(t, f"tokens[{j}]") for j, t in enumerate(step.tokens)] + [(step.sampling.chosen, "sampling.chosen")]:
         if not 0 <= t.id < m.vocab_size:
             raise trace_error(f"{p}.{what}", f"token id {t.id} is outside the vocabulary of {m.vocab_size}")

@@ -10,7 +10,9 @@ Layout (version 2): one zip file holding
   (float16, one row per token read), each layer's change (float32), lens guesses (int32 ids,
   float32 probabilities; -1 where a layer's guess was not computed), the most attended positions
   per layer and head (int32, -1 padding) with their weights (float16), and the sampler's top
-  candidates at its four stages (int32 ids, -1 padding; float32 probabilities and rests).
+  candidates at its four stages (int32 ids, -1 padding; float32 probabilities and rests), and the
+  raw next-token scores (float32 logits, one row per step, or zero rows when they were not
+  recorded) that "what if?" resamples.
 
 Arrays are stored uncompressed (they are mostly float16/float32 noise that does not compress)
 and read with their shapes checked against the header *before* any is allocated, so a tampered
@@ -70,6 +72,7 @@ ARRAYS: dict[str, np.dtype[Any]] = {
     "top_ids": np.dtype(np.int32),
     "top_probs": np.dtype(np.float32),
     "top_rest": np.dtype(np.float32),
+    "logits": np.dtype(np.float32),
 }
 
 
@@ -151,6 +154,9 @@ def _arrays(trace: Trace) -> dict[str, np.ndarray]:
         "top_probs": _padded([lst.probs for s in steps for lst in s.sampling.stages], n_top, 0, np.dtype(np.float32))
         .reshape(n, 4, n_top),
         "top_rest": np.array([[lst.rest for lst in s.sampling.stages] for s in steps], np.float32).reshape(n, 4),
+        # every step's scores, or none (a trace opened from version 1 has none)
+        "logits": np.array([s.logits for s in steps], np.float32).reshape(n, trace.model.vocab_size)
+        if steps and all(s.logits is not None for s in steps) else np.zeros((0, trace.model.vocab_size), np.float32),
     }
 
 
@@ -308,6 +314,7 @@ def _check_shapes(trace: Trace, tokens: list[int], shapes: dict[str, tuple[int, 
         "top_ids": (n, 4, n_top),
         "top_probs": (n, 4, n_top),
         "top_rest": (n, 4),
+        "logits": (n if shapes["logits"][:1] == (n,) else 0, m.vocab_size),
     }
     for name, shape in want.items():
         if shapes[name] != shape:
@@ -340,6 +347,9 @@ def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.nda
                           "the rest of a candidate list must be a probability")
     if not np.all(np.isfinite(arrays["embeddings"].astype(np.float32))):
         raise trace_error("embeddings.npy", "every number must be finite")
+    logits = arrays["logits"] if len(arrays["logits"]) else None
+    if logits is not None and not np.all(np.isfinite(logits)):
+        raise trace_error(_first_step(~np.isfinite(logits), "logits"), "every score must be finite")
     steps: list[Step] = []
     row = 0
     prev_chosen: TokenRef | None = None
@@ -374,6 +384,7 @@ def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.nda
             embedding_dim=f.integer(h["embedding_dim"], f.join(p, "embedding_dim"), 1), layers=layers,
             sampling=sampling, forward_s=f.number(h["forward_s"], f.join(p, "forward_s"), 0.0),
             sample_s=f.number(h["sample_s"], f.join(p, "sample_s"), 0.0),
+            logits=logits[i] if logits is not None else None,
         ))
         row += n_read
         prev_chosen = chosen

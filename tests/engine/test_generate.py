@@ -41,6 +41,10 @@ def test_prefill_records_every_stage(engine):
     assert all(layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
                for layer in step.layers)
     assert step.layers[-1].lens.ids[0] == step.sampling.raw.ids[0]  # the last layer's lens is the answer
+    # the raw scores are kept, and give the recorded raw probabilities again
+    assert step.logits.shape == (49152,) and int(step.logits.argmax()) == step.sampling.chosen.id
+    p = np.exp(step.logits.astype(np.float64) - step.logits.max())
+    assert (p / p.sum())[step.sampling.raw.ids].tolist() == pytest.approx(step.sampling.raw.probs.tolist(), abs=1e-7)
     assert step.sampling.raw.probs[0] == pytest.approx(0.77, abs=0.01)
 
 

@@ -41,7 +41,8 @@ TIMES = [(0.30, 0.01), (0.05, 0.002), (0.07, 0.001), (0.04, 0.003)]  # (forward_
 
 
 def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.random.Generator) -> Step:
-    result = sampler.sample(rng.normal(size=MODEL.vocab_size) * 2)
+    logits = (rng.normal(size=MODEL.vocab_size) * 2).astype(np.float32)
+    result = sampler.sample(logits)
     end = start + len(tokens)
     n = MODEL.n_layers
     lens_ids = np.array([TopList.from_probs(rng.dirichlet(np.ones(MODEL.vocab_size)), 3).ids for _ in range(n)])
@@ -60,6 +61,7 @@ def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.
         sampling=StepSampling.from_result(result, 5, VOCAB[result.chosen]),
         forward_s=TIMES[i][0],
         sample_s=TIMES[i][1],
+        logits=logits,
     )
 
 
@@ -127,6 +129,7 @@ def test_version_1_json_traces_still_open(tmp_path: Path):
     """Traces saved by the first release (JSON) open, and save again in today's format."""
     t = read_v1(v1_dict())
     assert len(t.steps) == 4 and t.stop_reason == "max_tokens" and t.prompt == "The cat sat"
+    assert all(s.logits is None for s in t.steps)  # not recorded then: "what if?" has nothing to resample
     path = tmp_path / "old.json"
     path.write_text(json.dumps(v1_dict()))
     assert Trace.load(path) == t
