@@ -16,7 +16,7 @@ from explainer.commands.options import (
     read_prompt,
     sampling_settings,
 )
-from explainer.commands.output import print_json
+from explainer.commands.output import ReadingProgress, print_json
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         printed[0] = max(printed[0], len(ready))
         sys.stdout.flush()
 
-    trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream)
+    trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream,
+                            on_progress=ReadingProgress())
     if not args.json:
         sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0]:])  # anything held back
     if args.save_trace:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -52,6 +54,37 @@ class ProgressPrinter:
     def log(self, message: str) -> None:
         self.end_line()
         self.stream.write(message + "\n")
+        self.stream.flush()
+
+
+class ReadingProgress:
+    """``on_progress(read, total)`` for a prompt's prefill: on a terminal, once reading has taken
+    more than a second, one line redrawn per chunk ("reading the prompt: 2,048 / 8,161 tokens,
+    about 30 s left"), erased when the prompt is read so the answer starts on a clean line.
+    Short prompts and redirected output print nothing."""
+
+    AFTER_S = 1.0
+
+    def __init__(self, stream: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.clock = clock
+        self.started: float | None = None
+        self.shown = False
+
+    def __call__(self, read: int, total: int) -> None:
+        now = self.clock()
+        if read == 0 or self.started is None:
+            self.started = now
+        elapsed = now - self.started
+        if not self.tty or (elapsed < self.AFTER_S and not self.shown):
+            return
+        if read >= total:
+            self.stream.write("\r\x1b[K")  # done: the line goes, the answer follows
+        else:
+            left = f", about {(total - read) * elapsed / read:.0f} s left" if read else ""
+            self.stream.write(f"\rreading the prompt: {read:,} / {total:,} tokens{left}\x1b[K")
+            self.shown = True
         self.stream.flush()
 
 

@@ -88,8 +88,14 @@ class Engine:
         lens: bool = True,
         on_step: Callable[[Trace, Step], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> Trace:
-        """Run one request to its end and return everything it recorded."""
+        """Run one request to its end and return everything it recorded.
+
+        ``on_progress(tokens_read, tokens_total)`` follows the prompt's prefill: called with 0
+        before the first chunk and after every chunk, because an 8k-token prompt takes tens of
+        seconds on a CPU. ``should_stop`` is asked before every pass, prefill chunks included,
+        so a stop takes effect within one chunk (it raises Cancelled)."""
         settings.validate()
         prepared = self.prepare(prompt, chat)
         sampler = Sampler(settings)
@@ -98,10 +104,8 @@ class Engine:
         context = self.config["context_length"]
         reading = prepared.tokens
         while True:
-            if should_stop and should_stop():
-                raise Cancelled()
             start = cache.length
-            result = self._read(reading, cache, lens)
+            result = self._read(reading, cache, lens, should_stop, None if trace.steps else on_progress)
             t0 = time.perf_counter()
             sample = sampler.sample(result.logits)
             sample_s = time.perf_counter() - t0
@@ -132,16 +136,24 @@ class Engine:
                 return trace
             reading = [chosen]
 
-    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool) -> PassOutput:
+    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool,
+              should_stop: Callable[[], bool] | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> PassOutput:
         """One recorded pass; a long prompt is read in chunks whose times add up."""
         ids = [t.id for t in tokens]
         chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
         spent = 0.0
         embeddings = []
+        if on_progress:
+            on_progress(0, len(ids))
         for n, chunk in enumerate(chunks):
+            if should_stop and should_stop():
+                raise Cancelled()
             out = self.runtime.forward(chunk, cache, lens=lens and n == len(chunks) - 1)
             spent += out.seconds
             embeddings.append(out.embeddings)
+            if on_progress:
+                on_progress(min(len(ids), (n + 1) * PREFILL_CHUNK), len(ids))
         out.embeddings = np.concatenate(embeddings) if len(embeddings) > 1 else embeddings[0]
         out.seconds = spent
         return out

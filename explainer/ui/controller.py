@@ -107,6 +107,7 @@ class _Worker(QObject):
     ready = Signal(object)  # LoadedModel
     missing = Signal(str, str)
     progress = Signal(str, float)
+    reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
     step = Signal(int, object)  # generation id, Trace snapshot
     finished = Signal(int, object)  # generation id, the complete Trace
     cancelled = Signal(int)
@@ -222,6 +223,7 @@ class _Worker(QObject):
                 request.prompt, request.settings, chat=request.chat, lens=True,
                 on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
                 should_stop=stale,
+                on_progress=lambda read, total: self.reading.emit(gid, read, total),
             )
         except Cancelled:
             self.cancelled.emit(gid)
@@ -244,6 +246,7 @@ class EngineController(QObject):
     model_ready = Signal(object)  # LoadedModel
     model_missing = Signal(str)
     build_progress = Signal(str, float)
+    prompt_progress = Signal(int, int)  # prompt tokens read, in all: a long prefill, chunk by chunk
     step_ready = Signal(object)  # Trace snapshot after every step
     generation_finished = Signal(object)  # the complete Trace
     generation_cancelled = Signal()
@@ -274,6 +277,7 @@ class EngineController(QObject):
         w.ready.connect(self._on_ready)
         w.missing.connect(self._on_missing)
         w.progress.connect(self._on_progress)
+        w.reading.connect(self._on_reading)
         w.step.connect(self._on_step)
         w.finished.connect(self._on_finished)
         w.cancelled.connect(self._on_cancelled)
@@ -350,6 +354,10 @@ class EngineController(QObject):
 
     def _live(self, gid: int) -> bool:
         return not self._closing and gid == self._gen_id
+
+    def _on_reading(self, gid: int, read: int, total: int) -> None:
+        if self._live(gid):
+            self.prompt_progress.emit(read, total)
 
     def _on_step(self, gid: int, trace: Trace) -> None:
         if self._live(gid):

@@ -40,6 +40,7 @@ STAGE_NAMES = {
 STOP_REASONS = {"eos": "the model chose end-of-text", "max_tokens": "max new tokens reached",
                 "context": "the context window is full"}
 WELCOME = "Type a prompt (or pick an example) and press Generate"
+STOPPED_READING = "Stopped while reading the prompt, before the first token: nothing was recorded"
 
 
 class MainWindow(QMainWindow):
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         c.model_ready.connect(self._on_model_ready)
         c.model_missing.connect(self._on_model_missing)
         c.build_progress.connect(self.build_panel.set_progress)
+        c.prompt_progress.connect(self._on_prompt_progress)
         c.step_ready.connect(self._on_step_ready)
         c.generation_finished.connect(self._on_generation_finished)
         c.error.connect(self._on_error)
@@ -216,7 +218,19 @@ class MainWindow(QMainWindow):
         if self.generating:
             self.controller.cancel()
             self.stepper.stop_generation()
-            self.set_activity("Stopped; what was recorded can still be stepped through")
+            self.status.show_reading(None)
+            if self.trace is None:  # stopped while the prompt was being read: nothing recorded
+                self.scene.show_empty(STOPPED_READING)
+                self.set_activity(STOPPED_READING)
+            else:
+                self.set_activity("Stopped; what was recorded can still be stepped through")
+
+    def _on_prompt_progress(self, read: int, total: int) -> None:
+        """A long prompt is read in chunks (prefill): say how far it is, in the status bar and on
+        the canvas, so a 40-second read does not look like a hang."""
+        text = self.status.show_reading((read, total))
+        if self.trace is None and read < total:
+            self.scene.show_empty(text)
 
     def show_recorded(self, trace: Trace) -> None:
         """Step through a finished run (a saved one) from its first stage, as if just generated."""
@@ -231,6 +245,8 @@ class MainWindow(QMainWindow):
         self.status.show_metrics(trace)
 
     def _on_step_ready(self, trace: Trace) -> None:
+        if len(trace.steps) == 1:
+            self.status.show_reading(None)
         self.stepper.add_snapshot(trace)
         self.status.show_metrics(trace)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from explainer.engine.trace import ModelInfo, Trace
@@ -29,6 +31,29 @@ class StatusLine:
         bar.addWidget(self.activity, 1)
         bar.addPermanentWidget(self.metrics)
         bar.addPermanentWidget(self.model_label)
+        self._reading_since: float | None = None
+
+    def show_reading(self, progress: tuple[int, int] | None) -> str:
+        """How far the prefill has read the prompt ((read, total); None: done or stopped), with
+        the time left estimated from the pace so far; returns the text shown."""
+        if progress is None:
+            self._reading_since = None
+            self.busy_bar.setRange(0, 0)  # back to "busy" without a measure
+            return ""
+        read, total = progress
+        now = time.monotonic()
+        if read == 0 or self._reading_since is None:
+            self._reading_since = now
+        self.busy_bar.setRange(0, max(1, total))
+        self.busy_bar.setValue(read)
+        text = f"Reading the prompt (prefill): {read:,} of {total:,} tokens"
+        elapsed = now - self._reading_since
+        if 0 < read < total and elapsed > 0:
+            left = (total - read) * elapsed / read
+            if left >= 2:
+                text += f", about {left:.0f} s left"
+        self.activity.setText(text + "…")
+        return text + "…"
 
     def show_metrics(self, trace: Trace | None) -> None:
         if trace is None:

@@ -111,3 +111,43 @@ def test_each_command_keeps_its_own_defaults(tmp_path):
     export = sampling_settings(build_parser().parse_args(command("export", tmp_path)))
     assert generate == SamplingSettings(seed=None, max_new_tokens=64)
     assert export == SamplingSettings(seed=0, max_new_tokens=1)
+
+
+class _Terminal:
+    def __init__(self, tty: bool) -> None:
+        self.text, self.tty = "", tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, s: str) -> None:
+        self.text += s
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_prompt_that_takes_more_than_a_second_shows_a_progress_line_on_a_terminal():
+    from explainer.commands.output import ReadingProgress
+
+    now = [0.0]
+    term = _Terminal(tty=True)
+    progress = ReadingProgress(term, clock=lambda: now[0])
+    progress(0, 2000)
+    now[0] = 0.5
+    progress(512, 2000)
+    assert term.text == ""  # under a second: nothing, a short prompt is not worth a line
+    now[0] = 1.5
+    progress(1024, 2000)
+    assert term.text.endswith("reading the prompt: 1,024 / 2,000 tokens, about 1 s left\x1b[K")
+    now[0] = 3.0
+    progress(2000, 2000)
+    assert term.text.endswith("\r\x1b[K")  # the line is erased before the answer starts
+
+    piped = _Terminal(tty=False)
+    slow = ReadingProgress(piped, clock=lambda: now[0])
+    now[0] = 0.0
+    slow(0, 2000)
+    now[0] = 5.0
+    slow(1000, 2000)
+    assert piped.text == ""  # redirected output gets no progress line

@@ -190,3 +190,45 @@ def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
         click(qtbot, button)
         assert w.prompt.toPlainText() == text and w.chat.isChecked() == chat
     assert {chat for *_x, chat in EXAMPLES} == {True, False}
+
+
+@pytest.mark.slow
+def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(qtbot, make_window, shared_engine,
+                                                                          generate_calls, monkeypatch):
+    """The prefill of a long prompt reports every chunk (status bar and canvas), and Stop ends it
+    after at most one more chunk: nothing is recorded, the worker is free, the window keeps working."""
+    import explainer.engine.generate as generate_mod
+
+    monkeypatch.setattr(generate_mod, "PREFILL_CHUNK", 8)
+    passes: list[int] = []
+    forward = shared_engine.runtime.forward
+    monkeypatch.setattr(shared_engine.runtime, "forward",
+                        lambda ids, cache, **kw: (passes.append(len(ids)), forward(ids, cache, **kw))[1])
+    w = make_window(lambda: shared_engine)
+    prompt = " ".join(["The quick brown fox jumps over the lazy dog."] * 30)
+    n_tokens = len(shared_engine.prepare(prompt).tokens)
+    type_into(qtbot, w.prompt, prompt)
+    progress: list[tuple[int, int]] = []
+    w.controller.prompt_progress.connect(lambda read, total: progress.append((read, total)))
+    steps: list[object] = []
+    w.controller.step_ready.connect(steps.append)
+    click(qtbot, w.generate_button)
+    qtbot.waitUntil(lambda: len(progress) >= 4, timeout=60_000)
+    assert progress[0] == (0, n_tokens) and all(t == n_tokens for _, t in progress)
+    assert [r for r, _ in progress] == sorted(r for r, _ in progress)  # it only moves forward
+    assert f"of {n_tokens:,} tokens" in w.activity.text() and w.busy_bar.maximum() == n_tokens
+    assert "Reading the prompt" in rb_caption(w)
+    with qtbot.waitSignal(w.controller.generation_cancelled, timeout=10_000):
+        click(qtbot, w.stop_button)
+        stopped_at = len(passes)
+    assert len(passes) <= stopped_at + 1, "the prefill went on after Stop"
+    qtbot.waitUntil(lambda: not w.controller.is_busy, timeout=10_000)
+    assert progress[-1][0] < n_tokens and steps == [] and w.trace is None
+    assert "nothing was recorded" in w.activity.text() and "nothing was recorded" in rb_caption(w)
+    assert generate_calls and len(generate_calls) == 1
+
+
+def rb_caption(w) -> str:
+    from tests.support.readback import caption_text
+
+    return caption_text(w.scene)
