@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from explainer.engine.tokenizer import load_tokenizer
+
 import json
 import subprocess
 import sys
@@ -82,7 +84,7 @@ def test_no_loader_noise_and_the_real_provider_is_reported(built_model):
 
 def test_streamed_text_never_splits_a_character(built_model):
     """CJK and emoji take several byte tokens each; the stream shows whole characters only."""
-    tokenizer = built_model.load_tokenizer()
+    tokenizer = load_tokenizer(built_model.tokenizer_path)
     proc = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8", "--json")
     ids = [s["token"]["id"] for s in json.loads(proc.stdout)["steps"]]
     assert any("\ufffd" in tokenizer.piece(i) for i in ids)  # the answer has byte-piece tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from explainer.commands.options import (
     Subcommands,
@@ -17,7 +18,9 @@ from explainer.commands.options import (
 )
 from explainer.errors import ExplainerError
 from explainer.lesson.stages import Stage
-from explainer.lesson.vocab import Vocabulary, vocabulary_of
+
+if TYPE_CHECKING:
+    from explainer.lesson.vocab import Vocabulary
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -48,14 +51,17 @@ def add_parser(sub: Subcommands) -> None:
 def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
     """Labels for the candidate tokens of a saved trace: the built model's tokenizer if there is
     one; a trace is drawn without the model too, its candidates then read ``#1234``."""
+    from explainer.engine.tokenizer import load_tokenizer
+    from explainer.lesson.vocab import vocabulary_of
+
     try:
-        return vocabulary_of(load_model(args).load_tokenizer())
+        return vocabulary_of(load_tokenizer(load_model(args).tokenizer_path))
     except ExplainerError:
         return None
 
 
 def run(args: argparse.Namespace) -> int:
-    from explainer.engine.trace import Trace
+    from explainer.engine.trace_file import load_trace
     from explainer.export.figure import check_output_path, cursor_for, export_figure
 
     out = check_output_path(args.out)
@@ -63,13 +69,15 @@ def run(args: argparse.Namespace) -> int:
     if args.step is not None and args.step < 0:
         raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
     if args.trace:
-        trace = Trace.load(args.trace)
+        trace = load_trace(args.trace)
         vocabulary = _saved_trace_vocabulary(args)
     else:
         from explainer.engine.generate import Engine
 
         prompt = read_prompt(args)
         settings = sampling_settings(args)
+        from explainer.lesson.vocab import vocabulary_of
+
         engine = Engine(load_model(args), args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
         vocabulary = vocabulary_of(engine.tokenizer)

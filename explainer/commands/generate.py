@@ -33,6 +33,7 @@ def add_parser(sub: Subcommands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from explainer.engine.generate import Engine
+    from explainer.engine.trace_file import save_trace
 
     prompt = read_prompt(args)
     settings = sampling_settings(args)
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0]:])  # anything held back
     if args.save_trace:
-        trace.save(args.save_trace)
+        save_trace(trace, args.save_trace)
     if not args.json:
         ttft = f"{trace.ttft_s * 1000:.0f} ms"
         tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"

@@ -19,7 +19,9 @@ def add_parser(sub: Subcommands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     text = read_text_arg(args.text)
-    tok = load_model(args).load_tokenizer()
+    from explainer.engine.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(load_model(args).tokenizer_path)
     tokens = tok.encode(text)
     if args.json:
         print_json({"tokens": [t.to_dict() for t in tokens]})

@@ -16,7 +16,7 @@ import numpy as np
 
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
-from explainer.engine.tokenizer import TextTokenizer
+from explainer.engine.tokenizer import load_tokenizer, TextTokenizer
 from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, StepSampling, TokenRef, Trace
 from explainer.errors import ExplainerError
 
@@ -41,7 +41,7 @@ class Engine:
         self.built = built
         self.config = built.config
         self.runtime = ModelRuntime(built.onnx_path, built.config, device, threads)
-        self.tokenizer: TextTokenizer = built.load_tokenizer()
+        self.tokenizer: TextTokenizer = load_tokenizer(built.tokenizer_path)
         manifest = built.manifest
         self.display_name = manifest.display_name if manifest else built.name
         self._chat_template = manifest.chat_template if manifest else "{prompt}"

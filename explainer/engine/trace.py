@@ -234,7 +234,8 @@ class ModelInfo:
 
 @dataclass(slots=True)
 class Trace:
-    """Everything one request recorded. Build with :meth:`new` and :meth:`append`."""
+    """Everything one request recorded. Build with :meth:`new` and :meth:`append`; save and open
+    with :mod:`explainer.engine.trace_file` (``save_trace``, ``load_trace``)."""
 
     model: ModelInfo
     prompt: str
@@ -304,21 +305,6 @@ class Trace:
             self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created) == (
             other.model, other.prompt, other.chat, other.settings, other.prompt_tokens, other.stop_reason,
             other.created) and self.steps == other.steps
-
-    # --- files (trace_file.py) --------------------------------------------
-
-    def save(self, path: str | object) -> None:
-        """Write the trace file atomically (the binary format of trace_file.py)."""
-        from explainer.engine.trace_file import save_trace
-
-        save_trace(self, path)  # type: ignore[arg-type]
-
-    @classmethod
-    def load(cls, path: str | object) -> Trace:
-        """Read and validate a saved trace (this app's binary format, or an older JSON one)."""
-        from explainer.engine.trace_file import load_trace
-
-        return load_trace(path)  # type: ignore[arg-type]
 
 
 def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:

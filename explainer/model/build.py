@@ -8,7 +8,6 @@ are removed by the next build.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
@@ -69,26 +68,6 @@ class BuiltModel:
         """The source GGUF in the download cache, if it is still there."""
         p = self.build_info.get("gguf_path")
         return Path(p) if p and Path(p).is_file() else None
-
-    def load_tokenizer(self):  # -> explainer.engine.tokenizer.TextTokenizer
-        """The model's tokenizer, read once per process (per file version).
-
-        Reading it takes 0.1-0.25 s inside `tokenizers`, which holds the GIL all the while, so
-        the app reads it before its window exists instead of in the worker, where it froze the
-        window for that long."""
-        path = self.tokenizer_path
-        try:
-            st = path.stat()
-        except OSError:
-            st = None
-        return _tokenizer(str(path), st.st_mtime_ns if st else 0, st.st_size if st else 0)
-
-
-@functools.lru_cache(maxsize=4)
-def _tokenizer(path: str, mtime_ns: int, size: int):  # noqa: ARG001 - the key of the cache
-    from explainer.engine.tokenizer import TextTokenizer
-
-    return TextTokenizer.load(path)
 
 
 def _converter_version() -> str | None:

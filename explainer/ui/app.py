@@ -35,12 +35,13 @@ def read_before_window(model: str | None = None) -> None:
     """
     import onnxruntime  # noqa: F401
 
+    from explainer.engine.tokenizer import load_tokenizer
     from explainer.errors import ExplainerError
     from explainer.model.build import load_built
     from explainer.model.manifest import DEFAULT_MODEL
 
     try:
-        load_built(model or DEFAULT_MODEL).load_tokenizer()
+        load_tokenizer(load_built(model or DEFAULT_MODEL).tokenizer_path)
     except ExplainerError:
         pass
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
+from explainer.engine.trace_file import load_trace, save_trace
 from explainer.errors import ExplainerError
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class RunFiles:
         if w.trace is None:
             return
         try:
-            w.trace.save(path)
+            save_trace(w.trace, path)
         except ExplainerError as exc:
             w.show_error(f"could not save the trace: {exc.message}", exc.hint)
             return
@@ -52,7 +53,7 @@ class RunFiles:
 
         w = self.window
         try:
-            trace = Trace.load(path)
+            trace = load_trace(path)
         except ExplainerError as exc:
             w.show_error(f"could not open the trace: {exc.message}", exc.hint)
             return

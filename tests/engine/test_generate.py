@@ -8,6 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from explainer.engine.trace_file import load_trace, save_trace
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Trace
@@ -82,8 +83,8 @@ def test_same_seed_same_tokens_and_the_draw_explains_the_choice(engine):
 def test_trace_saved_and_loaded_is_identical(engine, tmp_path):
     trace = engine.generate("Hello", SamplingSettings(max_new_tokens=4, temperature=0.7, seed=7))
     path = tmp_path / "run.trace"
-    trace.save(path)
-    loaded = Trace.load(path)
+    save_trace(trace, path)
+    loaded = load_trace(path)
     assert loaded == trace
     with zipfile.ZipFile(path) as zf:
         assert json.loads(zf.read("trace.json"))["stop_reason"] == trace.stop_reason

@@ -28,7 +28,7 @@ from explainer.engine.trace import (
     Trace,
     TraceError,
 )
-from explainer.engine.trace_file import ARRAYS
+from explainer.engine.trace_file import ARRAYS, load_trace, save_trace
 from explainer.engine.trace_v1 import read_v1
 from explainer.errors import ExplainerError
 
@@ -94,8 +94,8 @@ def test_new_trace_is_empty_and_stamped():
 def test_binary_round_trip_is_lossless(tmp_path: Path):
     t = make_trace()
     path = tmp_path / "run.trace"
-    t.save(path)
-    again = Trace.load(path)
+    save_trace(t, path)
+    again = load_trace(path)
     assert again == t
     assert isinstance(again.steps[1].sampling.draw, float)
     assert again.steps[0].layers[1].lens is None and again.steps[0].layers[0].lens is not None
@@ -110,18 +110,18 @@ def test_greedy_trace_round_trips_with_no_draw(tmp_path: Path):
     t = Trace.new(MODEL, "x", False, sampler.effective_settings, PROMPT)
     t.append(_step(0, 0, list(PROMPT), sampler, np.random.default_rng(1)))
     assert t.steps[0].sampling.draw is None
-    t.save(tmp_path / "g.trace")
-    assert Trace.load(tmp_path / "g.trace") == t
+    save_trace(t, tmp_path / "g.trace")
+    assert load_trace(tmp_path / "g.trace") == t
 
 
 def test_save_load_round_trip(tmp_path: Path):
     t = make_trace()
     path = tmp_path / "run.trace"
-    t.save(path)
-    assert Trace.load(path) == t
+    save_trace(t, path)
+    assert load_trace(path) == t
     t.stop_reason = "eos"
-    t.save(str(path))  # overwrite
-    assert Trace.load(path).stop_reason == "eos"
+    save_trace(t, str(path))  # overwrite
+    assert load_trace(path).stop_reason == "eos"
     assert sorted(os.listdir(tmp_path)) == ["run.trace"]
 
 
@@ -132,9 +132,9 @@ def test_version_1_json_traces_still_open(tmp_path: Path):
     assert all(s.logits is None for s in t.steps)  # not recorded then: "what if?" has nothing to resample
     path = tmp_path / "old.json"
     path.write_text(json.dumps(v1_dict()))
-    assert Trace.load(path) == t
-    t.save(tmp_path / "new.trace")
-    assert Trace.load(tmp_path / "new.trace") == t
+    assert load_trace(path) == t
+    save_trace(t, tmp_path / "new.trace")
+    assert load_trace(tmp_path / "new.trace") == t
     # the head-averaged attention row of v1 becomes its most attended positions, as one head
     row = np.array(v1_dict()["steps"][3]["layers"][1]["attention"])
     layer = t.steps[3].layers[1]
@@ -290,12 +290,12 @@ def test_append_refuses_a_step_that_does_not_follow():
 
 def test_load_missing_file(tmp_path: Path):
     with pytest.raises(TraceError, match="No trace file at"):
-        Trace.load(tmp_path / "nope.json")
+        load_trace(tmp_path / "nope.json")
 
 
 def test_load_directory(tmp_path: Path):
     with pytest.raises(TraceError, match="Could not read"):
-        Trace.load(tmp_path)
+        load_trace(tmp_path)
 
 
 def test_load_invalid_json(tmp_path: Path):
@@ -303,14 +303,14 @@ def test_load_invalid_json(tmp_path: Path):
     text = json.dumps(v1_dict())
     path.write_text(text[: len(text) // 2])  # a truncated save
     with pytest.raises(TraceError, match=r"invalid JSON at line 1, column \d+"):
-        Trace.load(path)
+        load_trace(path)
 
 
 def test_load_invalid_utf8(tmp_path: Path):
     path = tmp_path / "t.json"
     path.write_bytes(b'{"schema": 1, "prompt": "\xff\xfe"}')
     with pytest.raises(TraceError, match="not valid UTF-8"):
-        Trace.load(path)
+        load_trace(path)
 
 
 def test_load_wrong_schema(tmp_path: Path):
@@ -319,7 +319,7 @@ def test_load_wrong_schema(tmp_path: Path):
     d["schema"] = 99
     path.write_text(json.dumps(d))
     with pytest.raises(TraceError, match="unsupported trace version 99") as info:
-        Trace.load(path)
+        load_trace(path)
     assert "different version" in info.value.hint
 
 
@@ -329,14 +329,14 @@ def test_load_reports_the_bad_field(tmp_path: Path):
     d["steps"][3]["layers"][1]["attention"].pop()
     path.write_text(json.dumps(d))
     with pytest.raises(TraceError, match=r"steps\[3\].layers\[1\].attention: expected 6 values, got 5"):
-        Trace.load(path)
+        load_trace(path)
 
 
 def test_save_to_unwritable_place_leaves_nothing(tmp_path: Path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")  # root can write anywhere, but not under a regular file
     with pytest.raises(ExplainerError, match="could not write the trace to") as info:
-        make_trace().save(blocker / "run.trace")
+        save_trace(make_trace(), blocker / "run.trace")
     assert info.value.hint
     assert sorted(os.listdir(tmp_path)) == ["not-a-dir"] and blocker.read_text() == "x"
 
@@ -344,7 +344,7 @@ def test_save_to_unwritable_place_leaves_nothing(tmp_path: Path):
 def test_failed_replace_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "run.trace"
     old = make_trace(1)
-    old.save(path)
+    save_trace(old, path)
     before = path.read_bytes()
 
     def boom(src: str, dst: str) -> None:
@@ -352,7 +352,7 @@ def test_failed_replace_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(atomic.os, "replace", boom)
     with pytest.raises(ExplainerError, match="No space left on device"):
-        make_trace().save(path)
+        save_trace(make_trace(), path)
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["run.trace"]
 
@@ -361,5 +361,5 @@ def test_save_refuses_non_finite_numbers(tmp_path: Path):
     t = make_trace(1)
     t.steps[0].forward_s = float("nan")
     with pytest.raises(ExplainerError, match="Could not save the trace"):
-        t.save(tmp_path / "run.trace")
+        save_trace(t, tmp_path / "run.trace")
     assert os.listdir(tmp_path) == []

@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explainer.engine.trace import Trace, TraceError
-from explainer.engine.trace_file import load_trace
+from explainer.engine.trace_file import load_trace, save_trace
 from tests.engine.test_trace import make_trace
 
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("saved") / "run.trace"
-    make_trace().save(path)
+    save_trace(make_trace(), path)
     return path.read_bytes()
 
 

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from explainer.engine.trace_file import save_trace
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.errors import ExplainerError
@@ -126,7 +127,7 @@ def test_cli_export_twice_with_the_same_seed_gives_identical_files(built_model, 
 
 def test_cli_export_from_a_saved_trace(trace, tmp_path):
     saved = tmp_path / "trace.json"
-    trace.save(saved)
+    save_trace(trace, saved)
     proc = run_cli("--trace", str(saved), "--stage", "tokens", "--theme", "projector", "--out", str(tmp_path / "t.png"))
     assert proc.returncode == 0, proc.stderr.decode()
     assert (tmp_path / "t.png").stat().st_size > 10_000
@@ -138,13 +139,13 @@ def test_cli_export_names_every_candidate_token(built_model, tmp_path):
     import re
 
     fresh = tmp_path / "fresh.svg"
-    saved = tmp_path / "trace.json"
+    saved = tmp_path / "run.trace"
     proc = run_cli("--prompt", "The capital of France is", "--stage", "probabilities", "--out", str(fresh))
     assert proc.returncode == 0, proc.stderr.decode()
     from explainer.engine.generate import Engine
     from explainer.engine.sampler import SamplingSettings
 
-    Engine(built_model).generate("The capital of France is", SamplingSettings(max_new_tokens=1)).save(saved)
+    save_trace(Engine(built_model).generate("The capital of France is", SamplingSettings(max_new_tokens=1)), saved)
     from_trace = tmp_path / "saved.svg"
     proc = run_cli("--trace", str(saved), "--stage", "probabilities", "--out", str(from_trace))
     assert proc.returncode == 0, proc.stderr.decode()

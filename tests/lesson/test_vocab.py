@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from explainer.engine.tokenizer import load_tokenizer
 from explainer.lesson.vocab import display_piece
 
 pytestmark = pytest.mark.slow
 
 
 def test_whole_tokens_keep_their_text_and_byte_pieces_show_their_bytes(built_model):
-    tok = built_model.load_tokenizer()
+    tok = load_tokenizer(built_model.tokenizer_path)
     assert display_piece(tok, 7042) == " Paris"
     pieces = [t.id for t in tok.encode("🍕")]
     assert len(pieces) > 1  # the emoji's four bytes take more than one token

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from explainer.engine.tokenizer import load_tokenizer
 from explainer.errors import ExplainerError
 from explainer.model import build as build_mod
 from explainer.model.build import build_model, load_built
@@ -65,7 +66,7 @@ def test_build_then_load(tmp_cache, fake_models, fake_converter):
     assert built.config["hidden_size"] == 8
     assert built.gguf_path and built.gguf_path.is_file()
     assert "fake convert" in phases and "building tokenizer" in phases
-    tok = built.load_tokenizer()
+    tok = load_tokenizer(built.tokenizer_path)
     assert [t.text for t in tok.encode("the the in")] == ["t", "he", " the", " in"]
     assert siblings(name) == [name]
 

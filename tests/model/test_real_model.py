@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from explainer.engine.tokenizer import load_tokenizer
 from explainer.engine.runtime import ModelRuntime
 from explainer.model.gguf_weights import read_weights
 
@@ -21,7 +22,7 @@ def runtime(built_model):
 
 @pytest.fixture(scope="module")
 def prompt_ids(built_model):
-    return built_model.load_tokenizer().encode_ids(PROMPT)
+    return load_tokenizer(built_model.tokenizer_path).encode_ids(PROMPT)
 
 
 def softmax(x):
@@ -33,7 +34,7 @@ def test_paris_is_the_likely_next_token(runtime, prompt_ids, built_model):
     out = runtime.forward(prompt_ids, runtime.new_cache())
     p = softmax(out.logits.astype(np.float64))
     top = int(p.argmax())
-    assert built_model.load_tokenizer().piece(top) == " Paris"
+    assert load_tokenizer(built_model.tokenizer_path).piece(top) == " Paris"
     assert p[top] == pytest.approx(0.77, abs=0.01)
 
 

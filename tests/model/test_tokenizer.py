@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.engine.tokenizer import TextTokenizer, Token
+from explainer.engine.tokenizer import load_tokenizer, TextTokenizer, Token
 from explainer.model.tokenizer_build import build_tokenizer
 
 
@@ -147,6 +147,6 @@ def test_accent_and_cjk_offsets_are_characters(tok):
 
 @pytest.mark.slow
 def test_built_model_tokenizer_matches(built_model, tok):
-    built = built_model.load_tokenizer()
+    built = load_tokenizer(built_model.tokenizer_path)
     text = "<|im_start|>user\nWhat is 12+30? Café 東京 😀<|im_end|>"
     assert [t.id for t in built.encode(text)] == [t.id for t in tok.encode(text)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from explainer.engine.tokenizer import load_tokenizer
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.lesson.assets import load_texts
@@ -21,7 +22,7 @@ def model_vocabulary() -> Vocabulary | None:
     from explainer.model.build import load_built
 
     try:
-        return vocabulary_of(load_built().load_tokenizer())
+        return vocabulary_of(load_tokenizer(load_built().tokenizer_path))
     except ExplainerError:
         return None
 
