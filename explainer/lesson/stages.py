@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from explainer.engine.trace import Trace
+if TYPE_CHECKING:  # (a type only: `explainer --help` need not import numpy)
+    from explainer.engine.trace import Trace
 
 
 class Stage(str, Enum):
