@@ -6,6 +6,7 @@ through here, so an interrupted write or a full disk loses nothing that was ther
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -26,7 +27,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, what: str = "the fil
     return write_atomic_with(path, lambda f: f.write(data), what)
 
 
-def write_atomic_with(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "the file") -> Path:
+def write_atomic_with(
+    path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "the file"
+) -> Path:
     """Like :func:`write_atomic`, with ``write(file)`` producing the contents (a large file is
     then streamed to disk instead of being held in memory twice)."""
     target = Path(path)
@@ -47,8 +50,6 @@ def write_atomic_with(path: str | os.PathLike[str], write: Callable[[BinaryIO], 
         ) from None
     finally:
         if tmp_name is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
-            except OSError:
-                pass
     return target

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from explainer import __version__
 from explainer.commands import bench, export, generate, gui, model, tokenize

@@ -166,9 +166,15 @@ def manifest_dict(name: str, wheel: Path, payload: bytes, member: str = MEMBER) 
             "gguf_sha256": hashlib.sha256(payload).hexdigest(),
             "gguf_size": len(payload),
         },
-        "architecture": {"type": "llama", "num_hidden_layers": 1, "hidden_size": 8,
-                         "num_attention_heads": 2, "num_key_value_heads": 1,
-                         "intermediate_size": 16, "vocab_size": 8},
+        "architecture": {
+            "type": "llama",
+            "num_hidden_layers": 1,
+            "hidden_size": 8,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "intermediate_size": 16,
+            "vocab_size": 8,
+        },
         "chat_template": "<|im_start|>user\n{prompt}<|im_end|>\n",
     }
 

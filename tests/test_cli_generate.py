@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from explainer.engine.tokenizer import load_tokenizer
-
 import json
 import subprocess
 import sys
 
 import pytest
+
+from explainer.engine.tokenizer import load_tokenizer
 
 pytestmark = pytest.mark.slow
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from explainer.engine.generate import Engine
 from explainer.engine.runtime import ModelRuntime
+from explainer.model.build import BuiltModel
 
 # Ordinary English prose, repeated: the numbers do not depend on what the tokens say.
 _TEXT = (
@@ -75,7 +76,7 @@ def _llama_cpp_tpot(gguf: Path | None, prompt: list[int], n: int) -> dict:
     return {"llama_cpp_tpot_s": statistics.median(times)}
 
 
-def run_bench(built, device: str | None = None, llama_cpp: bool = True) -> dict:
+def run_bench(built: BuiltModel, device: str | None = None, llama_cpp: bool = True) -> dict[str, object]:
     start = time.perf_counter()
     engine = Engine(built, device)
     load_s = time.perf_counter() - start

@@ -12,11 +12,12 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.export.figure import cursor_for, export_figure
 from explainer.lesson.stages import Stage
 from explainer.lesson.vocab import vocabulary_of
+from explainer.model.build import BuiltModel
 
 PROMPT = "The capital of France is"
 
 
-def run_export_bench(built, device: str | None = None) -> dict:
+def run_export_bench(built: BuiltModel, device: str | None = None) -> dict[str, object]:
     engine = Engine(built, device)
     trace = engine.generate(PROMPT, SamplingSettings(max_new_tokens=4, temperature=0.8, seed=0))
     names = vocabulary_of(engine.tokenizer)
@@ -24,7 +25,9 @@ def run_export_bench(built, device: str | None = None) -> dict:
     sizes: dict[str, list[int]] = {".svg": [], ".png": []}
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in (".svg", ".png"):
-            export_figure(trace, cursor_for(trace, Stage.TOKENS), Path(tmp) / f"warm{fmt}", vocabulary=names)  # Qt start-up
+            export_figure(
+                trace, cursor_for(trace, Stage.TOKENS), Path(tmp) / f"warm{fmt}", vocabulary=names
+            )  # Qt start-up
             for stage in Stage:
                 out = Path(tmp) / f"{stage.value}{fmt}"
                 start = time.perf_counter()

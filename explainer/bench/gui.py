@@ -21,12 +21,19 @@ import os
 import resource
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QMessageLogContext, QObject, Qt, QTimer, QtMsgType
+from PySide6.QtWidgets import QApplication
 
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
 from explainer.ui.controller import LoadedModel
+
+if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
+    from explainer.engine.trace import Trace
+    from explainer.ui.main_window import MainWindow
 
 PROMPT = "Once upon a time"
 TOKENS = 64
@@ -66,18 +73,18 @@ def _peak_rss_mb() -> float:
 class _Probe(QObject):
     """Counts the paints of the diagram's viewport."""
 
-    def __init__(self, bench: "_GuiBench") -> None:
+    def __init__(self, bench: _GuiBench) -> None:
         super().__init__()
         self.bench = bench
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
             self.bench.on_paint()
         return False
 
 
 class _GuiBench:
-    def __init__(self, window, app, tokens: int) -> None:
+    def __init__(self, window: MainWindow, app: QApplication, tokens: int) -> None:
         self.window, self.app, self.tokens = window, app, tokens
         self.t_start = _process_start()
         self.first_paint_wall: float | None = None
@@ -121,8 +128,9 @@ class _GuiBench:
             if self.window.scene.is_animating():
                 self.animating_s += gap
         self.heartbeat_last = now
-        if self.finished_at is not None and (time.perf_counter() - self.finished_at > AFTER_GENERATION_S
-                                             or not self.window.playing):
+        if self.finished_at is not None and (
+            time.perf_counter() - self.finished_at > AFTER_GENERATION_S or not self.window.playing
+        ):
             self.stop("done")
 
     def first_frame_done(self) -> None:
@@ -162,11 +170,11 @@ class _GuiBench:
         self.generation_started = time.perf_counter()
         w.generate()
 
-    def on_step(self, trace) -> None:
+    def on_step(self, trace: Trace) -> None:
         if len(trace.steps) == 1:
             self.window.stepper.set_playing(True)
 
-    def on_finished(self, trace) -> None:
+    def on_finished(self, trace: Trace) -> None:
         self.finished_at = time.perf_counter()
         self.result["tokens"] = len(trace.steps)
         self.result["generation_s"] = self.finished_at - (self.generation_started or self.finished_at)
@@ -189,7 +197,8 @@ class _GuiBench:
             # or the steady state of generating and animating
             "gui_blocks_over_16ms": len(self.gaps),
             "gui_max_block_after_first_second_ms": max(
-                [(g - 0.001) * 1000 for t, g in self.gaps if t > 1.0], default=0.0),
+                [(g - 0.001) * 1000 for t, g in self.gaps if t > 1.0], default=0.0
+            ),
             "gui_blocks_over_16ms_at": [[round(t, 2), round((g - 0.001) * 1000)] for t, g in self.gaps[:40]],
             "fps": len(self.refreshes_painted) / self.animating_s if self.animating_s > 0 else None,
             "paints_per_s": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
@@ -197,24 +206,26 @@ class _GuiBench:
             "peak_rss_mb": _peak_rss_mb(),
         }
         r.update(self.result)
-        r.update({
-            "animating_s": self.animating_s,
-            "frames_painted_animating": self.paints_animating,
-            "frames_painted_total": self.paints_total,
-            "stages_shown": self.frames_shown,
-            "qt_platform": self.app.platformName(),
-        })
+        r.update(
+            {
+                "animating_s": self.animating_s,
+                "frames_painted_animating": self.paints_animating,
+                "frames_painted_total": self.paints_total,
+                "stages_shown": self.frames_shown,
+                "qt_platform": self.app.platformName(),
+            }
+        )
         return r
 
 
-def _quiet_offscreen_noise():
+def _quiet_offscreen_noise() -> Any:
     """The offscreen plugin warns on every window size-hint change; the JSON is what matters.
     Returns the handler that was installed before (to put back)."""
     from PySide6.QtCore import qInstallMessageHandler
 
     previous = None
 
-    def handler(mode, context, message):
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
         if "propagateSizeHints" in message:
             return
         if previous is not None:
@@ -243,7 +254,7 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     from explainer.ui.controller import EngineController, app_threads
     from explainer.ui.main_window import MainWindow
 
-    def factory():
+    def factory() -> Engine:
         from explainer.engine.generate import Engine
         from explainer.model.build import load_built
 
@@ -254,7 +265,7 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
-    bench.loop = QEventLoop()
+    bench.loop = QEventLoop()  # (set here: the bench's loop is the one this run spins)
     prepare_to_show(window)
     bench.start()
     bench.loop.exec()

@@ -12,8 +12,11 @@ from explainer.commands.output import print_json
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("bench", help="measure load, prefill and decode speed (prints JSON)")
     add_device_arg(p)
-    p.add_argument("--gui", action="store_true",
-                   help="measure the app instead: GUI-thread blocking, frame rate, time to first window")
+    p.add_argument(
+        "--gui",
+        action="store_true",
+        help="measure the app instead: GUI-thread blocking, frame rate, time to first window",
+    )
     p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
     add_model_args(p)
     p.set_defaults(func=run)

@@ -33,14 +33,18 @@ def add_parser(sub: Subcommands) -> None:
     )
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
-    p.add_argument("--steps", dest="max_new_tokens", type=int, default=1, metavar="N",
-                   help="tokens to generate (default 1)")
-    p.add_argument("--stage", choices=[s.value for s in Stage], default="append",
-                   help="which stage to draw (default append)")
+    p.add_argument(
+        "--steps", dest="max_new_tokens", type=int, default=1, metavar="N", help="tokens to generate (default 1)"
+    )
+    p.add_argument(
+        "--stage", choices=[s.value for s in Stage], default="append", help="which stage to draw (default append)"
+    )
     p.add_argument("--step", type=int, default=None, metavar="K", help="which step, from 0 (default: the last)")
     p.add_argument("--theme", choices=("light", "dark", "projector"), default="light")
     add_sampling_args(p, seed_default=0, seed_help="default 0, so figures are reproducible")
-    p.add_argument("--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)")
+    p.add_argument(
+        "--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)"
+    )
     p.add_argument("--timings", action="store_true", help="include the measured TTFT/TPOT (differ run to run)")
     p.add_argument("--out", required=True, metavar="FILE.svg|FILE.png")
     add_device_arg(p)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from explainer.commands.options import (
     Subcommands,
@@ -17,6 +18,9 @@ from explainer.commands.options import (
     sampling_settings,
 )
 from explainer.commands.output import ReadingProgress, print_json
+
+if TYPE_CHECKING:
+    from explainer.engine.trace import Step, Trace
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -45,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     output_ids: list[int] = []
     printed = [0]
 
-    def stream(trace, step) -> None:
+    def stream(trace: Trace, step: Step) -> None:
         if args.json:
             return
         if step.index == 0:
@@ -53,38 +57,46 @@ def run(args: argparse.Namespace) -> int:
         output_ids.append(step.sampling.chosen.id)
         text = engine.tokenizer.decode(output_ids)
         ready = text.rstrip("\ufffd")
-        sys.stdout.write(ready[printed[0]:])
+        sys.stdout.write(ready[printed[0] :])
         printed[0] = max(printed[0], len(ready))
         sys.stdout.flush()
 
-    trace = engine.generate(prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream,
-                            on_progress=ReadingProgress())
+    trace = engine.generate(
+        prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream, on_progress=ReadingProgress()
+    )
     if not args.json:
-        sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0]:])  # anything held back
+        sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0] :])  # anything held back
     if args.save_trace:
         save_trace(trace, args.save_trace)
     if not args.json:
         ttft = f"{trace.ttft_s * 1000:.0f} ms"
         tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"
-        print(f"\n\n[{len(trace.steps)} tokens, stop: {trace.stop_reason}, time to first token {ttft}, "
-              f"time per output token {tpot}, on {engine.runtime.device_label}]", file=sys.stderr)
+        print(
+            f"\n\n[{len(trace.steps)} tokens, stop: {trace.stop_reason}, time to first token {ttft}, "
+            f"time per output token {tpot}, on {engine.runtime.device_label}]",
+            file=sys.stderr,
+        )
         return 0
     piece = engine.tokenizer.piece
-    print_json({
-        "model": {"name": trace.model.name, "provider": engine.runtime.provider},
-        "prompt_tokens": [{"id": t.id, "text": t.text} for t in trace.prompt_tokens],
-        "steps": [
-            {
-                "phase": s.phase,
-                "token": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
-                "top": [{"id": i, "text": piece(i), "prob": p}
-                        for i, p in zip(s.sampling.raw.ids[:20].tolist(), s.sampling.raw.probs[:20].tolist())],
-                "seconds": s.forward_s + s.sample_s,
-            }
-            for s in trace.steps
-        ],
-        "ttft_s": trace.ttft_s,
-        "tpot_s": trace.tpot_s,
-        "stop_reason": trace.stop_reason,
-    })
+    print_json(
+        {
+            "model": {"name": trace.model.name, "provider": engine.runtime.provider},
+            "prompt_tokens": [{"id": t.id, "text": t.text} for t in trace.prompt_tokens],
+            "steps": [
+                {
+                    "phase": s.phase,
+                    "token": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
+                    "top": [
+                        {"id": i, "text": piece(i), "prob": p}
+                        for i, p in zip(s.sampling.raw.ids[:20].tolist(), s.sampling.raw.probs[:20].tolist())
+                    ],
+                    "seconds": s.forward_s + s.sample_s,
+                }
+                for s in trace.steps
+            ],
+            "ttft_s": trace.ttft_s,
+            "tpot_s": trace.tpot_s,
+            "stop_reason": trace.stop_reason,
+        }
+    )
     return 0

@@ -64,9 +64,7 @@ def _model_info(name: str) -> dict[str, Any]:
     info["status"] = "built"
     info["files"] = built.build_info.get("files", {})
     info["config"] = built.config
-    info["build"] = {
-        k: v for k, v in built.build_info.items() if k not in ("files",)
-    }
+    info["build"] = {k: v for k, v in built.build_info.items() if k not in ("files",)}
     return info
 
 

@@ -32,8 +32,7 @@ def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -
         "--cache-dir",
         metavar="DIR",
         default=default,
-        help="where downloads and built models live "
-        "(default: $EXPLAINER_CACHE_DIR, else the user cache dir)",
+        help="where downloads and built models live (default: $EXPLAINER_CACHE_DIR, else the user cache dir)",
     )
 
 
@@ -90,8 +89,11 @@ def sampling_settings(args: argparse.Namespace) -> SamplingSettings:
     from explainer.engine.sampler import SamplingSettings
 
     settings = SamplingSettings(
-        temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
-        seed=args.seed, max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        max_new_tokens=args.max_new_tokens,
     )
     settings.validate()
     return settings

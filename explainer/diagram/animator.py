@@ -8,11 +8,19 @@ end state.  Speed 0 means "no animation": the caller draws the end state directl
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from PySide6.QtCore import QAbstractAnimation, QEasingCurve, QObject, QParallelAnimationGroup, \
-    QSequentialAnimationGroup, QVariantAnimation, Signal
+from PySide6.QtCore import (
+    QAbstractAnimation,
+    QEasingCurve,
+    QObject,
+    QParallelAnimationGroup,
+    QSequentialAnimationGroup,
+    QVariantAnimation,
+    Signal,
+)
 
 Progress = Callable[[float], None]
 
@@ -95,10 +103,8 @@ class Animator(QObject):
         g = self._group
         if g is None:
             return
-        try:
+        with contextlib.suppress(RuntimeError, TypeError):
             g.finished.disconnect(self._completed)
-        except (RuntimeError, TypeError):
-            pass
         g.stop()
         self._ended(False)
 

@@ -11,8 +11,14 @@ from explainer.diagram.items.flow import FlowItem
 from explainer.diagram.items.header import HeaderItem
 
 _PANEL_RECTS = {
-    "pretraining": L.PRETRAINING, "tokens": L.TOKENS, "embeddings": L.EMBEDDINGS, "layers": L.LAYERS,
-    "probabilities": L.PROBABILITIES, "kvcache": L.KVCACHE, "counters": L.COUNTERS, "caption": L.CAPTION,
+    "pretraining": L.PRETRAINING,
+    "tokens": L.TOKENS,
+    "embeddings": L.EMBEDDINGS,
+    "layers": L.LAYERS,
+    "probabilities": L.PROBABILITIES,
+    "kvcache": L.KVCACHE,
+    "counters": L.COUNTERS,
+    "caption": L.CAPTION,
 }
 
 
@@ -29,8 +35,10 @@ def place(items: dict[str, object]) -> None:
     loop.set_geometry(L.PROBABILITIES.right() - 90, L.PROBABILITIES.top(), L.TOKENS.bottom())
     ex = L.EMBEDDINGS.left() + 120
     mid = L.LAYERS.center().y()
-    flow.set_geometry([
-        [QPointF(ex, L.TOKENS.bottom() + 2), QPointF(ex, L.EMBEDDINGS.top() - 2)],
-        [QPointF(L.EMBEDDINGS.right() + 2, mid), QPointF(L.LAYERS.left() - 2, mid)],
-        [QPointF(L.LAYERS.right() + 2, mid), QPointF(L.PROBABILITIES.left() - 2, mid)],
-    ])
+    flow.set_geometry(
+        [
+            [QPointF(ex, L.TOKENS.bottom() + 2), QPointF(ex, L.EMBEDDINGS.top() - 2)],
+            [QPointF(L.EMBEDDINGS.right() + 2, mid), QPointF(L.LAYERS.left() - 2, mid)],
+            [QPointF(L.LAYERS.right() + 2, mid), QPointF(L.PROBABILITIES.left() - 2, mid)],
+        ]
+    )

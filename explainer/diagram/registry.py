@@ -7,8 +7,9 @@ exactly when that value changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from PySide6.QtWidgets import QGraphicsItem
 

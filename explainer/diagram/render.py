@@ -19,18 +19,23 @@ from explainer.atomic import write_atomic
 from explainer.errors import ExplainerError
 
 
-def render_scene_image(scene: QGraphicsScene, width: int | None = None, height: int | None = None,
-                       scale: float = 2.0) -> QImage:
+def render_scene_image(
+    scene: QGraphicsScene, width: int | None = None, height: int | None = None, scale: float = 2.0
+) -> QImage:
     """The whole scene as an image: ``width`` x ``height`` pixels, or its size times ``scale``."""
     src = scene.sceneRect()
     w = width or max(1, round(src.width() * scale))
     h = height or max(1, round(src.height() * scale))
     img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
-    img.fill(scene.backgroundBrush().color() if scene.backgroundBrush().style() != Qt.BrushStyle.NoBrush
-             else QColor("white"))
+    img.fill(
+        scene.backgroundBrush().color() if scene.backgroundBrush().style() != Qt.BrushStyle.NoBrush else QColor("white")
+    )
     painter = QPainter(img)
-    painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
-                           | QPainter.RenderHint.SmoothPixmapTransform)
+    painter.setRenderHints(
+        QPainter.RenderHint.Antialiasing
+        | QPainter.RenderHint.TextAntialiasing
+        | QPainter.RenderHint.SmoothPixmapTransform
+    )
     scene.render(painter, QRectF(0, 0, w, h), src, Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
     return img
@@ -46,8 +51,13 @@ def png_bytes(img: QImage) -> bytes:
     return bytes(data.data())
 
 
-def render_scene_png(scene: QGraphicsScene, path: str | os.PathLike[str], scale: float = 2.0,
-                     width: int | None = None, height: int | None = None) -> Path:
+def render_scene_png(
+    scene: QGraphicsScene,
+    path: str | os.PathLike[str],
+    scale: float = 2.0,
+    width: int | None = None,
+    height: int | None = None,
+) -> Path:
     """Write the scene as a PNG (``scale`` x the 1600 x 900 canvas unless a size is given)."""
     img = render_scene_image(scene, width, height, scale)
     return write_atomic(path, png_bytes(img), "the PNG picture")
@@ -90,7 +100,8 @@ def strip_empty_groups(svg: bytes) -> bytes:
     return svg
 
 
-def render_scene_svg(scene: QGraphicsScene, path: str | os.PathLike[str], title: str = "",
-                     description: str = "") -> Path:
+def render_scene_svg(
+    scene: QGraphicsScene, path: str | os.PathLike[str], title: str = "", description: str = ""
+) -> Path:
     """Write the scene as an SVG of the canvas size (vector text and shapes)."""
     return write_atomic(path, scene_svg_bytes(scene, title, description), "the SVG picture")

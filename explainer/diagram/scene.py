@@ -59,18 +59,25 @@ class LifecycleScene(QGraphicsScene):
         p = self.panels
         self.header, self.pretraining = p["header"], cast(PretrainingItem, p["pretraining"])
         self.tokens, self.embeddings = cast(TokenStripItem, p["tokens"]), cast(EmbeddingStripItem, p["embeddings"])
-        self.layers, self.probabilities = cast(LayerStackItem, p["layers"]), cast(ProbabilityChartItem, p["probabilities"])
+        self.layers, self.probabilities = (
+            cast(LayerStackItem, p["layers"]),
+            cast(ProbabilityChartItem, p["probabilities"]),
+        )
         self.kvcache, self.counters_item = cast(KVCacheItem, p["kvcache"]), cast(CountersItem, p["counters"])
-        self.caption, self.loop, self.flow = cast(CaptionItem, p["caption"]), cast(LoopArrowItem, p["loop"]), \
-            cast(FlowItem, p["flow"])
+        self.caption, self.loop, self.flow = (
+            cast(CaptionItem, p["caption"]),
+            cast(LoopArrowItem, p["loop"]),
+            cast(FlowItem, p["flow"]),
+        )
         self.flyer = TokenChipItem("fly/appended")
         self.travellers = [TokenChipItem(f"fly/traveller/{i}") for i in range(MAX_TRAVELLERS)]
         for item in [self.flyer] + self.travellers:
             item.setZValue(Z_FLY)
             item.setVisible(False)
             self.addItem(item)
-        self.actors = Actors(self.tokens, self.embeddings, self.layers, self.probabilities, self.kvcache, self.flyer,
-                             self.travellers)
+        self.actors = Actors(
+            self.tokens, self.embeddings, self.layers, self.probabilities, self.kvcache, self.flyer, self.travellers
+        )
         self.animator = Animator(self)
         self.deferred = DeferredDraws(self._draw_panel, self._cache_texts, self)
         self._drawn: dict[str, object] = {}  # panel -> the value it shows

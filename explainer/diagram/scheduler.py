@@ -8,7 +8,7 @@ calls :meth:`DeferredDraws.settle`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 

@@ -17,28 +17,28 @@ from PySide6.QtGui import QGuiApplication
 class Theme:
     name: str
     background: str
-    panel: str            # panel fill
+    panel: str  # panel fill
     panel_border: str
-    foreground: str       # main text
-    muted: str            # secondary text, idle shapes
-    accent: str           # the current pass, highlights, the lit loop arrow
-    accent_text: str      # text drawn on an accent fill
-    input_token: str      # prompt token chips
-    output_token: str     # generated token chips
-    special_token: str    # control tokens such as <|im_end|>
-    chip_text: str        # text on a chip
-    output_text: str      # generated text in the running text line (readable on the panel)
-    negative: str         # embedding colormap: most negative
-    zero: str             # embedding colormap: zero
-    positive: str         # embedding colormap: most positive
-    bar: str              # probability bars
-    bar_chosen: str       # the chosen token's bar
-    bar_cut: str          # bars removed by top-k / top-p
-    frozen: str           # the trained model's "fixed" glyph
+    foreground: str  # main text
+    muted: str  # secondary text, idle shapes
+    accent: str  # the current pass, highlights, the lit loop arrow
+    accent_text: str  # text drawn on an accent fill
+    input_token: str  # prompt token chips
+    output_token: str  # generated token chips
+    special_token: str  # control tokens such as <|im_end|>
+    chip_text: str  # text on a chip
+    output_text: str  # generated text in the running text line (readable on the panel)
+    negative: str  # embedding colormap: most negative
+    zero: str  # embedding colormap: zero
+    positive: str  # embedding colormap: most positive
+    bar: str  # probability bars
+    bar_chosen: str  # the chosen token's bar
+    bar_cut: str  # bars removed by top-k / top-p
+    frozen: str  # the trained model's "fixed" glyph
     font_family: str = "DejaVu Sans"
-    base_point_size: float = 15.0   # pixel size of body text in scene units
+    base_point_size: float = 15.0  # pixel size of body text in scene units
     line_width: float = 2.0
-    dim_opacity: float = 0.22       # spotlight: opacity of the stages not in focus
+    dim_opacity: float = 0.22  # spotlight: opacity of the stages not in focus
 
     def px(self, scale: float = 1.0) -> int:
         """A text size in scene pixels relative to the body size."""

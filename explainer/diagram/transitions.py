@@ -7,8 +7,8 @@ and an instant step end in the same picture.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QEasingCurve, QPointF
 

@@ -20,8 +20,11 @@ class DiagramView(QGraphicsView):
 
     def __init__(self, scene: QGraphicsScene | None = None, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
-                            | QPainter.RenderHint.SmoothPixmapTransform)
+        self.setRenderHints(
+            QPainter.RenderHint.Antialiasing
+            | QPainter.RenderHint.TextAntialiasing
+            | QPainter.RenderHint.SmoothPixmapTransform
+        )
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -46,11 +49,11 @@ class DiagramView(QGraphicsView):
         self.sigDeviceTransformChanged.emit(self)
         self.sigDeviceRangeChanged.emit(self, self.mapToScene(self.viewport().rect()).boundingRect())
 
-    def setScene(self, scene: QGraphicsScene) -> None:  # noqa: N802 - Qt name
+    def setScene(self, scene: QGraphicsScene) -> None:
         super().setScene(scene)
         self._fit()
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt name
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt name
         super().resizeEvent(event)
         self._fit()
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 from tokenizers import Tokenizer
 
@@ -22,11 +22,7 @@ from explainer.errors import ExplainerError
 @lru_cache(maxsize=1)
 def _byte_decoder() -> dict[str, int]:
     """Inverse of GPT-2's bytes_to_unicode table (printable char -> byte)."""
-    bs = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
-    )
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     cs = bs[:]
     n = 0
     for b in range(256):
@@ -65,9 +61,7 @@ class TextTokenizer:
     ) -> None:
         self._tok = tokenizer
         self._specials: dict[int, str] = {
-            i: a.content
-            for i, a in tokenizer.get_added_tokens_decoder().items()
-            if a.special
+            i: a.content for i, a in tokenizer.get_added_tokens_decoder().items() if a.special
         }
         self._bytes: dict[int, bytes] = {}
         if eos_id is None:
@@ -79,7 +73,7 @@ class TextTokenizer:
         self.bos_id: int | None = bos_id
 
     @classmethod
-    def load(cls, path: str | Path) -> "TextTokenizer":
+    def load(cls, path: str | Path) -> TextTokenizer:
         """Load ``tokenizer.json`` (and ``tokenizer_config.json`` beside it, if any)."""
         path = Path(path)
         try:
@@ -167,9 +161,7 @@ class TextTokenizer:
 
     def decode(self, ids: Iterable[int]) -> str:
         """Decode ids to text; incomplete UTF-8 sequences become U+FFFD."""
-        return b"".join(self.token_bytes(int(i)) for i in ids).decode(
-            "utf-8", errors="replace"
-        )
+        return b"".join(self.token_bytes(int(i)) for i in ids).decode("utf-8", errors="replace")
 
 
 def load_tokenizer(path: str | os.PathLike[str]) -> TextTokenizer:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal, overload
 
 import numpy as np
@@ -38,7 +38,9 @@ class TraceError(ExplainerError):
 
 
 def trace_error(path: str, what: str) -> TraceError:
-    return TraceError(f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program.")
+    return TraceError(
+        f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program."
+    )
 
 
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -70,8 +72,12 @@ class TopList:
         return cls(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TopList) and _same(self.ids, other.ids) and _same(self.probs, other.probs) \
+        return (
+            isinstance(other, TopList)
+            and _same(self.ids, other.ids)
+            and _same(self.probs, other.probs)
             and self.rest == other.rest
+        )
 
 
 @dataclass(eq=False, slots=True)
@@ -112,9 +118,12 @@ class StepSampling:
         return self.raw, self.after_temperature, self.after_top_k, self.after_top_p
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, StepSampling) and self.stages == other.stages and (
-            self.kept, self.draw, self.chosen, self.chosen_prob, self.chosen_raw_prob) == (
-            other.kept, other.draw, other.chosen, other.chosen_prob, other.chosen_raw_prob)
+        return (
+            isinstance(other, StepSampling)
+            and self.stages == other.stages
+            and (self.kept, self.draw, self.chosen, self.chosen_prob, self.chosen_raw_prob)
+            == (other.kept, other.draw, other.chosen, other.chosen_prob, other.chosen_raw_prob)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +165,12 @@ class Layers:
         if isinstance(i, slice):
             return [self[j] for j in range(len(self))[i]]
         lens = None
-        if self.lens_ids is not None and self.lens_probs is not None and self.lens_ids.shape[1] \
-                and self.lens_ids[i, 0] >= 0:
+        if (
+            self.lens_ids is not None
+            and self.lens_probs is not None
+            and self.lens_ids.shape[1]
+            and self.lens_ids[i, 0] >= 0
+        ):
             probs = self.lens_probs[i]
             lens = TopList(self.lens_ids[i], probs, max(0.0, 1.0 - float(probs.sum(dtype=np.float64))))
         return LayerView(float(self.change[i]), lens, self.attention_ids[i], self.attention_weights[i])
@@ -176,8 +189,10 @@ class Layers:
         return [int(i) if i >= 0 else None for i in self.lens_ids[:, 0].tolist()]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Layers) and all(_same(getattr(self, f), getattr(other, f)) for f in (
-            "change", "lens_ids", "lens_probs", "attention_ids", "attention_weights"))
+        return isinstance(other, Layers) and all(
+            _same(getattr(self, f), getattr(other, f))
+            for f in ("change", "lens_ids", "lens_probs", "attention_ids", "attention_weights")
+        )
 
 
 @dataclass(eq=False, slots=True)
@@ -210,11 +225,23 @@ class Step:
         return self.start + len(self.tokens)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Step) and (
-            self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s) == (
-            other.index, other.phase, other.start, other.tokens, other.embedding_dim, other.forward_s,
-            other.sample_s) and _same(self.embeddings, other.embeddings) and self.layers == other.layers \
-            and self.sampling == other.sampling and _same(self.logits, other.logits)
+        return (
+            isinstance(other, Step)
+            and (self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s)
+            == (
+                other.index,
+                other.phase,
+                other.start,
+                other.tokens,
+                other.embedding_dim,
+                other.forward_s,
+                other.sample_s,
+            )
+            and _same(self.embeddings, other.embeddings)
+            and self.layers == other.layers
+            and self.sampling == other.sampling
+            and _same(self.logits, other.logits)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +274,11 @@ class Trace:
     created: str = ""
 
     @classmethod
-    def new(cls, model: ModelInfo, prompt: str, chat: bool, settings: SamplingSettings,
-            prompt_tokens: list[TokenRef]) -> Trace:
+    def new(
+        cls, model: ModelInfo, prompt: str, chat: bool, settings: SamplingSettings, prompt_tokens: list[TokenRef]
+    ) -> Trace:
         """An empty trace stamped with the current UTC time."""
-        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        created = datetime.now(UTC).isoformat(timespec="seconds")
         return cls(model, prompt, chat, settings, list(prompt_tokens), [], None, created)
 
     # --- derived numbers the views show ---------------------------------
@@ -301,10 +329,20 @@ class Trace:
             prev = step
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Trace) and (
-            self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created) == (
-            other.model, other.prompt, other.chat, other.settings, other.prompt_tokens, other.stop_reason,
-            other.created) and self.steps == other.steps
+        return (
+            isinstance(other, Trace)
+            and (self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created)
+            == (
+                other.model,
+                other.prompt,
+                other.chat,
+                other.settings,
+                other.prompt_tokens,
+                other.stop_reason,
+                other.created,
+            )
+            and self.steps == other.steps
+        )
 
 
 def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
@@ -328,8 +366,10 @@ def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
         if len(step.tokens) != 1:
             raise trace_error(f"{p}.tokens", f"a decode step reads exactly 1 token, got {len(step.tokens)}")
         if step.tokens[0] != prev.sampling.chosen:
-            raise trace_error(f"{p}.tokens[0]", f"expected the token chosen at steps[{i - 1}] "
-                                                f"({prev.sampling.chosen.id}), got {step.tokens[0].id}")
+            raise trace_error(
+                f"{p}.tokens[0]",
+                f"expected the token chosen at steps[{i - 1}] ({prev.sampling.chosen.id}), got {step.tokens[0].id}",
+            )
     if step.end > m.context_length:
         raise trace_error(p, f"context of {step.end} tokens exceeds the model's {m.context_length}")
     emb = step.embeddings
@@ -338,12 +378,15 @@ def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
     if emb.shape[0] != len(step.tokens):
         raise trace_error(f"{p}.embeddings", f"expected {len(step.tokens)} vectors (one per token), got {emb.shape[0]}")
     if not 1 <= emb.shape[1] <= step.embedding_dim:
-        raise trace_error(f"{p}.embeddings", f"vectors must all have the same length, from 1 to "
-                                             f"embedding_dim={step.embedding_dim}")
+        raise trace_error(
+            f"{p}.embeddings", f"vectors must all have the same length, from 1 to embedding_dim={step.embedding_dim}"
+        )
     check_layers(step.layers, f"{p}.layers", m.n_layers, step.end)
     if step.logits is not None and (step.logits.shape != (m.vocab_size,) or not np.all(np.isfinite(step.logits))):
         raise trace_error(f"{p}.logits", f"expected {m.vocab_size} finite scores, one per vocabulary entry")
-    for t, what in [(t, f"tokens[{j}]") for j, t in enumerate(step.tokens)] + [(step.sampling.chosen, "sampling.chosen")]:
+    for t, what in [(t, f"tokens[{j}]") for j, t in enumerate(step.tokens)] + [
+        (step.sampling.chosen, "sampling.chosen")
+    ]:
         if not 0 <= t.id < m.vocab_size:
             raise trace_error(f"{p}.{what}", f"token id {t.id} is outside the vocabulary of {m.vocab_size}")
 
@@ -357,15 +400,21 @@ def check_layers(layers: Layers, p: str, n_layers: int, context: int) -> None:
         raise trace_error(f"{p}.lens", "guesses and their probabilities must come together")
     if layers.lens_ids is not None and layers.lens_probs is not None:
         if layers.lens_ids.shape != layers.lens_probs.shape or layers.lens_ids.shape[:1] != (n_layers,):
-            raise trace_error(f"{p}.lens", f"expected one row of guesses and probabilities per layer, got shapes "
-                                           f"{list(layers.lens_ids.shape)} and {list(layers.lens_probs.shape)}")
+            raise trace_error(
+                f"{p}.lens",
+                f"expected one row of guesses and probabilities per layer, got shapes "
+                f"{list(layers.lens_ids.shape)} and {list(layers.lens_probs.shape)}",
+            )
         probs = layers.lens_probs
         if not np.all(np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1 + PROB_TOLERANCE):
             raise trace_error(f"{p}.lens", "probabilities must be numbers from 0 to 1")
     ids, weights = layers.attention_ids, layers.attention_weights
     if ids.ndim != 3 or ids.shape[0] != n_layers or ids.shape != weights.shape:
-        raise trace_error(f"{p}.attention", f"expected [layers, heads, positions] arrays for {n_layers} layers, got "
-                                            f"shapes {list(ids.shape)} and {list(weights.shape)}")
+        raise trace_error(
+            f"{p}.attention",
+            f"expected [layers, heads, positions] arrays for {n_layers} layers, got "
+            f"shapes {list(ids.shape)} and {list(weights.shape)}",
+        )
     if np.any(ids < -1) or np.any(ids >= context):
         raise trace_error(f"{p}.attention", f"positions must be within the {context} tokens of the context")
     w = weights.astype(np.float32)

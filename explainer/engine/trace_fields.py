@@ -84,13 +84,25 @@ def choice(v: object, path: str, options: tuple[str, ...]) -> str:
     return cast(str, v)
 
 
-MODEL_FIELDS = ("name", "provider", "n_layers", "d_model", "n_heads", "n_kv_heads", "vocab_size", "context_length",
-                "n_params")
+MODEL_FIELDS = (
+    "name",
+    "provider",
+    "n_layers",
+    "d_model",
+    "n_heads",
+    "n_kv_heads",
+    "vocab_size",
+    "context_length",
+    "n_params",
+)
 
 
 def model_info(d: object, path: str) -> ModelInfo:
     d = obj(d, path, MODEL_FIELDS)
-    kw: dict[str, Any] = {"name": text(d["name"], join(path, "name")), "provider": text(d["provider"], join(path, "provider"))}
+    kw: dict[str, Any] = {
+        "name": text(d["name"], join(path, "name")),
+        "provider": text(d["provider"], join(path, "provider")),
+    }
     for name in MODEL_FIELDS[2:]:
         kw[name] = integer(d[name], join(path, name), 0 if name == "n_params" else 1)
     return ModelInfo(**kw)

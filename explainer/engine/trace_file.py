@@ -58,8 +58,19 @@ VERSION = 2
 HEADER = "trace.json"
 SUFFIX = ".trace"
 MAX_HEADER_BYTES = 256 << 20
-_STEP = ("phase", "start", "tokens", "embedding_dim", "kept", "draw", "chosen", "chosen_prob", "chosen_raw_prob",
-         "forward_s", "sample_s")
+_STEP = (
+    "phase",
+    "start",
+    "tokens",
+    "embedding_dim",
+    "kept",
+    "draw",
+    "chosen",
+    "chosen_prob",
+    "chosen_raw_prob",
+    "forward_s",
+    "sample_s",
+)
 _TOP = ("raw", "after_temperature", "after_top_k", "after_top_p")
 # name -> dtype; shapes are checked against the header in _expected_shapes
 ARRAYS: dict[str, np.dtype[Any]] = {
@@ -84,8 +95,10 @@ def save_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
     for i, step in enumerate(trace.steps):
         numbers = [step.forward_s, step.sample_s, step.sampling.chosen_prob, step.sampling.chosen_raw_prob]
         if not all(np.isfinite(numbers)):
-            raise ExplainerError(f"Could not save the trace: steps[{i}] holds a number that is not finite.",
-                                 "This is a bug in the engine; please report it.")
+            raise ExplainerError(
+                f"Could not save the trace: steps[{i}] holds a number that is not finite.",
+                "This is a bug in the engine; please report it.",
+            )
     header = json.dumps(_header(trace), ensure_ascii=False, allow_nan=False).encode("utf-8")
     arrays = _arrays(trace)
 
@@ -111,13 +124,22 @@ def _header(trace: Trace) -> dict[str, Any]:
         "created": trace.created,
         "stop_reason": trace.stop_reason,
         "prompt_tokens": {"ids": [t.id for t in trace.prompt_tokens], "texts": [t.text for t in trace.prompt_tokens]},
-        "steps": [{
-            "phase": s.phase, "start": s.start, "tokens": len(s.tokens), "embedding_dim": s.embedding_dim,
-            "kept": s.sampling.kept, "draw": s.sampling.draw,
-            "chosen": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
-            "chosen_prob": s.sampling.chosen_prob, "chosen_raw_prob": s.sampling.chosen_raw_prob,
-            "forward_s": s.forward_s, "sample_s": s.sample_s,
-        } for s in trace.steps],
+        "steps": [
+            {
+                "phase": s.phase,
+                "start": s.start,
+                "tokens": len(s.tokens),
+                "embedding_dim": s.embedding_dim,
+                "kept": s.sampling.kept,
+                "draw": s.sampling.draw,
+                "chosen": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
+                "chosen_prob": s.sampling.chosen_prob,
+                "chosen_raw_prob": s.sampling.chosen_raw_prob,
+                "forward_s": s.forward_s,
+                "sample_s": s.sample_s,
+            }
+            for s in trace.steps
+        ],
     }
 
 
@@ -142,21 +164,25 @@ def _arrays(trace: Trace) -> dict[str, np.ndarray]:
     att_shape = steps[0].layers.attention_ids.shape if steps else (n_layers, 1, 0)
     n_top = max((len(lst.ids) for s in steps for lst in s.sampling.stages), default=0)
     return {
-        "embeddings": np.concatenate([s.embeddings for s in steps]).astype(np.float16) if steps
+        "embeddings": np.concatenate([s.embeddings for s in steps]).astype(np.float16)
+        if steps
         else np.zeros((0, width), np.float16),
         "layer_change": np.array([s.layers.change for s in steps], np.float32).reshape(n, n_layers),
         "lens_ids": lens_ids,
         "lens_probs": lens_probs,
         "attention_ids": np.array([s.layers.attention_ids for s in steps], np.int32).reshape(n, *att_shape),
         "attention_weights": np.array([s.layers.attention_weights for s in steps], np.float16).reshape(n, *att_shape),
-        "top_ids": _padded([lst.ids for s in steps for lst in s.sampling.stages], n_top, -1, np.dtype(np.int32))
-        .reshape(n, 4, n_top),
-        "top_probs": _padded([lst.probs for s in steps for lst in s.sampling.stages], n_top, 0, np.dtype(np.float32))
-        .reshape(n, 4, n_top),
+        "top_ids": _padded(
+            [lst.ids for s in steps for lst in s.sampling.stages], n_top, -1, np.dtype(np.int32)
+        ).reshape(n, 4, n_top),
+        "top_probs": _padded(
+            [lst.probs for s in steps for lst in s.sampling.stages], n_top, 0, np.dtype(np.float32)
+        ).reshape(n, 4, n_top),
         "top_rest": np.array([[lst.rest for lst in s.sampling.stages] for s in steps], np.float32).reshape(n, 4),
         # every step's scores, or none (a trace opened from version 1 has none)
         "logits": np.array([s.logits for s in steps], np.float32).reshape(n, trace.model.vocab_size)
-        if steps and all(s.logits is not None for s in steps) else np.zeros((0, trace.model.vocab_size), np.float32),
+        if steps and all(s.logits is not None for s in steps)
+        else np.zeros((0, trace.model.vocab_size), np.float32),
     }
 
 
@@ -183,8 +209,9 @@ def _read_json_v1(data: bytes, target: Path) -> Trace:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TraceError(f"{target} is not a trace: it is not valid UTF-8 text.",
-                         f"Pick a {SUFFIX} file saved by this app.") from e
+        raise TraceError(
+            f"{target} is not a trace: it is not valid UTF-8 text.", f"Pick a {SUFFIX} file saved by this app."
+        ) from e
     if not text.lstrip().startswith(("{", "[")):
         raise TraceError(f"{target} is not a trace file.", f"Pick a {SUFFIX} file saved by this app.")
     try:
@@ -206,17 +233,31 @@ def _read_zip(fh: IO[bytes], target: Path) -> Trace:
         raise
     except MemoryError as e:
         raise TraceError(f"there is not enough memory to open {target}", "Close other programs and try again.") from e
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, struct.error, EOFError, OSError, ValueError,
-            KeyError, OverflowError, NotImplementedError, RuntimeError) as e:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        zlib.error,
+        struct.error,
+        EOFError,
+        OSError,
+        ValueError,
+        KeyError,
+        OverflowError,
+        NotImplementedError,
+        RuntimeError,
+    ) as e:
         # (what zipfile, zlib and numpy's header reader raise for bytes that are not what they claim)
-        raise TraceError(f"{target} is damaged: {e}.", "The file may be truncated or edited; save the run again.") \
-            from e
+        raise TraceError(
+            f"{target} is damaged: {e}.", "The file may be truncated or edited; save the run again."
+        ) from e
 
 
 def _read_members(zf: zipfile.ZipFile) -> Trace:
     names = set(zf.namelist())
     if HEADER not in names:
-        raise TraceError("this zip file is not a trace: it has no trace.json", f"Pick a {SUFFIX} file saved by this app.")
+        raise TraceError(
+            "this zip file is not a trace: it has no trace.json", f"Pick a {SUFFIX} file saved by this app."
+        )
     info = zf.getinfo(HEADER)
     if info.file_size > MAX_HEADER_BYTES:
         raise trace_error(HEADER, f"{info.file_size:,} bytes is more than a trace header can be")
@@ -239,10 +280,26 @@ def _read_members(zf: zipfile.ZipFile) -> Trace:
 def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
     """The trace without its steps, and each step's header (its number of tokens checked)."""
     if isinstance(d, dict) and d.get("format") == FORMAT and d.get("version") != VERSION:
-        raise TraceError(f"version: unsupported trace version {d.get('version')!r} (this app reads {VERSION})",
-                         "The trace was saved by a different version of the app.")
-    d = f.obj(d, "", ("format", "version", "model", "prompt", "chat", "settings", "created", "stop_reason",
-                      "prompt_tokens", "steps"))
+        raise TraceError(
+            f"version: unsupported trace version {d.get('version')!r} (this app reads {VERSION})",
+            "The trace was saved by a different version of the app.",
+        )
+    d = f.obj(
+        d,
+        "",
+        (
+            "format",
+            "version",
+            "model",
+            "prompt",
+            "chat",
+            "settings",
+            "created",
+            "stop_reason",
+            "prompt_tokens",
+            "steps",
+        ),
+    )
     if d["format"] != FORMAT:
         raise trace_error("format", f"expected {FORMAT!r}, got {d['format']!r}")
     try:
@@ -260,16 +317,19 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
         prompt=f.text(d["prompt"], "prompt"),
         chat=f.boolean(d["chat"], "chat"),
         settings=settings,
-        prompt_tokens=[TokenRef(f.integer(i, f"prompt_tokens.ids[{j}]", 0), f.text(t, f"prompt_tokens.texts[{j}]"))
-                       for j, (i, t) in enumerate(zip(ids, texts))],
+        prompt_tokens=[
+            TokenRef(f.integer(i, f"prompt_tokens.ids[{j}]", 0), f.text(t, f"prompt_tokens.texts[{j}]"))
+            for j, (i, t) in enumerate(zip(ids, texts))
+        ],
         stop_reason=None if stop is None else cast(StopReason, f.choice(stop, "stop_reason", STOP_REASONS)),
         created=f.text(d["created"], "created"),
     )
     steps = [f.obj(s, f"steps[{i}]", _STEP) for i, s in enumerate(f.array(d["steps"], "steps"))]
     total = sum(f.integer(s["tokens"], f"steps[{i}].tokens", 1) for i, s in enumerate(steps))
     if total > trace.model.context_length:
-        raise trace_error("steps", f"{total:,} tokens read in all, more than the context of "
-                                   f"{trace.model.context_length:,}")
+        raise trace_error(
+            "steps", f"{total:,} tokens read in all, more than the context of {trace.model.context_length:,}"
+        )
     return trace, steps
 
 
@@ -343,8 +403,10 @@ def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.nda
     _check_ids(top_ids, m.vocab_size, "sampling")
     _check_ids(arrays["lens_ids"], m.vocab_size, "layers.lens")
     if not np.all(np.isfinite(top_rest)) or np.any(top_rest < 0) or np.any(top_rest > 1 + PROB_TOLERANCE):
-        raise trace_error(_first_step(~((top_rest >= 0) & (top_rest <= 1 + PROB_TOLERANCE)), "sampling"),
-                          "the rest of a candidate list must be a probability")
+        raise trace_error(
+            _first_step(~((top_rest >= 0) & (top_rest <= 1 + PROB_TOLERANCE)), "sampling"),
+            "the rest of a candidate list must be a probability",
+        )
     if not np.all(np.isfinite(arrays["embeddings"].astype(np.float32))):
         raise trace_error("embeddings.npy", "every number must be finite")
     logits = arrays["logits"] if len(arrays["logits"]) else None
@@ -368,24 +430,37 @@ def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.nda
         lists = [_top_list(top_ids[i, k], top_probs[i, k], float(top_rest[i, k])) for k in range(4)]
         hi = 1.0 + PROB_TOLERANCE
         sampling = StepSampling(
-            *lists, kept=f.integer(h["kept"], f.join(p, "kept"), 1),
-            draw=None if draw is None else f.draw(draw, f.join(p, "draw")), chosen=chosen,
+            *lists,
+            kept=f.integer(h["kept"], f.join(p, "kept"), 1),
+            draw=None if draw is None else f.draw(draw, f.join(p, "draw")),
+            chosen=chosen,
             chosen_prob=f.number(h["chosen_prob"], f.join(p, "chosen_prob"), 0.0, hi),
             chosen_raw_prob=f.number(h["chosen_raw_prob"], f.join(p, "chosen_raw_prob"), 0.0, hi),
         )
         lens_ids = arrays["lens_ids"][i]
         computed = lens_ids.shape[1] > 0 and bool(np.any(lens_ids[:, 0] >= 0))
-        layers = Layers(arrays["layer_change"][i], lens_ids if computed else None,
-                        arrays["lens_probs"][i] if computed else None,
-                        arrays["attention_ids"][i], arrays["attention_weights"][i])
-        steps.append(Step(
-            index=i, phase=phase, start=f.integer(h["start"], f.join(p, "start"), 0), tokens=read,
-            embeddings=arrays["embeddings"][row: row + n_read],
-            embedding_dim=f.integer(h["embedding_dim"], f.join(p, "embedding_dim"), 1), layers=layers,
-            sampling=sampling, forward_s=f.number(h["forward_s"], f.join(p, "forward_s"), 0.0),
-            sample_s=f.number(h["sample_s"], f.join(p, "sample_s"), 0.0),
-            logits=logits[i] if logits is not None else None,
-        ))
+        layers = Layers(
+            arrays["layer_change"][i],
+            lens_ids if computed else None,
+            arrays["lens_probs"][i] if computed else None,
+            arrays["attention_ids"][i],
+            arrays["attention_weights"][i],
+        )
+        steps.append(
+            Step(
+                index=i,
+                phase=phase,
+                start=f.integer(h["start"], f.join(p, "start"), 0),
+                tokens=read,
+                embeddings=arrays["embeddings"][row : row + n_read],
+                embedding_dim=f.integer(h["embedding_dim"], f.join(p, "embedding_dim"), 1),
+                layers=layers,
+                sampling=sampling,
+                forward_s=f.number(h["forward_s"], f.join(p, "forward_s"), 0.0),
+                sample_s=f.number(h["sample_s"], f.join(p, "sample_s"), 0.0),
+                logits=logits[i] if logits is not None else None,
+            )
+        )
         row += n_read
         prev_chosen = chosen
     return steps

@@ -33,18 +33,39 @@ from explainer.errors import ExplainerError
 
 VERSION = 1
 _TRACE = ("schema", "model", "prompt", "chat", "settings", "prompt_tokens", "steps", "stop_reason", "created")
-_STEP = ("index", "phase", "start", "tokens", "embeddings", "embedding_dim", "layers", "sampling", "forward_s",
-         "sample_s")
-_SAMPLING = ("raw", "after_temperature", "after_top_k", "after_top_p", "kept", "draw", "chosen", "chosen_prob",
-             "chosen_raw_prob")
+_STEP = (
+    "index",
+    "phase",
+    "start",
+    "tokens",
+    "embeddings",
+    "embedding_dim",
+    "layers",
+    "sampling",
+    "forward_s",
+    "sample_s",
+)
+_SAMPLING = (
+    "raw",
+    "after_temperature",
+    "after_top_k",
+    "after_top_p",
+    "kept",
+    "draw",
+    "chosen",
+    "chosen_prob",
+    "chosen_raw_prob",
+)
 _HI = 1.0 + PROB_TOLERANCE
 
 
 def read_v1(d: object) -> Trace:
     """Parse and validate a version-1 trace object; raises :class:`TraceError` naming the bad field."""
     if isinstance(d, dict) and "schema" in d and d["schema"] != VERSION:
-        raise TraceError(f"schema: unsupported trace version {d['schema']!r} (this app reads {VERSION})",
-                         "The trace was saved by a different version of the app.")
+        raise TraceError(
+            f"schema: unsupported trace version {d['schema']!r} (this app reads {VERSION})",
+            "The trace was saved by a different version of the app.",
+        )
     d = f.obj(d, "", _TRACE)
     f.integer(d["schema"], "schema")
     try:
@@ -57,7 +78,9 @@ def read_v1(d: object) -> Trace:
         prompt=f.text(d["prompt"], "prompt"),
         chat=f.boolean(d["chat"], "chat"),
         settings=settings,
-        prompt_tokens=[f.token(t, f"prompt_tokens[{i}]") for i, t in enumerate(f.array(d["prompt_tokens"], "prompt_tokens"))],
+        prompt_tokens=[
+            f.token(t, f"prompt_tokens[{i}]") for i, t in enumerate(f.array(d["prompt_tokens"], "prompt_tokens"))
+        ],
         stop_reason=None if stop is None else cast(StopReason, f.choice(stop, "stop_reason", STOP_REASONS)),
         created=f.text(d["created"], "created"),
     )

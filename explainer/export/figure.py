@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explainer.atomic import write_atomic
 from explainer.engine.trace import Trace
@@ -18,12 +19,15 @@ from explainer.lesson.assets import load_texts
 from explainer.lesson.stages import Cursor, Stage
 from explainer.lesson.vocab import Vocabulary
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
+
 FORMATS = (".svg", ".png")
 THEME_NAMES = ("light", "dark", "projector")
 PNG_SCALE = 2.0
 
 
-def ensure_qt_app():
+def ensure_qt_app() -> QCoreApplication:
     """A QApplication for headless use: offscreen unless one already runs (the app's own)."""
     from PySide6.QtWidgets import QApplication
 
@@ -77,8 +81,15 @@ def describe(trace: Trace, cursor: Cursor) -> tuple[str, str]:
     return title, description
 
 
-def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light", text_as_paths: bool = False,
-                 timings: bool = False, vocabulary: Vocabulary | None = None) -> bytes:
+def figure_bytes(
+    trace: Trace,
+    cursor: Cursor,
+    fmt: str,
+    theme: str = "light",
+    text_as_paths: bool = False,
+    timings: bool = False,
+    vocabulary: Vocabulary | None = None,
+) -> bytes:
     """Draw the frame in a fresh scene and encode it; `fmt` is '.svg' or '.png'. ``vocabulary``
     labels the candidate tokens the trace names only by id (without it they read ``#1234``)."""
     ensure_qt_app()
@@ -101,8 +112,15 @@ def figure_bytes(trace: Trace, cursor: Cursor, fmt: str, theme: str = "light", t
     return polish_svg(svg, round(rect.width()), round(rect.height()), text_as_paths)
 
 
-def export_figure(trace: Trace, cursor: Cursor, path: str | os.PathLike[str], theme: str = "light",
-                  text_as_paths: bool = False, timings: bool = False, vocabulary: Vocabulary | None = None) -> Path:
+def export_figure(
+    trace: Trace,
+    cursor: Cursor,
+    path: str | os.PathLike[str],
+    theme: str = "light",
+    text_as_paths: bool = False,
+    timings: bool = False,
+    vocabulary: Vocabulary | None = None,
+) -> Path:
     """Write the frame to `path` (.svg or .png) atomically."""
     out = check_output_path(path)
     data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings, vocabulary)

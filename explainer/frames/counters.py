@@ -27,8 +27,16 @@ def counters_value(m: Moment) -> CountersValue:
     used = len(m.chips)
     dev = device or "—"
     if not m.timings:  # a reproducible figure: no run-to-run numbers
-        return CountersValue("TTFT · TPOT", f"measured live in the app on {dev}; not in this figure",
-                             used, window, None, None, None, device)
+        return CountersValue(
+            "TTFT · TPOT",
+            f"measured live in the app on {dev}; not in this figure",
+            used,
+            window,
+            None,
+            None,
+            None,
+            device,
+        )
     known = trace is not None and step is not None
     ttft = trace.ttft_s if known and trace is not None else None
     tpot = trace.tpot_s if known and trace is not None else None
@@ -38,5 +46,13 @@ def counters_value(m: Moment) -> CountersValue:
     # `explainer bench` and `generate` report passes without it
     lens = known and step is not None and step.layers.has_lens
     extra = ", incl. layer guesses" if lens else ""
-    return CountersValue(f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}",
-                         f"{this}measured on {dev}{extra}", used, window, ttft, tpot, pass_s, device)
+    return CountersValue(
+        f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}",
+        f"{this}measured on {dev}{extra}",
+        used,
+        window,
+        ttft,
+        tpot,
+        pass_s,
+        device,
+    )

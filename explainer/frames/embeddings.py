@@ -56,12 +56,14 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
         head = (MAX_ROWS - 1) // 2
         tail = MAX_ROWS - 1 - head
         more, more_at = n - head - tail, head
-        shown = shown[:head] + shown[n - tail:]
+        shown = shown[:head] + shown[n - tail :]
     rows = tuple(EmbeddingRow(m.read_chips[i], sample_vector(step.embeddings[i])) for i in shown)
     full = EmbeddingRow(m.read_chips[-1], tuple(step.embeddings[-1].astype(np.float64).tolist()))
     flat = np.abs(np.array([x for row in rows for x in row.values], dtype=np.float64))
     scale = percentile(flat, 98) if flat.size else 1.0
-    return EmbeddingsValue(title, step.embedding_dim, rows, more, more_at, step.start, full, scale if scale > 0 else 1.0)
+    return EmbeddingsValue(
+        title, step.embedding_dim, rows, more, more_at, step.start, full, scale if scale > 0 else 1.0
+    )
 
 
 def percentile(values: np.ndarray, q: float) -> float:

@@ -77,15 +77,15 @@ class FrameBuilder:
 
     def empty(self, message: str = "", model: ModelInfo | None = None) -> Frame:
         """Before any trace: only what is known about the model, and ``message``."""
-        return self._frame(Moment(Stage.PRETRAINING, self.texts, self._names, self.timings, model=model,
-                                  message=message))
+        return self._frame(
+            Moment(Stage.PRETRAINING, self.texts, self._names, self.timings, model=model, message=message)
+        )
 
     def frame(self, trace: Trace, cursor: Cursor) -> Frame:
         names = self._names.use(trace)
         has_step = 0 <= cursor.step < len(trace.steps) and cursor.stage is not Stage.PRETRAINING
         if not has_step:
-            return self._frame(Moment(cursor.stage, self.texts, names, self.timings, trace, cursor,
-                                      model=trace.model))
+            return self._frame(Moment(cursor.stage, self.texts, names, self.timings, trace, cursor, model=trace.model))
         step = trace.steps[cursor.step]
         appended = 1 if cursor.stage is Stage.APPEND else 0
         chips = self._chips.context(trace, names, cursor.step + appended)
@@ -93,20 +93,42 @@ class FrameBuilder:
             read = self._chips.prompt(trace, names)
         else:
             read = tuple(self._chips.chip(t, "output", names) for t in step.tokens)
-        return self._frame(Moment(cursor.stage, self.texts, names, self.timings, trace, cursor, step,
-                                  trace.model, chips=chips, read_chips=read))
+        return self._frame(
+            Moment(
+                cursor.stage,
+                self.texts,
+                names,
+                self.timings,
+                trace,
+                cursor,
+                step,
+                trace.model,
+                chips=chips,
+                read_chips=read,
+            )
+        )
 
     @staticmethod
     def _frame(m: Moment) -> Frame:
         return Frame(
-            cursor=m.cursor, stage=m.stage, header=header_value(m), pretraining=pretraining_value(m),
-            tokens=tokens_value(m), embeddings=embeddings_value(m), layers=layers_value(m),
-            probabilities=probabilities_value(m), kvcache=kvcache_value(m), counters=counters_value(m),
-            caption=caption_value(m), loop=loop_value(m), flow=flow_value(m),
+            cursor=m.cursor,
+            stage=m.stage,
+            header=header_value(m),
+            pretraining=pretraining_value(m),
+            tokens=tokens_value(m),
+            embeddings=embeddings_value(m),
+            layers=layers_value(m),
+            probabilities=probabilities_value(m),
+            kvcache=kvcache_value(m),
+            counters=counters_value(m),
+            caption=caption_value(m),
+            loop=loop_value(m),
+            flow=flow_value(m),
         )
 
 
-def build_frame(trace: Trace, cursor: Cursor, texts: LessonTexts, vocabulary: Vocabulary | None = None,
-                timings: bool = True) -> Frame:
+def build_frame(
+    trace: Trace, cursor: Cursor, texts: LessonTexts, vocabulary: Vocabulary | None = None, timings: bool = True
+) -> Frame:
     """The frame for ``cursor`` of ``trace`` (see :class:`FrameBuilder`)."""
     return FrameBuilder(texts, vocabulary, timings).frame(trace, cursor)

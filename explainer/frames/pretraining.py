@@ -17,5 +17,6 @@ class PretrainingValue:
 
 def pretraining_value(m: Moment) -> PretrainingValue:
     model = m.model
-    return PretrainingValue(m.texts.title(Stage.PRETRAINING), model.name if model else "",
-                            model.n_params if model else 0)
+    return PretrainingValue(
+        m.texts.title(Stage.PRETRAINING), model.name if model else "", model.n_params if model else 0
+    )

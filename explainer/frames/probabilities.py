@@ -108,9 +108,11 @@ def settings_parts(settings: SamplingSettings) -> tuple[str, ...]:
     """The sampling settings as the ribbon names them, one per phase after the raw one."""
     if settings.temperature == 0:
         return ("greedy (temperature 0)",)
-    return (f"temperature {settings.temperature:g}",
-            f"top-k {settings.top_k}" if settings.top_k else "top-k off",
-            f"top-p {settings.top_p:g}" if settings.top_p < 1 else "top-p off")
+    return (
+        f"temperature {settings.temperature:g}",
+        f"top-k {settings.top_k}" if settings.top_k else "top-k off",
+        f"top-p {settings.top_p:g}" if settings.top_p < 1 else "top-p off",
+    )
 
 
 def probabilities_value(m: Moment) -> ProbabilitiesValue:
@@ -127,9 +129,18 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
     phases, scale = bar_phases(step, m.names)
     top = s.raw.ids[:N_BARS].tolist()
     return ProbabilitiesValue(
-        title=title, shown=True, phases=phases, phase=AFTER_TOP_P if sampling else RAW, scale=scale,
-        sampling=sampling, chosen_index=top.index(s.chosen.id) if s.chosen.id in top else None,
-        chosen_text=m.names.display(s.chosen.id, s.chosen.text), greedy=greedy, ribbon=ribbon, kept=s.kept,
-        draw_shown=sampling, draw=s.draw if sampling else None,
+        title=title,
+        shown=True,
+        phases=phases,
+        phase=AFTER_TOP_P if sampling else RAW,
+        scale=scale,
+        sampling=sampling,
+        chosen_index=top.index(s.chosen.id) if s.chosen.id in top else None,
+        chosen_text=m.names.display(s.chosen.id, s.chosen.text),
+        greedy=greedy,
+        ribbon=ribbon,
+        kept=s.kept,
+        draw_shown=sampling,
+        draw=s.draw if sampling else None,
         segments=segments(step, m.names) if sampling and s.draw is not None else (),
     )

@@ -45,10 +45,19 @@ def tokens_value(m: Moment) -> TokensValue:
         prompt = "".join(c.text for c in chips if c.kind == "input") if m.trace.chat else m.trace.prompt
         text = prompt + answer
         vocab = m.trace.model.vocab_size
-        stats = (f"{used} tokens from {len(text)} characters: {len(text) / max(1, used):.1f} characters per token"
-                 f"  ·  each is one of a vocabulary of {vocab:,}")
+        stats = (
+            f"{used} tokens from {len(text)} characters: {len(text) / max(1, used):.1f} characters per token"
+            f"  ·  each is one of a vocabulary of {vocab:,}"
+        )
     return TokensValue(
-        title=m.texts.title(Stage.TOKENS), counter=counter, prompt_text=m.trace.prompt if m.trace else "",
-        answer_text=answer, chips=chips, reading=reading, appended=appended, stats=stats,
-        stats_stressed=m.stage is Stage.TOKENS, message=message,
+        title=m.texts.title(Stage.TOKENS),
+        counter=counter,
+        prompt_text=m.trace.prompt if m.trace else "",
+        answer_text=answer,
+        chips=chips,
+        reading=reading,
+        appended=appended,
+        stats=stats,
+        stats_stressed=m.stage is Stage.TOKENS,
+        message=message,
     )

@@ -7,7 +7,8 @@ thing. Presentation clickers send Page Up / Page Down, or the arrow keys.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
@@ -17,8 +18,12 @@ if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
 
 Key = Qt.Key | QKeySequence | QKeySequence.StandardKey
-THEME_CHOICES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"),
-                 ("projector", "Projector (high contrast)"))
+THEME_CHOICES = (
+    ("system", "Follow the system"),
+    ("light", "Light"),
+    ("dark", "Dark"),
+    ("projector", "Projector (high contrast)"),
+)
 
 
 def _action(w: MainWindow, name: str, text: str, keys: list[Key], slot: Callable[[], object], tip: str = "") -> QAction:
@@ -26,7 +31,7 @@ def _action(w: MainWindow, name: str, text: str, keys: list[Key], slot: Callable
     a.setObjectName(name)
     seqs: list[QKeySequence] = []
     for k in keys:  # a standard key may repeat an explicit one, which Qt calls ambiguous
-        for seq in (QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]):
+        for seq in QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]:
             if seq not in seqs:
                 seqs.append(seq)
     if seqs:
@@ -41,29 +46,65 @@ def _action(w: MainWindow, name: str, text: str, keys: list[Key], slot: Callable
 
 
 def build_actions(w: MainWindow) -> dict[str, QAction]:
-    K, C, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
+    key, ctrl, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
     specs: list[tuple[str, str, list[Key], Callable[[], object], str]] = [
-        ("next", "Next stage", [K.Key_Space, K.Key_Right, K.Key_PageDown], st.forward, "Next stage"),
-        ("prev", "Previous stage", [K.Key_Left, K.Key_PageUp, K.Key_Backspace], st.back, "Previous stage"),
-        ("next_token", "Next token", [K.Key_N, K.Key_Down], st.next_token, "Jump to the next token being appended"),
-        ("play", "Play", [K.Key_P], st.toggle_play, "Play / pause"),
-        ("reset", "Reset", [K.Key_Home], st.reset, "Back to the start"),
-        ("generate", "Generate", [QKeySequence(C | K.Key_Return), QKeySequence(C | K.Key_Enter)], w.generate,
-         "Run the model on the prompt"),
+        ("next", "Next stage", [key.Key_Space, key.Key_Right, key.Key_PageDown], st.forward, "Next stage"),
+        ("prev", "Previous stage", [key.Key_Left, key.Key_PageUp, key.Key_Backspace], st.back, "Previous stage"),
+        ("next_token", "Next token", [key.Key_N, key.Key_Down], st.next_token, "Jump to the next token being appended"),
+        ("play", "Play", [key.Key_P], st.toggle_play, "Play / pause"),
+        ("reset", "Reset", [key.Key_Home], st.reset, "Back to the start"),
+        (
+            "generate",
+            "Generate",
+            [QKeySequence(ctrl | key.Key_Return), QKeySequence(ctrl | key.Key_Enter)],
+            w.generate,
+            "Run the model on the prompt",
+        ),
         ("stop", "Stop", [], w.stop_generation, "Stop the generation (what is recorded stays)"),
-        ("presenter", "Presenter mode", [K.Key_F11], w.presenter.toggle,
-         "Full screen, large type, high contrast, controls hidden"),
-        ("leave_presenter", "Leave presenter mode", [K.Key_Escape], w.presenter.leave, ""),
-        ("zoom_in", "Zoom in", [QKeySequence.StandardKey.ZoomIn, QKeySequence(C | K.Key_Equal),
-                                QKeySequence(C | K.Key_Plus)], w.view.zoom_in, ""),
-        ("zoom_out", "Zoom out", [QKeySequence.StandardKey.ZoomOut, QKeySequence(C | K.Key_Minus)], w.view.zoom_out, ""),
-        ("zoom_reset", "Fit to window", [QKeySequence(C | K.Key_0)], w.view.reset_zoom, ""),
-        ("export", "Export illustration…", [QKeySequence(C | K.Key_E)], w.files.export_dialog,
-         "Save the current frame as SVG or PNG"),
-        ("save_trace", "Save trace…", [QKeySequence(C | K.Key_S)], w.files.save_trace_dialog,
-         "Save everything this run recorded, to reopen or export later without the model"),
-        ("open_trace", "Open trace…", [QKeySequence(C | K.Key_O)], w.files.open_trace_dialog,
-         "Step through a saved run; the model is not run again"),
+        (
+            "presenter",
+            "Presenter mode",
+            [key.Key_F11],
+            w.presenter.toggle,
+            "Full screen, large type, high contrast, controls hidden",
+        ),
+        ("leave_presenter", "Leave presenter mode", [key.Key_Escape], w.presenter.leave, ""),
+        (
+            "zoom_in",
+            "Zoom in",
+            [QKeySequence.StandardKey.ZoomIn, QKeySequence(ctrl | key.Key_Equal), QKeySequence(ctrl | key.Key_Plus)],
+            w.view.zoom_in,
+            "",
+        ),
+        (
+            "zoom_out",
+            "Zoom out",
+            [QKeySequence.StandardKey.ZoomOut, QKeySequence(ctrl | key.Key_Minus)],
+            w.view.zoom_out,
+            "",
+        ),
+        ("zoom_reset", "Fit to window", [QKeySequence(ctrl | key.Key_0)], w.view.reset_zoom, ""),
+        (
+            "export",
+            "Export illustration…",
+            [QKeySequence(ctrl | key.Key_E)],
+            w.files.export_dialog,
+            "Save the current frame as SVG or PNG",
+        ),
+        (
+            "save_trace",
+            "Save trace…",
+            [QKeySequence(ctrl | key.Key_S)],
+            w.files.save_trace_dialog,
+            "Save everything this run recorded, to reopen or export later without the model",
+        ),
+        (
+            "open_trace",
+            "Open trace…",
+            [QKeySequence(ctrl | key.Key_O)],
+            w.files.open_trace_dialog,
+            "Step through a saved run; the model is not run again",
+        ),
         ("quit", "Quit", [QKeySequence.StandardKey.Quit], w.close, ""),
     ]
     actions = {name: _action(w, name, text, keys, slot, tip) for name, text, keys, slot, tip in specs}
@@ -74,10 +115,18 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
 
 def transport_icons(w: MainWindow) -> dict[str, QIcon]:
     sp = QStyle.StandardPixmap
-    return {name: w.style().standardIcon(pix) for name, pix in (
-        ("reset", sp.SP_MediaSkipBackward), ("prev", sp.SP_MediaSeekBackward), ("play", sp.SP_MediaPlay),
-        ("pause", sp.SP_MediaPause), ("next", sp.SP_MediaSeekForward), ("next_token", sp.SP_MediaSkipForward),
-        ("stop", sp.SP_MediaStop))}
+    return {
+        name: w.style().standardIcon(pix)
+        for name, pix in (
+            ("reset", sp.SP_MediaSkipBackward),
+            ("prev", sp.SP_MediaSeekBackward),
+            ("play", sp.SP_MediaPlay),
+            ("pause", sp.SP_MediaPause),
+            ("next", sp.SP_MediaSeekForward),
+            ("next_token", sp.SP_MediaSkipForward),
+            ("stop", sp.SP_MediaStop),
+        )
+    }
 
 
 def build_menus(w: MainWindow, a: dict[str, QAction]) -> dict[str, QAction]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import signal
 import sys
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
@@ -40,18 +41,15 @@ def read_before_window(model: str | None = None) -> None:
     from explainer.model.build import load_built
     from explainer.model.manifest import DEFAULT_MODEL
 
-    try:
+    with contextlib.suppress(ExplainerError):
         load_tokenizer(load_built(model or DEFAULT_MODEL).tokenizer_path)
-    except ExplainerError:
-        pass
 
 
 def import_chart_library_in_background() -> threading.Thread:
     """pyqtgraph takes half a second to import; the window opens without it and the chart
     imports it when first drawn, by when this thread has usually done it. (An import is
     Python code, which gives the GIL back every few milliseconds.)"""
-    thread = threading.Thread(target=importlib.import_module, args=("pyqtgraph",),
-                              name="import-pyqtgraph", daemon=True)
+    thread = threading.Thread(target=importlib.import_module, args=("pyqtgraph",), name="import-pyqtgraph", daemon=True)
     thread.start()
     return thread
 
@@ -71,7 +69,7 @@ class _AfterFirstPaint(QObject):
         self.fn = fn
         widget.installEventFilter(self)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
             obj.removeEventFilter(self)
             # the whole window is painted in this pass; run once the event loop is back

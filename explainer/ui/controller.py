@@ -18,8 +18,9 @@ import enum
 import os
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -64,7 +65,7 @@ class Activity(enum.Enum):
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
 
 
-class _Stopped(Exception):
+class _StopBuildError(Exception):
     """Raised from the build progress callback to abandon a build on shutdown."""
 
 
@@ -148,8 +149,11 @@ class _Worker(QObject):
             return False
         except Exception as exc:  # noqa: BLE001 - any load failure is shown, the app keeps running
             traceback.print_exc()
-            self.failed.emit(gid, f"the model could not be loaded ({type(exc).__name__}: {exc})",
-                             "rebuild it with `explainer model build --force`, or from the app")
+            self.failed.emit(
+                gid,
+                f"the model could not be loaded ({type(exc).__name__}: {exc})",
+                "rebuild it with `explainer model build --force`, or from the app",
+            )
             return False
         finally:
             self.busy.emit(Activity.IDLE)
@@ -178,7 +182,7 @@ class _Worker(QObject):
 
         def progress(phase: str, fraction: float) -> None:
             if self._closing():
-                raise _Stopped()
+                raise _StopBuildError()
             now = time.monotonic()
             if phase != last["phase"] or fraction >= 1.0 or now - last["t"] >= PROGRESS_INTERVAL_S:
                 last["t"], last["phase"] = now, phase
@@ -187,15 +191,18 @@ class _Worker(QObject):
         self.busy.emit(Activity.BUILDING)
         try:
             build_model(progress=progress)
-        except _Stopped:
+        except _StopBuildError:
             return
         except ExplainerError as exc:
             self.failed.emit(-1, exc.message, exc.hint)
             return
         except Exception as exc:  # noqa: BLE001
             traceback.print_exc()
-            self.failed.emit(-1, f"building the model failed ({type(exc).__name__}: {exc})",
-                             "check the network and disk space, then try again")
+            self.failed.emit(
+                -1,
+                f"building the model failed ({type(exc).__name__}: {exc})",
+                "check the network and disk space, then try again",
+            )
             return
         finally:
             self.busy.emit(Activity.IDLE)
@@ -210,8 +217,11 @@ class _Worker(QObject):
             return
         if not self._ensure_engine(gid):
             if self.engine is None and not self._closing():
-                self.failed.emit(gid, "there is no model to run yet, so nothing was generated",
-                                 "build it with “Build the model now” (below), then press Generate again")
+                self.failed.emit(
+                    gid,
+                    "there is no model to run yet, so nothing was generated",
+                    "build it with “Build the model now” (below), then press Generate again",
+                )
             return
         from explainer.engine.generate import Cancelled
 
@@ -220,7 +230,10 @@ class _Worker(QObject):
         self.busy.emit(Activity.GENERATING)
         try:
             trace = engine.generate(
-                request.prompt, request.settings, chat=request.chat, lens=True,
+                request.prompt,
+                request.settings,
+                chat=request.chat,
+                lens=True,
                 on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
                 should_stop=stale,
                 on_progress=lambda read, total: self.reading.emit(gid, read, total),
@@ -231,8 +244,11 @@ class _Worker(QObject):
             self.failed.emit(gid, exc.message, exc.hint)
         except Exception as exc:  # noqa: BLE001
             traceback.print_exc()
-            self.failed.emit(gid, f"generation failed ({type(exc).__name__}: {exc})",
-                             "this is a bug in explainer; please report it with the prompt you used")
+            self.failed.emit(
+                gid,
+                f"generation failed ({type(exc).__name__}: {exc})",
+                "this is a bug in explainer; please report it with the prompt you used",
+            )
         else:
             self.finished.emit(gid, snapshot(trace))
         finally:

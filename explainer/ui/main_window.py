@@ -8,10 +8,20 @@ runs, each new step arrives as a trace snapshot, the walk grows with it, and Pla
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QMainWindow, QPlainTextEdit, QScrollArea, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLineEdit,
+    QMainWindow,
+    QPlainTextEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
@@ -33,12 +43,19 @@ from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
 
 STAGE_NAMES = {
-    Stage.PRETRAINING: "Pretraining", Stage.TOKENS: "Tokens", Stage.EMBEDDINGS: "Embeddings",
-    Stage.LAYERS: "Layers", Stage.PROBABILITIES: "Probabilities", Stage.SAMPLING: "Sampling",
+    Stage.PRETRAINING: "Pretraining",
+    Stage.TOKENS: "Tokens",
+    Stage.EMBEDDINGS: "Embeddings",
+    Stage.LAYERS: "Layers",
+    Stage.PROBABILITIES: "Probabilities",
+    Stage.SAMPLING: "Sampling",
     Stage.APPEND: "Append",
 }
-STOP_REASONS = {"eos": "the model chose end-of-text", "max_tokens": "max new tokens reached",
-                "context": "the context window is full"}
+STOP_REASONS = {
+    "eos": "the model chose end-of-text",
+    "max_tokens": "max new tokens reached",
+    "context": "the context window is full",
+}
 WELCOME = "Type a prompt (or pick an example) and press Generate"
 STOPPED_READING = "Stopped while reading the prompt, before the first token: nothing was recorded"
 
@@ -119,7 +136,11 @@ class MainWindow(QMainWindow):
         self.controls = PromptPanel(self.texts)
         c = self.controls
         self.prompt, self.chat, self.sampling = c.prompt, c.chat, c.sampling
-        self.generate_button, self.stop_button, self.example_buttons = c.generate_button, c.stop_button, c.example_buttons
+        self.generate_button, self.stop_button, self.example_buttons = (
+            c.generate_button,
+            c.stop_button,
+            c.example_buttons,
+        )
         c.generate_requested.connect(self.generate)
         c.stop_requested.connect(self.stop_generation)
         c.example_chosen.connect(lambda: self.banner.hide())
@@ -130,8 +151,9 @@ class MainWindow(QMainWindow):
         self.control_dock = QDockWidget("Controls", self)
         self.control_dock.setObjectName("controls")
         self.control_dock.setWidget(scroll)
-        self.control_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                                      | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.control_dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
         self.control_dock.setMinimumWidth(300)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.control_dock)
 
@@ -311,12 +333,15 @@ class MainWindow(QMainWindow):
             c = st.cursor
             more = "…" if st.generating else ""
             phase = "reading the prompt" if c.step == 0 else "one new token"
-            self.transport.set_position(f"Token {c.step + 1} of {len(st.trace.steps)}{more}  ·  "
-                                        f"{STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})")
+            self.transport.set_position(
+                f"Token {c.step + 1} of {len(st.trace.steps)}{more}  ·  "
+                f"{STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})"
+            )
         else:
             self.transport.set_position("")
-        a["prev"].setEnabled(ready and st.lesson is not None and st.cursor is not None
-                             and st.lesson.prev(st.cursor) is not None)
+        a["prev"].setEnabled(
+            ready and st.lesson is not None and st.cursor is not None and st.lesson.prev(st.cursor) is not None
+        )
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)
         a["save_trace"].setEnabled(ready and not st.generating)
@@ -325,7 +350,7 @@ class MainWindow(QMainWindow):
 
     # --- shutdown ------------------------------------------------------------------------------
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.hide()  # gone at once, even if a model load (seconds) must finish before the join
         self.shutdown()
         super().closeEvent(event)
@@ -337,7 +362,5 @@ class MainWindow(QMainWindow):
         self._closed = True
         self.stepper.stop()
         self.controller.shutdown()
-        try:
+        with contextlib.suppress(RuntimeError, TypeError):
             QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
-        except (RuntimeError, TypeError):
-            pass

@@ -8,8 +8,12 @@ window exactly as it was (theme choice, docks, bars, window state).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
 
 
 @dataclass
@@ -20,7 +24,7 @@ class _Saved:
 
 
 class PresenterMode:
-    def __init__(self, window) -> None:
+    def __init__(self, window: MainWindow) -> None:
         self.window = window
         self._saved: _Saved | None = None
 
@@ -36,8 +40,9 @@ class PresenterMode:
         if self.active:
             return
         w = self.window
-        self._saved = _Saved(w.theme_choice, w.windowState(),
-                             {name: widget.isVisible() for name, widget in self._chrome().items()})
+        self._saved = _Saved(
+            w.theme_choice, w.windowState(), {name: widget.isVisible() for name, widget in self._chrome().items()}
+        )
         for widget in self._chrome().values():
             widget.hide()
         w.apply_theme("projector", remember=False)

@@ -37,8 +37,9 @@ class PromptPanel(QWidget):
         col.addWidget(self.prompt)
         self.chat = QCheckBox("Chat mode (wrap the prompt as a user message)")
         self.chat.setObjectName("chat")
-        self.chat.setToolTip("Puts the prompt inside the model's chat template, so it answers instead of "
-                             "continuing the text")
+        self.chat.setToolTip(
+            "Puts the prompt inside the model's chat template, so it answers instead of continuing the text"
+        )
         col.addWidget(self.chat)
 
         self.generate_button = QPushButton("Generate")

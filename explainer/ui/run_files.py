@@ -42,14 +42,14 @@ class RunFiles:
         w.set_activity(f"Saved {path}")
 
     def open_trace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open a recorded run", "",
-                                              "Traces (*.trace *.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Open a recorded run", "", "Traces (*.trace *.json);;All files (*)"
+        )
         if path:
             self.open_trace(path)
 
     def open_trace(self, path: str) -> None:
         """Step through a saved run from its first stage; nothing is recomputed."""
-        from explainer.engine.trace import Trace
 
         w = self.window
         try:
@@ -64,8 +64,9 @@ class RunFiles:
         w = self.window
         if not w.stepper.ready:
             return
-        path, _ = QFileDialog.getSaveFileName(w, "Export the illustration", "explainer.svg",
-                                              "SVG image (*.svg);;PNG image (*.png)")
+        path, _ = QFileDialog.getSaveFileName(
+            w, "Export the illustration", "explainer.svg", "SVG image (*.svg);;PNG image (*.png)"
+        )
         if path:
             self.export(path)
 

@@ -35,10 +35,14 @@ class SamplingPanel(QGroupBox):
         self.greedy = QCheckBox("Greedy (always the most likely token)")
         self.greedy.setChecked(True)
         self.greedy.setToolTip("Greedy decoding picks the top token every time; the same prompt gives the same text.")
-        self.temperature = self._field(DEFAULT_TEMPERATURE, "Divides the scores before they become probabilities: "
-                                       "below 1 sharpens, above 1 flattens. 0 is greedy.")
+        self.temperature = self._field(
+            DEFAULT_TEMPERATURE,
+            "Divides the scores before they become probabilities: below 1 sharpens, above 1 flattens. 0 is greedy.",
+        )
         self.top_k = self._field("40", "Keep only the K most likely tokens (0 switches it off).")
-        self.top_p = self._field("0.9", "Keep the smallest set of tokens whose probabilities add up to P (1 switches it off).")
+        self.top_p = self._field(
+            "0.9", "Keep the smallest set of tokens whose probabilities add up to P (1 switches it off)."
+        )
         self.seed = self._field("", "Seed of the random draw; the same seed gives the same text. Empty: a fresh seed.")
         self.seed.setPlaceholderText("random")
         self.max_new_tokens = self._field("32", "How many tokens the model may add at most.")
@@ -62,8 +66,13 @@ class SamplingPanel(QGroupBox):
         return f
 
     def fields(self) -> dict[str, QLineEdit]:
-        return {"temperature": self.temperature, "top_k": self.top_k, "top_p": self.top_p,
-                "seed": self.seed, "max_new_tokens": self.max_new_tokens}
+        return {
+            "temperature": self.temperature,
+            "top_k": self.top_k,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "max_new_tokens": self.max_new_tokens,
+        }
 
     def _sync_enabled(self) -> None:
         sampled = not self.greedy.isChecked()
@@ -73,8 +82,9 @@ class SamplingPanel(QGroupBox):
     @staticmethod
     def _mark(f: QLineEdit, bad: bool) -> None:
         f.setProperty("invalid", bad)
-        f.setStyleSheet("QLineEdit { border: 2px solid #d32f2f; background: palette(base); color: palette(text); }"
-                        if bad else "")
+        f.setStyleSheet(
+            "QLineEdit { border: 2px solid #d32f2f; background: palette(base); color: palette(text); }" if bad else ""
+        )
 
     def clear_marks(self) -> None:
         for f in self.fields().values():
@@ -90,7 +100,7 @@ class SamplingPanel(QGroupBox):
     # --- reading the values ------------------------------------------------
 
     @staticmethod
-    def _number(text: str, label: str, field: str, integer: bool, hint: str):
+    def _number(text: str, label: str, field: str, integer: bool, hint: str) -> float:
         t = text.strip().replace(",", ".") if not integer else text.strip()
         try:
             return int(t) if integer else float(t)
@@ -102,18 +112,33 @@ class SamplingPanel(QGroupBox):
     def settings(self) -> SamplingSettings:
         """The settings as typed; raises SettingsError (an ExplainerError) for a bad value."""
         self.clear_marks()
-        n = self._number(self.max_new_tokens.text(), "Max new tokens", "max_new_tokens", True,
-                         "Short answers need 32 to 128 tokens.")
+        n = self._number(
+            self.max_new_tokens.text(), "Max new tokens", "max_new_tokens", True, "Short answers need 32 to 128 tokens."
+        )
         if self.greedy.isChecked():
             s = SamplingSettings(temperature=0.0, top_k=0, top_p=1.0, seed=None, max_new_tokens=n)
         else:
-            temperature = self._number(self.temperature.text(), "Temperature", "temperature", False,
-                                       "Use 0 for greedy decoding or a value such as 0.7.")
-            top_k = self._number(self.top_k.text(), "Top-k", "top_k", True, "Use 0 to switch top-k off, or a count such as 40.")
-            top_p = self._number(self.top_p.text(), "Top-p", "top_p", False, "Use 1 to switch top-p off, or a value such as 0.9.")
+            temperature = self._number(
+                self.temperature.text(),
+                "Temperature",
+                "temperature",
+                False,
+                "Use 0 for greedy decoding or a value such as 0.7.",
+            )
+            top_k = self._number(
+                self.top_k.text(), "Top-k", "top_k", True, "Use 0 to switch top-k off, or a count such as 40."
+            )
+            top_p = self._number(
+                self.top_p.text(), "Top-p", "top_p", False, "Use 1 to switch top-p off, or a value such as 0.9."
+            )
             seed_text = self.seed.text().strip()
-            seed = None if not seed_text else self._number(seed_text, "Seed", "seed", True,
-                                                           "Leave the seed empty for a fresh random seed each run.")
+            seed = (
+                None
+                if not seed_text
+                else self._number(
+                    seed_text, "Seed", "seed", True, "Leave the seed empty for a fresh random seed each run."
+                )
+            )
             s = SamplingSettings(temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, max_new_tokens=n)
         try:
             s.validate()

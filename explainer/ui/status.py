@@ -66,5 +66,6 @@ class StatusLine:
         self.metrics.setText("  ·  ".join(parts))
 
     def show_model(self, info: ModelInfo | None) -> None:
-        self.model_label.setText(f"  |  {info.name} · {info.n_params / 1e6:.0f} M parameters" if info
-                                 else "model not built")
+        self.model_label.setText(
+            f"  |  {info.name} · {info.n_params / 1e6:.0f} M parameters" if info else "model not built"
+        )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from explainer.diagram.scene import LifecycleScene
+from explainer.engine.trace import Trace
 from explainer.lesson.stages import Cursor, Lesson
 
 PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
@@ -23,7 +25,7 @@ class Stepper(QObject):
     playing_changed = Signal(bool)
     waiting = Signal()  # at the end of what is recorded while the model is still working
 
-    def __init__(self, scene, parent: QObject | None = None) -> None:
+    def __init__(self, scene: LifecycleScene, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
         self.trace = None
@@ -65,7 +67,7 @@ class Stepper(QObject):
         self._waiting = False
         self.changed.emit()
 
-    def add_snapshot(self, trace) -> None:
+    def add_snapshot(self, trace: Trace) -> None:
         """One more recorded step (or the final trace): grow the walk, continue a waiting Play."""
         self.trace = trace
         if self.lesson is None:
@@ -79,7 +81,7 @@ class Stepper(QObject):
             self._play_step()
         self.changed.emit()
 
-    def finish(self, trace) -> None:
+    def finish(self, trace: Trace) -> None:
         """The generation ended: the trace is complete (stop reason set)."""
         self.generating = False
         first = self.cursor is None

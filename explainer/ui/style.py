@@ -6,12 +6,14 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QPlainTextEdit, QTextEdit
 
+from explainer.diagram.theme import Theme
 
-def qcolor(value) -> QColor:
+
+def qcolor(value: QColor | str) -> QColor:
     return value if isinstance(value, QColor) else QColor(value)
 
 
-def palette_for(theme, base: QPalette) -> QPalette:
+def palette_for(theme: Theme, base: QPalette) -> QPalette:
     """The window's palette in the theme's colours (Fusion honours all of it); disabled
     widgets use the theme's muted colour so a greyed-out field reads as greyed out."""
     pal = QPalette(base)
@@ -21,18 +23,34 @@ def palette_for(theme, base: QPalette) -> QPalette:
         panel = bg.lighter(135) if bg.lightness() < 128 else bg.darker(104)
     elif bg.lightness() >= 128:
         panel = panel.darker(102)
-    R, G = QPalette.ColorRole, QPalette.ColorGroup
+    cr, cg = QPalette.ColorRole, QPalette.ColorGroup
     accent = qcolor(theme.accent)
     accent_text = qcolor(getattr(theme, "accent_text", theme.background))
-    for group in (G.Active, G.Inactive):
-        for role, color in ((R.Window, panel), (R.WindowText, fg), (R.Base, bg), (R.AlternateBase, panel),
-                            (R.Text, fg), (R.Button, panel), (R.ButtonText, fg), (R.ToolTipBase, bg),
-                            (R.ToolTipText, fg), (R.Highlight, accent), (R.HighlightedText, accent_text),
-                            (R.PlaceholderText, muted)):
+    for group in (cg.Active, cg.Inactive):
+        for role, color in (
+            (cr.Window, panel),
+            (cr.WindowText, fg),
+            (cr.Base, bg),
+            (cr.AlternateBase, panel),
+            (cr.Text, fg),
+            (cr.Button, panel),
+            (cr.ButtonText, fg),
+            (cr.ToolTipBase, bg),
+            (cr.ToolTipText, fg),
+            (cr.Highlight, accent),
+            (cr.HighlightedText, accent_text),
+            (cr.PlaceholderText, muted),
+        ):
             pal.setColor(group, role, color)
-    for role, color in ((R.Window, panel), (R.WindowText, muted), (R.Base, panel), (R.Text, muted),
-                        (R.Button, panel), (R.ButtonText, muted)):
-        pal.setColor(G.Disabled, role, color)
+    for role, color in (
+        (cr.Window, panel),
+        (cr.WindowText, muted),
+        (cr.Base, panel),
+        (cr.Text, muted),
+        (cr.Button, panel),
+        (cr.ButtonText, muted),
+    ):
+        pal.setColor(cg.Disabled, role, color)
     return pal
 
 
@@ -50,10 +68,14 @@ class TextKeyGuard(QObject):
     included); accepting the ShortcutOverride here hands those keys to the field instead, so
     typing "a happy person" in the prompt never steps the diagram or starts playing."""
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(obj, _TEXT_INPUTS)
-                and not getattr(obj, "isReadOnly", lambda: False)()
-                and not (event.modifiers() & _COMMAND) and event.key() not in WINDOW_KEYS):
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(obj, _TEXT_INPUTS)
+            and not getattr(obj, "isReadOnly", lambda: False)()
+            and not (event.modifiers() & _COMMAND)
+            and event.key() not in WINDOW_KEYS
+        ):
             event.accept()
             return True
         return False

@@ -61,7 +61,9 @@ def test_model_info_reads_the_cache_dir_given_after_the_command(fake_built_model
     assert info["built"] is False and info["cache_dir"] == str(empty)
 
 
-def test_tokenize_loads_the_model_from_the_cache_dir_after_the_command(fake_built_model, tmp_cache, monkeypatch, capsys):
+def test_tokenize_loads_the_model_from_the_cache_dir_after_the_command(
+    fake_built_model, tmp_cache, monkeypatch, capsys
+):
     monkeypatch.setenv("EXPLAINER_CACHE_DIR", "/nonexistent")
     assert main(["tokenize", "the", "--json", "--cache-dir", str(tmp_cache)]) == 0
     assert [t["text"] for t in json.loads(capsys.readouterr().out)["tokens"]] == ["t", "he"]

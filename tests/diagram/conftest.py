@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+
 @pytest.fixture(autouse=True)
 def no_running_animation(request):
     """Fail a test that leaves an animation running (it would draw into the next test)."""
@@ -15,8 +16,11 @@ def no_running_animation(request):
     for a in running:
         a.finish()
     if running:
-        pytest.fail(f"{request.node.name} left {len(running)} animation(s) running; call finish_animation() "
-                    "or wait for animation_finished", pytrace=False)
+        pytest.fail(
+            f"{request.node.name} left {len(running)} animation(s) running; call finish_animation() "
+            "or wait for animation_finished",
+            pytrace=False,
+        )
 
 
 @pytest.fixture

@@ -40,17 +40,22 @@ def check_image(scene, name: str) -> None:
         render_scene_png(scene, path, scale=SCALE)
         return
     if not path.is_file():
-        pytest.fail(f"no approved image {path}; look at the frame, then run the tests with EXPLAINER_APPROVE=1 "
-                    "and commit the new PNG", pytrace=False)
+        pytest.fail(
+            f"no approved image {path}; look at the frame, then run the tests with EXPLAINER_APPROVE=1 "
+            "and commit the new PNG",
+            pytrace=False,
+        )
     expected = QImage(str(path))
     assert (expected.width(), expected.height()) == (actual.width(), actual.height()), "image size changed"
     diff = float(np.abs(as_array(actual) - as_array(expected)).mean())
     if diff >= TOLERANCE:
         FAILURES.mkdir(exist_ok=True)
         render_scene_png(scene, FAILURES / f"{name}.png", scale=SCALE)
-        pytest.fail(f"{name}: mean difference {diff:.2f} >= {TOLERANCE} per channel; the new frame is in "
-                    f"{FAILURES / (name + '.png')} (approve with EXPLAINER_APPROVE=1 if the change is intended)",
-                    pytrace=False)
+        pytest.fail(
+            f"{name}: mean difference {diff:.2f} >= {TOLERANCE} per channel; the new frame is in "
+            f"{FAILURES / (name + '.png')} (approve with EXPLAINER_APPROVE=1 if the change is intended)",
+            pytrace=False,
+        )
 
 
 FRAMES = [
@@ -79,8 +84,8 @@ def test_png_and_svg_export(scene, real_trace, tmp_path):
     svg = render_scene_svg(scene, tmp_path / "frame.svg", title="Sampling", description="step 1")
     text = svg.read_text(encoding="utf-8")
     assert text.startswith("<?xml") and "<title>Sampling</title>" in text
-    assert "random draw" in text and "Picking one token" in text     # text stays text
-    assert not list(tmp_path.glob(".*.tmp"))                           # atomic writes leave nothing behind
+    assert "random draw" in text and "Picking one token" in text  # text stays text
+    assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave nothing behind
 
 
 def test_svg_draws_the_chart_where_the_screen_does(scene, real_trace, tmp_path):
@@ -94,7 +99,7 @@ def test_svg_draws_the_chart_where_the_screen_does(scene, real_trace, tmp_path):
     trace = real_trace("sampled")
     scene.show_frame(trace, Cursor(2, Stage.SAMPLING), animate=False)
     svg = scene_svg_bytes(scene)
-    assert b"<g" in svg and not __import__("re").search(rb"<g\b[^>]*>\s*</g>", svg)   # no empty groups
+    assert b"<g" in svg and not __import__("re").search(rb"<g\b[^>]*>\s*</g>", svg)  # no empty groups
     screen = as_array(render_scene_image(scene, 800, 450))
     image = QImage(800, 450, QImage.Format.Format_ARGB32)
     image.fill(0xFFFFFFFF)

@@ -51,7 +51,7 @@ def test_a_panel_is_drawn_exactly_when_its_value_changes(scene, real_trace):
     for name, item in scene.panels.items():
         original = item.show
 
-        def counting(value, theme, name=name, original=original):  # noqa: ANN001, ANN202
+        def counting(value, theme, name=name, original=original):
             drawn.append(name)
             return original(value, theme)
 

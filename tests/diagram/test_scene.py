@@ -25,7 +25,7 @@ def test_token_chips_are_the_tokenizers_tokens(scene, real_trace, real_engine):
     assert rb.token_chips(scene) == expected
     assert rb.output_chip_ids(scene) == []
     texts = [c.label.text() for c in rb.drawn_chips(scene)]
-    assert texts[1] == "␣capital"                       # visible space
+    assert texts[1] == "␣capital"  # visible space
     ids = [c.id_text.text() for c in rb.drawn_chips(scene)]
     assert ids == [str(i) for i, _ in expected]
     assert rb.counters(scene)["context_used"] == len(expected)
@@ -66,7 +66,7 @@ def test_sampling_reshapes_and_cuts(scene, real_trace):
         assert [h for _, h in bars[:-1]] == pytest.approx(expected, abs=1e-12)
         assert bars[-1][1] == pytest.approx(max(0.0, 1 - sum(expected)), abs=1e-12)
         cut = [g.isVisible() for g in scene.probabilities.ghosts[:N_BARS]]
-        assert cut == [v == 0.0 for v in expected]          # cut bars are drawn as grey outlines
+        assert cut == [v == 0.0 for v in expected]  # cut bars are drawn as grey outlines
         # the draw marker sits at the recorded draw, inside the chosen token's span
         assert rb.draw_marker(scene) == pytest.approx(s.draw, abs=1e-9)
         spans = [seg for seg in scene.probabilities.cumbar.segments if seg.start <= s.draw < seg.end]
@@ -81,8 +81,9 @@ def test_sampling_phases_match_the_recorded_stages(scene, real_trace):
         scene.probabilities.set_phase(float(phase))
         table = dict(zip(lst.ids, lst.probs))
         assert [h for _, h in rb.bar_values(scene)[:-1]] == pytest.approx(
-            [table.get(t, 0.0) for t in s.raw.ids[:N_BARS]], abs=1e-12)
-    scene.redraw()                                        # back to the frame's own end state
+            [table.get(t, 0.0) for t in s.raw.ids[:N_BARS]], abs=1e-12
+        )
+    scene.redraw()  # back to the frame's own end state
     assert rb.bar_values(scene)[0][1] == pytest.approx(s.after_top_p.probs[0])
 
 
@@ -132,7 +133,7 @@ def test_layers_show_change_and_lens(scene, real_trace):
     trace = real_trace("paris")
     step = trace.steps[0]
     scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=False)
-    assert not any(b.isVisible() for b in scene.layers.bars)      # the pass has not reached the layers yet
+    assert not any(b.isVisible() for b in scene.layers.bars)  # the pass has not reached the layers yet
     scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
     n = trace.model.n_layers
     assert n == 30 and sum(s.isVisible() for s in scene.layers.slabs) == 30
@@ -141,14 +142,15 @@ def test_layers_show_change_and_lens(scene, real_trace):
     for i, layer in enumerate(step.layers):
         assert scene.layers.bars[i].rect().width() == pytest.approx(full * min(1.0, layer.change))
         assert scene.layers.lens[i].data(1) == token_text(trace, layer.lens.ids[0])
-    assert scene.layers.lens[n - 1].data(1) == " Paris"           # the last layer's guess is the answer
+    assert scene.layers.lens[n - 1].data(1) == " Paris"  # the last layer's guess is the answer
     # neighbouring layers with the same guess share one label (on the first of them)
     guesses = [token_text(trace, layer.lens.ids[0]) for layer in step.layers]
     starts = [i for i in range(n) if i == 0 or guesses[i] != guesses[i - 1]]
     shown = [i for i in range(n) if scene.layers.lens[i].isVisible()]
     assert shown == starts
     assert [scene.layers.runs[i].isVisible() for i in starts] == [
-        (starts + [n])[k + 1] - i > 1 for k, i in enumerate(starts)]
+        (starts + [n])[k + 1] - i > 1 for k, i in enumerate(starts)
+    ]
 
 
 def test_embeddings_are_the_real_vectors(scene, real_trace):
@@ -233,7 +235,7 @@ def test_spotlight_dims_the_other_stages(scene, real_trace):
     assert scene.layers.opacity() == 1.0
     assert scene.tokens.opacity() == dim and scene.probabilities.opacity() == dim
     assert scene.pretraining.opacity() == dim
-    assert scene.caption.opacity() == 1.0                          # the caption always stays readable
+    assert scene.caption.opacity() == 1.0  # the caption always stays readable
     state = rb.frame_state(scene)
     assert state["tokens/title"]["opacity"] == dim and state["layers/title"]["opacity"] == 1.0
     scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
@@ -253,7 +255,7 @@ def test_themes_switch_colours_and_type(scene, real_trace):
     assert proj["caption/text"]["color"] == "#ffffff" and light["caption/text"]["color"] != "#ffffff"
     assert proj["caption/text"]["font"][1] > light["caption/text"]["font"][1]
     assert proj["tokens/frame"]["stroke"][1] > light["tokens/frame"]["stroke"][1]
-    assert rb.bar_values(scene) == bars                               # same data, new look
+    assert rb.bar_values(scene) == bars  # same data, new look
     scene.set_theme(THEMES["dark"])
     assert rb.frame_state(scene)["caption/text"]["color"] == THEMES["dark"].foreground
 
@@ -266,7 +268,7 @@ def test_step_back_restores_the_frame_exactly(scene, real_trace):
     for c in cursors:
         scene.show_frame(trace, c, animate=False)
         states.append(rb.frame_state(scene))
-    assert json.loads(json.dumps(states[-1])) == states[-1]       # a JSON-able summary
+    assert json.loads(json.dumps(states[-1])) == states[-1]  # a JSON-able summary
     for c, st in reversed(list(zip(cursors, states))):
         scene.show_frame(trace, c, animate=False)
         assert rb.frame_state(scene) == st, c
@@ -290,7 +292,7 @@ def test_animated_transitions_end_in_the_instant_frame(scene, real_trace, qtbot)
         assert animated == rb.frame_state(scene), n
         # and back: exactly the earlier frame
         before = rb.frame_state(scene)
-        scene.show_frame(trace, c, animate=True)    # stepping back does not animate
+        scene.show_frame(trace, c, animate=True)  # stepping back does not animate
         assert not scene.is_animating()
         scene.show_frame(trace, n, animate=False)
         assert rb.frame_state(scene) == before
@@ -334,7 +336,7 @@ def test_prefill_chips_travel_together(scene, real_trace, qtbot):
     scene.show_frame(trace, Cursor(1, Stage.TOKENS), animate=False)
     scene.show_frame(trace, Cursor(1, Stage.EMBEDDINGS), animate=True)
     qtbot.wait(120)
-    assert sum(t.isVisible() for t in scene.travellers) == 1        # decode: one token
+    assert sum(t.isVisible() for t in scene.travellers) == 1  # decode: one token
     scene.finish_animation()
 
 
@@ -380,8 +382,10 @@ def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
     expected = [(t.id, t.text) for t in real_engine.tokenizer.encode(trace.prompt)]
     drawn = rb.token_chips(scene)
     # byte pieces are labelled by their bytes (wider chips), so a middle run may be elided
-    assert any(drawn[:i] == expected[:i] and drawn[i:] == expected[len(expected) - (len(drawn) - i):]
-               for i in range(len(drawn) + 1)), drawn
+    assert any(
+        drawn[:i] == expected[:i] and drawn[i:] == expected[len(expected) - (len(drawn) - i) :]
+        for i in range(len(drawn) + 1)
+    ), drawn
     labels = [c.label.text() for c in scene.tokens.chips if c.isVisible() and c.token is not None]
     assert any(label.startswith("⟨") for label in labels)  # a piece of a character shows its bytes
     assert not any("\ufffd" in label for label in labels)
@@ -406,7 +410,7 @@ def test_growing_trace_snapshots_keep_animating(scene, real_trace, qtbot):
     snap.stop_reason = None
     scene.set_speed(4.0)
     scene.show_frame(snap, Cursor(0, Stage.APPEND), animate=False)
-    scene.show_frame(full, Cursor(1, Stage.TOKENS), animate=True)   # a newer snapshot of the same request
+    scene.show_frame(full, Cursor(1, Stage.TOKENS), animate=True)  # a newer snapshot of the same request
     assert scene.is_animating()
     with qtbot.waitSignal(scene.animation_finished, timeout=5000):
         pass

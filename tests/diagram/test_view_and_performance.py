@@ -20,11 +20,11 @@ def test_view_fits_and_zooms(scene, qtbot):
     view.show()
     qtbot.waitExposed(view)
     m = view.transform().m11()
-    assert 0.45 < m < 0.55                      # the 1600-wide canvas fits 800 pixels
+    assert 0.45 < m < 0.55  # the 1600-wide canvas fits 800 pixels
     view.zoom_in()
     assert view.transform().m11() > m * 1.1 and view.zoom > 1.0
     view.zoom_out()
-    view.zoom_out()                              # never below "fit"
+    view.zoom_out()  # never below "fit"
     assert view.zoom == 1.0 and abs(view.transform().m11() - m) < 1e-6
     view.zoom_in()
     view.reset_zoom()
@@ -68,7 +68,7 @@ def test_animation_frames_only_change_existing_items(scene, real_trace, capsys):
 def test_stepping_draws_every_stage(scene, real_trace, capsys):
     trace = real_trace("chat")
     lesson = Lesson(trace)
-    scene.show_frame(trace, Cursor(1, Stage.LAYERS), animate=False)   # token texts loaded once
+    scene.show_frame(trace, Cursor(1, Stage.LAYERS), animate=False)  # token texts loaded once
     times = []
     for c in lesson.cursors():
         t0 = time.perf_counter()
@@ -77,4 +77,3 @@ def test_stepping_draws_every_stage(scene, real_trace, capsys):
         assert scene.current()[1] == c
     with capsys.disabled():
         print(f"\nstep: median {statistics.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms")
-

@@ -35,7 +35,17 @@ from explainer.errors import ExplainerError
 DATA = Path(__file__).parent / "data"
 
 VOCAB = ["<eos>", " the", " cat", " sat", " on", " mat", ".", " a", " dog", "!"]
-MODEL = ModelInfo("tiny-test", "synthetic", n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, vocab_size=10, context_length=16, n_params=1234)
+MODEL = ModelInfo(
+    "tiny-test",
+    "synthetic",
+    n_layers=2,
+    d_model=8,
+    n_heads=2,
+    n_kv_heads=1,
+    vocab_size=10,
+    context_length=16,
+    n_params=1234,
+)
 PROMPT = [TokenRef(1, " the"), TokenRef(2, " cat"), TokenRef(3, " sat")]
 TIMES = [(0.30, 0.01), (0.05, 0.002), (0.07, 0.001), (0.04, 0.003)]  # (forward_s, sample_s) per step
 
@@ -223,30 +233,86 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("vocab", _set(["prompt_tokens", 1, "id"], 10), "prompt_tokens[1].id: token id 10 is outside the vocabulary of 10"),
     ("index", _set(["steps", 2, "index"], 7), "steps[2].index: expected 2, got 7"),
     ("index bool", _set(["steps", 0, "index"], False), "steps[0].index: expected an integer, got False"),
-    ("phase value", _set(["steps", 1, "phase"], "think"), "steps[1].phase: expected one of prefill, decode, got 'think'"),
+    (
+        "phase value",
+        _set(["steps", 1, "phase"], "think"),
+        "steps[1].phase: expected one of prefill, decode, got 'think'",
+    ),
     ("first phase", _set(["steps", 0, "phase"], "decode"), "steps[0].phase: the first step must be 'prefill'"),
     ("first start", _set(["steps", 0, "start"], 1), "steps[0].start: the first step must start at 0, got 1"),
-    ("first tokens", _set(["steps", 0, "tokens", 0, "text"], " The"), "steps[0].tokens: the first step must read exactly the prompt tokens"),
+    (
+        "first tokens",
+        _set(["steps", 0, "tokens", 0, "text"], " The"),
+        "steps[0].tokens: the first step must read exactly the prompt tokens",
+    ),
     ("later phase", _set(["steps", 2, "phase"], "prefill"), "steps[2].phase: steps after the first must be 'decode'"),
     ("start", _shift_starts, "steps[2].start: expected 4 (where steps[1] ended), got 5"),
-    ("decode count", lambda d: d["steps"][1]["tokens"].append(d["steps"][1]["tokens"][0]), "steps[1].tokens: a decode step reads exactly 1 token, got 2"),
+    (
+        "decode count",
+        lambda d: d["steps"][1]["tokens"].append(d["steps"][1]["tokens"][0]),
+        "steps[1].tokens: a decode step reads exactly 1 token, got 2",
+    ),
     ("decode token", _read_other_token, "steps[1].tokens[0]: expected the token chosen at steps[0]"),
     ("context", _set(["model", "context_length"], 5), "steps[3]: context of 6 tokens exceeds the model's 5"),
-    ("embeddings count", lambda d: d["steps"][0]["embeddings"].pop(), "steps[0].embeddings: expected 3 vectors (one per token), got 2"),
-    ("embedding width", lambda d: d["steps"][0]["embeddings"][1].pop(), "steps[0].embeddings: vectors must all have the same length"),
-    ("embedding dim", _set(["steps", 0, "embedding_dim"], 3), "steps[0].embeddings: vectors must all have the same length, from 1 to embedding_dim=3"),
-    ("embedding value", _set(["steps", 0, "embeddings", 1, 2], "x"), "steps[0].embeddings[1][2]: expected a number, got 'x'"),
+    (
+        "embeddings count",
+        lambda d: d["steps"][0]["embeddings"].pop(),
+        "steps[0].embeddings: expected 3 vectors (one per token), got 2",
+    ),
+    (
+        "embedding width",
+        lambda d: d["steps"][0]["embeddings"][1].pop(),
+        "steps[0].embeddings: vectors must all have the same length",
+    ),
+    (
+        "embedding dim",
+        _set(["steps", 0, "embedding_dim"], 3),
+        "steps[0].embeddings: vectors must all have the same length, from 1 to embedding_dim=3",
+    ),
+    (
+        "embedding value",
+        _set(["steps", 0, "embeddings", 1, 2], "x"),
+        "steps[0].embeddings[1][2]: expected a number, got 'x'",
+    ),
     ("layers", lambda d: d["steps"][1]["layers"].pop(), "steps[1].layers: expected 2 layers, got 1"),
     ("attention", _pop_attention, "steps[3].layers[1].attention: expected 6 values, got 5"),
-    ("attention value", _set(["steps", 0, "layers", 0, "attention", 0], -0.5), "steps[0].layers[0].attention[0]: expected at least 0, got -0.5"),
-    ("change", _set(["steps", 0, "layers", 0, "change"], float("nan")), "steps[0].layers[0].change: expected a finite number, got nan"),
+    (
+        "attention value",
+        _set(["steps", 0, "layers", 0, "attention", 0], -0.5),
+        "steps[0].layers[0].attention[0]: expected at least 0, got -0.5",
+    ),
+    (
+        "change",
+        _set(["steps", 0, "layers", 0, "change"], float("nan")),
+        "steps[0].layers[0].change: expected a finite number, got nan",
+    ),
     ("lens", _set(["steps", 0, "layers", 0, "lens"], []), "steps[0].layers[0].lens: expected an object, got list"),
-    ("top ids/probs", lambda d: d["steps"][0]["sampling"]["raw"]["probs"].pop(), "steps[0].sampling.raw.probs: expected 5 values (one per id), got 4"),
-    ("prob range", _set(["steps", 1, "sampling", "after_top_p", "probs", 0], 1.5), "steps[1].sampling.after_top_p.probs[0]: expected at most 1"),
-    ("rest range", _set(["steps", 1, "sampling", "raw", "rest"], -0.1), "steps[1].sampling.raw.rest: expected at least 0"),
+    (
+        "top ids/probs",
+        lambda d: d["steps"][0]["sampling"]["raw"]["probs"].pop(),
+        "steps[0].sampling.raw.probs: expected 5 values (one per id), got 4",
+    ),
+    (
+        "prob range",
+        _set(["steps", 1, "sampling", "after_top_p", "probs", 0], 1.5),
+        "steps[1].sampling.after_top_p.probs[0]: expected at most 1",
+    ),
+    (
+        "rest range",
+        _set(["steps", 1, "sampling", "raw", "rest"], -0.1),
+        "steps[1].sampling.raw.rest: expected at least 0",
+    ),
     ("kept", _set(["steps", 1, "sampling", "kept"], 0), "steps[1].sampling.kept: expected at least 1, got 0"),
-    ("draw", _set(["steps", 1, "sampling", "draw"], 1.0), "steps[1].sampling.draw: expected a number in [0, 1), got 1.0"),
-    ("chosen vocab", _set(["steps", 3, "sampling", "chosen", "id"], 12), "steps[3].sampling.chosen: token id 12 is outside the vocabulary of 10"),
+    (
+        "draw",
+        _set(["steps", 1, "sampling", "draw"], 1.0),
+        "steps[1].sampling.draw: expected a number in [0, 1), got 1.0",
+    ),
+    (
+        "chosen vocab",
+        _set(["steps", 3, "sampling", "chosen", "id"], 12),
+        "steps[3].sampling.chosen: token id 12 is outside the vocabulary of 10",
+    ),
     ("time", _set(["steps", 2, "forward_s"], -1), "steps[2].forward_s: expected at least 0, got -1.0"),
     ("created", _set(["created"], 20240101), "created: expected a string, got int"),
 ]
@@ -280,8 +346,9 @@ def test_append_refuses_a_step_that_does_not_follow():
     first = copy.deepcopy(t.steps[0])
     with pytest.raises(TraceError, match=r"steps\[0\].layers: expected 2 layers, got 1"):
         ly = first.layers
-        first.layers = Layers(ly.change[:1], ly.lens_ids[:1], ly.lens_probs[:1], ly.attention_ids[:1],
-                              ly.attention_weights[:1])
+        first.layers = Layers(
+            ly.change[:1], ly.lens_ids[:1], ly.lens_probs[:1], ly.attention_ids[:1], ly.attention_weights[:1]
+        )
         Trace.new(MODEL, "x", False, SamplingSettings(), PROMPT).append(first)
 
 

@@ -62,13 +62,16 @@ def test_truncated_files_are_refused(tmp_path, saved):
             _load(tmp_path, saved[:cut])
 
 
-@pytest.mark.parametrize("data, match", [
-    (b"", "not a trace"),
-    (b"\x89PNG\r\n\x1a\n" + bytes(40), "not a trace"),
-    (b"hello, world", "not a trace"),
-    (b'{"some": "json"}', "missing field"),
-    (b"[1, 2, 3]", "expected an object, got list"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"", "not a trace"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(40), "not a trace"),
+        (b"hello, world", "not a trace"),
+        (b'{"some": "json"}', "missing field"),
+        (b"[1, 2, 3]", "expected an object, got list"),
+    ],
+)
 def test_foreign_files_are_refused(tmp_path, data, match):
     _refused(tmp_path, data, match)
 
@@ -141,10 +144,38 @@ def test_random_corruptions_never_raise_anything_but_a_trace_error(tmp_path, sav
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(path=st.lists(st.sampled_from(["steps", 0, 1, 2, "model", "settings", "prompt_tokens", "ids", "texts",
-                                      "chosen", "id", "tokens", "start", "n_layers", "vocab_size"]), max_size=4),
-       value=st.one_of(st.none(), st.booleans(), st.integers(-3, 10**12), st.floats(allow_nan=True),
-                       st.text(max_size=5), st.lists(st.integers(), max_size=3)))
+@given(
+    path=st.lists(
+        st.sampled_from(
+            [
+                "steps",
+                0,
+                1,
+                2,
+                "model",
+                "settings",
+                "prompt_tokens",
+                "ids",
+                "texts",
+                "chosen",
+                "id",
+                "tokens",
+                "start",
+                "n_layers",
+                "vocab_size",
+            ]
+        ),
+        max_size=4,
+    ),
+    value=st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 10**12),
+        st.floats(allow_nan=True),
+        st.text(max_size=5),
+        st.lists(st.integers(), max_size=3),
+    ),
+)
 def test_random_header_edits_never_raise_anything_but_a_trace_error(tmp_path, saved, path, value):
     m = _members(saved)
     header = json.loads(m["trace.json"])

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from explainer.engine.trace_file import save_trace
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
 from explainer.export.figure import cursor_for, export_figure, figure_bytes
 from explainer.lesson.stages import Stage
@@ -36,7 +36,11 @@ def to_array(image) -> np.ndarray:
 
     image = image.convertToFormat(QImage.Format.Format_RGB32)
     ptr = image.constBits()
-    return np.frombuffer(ptr, np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)[:, : image.width(), :3].astype(float)
+    return (
+        np.frombuffer(ptr, np.uint8)
+        .reshape(image.height(), image.bytesPerLine() // 4, 4)[:, : image.width(), :3]
+        .astype(float)
+    )
 
 
 def test_svg_is_a_reusable_vector_figure(trace, tmp_path):
@@ -77,7 +81,6 @@ def test_svg_rendered_back_matches_the_screen_frame(trace, text_as_paths):
     from explainer.diagram.render import render_scene_image
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
-
     from explainer.lesson.assets import load_texts
     from tests.support.lesson import model_vocabulary
 
@@ -117,7 +120,18 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_cli_export_twice_with_the_same_seed_gives_identical_files(built_model, tmp_path):
-    args = ["--prompt", "Once upon a time", "--steps", "3", "--temperature", "0.8", "--seed", "11", "--stage", "sampling"]
+    args = [
+        "--prompt",
+        "Once upon a time",
+        "--steps",
+        "3",
+        "--temperature",
+        "0.8",
+        "--seed",
+        "11",
+        "--stage",
+        "sampling",
+    ]
     first, second = tmp_path / "a.svg", tmp_path / "b.svg"
     for out in (first, second):
         proc = run_cli(*args, "--out", str(out))

@@ -77,8 +77,14 @@ def counters(scene: LifecycleScene) -> dict[str, Any]:
     scene.settle()
     v = scene.counters_item.value
     assert v is not None
-    return {"context_used": v.context_used, "context_window": v.context_window, "ttft_s": v.ttft_s,
-            "tpot_s": v.tpot_s, "device": v.device_name, "pass_s": v.pass_s}
+    return {
+        "context_used": v.context_used,
+        "context_window": v.context_window,
+        "ttft_s": v.ttft_s,
+        "tpot_s": v.tpot_s,
+        "device": v.device_name,
+        "pass_s": v.pass_s,
+    }
 
 
 def kv_blocks(scene: LifecycleScene) -> int:
@@ -121,8 +127,16 @@ def item_state(item: QGraphicsItem) -> dict[str, Any]:
     elif isinstance(item, (QGraphicsPathItem, QGraphicsRectItem)):
         r = item.boundingRect()
         st["shape"] = [round(r.x(), 2), round(r.y(), 2), round(r.width(), 2), round(r.height(), 2)]
-        st["fill"] = item.brush().color().name(QColor.NameFormat.HexArgb) if item.brush().style() != Qt.BrushStyle.NoBrush else None
-        st["stroke"] = [item.pen().color().name(), round(item.pen().widthF(), 2)] if item.pen().style() != Qt.PenStyle.NoPen else None
+        st["fill"] = (
+            item.brush().color().name(QColor.NameFormat.HexArgb)
+            if item.brush().style() != Qt.BrushStyle.NoBrush
+            else None
+        )
+        st["stroke"] = (
+            [item.pen().color().name(), round(item.pen().widthF(), 2)]
+            if item.pen().style() != Qt.PenStyle.NoPen
+            else None
+        )
     state = _shape_state(item)
     if state is not None:
         st["state"] = state
@@ -132,14 +146,26 @@ def item_state(item: QGraphicsItem) -> dict[str, Any]:
 def _shape_state(item: QGraphicsItem) -> dict[str, Any] | None:
     """What the items that paint themselves drew."""
     if isinstance(item, Arrow):
-        return {"points": [[round(p.x(), 2), round(p.y(), 2)] for p in item.points], "color": item.color.name(),
-                "width": item.width, "dash": item.dash}
+        return {
+            "points": [[round(p.x(), 2), round(p.y(), 2)] for p in item.points],
+            "color": item.color.name(),
+            "width": item.width,
+            "dash": item.dash,
+        }
     if isinstance(item, CellStripItem):
-        return {"values": [round(v, 5) for v in item.values], "colors": [c.name() for c in item.colors],
-                "reveal": round(item.reveal, 4), "size": list(item.size), "columns": item.columns}
+        return {
+            "values": [round(v, 5) for v in item.values],
+            "colors": [c.name() for c in item.colors],
+            "reveal": round(item.reveal, 4),
+            "size": list(item.size),
+            "columns": item.columns,
+        }
     if isinstance(item, ColorBarItem):
         return {"stops": list(item.stops), "size": list(item.size)}
     if isinstance(item, CumulativeBarItem):
-        return {"segments": [[s.label, round(s.start, 6), round(s.end, 6), s.chosen] for s in item.segments],
-                "colors": list(item.colors), "size": list(item.size)}
+        return {
+            "segments": [[s.label, round(s.start, 6), round(s.end, 6), s.chosen] for s in item.segments],
+            "colors": list(item.colors),
+            "size": list(item.size),
+        }
     return None

@@ -37,8 +37,7 @@ def no_thread_left(request):
     deadline = time.monotonic() + 2.0
     extra = []
     while time.monotonic() < deadline:
-        extra = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()
-                 and not t.daemon]
+        extra = [t for t in threading.enumerate() if t.ident not in before and t.is_alive() and not t.daemon]
         if not extra:
             break
         time.sleep(0.05)

@@ -43,8 +43,10 @@ def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
         assert key in report
     assert report["frames_painted_total"] > 0 and report["peak_rss_mb"] > 0
     with capsys.disabled():  # figures, never asserted
-        print(f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
-              f"first window {report['first_window_s']:.2f} s")
+        print(
+            f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
+            f"first window {report['first_window_s']:.2f} s"
+        )
 
 
 def test_bench_dates_the_process_start_to_the_clock_tick():
@@ -58,7 +60,9 @@ def test_bench_dates_the_process_start_to_the_clock_tick():
     before = time.time()
     out = subprocess.run(
         [sys.executable, "-c", "from explainer.bench.gui import _process_start; print(repr(_process_start()))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     after = time.time()
     started = float(out.stdout)

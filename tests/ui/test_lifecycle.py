@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -117,7 +118,7 @@ class _PaintCounter(QObject):
         super().__init__()
         self.count = 0
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+    def eventFilter(self, obj, event) -> bool:
         if event.type() == QEvent.Type.Paint:
             self.count += 1
         return False
@@ -142,7 +143,7 @@ def test_window_paints_and_stays_responsive_while_the_model_loads(qtbot, make_wi
     timer.stop()
     w.view.viewport().removeEventFilter(painter)
     assert ready_at["paints"] >= 1, "the window painted before the model was ready"
-    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) > 20, "the event loop kept running during the load"
     print(f"load: {len(ticks)} ticks, longest GUI gap {max(gaps) * 1000:.0f} ms")  # figures, not asserted
     assert "SmolLM2" in w.model_label.text()
@@ -193,8 +194,9 @@ def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
 
 
 @pytest.mark.slow
-def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(qtbot, make_window, shared_engine,
-                                                                          generate_calls, monkeypatch):
+def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(
+    qtbot, make_window, shared_engine, generate_calls, monkeypatch
+):
     """The prefill of a long prompt reports every chunk (status bar and canvas), and Stop ends it
     after at most one more chunk: nothing is recorded, the worker is free, the window keeps working."""
     import explainer.engine.generate as generate_mod
@@ -202,8 +204,11 @@ def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(qtbot,
     monkeypatch.setattr(generate_mod, "PREFILL_CHUNK", 8)
     passes: list[int] = []
     forward = shared_engine.runtime.forward
-    monkeypatch.setattr(shared_engine.runtime, "forward",
-                        lambda ids, cache, **kw: (passes.append(len(ids)), forward(ids, cache, **kw))[1])
+    monkeypatch.setattr(
+        shared_engine.runtime,
+        "forward",
+        lambda ids, cache, **kw: (passes.append(len(ids)), forward(ids, cache, **kw))[1],
+    )
     w = make_window(lambda: shared_engine)
     prompt = " ".join(["The quick brown fox jumps over the lazy dog."] * 30)
     n_tokens = len(shared_engine.prepare(prompt).tokens)

@@ -37,7 +37,7 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
     assert bars[-1][0] == "other"
     shown = bars[:-1]
     assert 3 <= len(shown) <= len(raw.ids)
-    for (label, height), tid, p in zip(shown, raw.ids, raw.probs):
+    for (_label, height), _tid, p in zip(shown, raw.ids, raw.probs):
         assert height == pytest.approx(p, abs=1e-6)
     assert bars[-1][1] == pytest.approx(1.0 - sum(h for _, h in shown), abs=1e-4)
 
@@ -250,7 +250,11 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     assert w.prompt.toPlainText() == PARIS
     shown = w.sampling.settings()  # greedy: the panel leaves the (unused) seed empty
     assert (shown.temperature, shown.top_k, shown.top_p, shown.max_new_tokens) == (
-        trace.settings.temperature, trace.settings.top_k, trace.settings.top_p, trace.settings.max_new_tokens)
+        trace.settings.temperature,
+        trace.settings.top_k,
+        trace.settings.top_p,
+        trace.settings.max_new_tokens,
+    )
     forward_to(qtbot, w, 1, Stage.APPEND)
     assert rb.frame_state(w.scene) == at_append
     assert len(generate_calls) == 1
@@ -258,8 +262,11 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
 
 def _viewport_pixels(view) -> np.ndarray:
     img = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
-    return np.frombuffer(img.constBits(), np.uint8, img.sizeInBytes()).reshape(
-        img.height(), img.bytesPerLine())[:, : img.width() * 4].copy()
+    return (
+        np.frombuffer(img.constBits(), np.uint8, img.sizeInBytes())
+        .reshape(img.height(), img.bytesPerLine())[:, : img.width() * 4]
+        .copy()
+    )
 
 
 @pytest.mark.slow

@@ -50,7 +50,8 @@ class LoopArrowItem(QGraphicsObject):
             right = self.label.pos().x() - 14
             ey = (y_from + y_to) / 2 - r.height() / 2 - 4
             self.end_box.set_rect(QRectF(right - r.width() - 20, ey, r.width() + 20, r.height() + 8), 6).style(
-                theme.accent, theme.accent, 1)
+                theme.accent, theme.accent, 1
+            )
             self.end_text.setPos(right - r.width() - 10, ey + 4)
 
     def boundingRect(self) -> QRectF:

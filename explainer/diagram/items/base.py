@@ -120,14 +120,18 @@ class Box(QGraphicsPathItem):
             self.setPath(path)
         return self
 
-    def style(self, fill: str | QColor | None, stroke: str | None = None, width: float = 1.0,
-              dash: bool = False) -> Box:
+    def style(
+        self, fill: str | QColor | None, stroke: str | None = None, width: float = 1.0, dash: bool = False
+    ) -> Box:
         # set only what changed: every setter schedules a repaint of the box
         brush = QBrush(QColor(fill)) if fill is not None else QBrush(Qt.BrushStyle.NoBrush)
         if self.brush() != brush:
             self.setBrush(brush)
-        p = QPen(Qt.PenStyle.NoPen) if stroke is None else pen(
-            stroke, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+        p = (
+            QPen(Qt.PenStyle.NoPen)
+            if stroke is None
+            else pen(stroke, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+        )
         if self.pen() != p:
             self.setPen(p)
         self.setVisible(True)
@@ -173,8 +177,13 @@ class Arrow(QGraphicsObject):
         self._head = 12.0
 
     def set_arrow(self, points: list[QPointF], c: str, width: float, head: float = 12.0, dash: bool = False) -> None:
-        if (list(points), QColor(c), width, head, dash) == (self._points, self._color, self._width, self._head,
-                                                            self._dash):
+        if (list(points), QColor(c), width, head, dash) == (
+            self._points,
+            self._color,
+            self._width,
+            self._head,
+            self._dash,
+        ):
             return  # unchanged: no repaint
         self.prepareGeometryChange()
         self._points, self._color, self._width, self._head, self._dash = list(points), QColor(c), width, head, dash
@@ -243,8 +252,8 @@ class Panel(QGraphicsObject):
     def style_frame(self, theme: Theme, title: str, active: bool = False) -> float:
         """Draw the box and title; returns the y where content starts."""
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(
-            theme.panel, theme.accent if active else theme.panel_border,
-            theme.line_width * (1.5 if active else 1.0))
+            theme.panel, theme.accent if active else theme.panel_border, theme.line_width * (1.5 if active else 1.0)
+        )
         self.title.show_text(title, theme_font(theme, 1.15, True), theme.foreground).place(14, 8)
         return 8 + self.title.boundingRect().height() + 6
 
@@ -263,8 +272,9 @@ class Para(QGraphicsTextItem):
         tag(self, key)
         self.document().setDocumentMargin(0)
 
-    def show_para(self, text: str, f: QFont, c: str, width: float, align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft
-                  ) -> Para:
+    def show_para(
+        self, text: str, f: QFont, c: str, width: float, align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft
+    ) -> Para:
         if self.toPlainText() != text:
             self.setPlainText(text)
         if self.font() != f:

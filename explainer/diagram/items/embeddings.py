@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
@@ -51,8 +50,9 @@ class CellStripItem(QGraphicsObject):
         self._color_list: list[QColor] | None = None
         self._border = QColor("#000000")
 
-    def set_values(self, values: Sequence[float], scale: float, theme: Theme, w: float, h: float,
-                   columns: int | None = None) -> None:
+    def set_values(
+        self, values: Sequence[float], scale: float, theme: Theme, w: float, h: float, columns: int | None = None
+    ) -> None:
         """Cells for ``values`` in a ``w`` x ``h`` box: one row, or rows of ``columns`` cells."""
         self.prepareGeometryChange()
         self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
@@ -81,8 +81,9 @@ class CellStripItem(QGraphicsObject):
             pixels[:n, :3] = np.round(self._rgb[:, ::-1] * 255)
             buffer = pixels.tobytes()  # QImage reads it in place: kept alive until scaled() copies
             small = QImage(buffer, cols, rows, cols * 4, QImage.Format.Format_RGB32)
-            self._image = small.scaled(cols * 8, rows * 8, Qt.AspectRatioMode.IgnoreAspectRatio,
-                                       Qt.TransformationMode.FastTransformation)
+            self._image = small.scaled(
+                cols * 8, rows * 8, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.FastTransformation
+            )
         return self._image
 
     def set_reveal(self, r: float) -> None:
@@ -115,13 +116,13 @@ class CellStripItem(QGraphicsObject):
             # revealed on screen: the cells are one picture, drawn up to the revealed cell
             image = self._grid_image()
             px = image.width() // cols
-            full_rows, rest = divmod(int(round(n * min(1.0, self.reveal))), cols)
+            full_rows, rest = divmod(round(n * min(1.0, self.reveal)), cols)
             if full_rows:
-                painter.drawImage(QRectF(0, 0, self._w, full_rows * ch), image,
-                                  QRectF(0, 0, cols * px, full_rows * px))
+                painter.drawImage(QRectF(0, 0, self._w, full_rows * ch), image, QRectF(0, 0, cols * px, full_rows * px))
             if rest:
-                painter.drawImage(QRectF(0, full_rows * ch, rest * cw, ch), image,
-                                  QRectF(0, full_rows * px, rest * px, px))
+                painter.drawImage(
+                    QRectF(0, full_rows * ch, rest * cw, ch), image, QRectF(0, full_rows * px, rest * px, px)
+                )
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(self._border)
         painter.drawRect(QRectF(0, 0, self._w, self._h))
@@ -209,8 +210,9 @@ class EmbeddingStripItem(Panel):
                 strip.setVisible(False)
                 continue
             if value.more and i == value.more_at:
-                self.more.show_text(f"⋮  {value.more} more tokens, same lookup", theme_font(theme, 0.85),
-                                    theme.muted).place(cells_x, y + 2)
+                self.more.show_text(
+                    f"⋮  {value.more} more tokens, same lookup", theme_font(theme, 0.85), theme.muted
+                ).place(cells_x, y + 2)
                 y += self.more.boundingRect().height() + 6
             row = rows[i]
             chip.set_token(row.chip, theme, show_id=False)
@@ -226,10 +228,12 @@ class EmbeddingStripItem(Panel):
         self.more.setVisible(bool(value.more) and bool(rows))
         shown_any = bool(rows)
         if shown_any and value.cached:
-            self.cached.show_text(f"The {value.cached} earlier tokens are not", theme_font(theme, 0.85),
-                                  theme.muted).place(14, y + 8)
-            self.cached2.show_text("looked up again (see KV cache).", theme_font(theme, 0.85),
-                                   theme.muted).place(14, y + 8 + self.cached.boundingRect().height())
+            self.cached.show_text(
+                f"The {value.cached} earlier tokens are not", theme_font(theme, 0.85), theme.muted
+            ).place(14, y + 8)
+            self.cached2.show_text("looked up again (see KV cache).", theme_font(theme, 0.85), theme.muted).place(
+                14, y + 8 + self.cached.boundingRect().height()
+            )
             y += 8 + 2 * self.cached.boundingRect().height()
         else:
             self.cached.setVisible(False)
@@ -246,8 +250,9 @@ class EmbeddingStripItem(Panel):
         self.colorbar.setVisible(shown_any)
         s = value.scale
         lf = theme_font(theme, 0.78)
-        for t, txt, x, anchor in zip(self.cb_labels, (f"−{s:.2g}", "0", f"+{s:.2g}"), (14, 14 + cb_w / 2, 14 + cb_w),
-                                     ("tl", "tc", "tr")):
+        for t, txt, x, anchor in zip(
+            self.cb_labels, (f"−{s:.2g}", "0", f"+{s:.2g}"), (14, 14 + cb_w / 2, 14 + cb_w), ("tl", "tc", "tr")
+        ):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
             t.setVisible(shown_any)
 

@@ -35,7 +35,7 @@ class FlowItem(QGraphicsObject):
     def arrow_to(self, target: object) -> Arrow:
         return self.arrows[FLOW_TARGETS.index(target)]  # type: ignore[arg-type]
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+    def boundingRect(self) -> QRectF:
         return QRectF()
 
     def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001

@@ -44,8 +44,9 @@ class KVCacheItem(Panel):
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
         self.title.show_text("KV cache", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
         x = 14 + self.title.boundingRect().width() + 16
-        self.label.show_text(value.label, theme_font(theme, 0.9, True),
-                             theme.accent if value.lit else theme.muted).place(x, 10)
+        self.label.show_text(
+            value.label, theme_font(theme, 0.9, True), theme.accent if value.lit else theme.muted
+        ).place(x, 10)
         self.set_new_reveal(1.0 if value.new_shown else 0.0)
 
     def set_new_reveal(self, r: float) -> None:

@@ -23,8 +23,8 @@ from explainer.lesson.formatting import visible
 class LayerStackItem(Panel):
     """Stage 3 panel: ``n_layers`` slabs, each with a change bar and a lens token."""
 
-    LEFT = 40.0    # where the slabs start (layer numbers to their left)
-    BAR_W = 96.0   # a change bar at 100 %
+    LEFT = 40.0  # where the slabs start (layer numbers to their left)
+    BAR_W = 96.0  # a change bar at 100 %
     LENS_X = LEFT + BAR_W + 16  # where the lens guesses start
 
     def __init__(self, key: str = "layers", n_layers: int = SKETCH_LAYERS) -> None:
@@ -39,18 +39,18 @@ class LayerStackItem(Panel):
         self.n_layers = 0
         self.slabs: list[Box] = []
         self.bars: list[Rect] = []
-        self.overflow: list[Text] = []   # "13×" inside bars whose change is off the scale
-        self.lens: list[Text] = []       # a run's label sits on the run's first layer
-        self.runs: list[Rect] = []       # the bracket beside a run of two or more layers
+        self.overflow: list[Text] = []  # "13×" inside bars whose change is off the scale
+        self.lens: list[Text] = []  # a run's label sits on the run's first layer
+        self.runs: list[Rect] = []  # the bracket beside a run of two or more layers
         self.numbers: list[Text] = []
         self.ensure_layers(n_layers)
-        self.progress = 0.0          # layers done by the current pass (for the sweep)
+        self.progress = 0.0  # layers done by the current pass (for the sweep)
         self._value: LayersValue | None = None
         self._theme: Theme | None = None
         self._hold = False  # the next show() draws the pass at layer 0 (see hold_sweep)
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
         self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
-        self._layout: tuple | None = None     # what the rows were placed for
+        self._layout: tuple | None = None  # what the rows were placed for
         self._runs: dict[int, tuple[int, str]] = {}  # drawn runs: first layer -> (end, guess)
         self._lens_px = 12
 
@@ -101,8 +101,9 @@ class LayerStackItem(Panel):
             self._place_rows(n, theme, left, right, bottom, row_h, bar_w)
         self.set_progress(float(n) if value.shown and swept else 0.0, marker=False)
 
-    def _place_rows(self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float,
-                    bar_w: float) -> None:
+    def _place_rows(
+        self, n: int, theme: Theme, left: float, right: float, bottom: float, row_h: float, bar_w: float
+    ) -> None:
         self._lens_px = max(9, min(theme.px(0.85), int(row_h - 2)))
         for i in range(n):
             y = bottom - (i + 1) * row_h
@@ -142,7 +143,8 @@ class LayerStackItem(Panel):
             # the marker glides with the pass rather than jumping a row at a time
             y = bottom - (min(progress, n - 1.0) + 1) * row_h
             self.marker.set_rect(QRectF(left - 3, y - 1, right - left + 6, row_h + 2), 4).style(
-                None, theme.accent, theme.line_width * 1.5)
+                None, theme.accent, theme.line_width * 1.5
+            )
             self.badge.show_text(f"layer {done + 1}", theme_font(theme, 0.8, True), theme.accent)
             self.badge.place(right - 4, y + row_h / 2, "mr")
 
@@ -152,8 +154,11 @@ class LayerStackItem(Panel):
         left, bottom, row_h = self.geom
         bar_w = self.BAR_W
         slab, bar, lens, over = self.slabs[i], self.bars[i], self.lens[i], self.overflow[i]
-        slab.style(theme.panel if not revealed else _tint(theme, 0.10), theme.panel_border if not revealed
-                   else theme.muted, max(1.0, theme.line_width * 0.5))
+        slab.style(
+            theme.panel if not revealed else _tint(theme, 0.10),
+            theme.panel_border if not revealed else theme.muted,
+            max(1.0, theme.line_width * 0.5),
+        )
         if not revealed:
             bar.setVisible(False)
             over.setVisible(False)
@@ -166,9 +171,11 @@ class LayerStackItem(Panel):
             bar.setPen(QPen(Qt.PenStyle.NoPen))
         bar.setVisible(True)
         if change > 1.0:  # off the scale: say by how much, inside the full bar
-            over.show_text(f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
-                           theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
-                           theme.panel)
+            over.show_text(
+                f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
+                theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
+                theme.panel,
+            )
             over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
         else:
             over.setVisible(False)
@@ -199,7 +206,7 @@ class LayerStackItem(Panel):
     def _draw_run(self, start: int, end: int, guess: str) -> None:
         value, theme = self._value, self._theme
         assert value is not None and theme is not None
-        left, bottom, row_h = self.geom
+        _left, bottom, row_h = self.geom
         right = self.w - 14
         lens_x = self.LENS_X
         label, bracket = self.lens[start], self.runs[start]
@@ -232,5 +239,8 @@ class LayerStackItem(Panel):
 
 def _tint(theme: Theme, amount: float) -> QColor:
     a, b = QColor(theme.panel), QColor(theme.bar)
-    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * amount, a.greenF() + (b.greenF() - a.greenF()) * amount,
-                           a.blueF() + (b.blueF() - a.blueF()) * amount)
+    return QColor.fromRgbF(
+        a.redF() + (b.redF() - a.redF()) * amount,
+        a.greenF() + (b.greenF() - a.greenF()) * amount,
+        a.blueF() + (b.blueF() - a.blueF()) * amount,
+    )

@@ -66,8 +66,9 @@ class PretrainingItem(Panel):
                 path.lineTo(x + doc_w - 9 - (12 if k == 4 else 0), ly)
             self.doc_lines[i].setPath(path)
             self.doc_lines[i].setPen(pen(theme.muted, max(1.5, lw * 0.6)))
-            self.doc_labels[i].show_text(s, theme_font(theme, 0.85), theme.foreground).place(x + doc_w / 2, y + doc_h + 4,
-                                                                                              "tc")
+            self.doc_labels[i].show_text(s, theme_font(theme, 0.85), theme.foreground).place(
+                x + doc_w / 2, y + doc_h + 4, "tc"
+            )
         y += doc_h + 4 + theme.px(0.85) + 8
         cx = self.w / 2
         self.arrow1.set_arrow([QPointF(cx, y), QPointF(cx, y + 30)], theme.foreground, lw, 11)
@@ -85,8 +86,13 @@ class PretrainingItem(Panel):
         self.knobs.setPath(knobs)
         self.knobs.setPen(pen(theme.foreground, max(1.5, lw * 0.6)))
         self.knobs.setBrush(QBrush(QColor(theme.frozen)))
-        self.train_text.show_para("training tunes the parameters", theme_font(theme, 0.9), theme.foreground, inner - 12,
-                                  Qt.AlignmentFlag.AlignHCenter)
+        self.train_text.show_para(
+            "training tunes the parameters",
+            theme_font(theme, 0.9),
+            theme.foreground,
+            inner - 12,
+            Qt.AlignmentFlag.AlignHCenter,
+        )
         self.train_text.setPos(20, y + 50)
         y += tb_h + 6
         self.arrow2.set_arrow([QPointF(cx, y), QPointF(cx, y + 30)], theme.foreground, lw, 11)
@@ -97,8 +103,11 @@ class PretrainingItem(Panel):
         nf = theme_font(theme, 0.78)
         self.model_name.show_text(elide(model_name or "trained model", nf, inner - 16), nf, theme.muted)
         self.model_name.place(cx, y + 8, "tc")
-        self.params.show_text(short_count(n_params) if n_params else "…", theme_font(theme, 2.0, True),
-                              theme.foreground if n_params else theme.muted).place(cx, y + 30, "tc")
+        self.params.show_text(
+            short_count(n_params) if n_params else "…",
+            theme_font(theme, 2.0, True),
+            theme.foreground if n_params else theme.muted,
+        ).place(cx, y + 30, "tc")
         self.params_word.show_text("parameters", theme_font(theme, 1.0), theme.foreground)
         self.params_word.place(cx, y + 30 + self.params.boundingRect().height(), "tc")
         ly = y + mb_h - 40
@@ -115,8 +124,13 @@ class PretrainingItem(Panel):
         self.fixed.show_text("fixed ❄", theme_font(theme, 1.0, True), theme.frozen).place(lx + 34, ly + 22, "ml")
         y += mb_h + 8
         # arrow out to the request loop
-        self.out_arrow.set_arrow([QPointF(self.w - 40, y - mb_h / 2 - 8), QPointF(self.w + 20, y - mb_h / 2 - 8)],
-                                 theme.frozen, lw, 11, dash=True)
+        self.out_arrow.set_arrow(
+            [QPointF(self.w - 40, y - mb_h / 2 - 8), QPointF(self.w + 20, y - mb_h / 2 - 8)],
+            theme.frozen,
+            lw,
+            11,
+            dash=True,
+        )
         y += 8
         hf = theme_font(theme, 0.9, True)
         pf = theme_font(theme, 0.85)
@@ -129,6 +143,7 @@ class PretrainingItem(Panel):
         self.every_head.show_para("EVERY REQUEST: inference", hf, theme.accent, inner)
         self.every_head.setPos(14, y)
         y += self.every_head.height() + 2
-        self.every_text.show_para("The loop on the right only reads them: the model does not learn from your prompt.",
-                                  pf, theme.muted, inner)
+        self.every_text.show_para(
+            "The loop on the right only reads them: the model does not learn from your prompt.", pf, theme.muted, inner
+        )
         self.every_text.setPos(14, y)

@@ -129,8 +129,9 @@ class ProbabilityChartItem(Panel):
         chart_h = self.row_h * ROWS
         self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
         self.plot.setPos(self.chart_rect.topLeft())
-        self.plot.setTransform(QTransform.fromScale(self.chart_rect.width() / max(value.scale, 1e-9),
-                                                    self.row_h).translate(0.0, 0.5))
+        self.plot.setTransform(
+            QTransform.fromScale(self.chart_rect.width() / max(value.scale, 1e-9), self.row_h).translate(0.0, 0.5)
+        )
         self.draw_y = top + chart_h + 22
         shown = value.shown
         self.plot.setVisible(shown)
@@ -153,13 +154,17 @@ class ProbabilityChartItem(Panel):
             lab = self.labels[i]
             bold = i == value.chosen_index and value.sampling
             f = theme_font(theme, 0.95, bold)
-            lab.show_text(elide(text, f, label_w), f if i < N_BARS else theme_font(theme, 0.85),
-                          theme.foreground if i < N_BARS else theme.muted)
+            lab.show_text(
+                elide(text, f, label_w),
+                f if i < N_BARS else theme_font(theme, 0.85),
+                theme.foreground if i < N_BARS else theme.muted,
+            )
             lab.place(14 + label_w, self._row_center(i), "mr")
             lab.setData(RAW, bars.labels[i] if i < len(bars.labels) else "other")
             lab.setVisible(i < len(bars.labels) or i == N_BARS)
-        self.scale_note.show_text(f"bar length: 0 – {value.scale:.0%}".replace("%", " %"), theme_font(theme, 0.72),
-                                  theme.muted)
+        self.scale_note.show_text(
+            f"bar length: 0 – {value.scale:.0%}".replace("%", " %"), theme_font(theme, 0.72), theme.muted
+        )
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
@@ -168,8 +173,7 @@ class ProbabilityChartItem(Panel):
         if self.bargraph is None:
             import pyqtgraph as pg
 
-            self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68,
-                                            width=[0.0] * ROWS)
+            self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68, width=[0.0] * ROWS)
             self.bargraph.setParentItem(self.plot)
         return self.bargraph
 
@@ -185,9 +189,11 @@ class ProbabilityChartItem(Panel):
             return
         phases = value.phases
         k = min(int(t), 2)
-        vals, other = interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (list(phases[3].values), phases[3].other)
-        cut = phases[min(3, int(round(t)))].cut if t >= 1.5 else (False,) * len(vals)
-        self._phase_shown = min(3, int(round(t)))
+        vals, other = (
+            interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (list(phases[3].values), phases[3].other)
+        )
+        cut = phases[min(3, round(t))].cut if t >= 1.5 else (False,) * len(vals)
+        self._phase_shown = min(3, round(t))
         self.set_bars(vals, other, cut)
         self._ribbon(self._phase_shown)
 
@@ -213,8 +219,14 @@ class ProbabilityChartItem(Panel):
                 brushes.append(QBrush(QColor(theme.bar)))
         brushes.append(QBrush(QColor(theme.muted)))
         ys = list(range(n)) + [N_BARS]
-        self._bars().setOpts(x0=[0.0] * (n + 1), y=ys, width=widths, height=0.68, brushes=brushes,
-                             pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1))
+        self._bars().setOpts(
+            x0=[0.0] * (n + 1),
+            y=ys,
+            width=widths,
+            height=0.68,
+            brushes=brushes,
+            pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1),
+        )
         self.drawn_widths = widths
         self.drawn_cut = list(cut) + [False]
         vf = theme_font(theme, 0.85)
@@ -225,9 +237,9 @@ class ProbabilityChartItem(Panel):
             val = self.values[i]
             if i < n and cut[i]:
                 ghost = self.ghosts[i]
-                ghost.set_rect(QRectF(self.chart_rect.left(), y - 0.34 * self.row_h, max(2.0, raw[i] * sx),
-                                      0.68 * self.row_h), 2).style(None, theme.bar_cut, max(1.0, theme.line_width * 0.6),
-                                                                   dash=True)
+                ghost.set_rect(
+                    QRectF(self.chart_rect.left(), y - 0.34 * self.row_h, max(2.0, raw[i] * sx), 0.68 * self.row_h), 2
+                ).style(None, theme.bar_cut, max(1.0, theme.line_width * 0.6), dash=True)
                 val.show_text("cut", vf, theme.muted)
             else:
                 self.ghosts[i].setVisible(False)
@@ -261,8 +273,14 @@ class ProbabilityChartItem(Panel):
     # --- the draw ------------------------------------------------------------
 
     def _hide_draw(self) -> None:
-        for item in [self.draw_title, self.cumbar, self.marker_line, self.marker_head, self.marker_label,
-                     self.greedy_note] + self.cum_labels:
+        for item in [
+            self.draw_title,
+            self.cumbar,
+            self.marker_line,
+            self.marker_head,
+            self.marker_label,
+            self.greedy_note,
+        ] + self.cum_labels:
             item.setVisible(False)
         self.marker_value = None
 
@@ -275,12 +293,16 @@ class ProbabilityChartItem(Panel):
             return
         y = self.draw_y
         if value.draw is None:
-            self.greedy_note.show_text("greedy: the top token is taken, no random draw", theme_font(theme, 1.0, True),
-                                       theme.foreground).place(14, y)
+            self.greedy_note.show_text(
+                "greedy: the top token is taken, no random draw", theme_font(theme, 1.0, True), theme.foreground
+            ).place(14, y)
             return
         x0, w = 14.0, self.w - 28
-        self.draw_title.show_text(f"random draw {value.draw:.3f} lands on “{visible(value.chosen_text)}”",
-                                  theme_font(theme, 0.95, True), theme.foreground).place(x0, y)
+        self.draw_title.show_text(
+            f"random draw {value.draw:.3f} lands on “{visible(value.chosen_text)}”",
+            theme_font(theme, 0.95, True),
+            theme.foreground,
+        ).place(x0, y)
         bar_y = y + self.draw_title.boundingRect().height() + 42
         bar_h = 26.0
         segments = value.segments
@@ -289,8 +311,9 @@ class ProbabilityChartItem(Panel):
         self.cumbar.setVisible(True)
         # label the widest spans (and always the chosen one) under the bar
         lf = theme_font(theme, 0.72)
-        ranked = sorted(range(len(segments)), key=lambda i: (not segments[i].chosen,
-                                                             -(segments[i].end - segments[i].start)))
+        ranked = sorted(
+            range(len(segments)), key=lambda i: (not segments[i].chosen, -(segments[i].end - segments[i].start))
+        )
         used = 0
         for i in ranked:
             s = segments[i]
@@ -323,6 +346,8 @@ class ProbabilityChartItem(Panel):
             # chosen outside the top bars: it flies from its span on the cumulative bar
             for s in self.cumbar.segments:
                 if s.chosen:
-                    return self.cumbar.mapToScene(QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0))
+                    return self.cumbar.mapToScene(
+                        QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0)
+                    )
         i = value.chosen_index if value is not None and value.chosen_index is not None else 0
         return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))

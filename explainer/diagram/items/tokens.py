@@ -44,7 +44,7 @@ class TokenChipItem(QGraphicsObject):
         self.box = Box(f"{key}/box", self)
         self.label = Text(f"{key}/text", self)
         self.id_text = Text(f"{key}/id", self)
-        self.token: tuple[int, str] | None = None   # (id, raw text); None for the "more" chip
+        self.token: tuple[int, str] | None = None  # (id, raw text); None for the "more" chip
         self.kind = ""
         self._sig: tuple | None = None
         self._w = 0.0
@@ -59,8 +59,9 @@ class TokenChipItem(QGraphicsObject):
             w = max(w, _label_width(str(token_id), theme.font_family, theme.px(0.72)) + 6)
         return max(w, 28.0), px + 14.0
 
-    def set_token(self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0,
-                  show_id: bool = True) -> float:
+    def set_token(
+        self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0, show_id: bool = True
+    ) -> float:
         """Show ``chip`` (or a "… N more" chip when None); returns the chip width."""
         sig = (chip, reading, more, show_id, theme)
         if sig == self._sig and self.opacity() == 1.0 and self.scale() == 1.0 and self.isVisible():
@@ -85,8 +86,9 @@ class TokenChipItem(QGraphicsObject):
         self._w, self._h = w, h
         if reading:
             stroke = theme.accent
-        self.box.set_rect(QRectF(0, 0, w, h), 7).style(fill, stroke, theme.line_width * (1.6 if reading else 0.75),
-                                                        dash=dash)
+        self.box.set_rect(QRectF(0, 0, w, h), 7).style(
+            fill, stroke, theme.line_width * (1.6 if reading else 0.75), dash=dash
+        )
         self.label.show_text(shown, f, tcolor).place(w / 2, h / 2, "mc")
         self.label.setData(RAW, chip.text if chip is not None else None)
         if chip is not None and show_id:
@@ -115,7 +117,7 @@ class TokenChipItem(QGraphicsObject):
 
 @dataclass
 class ChipLayout:
-    order: list[int | None]        # chip indices in drawing order; None = the "more" chip
+    order: list[int | None]  # chip indices in drawing order; None = the "more" chip
     positions: list[tuple[float, float]]
     hidden: int
 
@@ -140,7 +142,7 @@ def layout_chips(widths: list[float], more_width: float, width: float, rows: int
     pos = place(full)
     if pos is not None:
         return ChipLayout([i for i, _ in full], pos, 0)
-    head = full[:min(HEAD_CHIPS, n)]
+    head = full[: min(HEAD_CHIPS, n)]
     # Grow the tail from the end while it fits (the newest tokens matter most).
     best: tuple[list[tuple[int | None, float]], list[tuple[float, float]]] | None = None
     lo = len(head)
@@ -168,8 +170,7 @@ class TokenStripItem(Panel):
         self.text_out = Text(f"{key}/text_out", self)
         self.counter = Text(f"{key}/context", self)
         self.legend: list[tuple[Box, Text]] = [
-            (Box(f"{key}/legend/{k}/swatch", self), Text(f"{key}/legend/{k}/label", self))
-            for k in ("prompt", "answer")
+            (Box(f"{key}/legend/{k}/swatch", self), Text(f"{key}/legend/{k}/label", self)) for k in ("prompt", "answer")
         ]
         self.message = Text(f"{key}/message", self)
         self.stats = Text(f"{key}/stats", self)
@@ -220,8 +221,9 @@ class TokenStripItem(Panel):
         top += 4
         # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at its stage
         here = value.stats_stressed
-        self.stats.show_text(value.stats, theme_font(theme, 0.95 if here else 0.85, here),
-                             theme.accent if here else theme.muted).place(14, self.h - 8, "bl")
+        self.stats.show_text(
+            value.stats, theme_font(theme, 0.95 if here else 0.85, here), theme.accent if here else theme.muted
+        ).place(14, self.h - 8, "bl")
         self.stats.setVisible(bool(value.stats))
         bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
         # chips
