@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         apply_cache_dir(args)
-        return args.func(args)
+        return int(args.func(args))
     except ExplainerError as exc:
         sys.stdout.flush()
         print(exc.format(), file=sys.stderr)

@@ -54,7 +54,7 @@ def _peak_rss_mb() -> float:
     return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
-def _llama_cpp_tpot(gguf: Path | None, prompt: list[int], n: int) -> dict:
+def _llama_cpp_tpot(gguf: Path | None, prompt: list[int], n: int) -> dict[str, object]:
     """llama.cpp on the same GGUF, if llama-cpp-python is installed; never a dependency."""
     try:
         from llama_cpp import Llama

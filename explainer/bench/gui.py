@@ -60,7 +60,7 @@ def _process_start() -> float:
     try:
         import psutil
 
-        return psutil.Process().create_time()
+        return float(psutil.Process().create_time())
     except Exception:  # noqa: BLE001 - psutil is a dependency, but a figure is not worth a crash
         return time.time() - time.process_time()
 
@@ -97,10 +97,11 @@ class _GuiBench:
         self.paints_total = 0
         self.animating_s = 0.0
         self.frames_shown = 0
-        self.result: dict = {}
+        self.result: dict[str, object] = {}
         self.finished_at: float | None = None
         self.generation_started: float | None = None
         self.probe = _Probe(self)
+        self.loop = QEventLoop()  # the run spins this until stop()
 
         self.heartbeat = QTimer()
         self.heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
@@ -124,7 +125,7 @@ class _GuiBench:
             gap = now - self.heartbeat_last
             self.max_gap = max(self.max_gap, gap)
             if gap > 0.017:
-                self.gaps.append((self.heartbeat_last - self.heartbeat_start, gap))
+                self.gaps.append((self.heartbeat_last - (self.heartbeat_start or self.heartbeat_last), gap))
             if self.window.scene.is_animating():
                 self.animating_s += gap
         self.heartbeat_last = now
@@ -152,7 +153,7 @@ class _GuiBench:
         c.error.connect(lambda m, h: self.stop(f"error: {m} ({h})"))
         c.model_missing.connect(lambda m: self.stop(f"error: {m}"))
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
-        w.stepper.dwell_ms = lambda: 0  # animate continuously: the next stage as soon as one ends
+        w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
         self.deadline.start(int(TIMEOUT_S * 1000))
         w.show()
         QTimer.singleShot(0, c.load_model)
@@ -190,7 +191,7 @@ class _GuiBench:
         self.window.close()
         self.loop.quit()
 
-    def report(self) -> dict:
+    def report(self) -> dict[str, object]:
         r = {
             "gui_max_block_ms": max(0.0, (self.max_gap - 0.001) * 1000),
             # where the long blocks were: the first window's layout and paint, the model arriving,
@@ -237,7 +238,7 @@ def _quiet_offscreen_noise() -> Any:
     return previous
 
 
-def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS) -> dict:
+def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS) -> dict[str, object]:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     previous_handler = _quiet_offscreen_noise()
@@ -249,7 +250,7 @@ def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens:
         qInstallMessageHandler(previous_handler)
 
 
-def _run(model: str, device: str | None, tokens: int) -> dict:
+def _run(model: str, device: str | None, tokens: int) -> dict[str, object]:
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController, app_threads
     from explainer.ui.main_window import MainWindow
@@ -265,7 +266,6 @@ def _run(model: str, device: str | None, tokens: int) -> dict:
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens)
-    bench.loop = QEventLoop()  # (set here: the bench's loop is the one this run spins)
     prepare_to_show(window)
     bench.start()
     bench.loop.exec()

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save_trace:
         save_trace(trace, args.save_trace)
     if not args.json:
-        ttft = f"{trace.ttft_s * 1000:.0f} ms"
+        ttft = f"{(trace.ttft_s or 0.0) * 1000:.0f} ms"
         tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"
         print(
             f"\n\n[{len(trace.steps)} tokens, stop: {trace.stop_reason}, time to first token {ttft}, "

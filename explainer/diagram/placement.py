@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import QPointF
 
 from explainer.diagram import layout as L
@@ -22,7 +24,7 @@ _PANEL_RECTS = {
 }
 
 
-def place(items: dict[str, object]) -> None:
+def place(items: Mapping[str, object]) -> None:
     """Put every panel in its rectangle and route the arrows between them (once per scene)."""
     for name, rect in _PANEL_RECTS.items():
         item = items[name]

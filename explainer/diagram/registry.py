@@ -34,7 +34,7 @@ Z_PANEL, Z_ARROW, Z_FLY = 0.0, 5.0, 10.0
 class PanelItem(Protocol):
     """What every panel item does: draw its value in a theme."""
 
-    def show(self, value: Any, theme: Theme) -> None: ...
+    def draw(self, value: Any, theme: Theme) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def png_bytes(img: QImage) -> bytes:
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not img.save(buf, "PNG"):
+    if not img.save(buf, "PNG"):  # type: ignore[call-overload]  # (QIODevice is accepted; the stubs miss it)
         raise ExplainerError("could not encode the picture as PNG", "this is a bug; please report it")
     buf.close()
     return bytes(data.data())

@@ -218,7 +218,7 @@ class LifecycleScene(QGraphicsScene):
 
     def _draw_panel(self, name: str) -> None:
         value = self._frame.panel(name)
-        cast(PanelItem, self.panels[name]).show(value, self.theme)
+        cast(PanelItem, self.panels[name]).draw(value, self.theme)
         self._drawn[name] = value
 
     def _cache_texts(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
 ZOOM_STEP = 1.2
@@ -19,7 +19,8 @@ class DiagramView(QGraphicsView):
     sigDeviceTransformChanged = Signal(object)
 
     def __init__(self, scene: QGraphicsScene | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(scene, parent)
+        super().__init__(parent)
+        self._zoom = 1.0
         self.setRenderHints(
             QPainter.RenderHint.Antialiasing
             | QPainter.RenderHint.TextAntialiasing
@@ -30,8 +31,8 @@ class DiagramView(QGraphicsView):
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self._zoom = 1.0
-        self._fit()
+        if scene is not None:
+            self.setScene(scene)  # (fits it)
 
     @property
     def zoom(self) -> float:
@@ -49,11 +50,11 @@ class DiagramView(QGraphicsView):
         self.sigDeviceTransformChanged.emit(self)
         self.sigDeviceRangeChanged.emit(self, self.mapToScene(self.viewport().rect()).boundingRect())
 
-    def setScene(self, scene: QGraphicsScene) -> None:
+    def setScene(self, scene: QGraphicsScene | None) -> None:
         super().setScene(scene)
         self._fit()
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
 

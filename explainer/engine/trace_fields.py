@@ -8,7 +8,7 @@ path used in messages, e.g. ``steps[3].sampling.draw``, so a damaged file is rep
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any
 
 from explainer.engine.trace import ModelInfo, TokenRef, trace_error
 
@@ -81,7 +81,7 @@ def array(v: object, path: str) -> list[Any]:
 def choice(v: object, path: str, options: tuple[str, ...]) -> str:
     if v not in options:
         raise trace_error(path, f"expected one of {', '.join(options)}, got {v!r}")
-    return cast(str, v)
+    return str(v)
 
 
 MODEL_FIELDS = (

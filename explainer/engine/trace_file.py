@@ -430,7 +430,10 @@ def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.nda
         lists = [_top_list(top_ids[i, k], top_probs[i, k], float(top_rest[i, k])) for k in range(4)]
         hi = 1.0 + PROB_TOLERANCE
         sampling = StepSampling(
-            *lists,
+            raw=lists[0],
+            after_temperature=lists[1],
+            after_top_k=lists[2],
+            after_top_p=lists[3],
             kept=f.integer(h["kept"], f.join(p, "kept"), 1),
             draw=None if draw is None else f.draw(draw, f.join(p, "draw")),
             chosen=chosen,

@@ -15,9 +15,12 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
-    app = QApplication.instance()
-    if app is None:
-        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    existing = QApplication.instance()
+    app = (
+        existing
+        if isinstance(existing, QApplication)
+        else QApplication(list(argv) if argv is not None else sys.argv[:1])
+    )
     app.setApplicationName("explainer")
     app.setApplicationDisplayName("explainer")
     app.setDesktopFileName("explainer")

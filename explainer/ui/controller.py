@@ -178,14 +178,14 @@ class _Worker(QObject):
             return
         from explainer.model.build import build_model
 
-        last = {"t": 0.0, "phase": None}
+        last_time, last_phase = [0.0], [""]
 
         def progress(phase: str, fraction: float) -> None:
             if self._closing():
                 raise _StopBuildError()
             now = time.monotonic()
-            if phase != last["phase"] or fraction >= 1.0 or now - last["t"] >= PROGRESS_INTERVAL_S:
-                last["t"], last["phase"] = now, phase
+            if phase != last_phase[0] or fraction >= 1.0 or now - last_time[0] >= PROGRESS_INTERVAL_S:
+                last_time[0], last_phase[0] = now, phase
                 self.progress.emit(str(phase), float(fraction))
 
         self.busy.emit(Activity.BUILDING)
@@ -211,7 +211,9 @@ class _Worker(QObject):
 
     @Slot(int, object)
     def generate(self, gid: int, request: GenerationRequest) -> None:
-        stale = lambda: self._closing() or gid != self._controller._gen_id  # noqa: E731
+        def stale() -> bool:
+            return self._closing() or gid != self._controller._gen_id
+
         if stale():
             self.cancelled.emit(gid)
             return

@@ -119,7 +119,7 @@ class MainWindow(QMainWindow):
         return self.stepper.lesson
 
     @property
-    def cursor(self) -> Cursor | None:
+    def cursor(self) -> Cursor | None:  # type: ignore[override]  # (the lesson's cursor, not the mouse's)
         return self.stepper.cursor
 
     @property
@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         c.generation_finished.connect(self._on_generation_finished)
         c.error.connect(self._on_error)
         c.busy_changed.connect(self._on_busy)
-        c.activity_changed.connect(lambda what: what is not Activity.IDLE and self.set_activity(what.value))
+        c.activity_changed.connect(self._on_activity)
         st = self.stepper
         st.changed.connect(self._refresh)
         st.frame_shown.connect(self.frame_shown)
@@ -318,6 +318,10 @@ class MainWindow(QMainWindow):
 
     def set_activity(self, text: str) -> None:
         self.activity.setText(text)
+
+    def _on_activity(self, what: Activity) -> None:
+        if what is not Activity.IDLE:
+            self.set_activity(what.value)
 
     # --- state shown -------------------------------------------------------------------------
 

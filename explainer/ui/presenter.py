@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 class _Saved:
     theme_choice: str
     window_state: Qt.WindowState
-    visible: dict
+    visible: dict[str, bool]
 
 
 class PresenterMode:
@@ -32,7 +33,7 @@ class PresenterMode:
     def active(self) -> bool:
         return self._saved is not None
 
-    def _chrome(self) -> dict:
+    def _chrome(self) -> dict[str, QWidget]:
         w = self.window
         return {"menu": w.menuBar(), "status": w.statusBar(), "dock": w.control_dock, "transport": w.transport}
 
@@ -55,6 +56,7 @@ class PresenterMode:
         if not self.active:
             return
         saved, self._saved = self._saved, None
+        assert saved is not None
         w = self.window
         w.scene.set_spotlight(False)
         w.apply_theme(saved.theme_choice)

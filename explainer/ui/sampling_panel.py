@@ -100,20 +100,28 @@ class SamplingPanel(QGroupBox):
     # --- reading the values ------------------------------------------------
 
     @staticmethod
-    def _number(text: str, label: str, field: str, integer: bool, hint: str) -> float:
-        t = text.strip().replace(",", ".") if not integer else text.strip()
+    def _number(text: str, label: str, field: str, hint: str) -> float:
+        t = text.strip().replace(",", ".")
         try:
-            return int(t) if integer else float(t)
+            return float(t)
         except ValueError:
-            kind = "a whole number" if integer else "a number"
             shown = t if t else "nothing"
-            raise SettingsError(f"{label} must be {kind}, got '{shown}'.", hint, field) from None
+            raise SettingsError(f"{label} must be a number, got '{shown}'.", hint, field) from None
+
+    @staticmethod
+    def _whole(text: str, label: str, field: str, hint: str) -> int:
+        t = text.strip()
+        try:
+            return int(t)
+        except ValueError:
+            shown = t if t else "nothing"
+            raise SettingsError(f"{label} must be a whole number, got '{shown}'.", hint, field) from None
 
     def settings(self) -> SamplingSettings:
         """The settings as typed; raises SettingsError (an ExplainerError) for a bad value."""
         self.clear_marks()
-        n = self._number(
-            self.max_new_tokens.text(), "Max new tokens", "max_new_tokens", True, "Short answers need 32 to 128 tokens."
+        n = self._whole(
+            self.max_new_tokens.text(), "Max new tokens", "max_new_tokens", "Short answers need 32 to 128 tokens."
         )
         if self.greedy.isChecked():
             s = SamplingSettings(temperature=0.0, top_k=0, top_p=1.0, seed=None, max_new_tokens=n)
@@ -122,22 +130,19 @@ class SamplingPanel(QGroupBox):
                 self.temperature.text(),
                 "Temperature",
                 "temperature",
-                False,
                 "Use 0 for greedy decoding or a value such as 0.7.",
             )
-            top_k = self._number(
-                self.top_k.text(), "Top-k", "top_k", True, "Use 0 to switch top-k off, or a count such as 40."
+            top_k = self._whole(
+                self.top_k.text(), "Top-k", "top_k", "Use 0 to switch top-k off, or a count such as 40."
             )
             top_p = self._number(
-                self.top_p.text(), "Top-p", "top_p", False, "Use 1 to switch top-p off, or a value such as 0.9."
+                self.top_p.text(), "Top-p", "top_p", "Use 1 to switch top-p off, or a value such as 0.9."
             )
             seed_text = self.seed.text().strip()
             seed = (
                 None
                 if not seed_text
-                else self._number(
-                    seed_text, "Seed", "seed", True, "Leave the seed empty for a fresh random seed each run."
-                )
+                else self._whole(seed_text, "Seed", "seed", "Leave the seed empty for a fresh random seed each run.")
             )
             s = SamplingSettings(temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, max_new_tokens=n)
         try:

@@ -28,7 +28,7 @@ class Stepper(QObject):
     def __init__(self, scene: LifecycleScene, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
-        self.trace = None
+        self.trace: Trace | None = None
         self.lesson: Lesson | None = None
         self.cursor: Cursor | None = None
         self.playing = False
@@ -42,7 +42,13 @@ class Stepper(QObject):
 
     @property
     def ready(self) -> bool:
-        return self.trace is not None and self.lesson is not None and self.cursor is not None
+        return self._at() is not None
+
+    def _at(self) -> tuple[Lesson, Cursor] | None:
+        """The walk and where it is, once the first step of a trace has arrived."""
+        if self.trace is None or self.lesson is None or self.cursor is None:
+            return None
+        return self.lesson, self.cursor
 
     def set_speed(self, factor: float) -> None:
         self.speed = float(factor)
@@ -86,8 +92,8 @@ class Stepper(QObject):
         self.generating = False
         first = self.cursor is None
         self.add_snapshot(trace)
-        if not first and not self.scene.is_animating():
-            self.scene.show_frame(self.trace, self.cursor, animate=False)  # final counters and stop reason
+        if not first and self.cursor is not None and not self.scene.is_animating():
+            self.scene.show_frame(trace, self.cursor, animate=False)  # final counters and stop reason
         self.changed.emit()
 
     # --- moves -----------------------------------------------------------------------
@@ -97,6 +103,7 @@ class Stepper(QObject):
             self.scene.finish_animation()
 
     def _show(self, cursor: Cursor, animate: bool) -> None:
+        assert self.trace is not None
         self.cursor = cursor
         self.scene.show_frame(self.trace, cursor, animate=animate and self.speed > 0)
         self.frame_shown.emit(cursor)
@@ -105,10 +112,12 @@ class Stepper(QObject):
             self.timer.start(self.dwell_ms())  # else _on_animation_finished starts it
 
     def forward(self) -> None:
-        if not self.ready:
+        at = self._at()
+        if at is None:
             return
+        lesson, cursor = at
         self.finish_animation()  # a press mid-animation completes it, then moves on
-        nxt = self.lesson.next(self.cursor)
+        nxt = lesson.next(cursor)
         if nxt is None:
             if self.generating:
                 self.waiting.emit()
@@ -116,28 +125,34 @@ class Stepper(QObject):
         self._show(nxt, animate=True)
 
     def back(self) -> None:
-        if not self.ready:
+        at = self._at()
+        if at is None:
             return
+        lesson, cursor = at
         self.set_playing(False)
         self.finish_animation()
-        prev = self.lesson.prev(self.cursor)
+        prev = lesson.prev(cursor)
         if prev is not None:
             self._show(prev, animate=False)
 
     def next_token(self) -> None:
-        if not self.ready:
+        at = self._at()
+        if at is None:
             return
+        lesson, cursor = at
         self.finish_animation()
-        nxt = self.lesson.next_token(self.cursor)
+        nxt = lesson.next_token(cursor)
         if nxt is not None:
             self._show(nxt, animate=True)
 
     def reset(self) -> None:
-        if not self.ready:
+        at = self._at()
+        if at is None:
             return
+        lesson, _ = at
         self.set_playing(False)
         self.finish_animation()
-        self._show(self.lesson.first(), animate=False)
+        self._show(lesson.first(), animate=False)
 
     # --- play ----------------------------------------------------------------------------
 
@@ -145,16 +160,17 @@ class Stepper(QObject):
         self.set_playing(not self.playing)
 
     def set_playing(self, on: bool) -> None:
-        if (on and not self.ready) or on == self.playing:
+        at = self._at()
+        if (on and at is None) or on == self.playing:
             return
         self.playing = on
         self._waiting = False
         self.playing_changed.emit(on)
         self.changed.emit()
-        if not on:
+        if not on or at is None:
             self.timer.stop()
-        elif self.lesson.is_finished(self.cursor):
-            self._show(self.lesson.first(), animate=False)  # play again from the start
+        elif at[0].is_finished(at[1]):
+            self._show(at[0].first(), animate=False)  # play again from the start
         else:
             self._play_step()
 
@@ -163,9 +179,10 @@ class Stepper(QObject):
             self.timer.start(self.dwell_ms())
 
     def _play_step(self) -> None:
-        if not self.playing or not self.ready:
+        at = self._at()
+        if not self.playing or at is None:
             return
-        nxt = self.lesson.next(self.cursor)
+        nxt = at[0].next(at[1])
         if nxt is None:
             if self.generating:
                 self._waiting = True  # add_snapshot continues

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QKeyEvent, QPalette
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QPlainTextEdit, QTextEdit
 
 from explainer.diagram.theme import Theme
@@ -73,6 +73,7 @@ class TextKeyGuard(QObject):
             event.type() == QEvent.Type.ShortcutOverride
             and isinstance(obj, _TEXT_INPUTS)
             and not getattr(obj, "isReadOnly", lambda: False)()
+            and isinstance(event, QKeyEvent)
             and not (event.modifiers() & _COMMAND)
             and event.key() not in WINDOW_KEYS
         ):

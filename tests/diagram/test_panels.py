@@ -49,13 +49,13 @@ def test_a_panel_is_drawn_exactly_when_its_value_changes(scene, real_trace):
     trace = real_trace("sampled")
     drawn: list[str] = []
     for name, item in scene.panels.items():
-        original = item.show
+        original = item.draw
 
         def counting(value, theme, name=name, original=original):
             drawn.append(name)
             return original(value, theme)
 
-        item.show = counting
+        item.draw = counting
     previous = scene.frame
     for c in Lesson(trace).cursors():
         drawn.clear()

@@ -8,7 +8,8 @@ is appended.  On the last step it says why the loop ended: the end-of-sequence t
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtWidgets import QGraphicsObject
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import Arrow, Box, Text, tag, theme_font
 from explainer.diagram.theme import Theme
@@ -33,7 +34,7 @@ class LoopArrowItem(QGraphicsObject):
         """The arrow climbs at ``x`` from ``y_from`` (the probabilities) to ``y_to`` (the tokens)."""
         self._geometry = (x, y_from, y_to)
 
-    def show(self, value: LoopValue, theme: Theme) -> None:
+    def draw(self, value: LoopValue, theme: Theme) -> None:
         x, y_from, y_to = self._geometry
         self.lit = value.lit
         ended = bool(value.end_label)
@@ -57,5 +58,5 @@ class LoopArrowItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF()
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass

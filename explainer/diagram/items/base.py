@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
     QGraphicsTextItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
 )
 
 from explainer.diagram.theme import Theme
@@ -211,7 +213,7 @@ class Arrow(QGraphicsObject):
         m = self._head + self._width
         return QRectF(min(xs) - m, min(ys) - m, max(xs) - min(xs) + 2 * m, max(ys) - min(ys) + 2 * m)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001 - Qt signature
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         path, head = arrow_path(self._points, self._head)
         p = pen(self._color.name(), self._width, Qt.PenStyle.DashLine if self._dash else Qt.PenStyle.SolidLine)
         painter.setPen(p)
@@ -260,7 +262,7 @@ class Panel(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._rect.width(), self._rect.height())
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001 - drawn by children
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass
 
 

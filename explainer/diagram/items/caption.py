@@ -17,7 +17,7 @@ class CaptionItem(Panel):
         self.heading = Para(f"{key}/heading", self)
         self.text = Para(f"{key}/text", self)
 
-    def show(self, value: CaptionValue, theme: Theme) -> None:
+    def draw(self, value: CaptionValue, theme: Theme) -> None:
         heading, text = value.heading, value.text
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.accent, theme.line_width)
         self.title.setVisible(False)

@@ -16,7 +16,7 @@ class CountersItem(Panel):
         self.line2 = Text(f"{key}/device", self)
         self.value: CountersValue | None = None
 
-    def show(self, value: CountersValue, theme: Theme) -> None:
+    def draw(self, value: CountersValue, theme: Theme) -> None:
         self.value = value
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
         self.title.setVisible(False)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import Panel, Text, tag, theme_font
 from explainer.diagram.items.tokens import TokenChipItem
@@ -26,11 +26,15 @@ def value_rgb(values: Sequence[float], scale: float, theme: Theme) -> np.ndarray
     hundreds of cells, and one colour at a time cost milliseconds of the GUI thread."""
     v = np.asarray(values, np.float64)
     t = np.clip(v / scale, -1.0, 1.0) if scale else np.zeros_like(v)
-    zero = np.array(QColor(theme.zero).getRgbF()[:3])
-    pos = np.array(QColor(theme.positive).getRgbF()[:3])
-    neg = np.array(QColor(theme.negative).getRgbF()[:3])
+    zero, pos, neg = (np.array(_rgb(c)) for c in (theme.zero, theme.positive, theme.negative))
     target = np.where((t >= 0)[:, None], pos, neg)
-    return (zero + (target - zero) * np.abs(t)[:, None]).reshape(-1, 3)
+    out: np.ndarray = (zero + (target - zero) * np.abs(t)[:, None]).reshape(-1, 3)
+    return out
+
+
+def _rgb(name: str) -> tuple[float, float, float]:
+    c = QColor(name)
+    return c.redF(), c.greenF(), c.blueF()
 
 
 class CellStripItem(QGraphicsObject):
@@ -98,7 +102,7 @@ class CellStripItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         n = len(self._rgb)
         if not n:
             return
@@ -156,7 +160,7 @@ class ColorBarItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         g = QLinearGradient(0, 0, self._w, 0)
         for pos, c in zip((0.0, 0.5, 1.0), self._stops):
             g.setColorAt(pos, QColor(c))
@@ -184,7 +188,7 @@ class EmbeddingStripItem(Panel):
         self.idle = Text(f"{key}/idle", self)
         self.n_rows = 0
 
-    def show(self, value: EmbeddingsValue, theme: Theme) -> None:
+    def draw(self, value: EmbeddingsValue, theme: Theme) -> None:
         top = self.style_frame(theme, value.title)
         dim = value.dim
         headline = f"{dim} numbers per token" if dim else "a list of numbers per token"

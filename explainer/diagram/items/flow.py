@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtWidgets import QGraphicsObject
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import Arrow, tag
 from explainer.diagram.theme import Theme
@@ -27,16 +28,13 @@ class FlowItem(QGraphicsObject):
         """Each arrow's polyline, in scene units (the placement knows where the panels are)."""
         self._points = points
 
-    def show(self, value: FlowValue, theme: Theme) -> None:
+    def draw(self, value: FlowValue, theme: Theme) -> None:
         for arrow, points, target in zip(self.arrows, self._points, FLOW_TARGETS):
             lit = value.lit is target
             arrow.set_arrow(points, theme.accent if lit else theme.muted, theme.line_width * (1.8 if lit else 1.0), 12)
 
-    def arrow_to(self, target: object) -> Arrow:
-        return self.arrows[FLOW_TARGETS.index(target)]  # type: ignore[arg-type]
-
     def boundingRect(self) -> QRectF:
         return QRectF()
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QGraphicsObject
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import Text, tag, theme_font
 from explainer.diagram.theme import Theme
@@ -22,7 +23,7 @@ class HeaderItem(QGraphicsObject):
         self.setPos(r.topLeft())
         self._w = r.width()
 
-    def show(self, value: HeaderValue, theme: Theme) -> None:
+    def draw(self, value: HeaderValue, theme: Theme) -> None:
         self.title.show_text(
             "What happens when a language model answers", theme_font(theme, 1.4, True), theme.foreground
         ).place(4, 4)
@@ -36,5 +37,5 @@ class HeaderItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF()
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass

@@ -39,7 +39,7 @@ class KVCacheItem(Panel):
             self.blocks.append(b)
         return self.blocks[i]
 
-    def show(self, value: KVCacheValue, theme: Theme) -> None:
+    def draw(self, value: KVCacheValue, theme: Theme) -> None:
         self._value, self._theme = value, theme
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
         self.title.show_text("KV cache", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)

@@ -50,7 +50,7 @@ class LayerStackItem(Panel):
         self._hold = False  # the next show() draws the pass at layer 0 (see hold_sweep)
         self.geom = (0.0, 0.0, 0.0)  # stack left, stack bottom, row height
         self._rows_drawn: int | None = None  # rows drawn as passed through; None: redraw all
-        self._layout: tuple | None = None  # what the rows were placed for
+        self._layout: tuple[object, ...] | None = None  # what the rows were placed for
         self._runs: dict[int, tuple[int, str]] = {}  # drawn runs: first layer -> (end, guess)
         self._lens_px = 12
 
@@ -78,7 +78,7 @@ class LayerStackItem(Panel):
         to hide them again was the largest single cost of a step."""
         self._hold = True
 
-    def show(self, value: LayersValue, theme: Theme) -> None:
+    def draw(self, value: LayersValue, theme: Theme) -> None:
         swept, self._hold = not self._hold, False
         self._value, self._theme = value, theme
         n = value.n_layers

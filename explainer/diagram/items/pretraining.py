@@ -46,7 +46,7 @@ class PretrainingItem(Panel):
         self.every_text = Para(f"{key}/every/text", self)
         self.out_arrow = Arrow(f"{key}/to_loop", self)
 
-    def show(self, value: PretrainingValue, theme: Theme) -> None:
+    def draw(self, value: PretrainingValue, theme: Theme) -> None:
         model_name, n_params = value.model_name, value.n_params
         top = self.style_frame(theme, value.title)
         lw = theme.line_width

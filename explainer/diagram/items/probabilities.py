@@ -15,13 +15,20 @@ second its import takes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
+
+if TYPE_CHECKING:
+    from pyqtgraph import BarGraphItem  # imported when the first chart is drawn (see the module docstring)
 
 from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, tag, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
+
+__all__ = ["AFTER_TOP_P", "CumulativeBarItem", "ProbabilityChartItem"]
 from explainer.lesson.formatting import percent, visible
 
 ROWS = N_BARS + 1  # candidates + "other"
@@ -60,7 +67,7 @@ class CumulativeBarItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(-1, -1, self._w + 2, self._h + 2)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         bar, chosen, sep, frame = (QColor(c) for c in self._colors)
         for i, s in enumerate(self.segments):
             r = QRectF(s.start * self._w, 0, (s.end - s.start) * self._w, self._h)
@@ -91,7 +98,7 @@ class ProbabilityChartItem(Panel):
         self.plot.setPen(QPen(Qt.PenStyle.NoPen))
         self.plot.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
         tag(self.plot, f"{key}/plot")
-        self.bargraph = None  # pyqtgraph's BarGraphItem, made when first needed
+        self.bargraph: BarGraphItem | None = None  # made when first needed
         self.labels = [Text(f"{key}/bar/{i}/label", self) for i in range(ROWS)]
         self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
         self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
@@ -116,7 +123,7 @@ class ProbabilityChartItem(Panel):
 
     # --- layout ------------------------------------------------------------
 
-    def show(self, value: ProbabilitiesValue, theme: Theme) -> None:
+    def draw(self, value: ProbabilitiesValue, theme: Theme) -> None:
         self._value, self._theme = value, theme
         top = self.style_frame(theme, value.title)
         self.ribbon_y = top
@@ -169,12 +176,13 @@ class ProbabilityChartItem(Panel):
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
 
-    def _bars(self):  # noqa: ANN202 - pyqtgraph's BarGraphItem, imported lazily
+    def _bars(self) -> BarGraphItem:
         if self.bargraph is None:
             import pyqtgraph as pg
 
-            self.bargraph = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68, width=[0.0] * ROWS)
-            self.bargraph.setParentItem(self.plot)
+            bars = pg.BarGraphItem(x0=[0.0] * ROWS, y=list(range(ROWS)), height=0.68, width=[0.0] * ROWS)
+            bars.setParentItem(self.plot)
+            self.bargraph = bars
         return self.bargraph
 
     def _row_center(self, i: int) -> float:

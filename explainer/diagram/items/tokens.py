@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, tag, text_width, theme_font
 from explainer.diagram.theme import Theme
@@ -46,7 +47,7 @@ class TokenChipItem(QGraphicsObject):
         self.id_text = Text(f"{key}/id", self)
         self.token: tuple[int, str] | None = None  # (id, raw text); None for the "more" chip
         self.kind = ""
-        self._sig: tuple | None = None
+        self._sig: tuple[object, ...] | None = None
         self._w = 0.0
         self._h = 0.0
 
@@ -111,7 +112,7 @@ class TokenChipItem(QGraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._w, self._h)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         pass
 
 
@@ -138,7 +139,7 @@ def layout_chips(widths: list[float], more_width: float, width: float, rows: int
         return out
 
     n = len(widths)
-    full = [(i, widths[i]) for i in range(n)]
+    full: list[tuple[int | None, float]] = [(i, widths[i]) for i in range(n)]
     pos = place(full)
     if pos is not None:
         return ChipLayout([i for i, _ in full], pos, 0)
@@ -157,6 +158,7 @@ def layout_chips(widths: list[float], more_width: float, width: float, rows: int
         p = place(seq) or [(0.0, 0.0), (widths[0] + CHIP_GAP, 0.0)]
         best = (seq, p)
     seq, p = best
+    assert p is not None
     shown = sum(1 for i, _ in seq if i is not None)
     return ChipLayout([i for i, _ in seq], p, n - shown)
 
@@ -187,7 +189,7 @@ class TokenStripItem(Panel):
             self.chips.append(c)
         return self.chips[i]
 
-    def show(self, value: TokensValue, theme: Theme) -> None:
+    def draw(self, value: TokensValue, theme: Theme) -> None:
         top = self.style_frame(theme, value.title)
         # counter and legend on the title line, right-aligned
         x = self.w - 14
