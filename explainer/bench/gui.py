@@ -65,6 +65,15 @@ def _process_start() -> float:
         return time.time() - time.process_time()
 
 
+def current_rss_mb() -> float:
+    """Resident memory now (not the peak): for a curve of how it grows over a run."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return _peak_rss_mb()
+
+
 def _peak_rss_mb() -> float:
     kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return kb / 1024 if sys.platform != "darwin" else kb / 2**20
@@ -98,6 +107,7 @@ class _GuiBench:
         self.animating_s = 0.0
         self.frames_shown = 0
         self.result: dict[str, object] = {}
+        self.rss_curve: list[list[float]] = []  # [tokens generated, resident MB], about 20 points
         self.finished_at: float | None = None
         self.generation_started: float | None = None
         self.probe = _Probe(self)
@@ -172,8 +182,11 @@ class _GuiBench:
         w.generate()
 
     def on_step(self, trace: Trace) -> None:
-        if len(trace.steps) == 1:
+        n = len(trace.steps)
+        if n == 1:
             self.window.stepper.set_playing(True)
+        if n == 1 or n % max(1, self.tokens // 20) == 0:
+            self.rss_curve.append([n, round(current_rss_mb(), 1)])
 
     def on_finished(self, trace: Trace) -> None:
         self.finished_at = time.perf_counter()
@@ -205,6 +218,7 @@ class _GuiBench:
             "paints_per_s": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
             "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
             "peak_rss_mb": _peak_rss_mb(),
+            "rss_mb_by_tokens": self.rss_curve,
         }
         r.update(self.result)
         r.update(

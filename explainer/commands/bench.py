@@ -18,15 +18,23 @@ def add_parser(sub: Subcommands) -> None:
         help="measure the app instead: GUI-thread blocking, frame rate, time to first window",
     )
     p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
+    p.add_argument("--tokens", type=int, default=64, metavar="N", help="with --gui: tokens to generate (default 64)")
+    p.add_argument("--step-through", metavar="FILE.trace",
+                   help="with --gui: step through a saved trace (no model) and time every press of Next")
     add_model_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.gui and args.step_through:
+        from explainer.bench.stepping import run_stepping_bench
+
+        print_json(run_stepping_bench(args.step_through))
+        return 0
     if args.gui:
         from explainer.bench.gui import run_gui_bench
 
-        print_json(run_gui_bench(args.model, args.device))
+        print_json(run_gui_bench(args.model, args.device, args.tokens))
         return 0
     built = load_model(args)
     if args.export:

@@ -42,6 +42,7 @@ def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
     for key in ("gui_max_block_ms", "fps", "first_window_s", "peak_rss_mb"):
         assert key in report
     assert report["frames_painted_total"] > 0 and report["peak_rss_mb"] > 0
+    assert [n for n, _ in report["rss_mb_by_tokens"]] == [1, 2, 3]  # the memory curve, a point a token here
     with capsys.disabled():  # figures, never asserted
         print(
             f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
@@ -67,3 +68,21 @@ def test_bench_dates_the_process_start_to_the_clock_tick():
     after = time.time()
     started = float(out.stdout)
     assert before - 0.02 <= started <= after
+
+
+@pytest.mark.slow
+def test_bench_step_through_times_every_press_without_a_model(qtbot, real_trace, tmp_path, capsys):
+    from explainer.bench.stepping import run_stepping_bench
+    from explainer.engine.trace_file import save_trace
+    from explainer.lesson.stages import Lesson
+
+    trace = real_trace("sampled")
+    save_trace(trace, tmp_path / "run.trace")
+    report = run_stepping_bench(tmp_path / "run.trace")
+    assert report["presses"] == Lesson(trace).count() - 1  # every stage of every step, to the end
+    assert report["steps"] == len(trace.steps) and report["step_max_ms"] >= report["step_median_ms"] > 0
+    with capsys.disabled():  # figures, never asserted
+        print(
+            f"\nbench --gui --step-through: median {report['step_median_ms']:.1f} ms a press, "
+            f"max block {report['gui_max_block_ms']:.0f} ms"
+        )

@@ -1,0 +1,101 @@
+"""`explainer bench --gui --step-through FILE`: how long the window takes per press of Next on a
+saved (long) trace, and the longest time the GUI thread was away from its event loop.
+
+No model is loaded: stepping only reads the recorded trace, as in the app. Animations are off
+("Instant"), so each press is exactly the drawing work of one stage; a 1 ms heartbeat timer
+measures how long the event loop was held, paints included. Figures, never asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
+
+from explainer.bench.gui import current_rss_mb
+from explainer.ui.app import make_app
+
+PRESS_EVERY_MS = 40
+
+
+def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None) -> dict[str, object]:
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = make_app([sys.argv[0] if sys.argv else "explainer"])
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
+
+    rss_before = current_rss_mb()
+    window = MainWindow(EngineController(lambda: _no_model()))
+    window.resize(1600, 900)
+    window.show()
+    window.transport.set_speed(0.0)
+    t0 = time.perf_counter()
+    window.files.open_trace(str(Path(path)))
+    open_s = time.perf_counter() - t0
+    trace, lesson = window.trace, window.lesson
+    if trace is None or lesson is None:
+        window.close()
+        return {"status": f"could not open {path}: {window.banner.message.text()}"}
+    total = lesson.count()
+    want = min(total - 1, presses) if presses else total - 1
+    step_ms: list[float] = []
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+    loop = QEventLoop()
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    def press() -> None:
+        if len(step_ms) >= want:
+            loop.quit()
+            return
+        clock = QElapsedTimer()
+        clock.start()
+        window.stepper.forward()  # the stage's own panels; the others follow one per event-loop turn
+        step_ms.append(clock.nsecsElapsed() / 1e6)
+
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(1)
+    heartbeat.timeout.connect(beat)
+    presser = QTimer()
+    presser.setInterval(PRESS_EVERY_MS)
+    presser.timeout.connect(press)
+    heartbeat.start()
+    presser.start()
+    loop.exec()
+    heartbeat.stop()
+    presser.stop()
+    report: dict[str, object] = {
+        "trace": str(path),
+        "context_tokens": trace.steps[-1].end if trace.steps else 0,
+        "steps": len(trace.steps),
+        "open_s": open_s,
+        "presses": len(step_ms),
+        "step_median_ms": statistics.median(step_ms) if step_ms else None,
+        "step_max_ms": max(step_ms) if step_ms else None,
+        "steps_over_16ms": sum(ms > 16 for ms in step_ms),
+        "gui_max_block_ms": max(0.0, (max(gaps[1:], default=0.001) - 0.001) * 1000),
+        "gui_blocks_over_16ms": sum(g > 0.017 for g in gaps[1:]),
+        "rss_mb_before_window": rss_before,
+        "rss_mb_after": current_rss_mb(),
+        "qt_platform": app.platformName(),
+    }
+    window.close()
+    return report
+
+
+def _no_model() -> object:
+    from explainer.errors import ExplainerError
+
+    raise ExplainerError("stepping through a saved trace needs no model", "")
