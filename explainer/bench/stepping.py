@@ -13,10 +13,14 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 
 from explainer.bench.gui import current_rss_mb
+
+if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
 from explainer.ui.app import make_app
 
 PRESS_EVERY_MS = 40
@@ -26,13 +30,13 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
+    import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
+
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
 
-    import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
-
     rss_before = current_rss_mb()
-    window = MainWindow(EngineController(lambda: _no_model()))
+    window = MainWindow(EngineController(_no_model))
     window.resize(1600, 900)
     window.show()
     window.transport.set_speed(0.0)
@@ -95,7 +99,8 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     return report
 
 
-def _no_model() -> object:
+def _no_model() -> Engine:
+    """The window's engine factory: stepping through a saved trace never asks for one."""
     from explainer.errors import ExplainerError
 
     raise ExplainerError("stepping through a saved trace needs no model", "")
