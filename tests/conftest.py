@@ -29,6 +29,15 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_settings_store(tmp_path_factory):
+    """The app's remembered settings (window layout, recent files, the lesson's place) go to a
+    folder of the test session, never to the user's own."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path_factory.mktemp("settings")))
+
+
 @pytest.fixture
 def tmp_cache(tmp_path, monkeypatch) -> Path:
     """Point the explainer cache at an empty temporary directory."""

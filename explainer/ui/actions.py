@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import QStyle
+from PySide6.QtWidgets import QMenu, QStyle
 
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
@@ -129,11 +129,15 @@ def transport_icons(w: MainWindow) -> dict[str, QIcon]:
     }
 
 
-def build_menus(w: MainWindow, a: dict[str, QAction]) -> dict[str, QAction]:
-    """File, Run and View; returns the theme choices' actions (checked as the theme changes)."""
+def build_menus(w: MainWindow, a: dict[str, QAction]) -> tuple[dict[str, QAction], QMenu]:
+    """File, Run and View; returns the theme choices' actions (checked as the theme changes) and
+    the File > Open recent menu (the window fills it)."""
     mb = w.menuBar()
     file_menu = mb.addMenu("&File")
-    for name in ("open_trace", "save_trace", None, "export", None, "quit"):
+    file_menu.addAction(a["open_trace"])
+    recent = file_menu.addMenu("Open recent")
+    recent.setObjectName("recent")
+    for name in ("save_trace", None, "export", None, "quit"):
         file_menu.addSeparator() if name is None else file_menu.addAction(a[name])
     run = mb.addMenu("&Run")
     for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):
@@ -155,4 +159,4 @@ def build_menus(w: MainWindow, a: dict[str, QAction]) -> dict[str, QAction]:
         view.addAction(a[name])
     view.addSeparator()
     view.addAction(w.control_dock.toggleViewAction())
-    return themes
+    return themes, recent

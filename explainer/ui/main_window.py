@@ -8,6 +8,8 @@ runs, each new step arrives as a trace snapshot, the walk grows with it, and Pla
 
 from __future__ import annotations
 
+import os
+
 import contextlib
 
 from PySide6.QtCore import Qt, Signal
@@ -37,6 +39,7 @@ from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
+from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
@@ -73,6 +76,7 @@ class MainWindow(QMainWindow):
         self.theme_name = system_theme_name()
         self.texts = load_texts()
         self.vocabulary: Vocabulary | None = None  # labels of token ids, once a model is loaded
+        self.settings = AppSettings()
 
         self.scene = LifecycleScene(self.texts, THEMES[self.theme_name])
         self.scene.set_interactive(True)
@@ -90,7 +94,8 @@ class MainWindow(QMainWindow):
             if name in self.actions_by_name:
                 self.actions_by_name[name].setIcon(icon)
         self._build_central()
-        self.theme_actions = build_menus(self, self.actions_by_name)
+        self.theme_actions, self.recent_menu = build_menus(self, self.actions_by_name)
+        self._fill_recent(self.settings.recent_files())
         self.status = StatusLine(self.statusBar(), self.texts)
         self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
         self.model_label = self.status.model_label
@@ -106,6 +111,7 @@ class MainWindow(QMainWindow):
         self.stepper.set_speed(self.transport.speed_factor())
         self.apply_theme("system")
         self.scene.show_empty(WELCOME)
+        self.settings.restore_window(self)
         self._refresh()
 
     # --- what tests and the bench read ------------------------------------------------
@@ -316,6 +322,18 @@ class MainWindow(QMainWindow):
         if not busy and not self.generating and self.activity.text().endswith("…"):
             self.set_activity("")
 
+    def remember_file(self, path: str) -> None:
+        """A run saved or opened: first in File > Open recent."""
+        self._fill_recent(self.settings.add_recent(path))
+
+    def _fill_recent(self, paths: list[str]) -> None:
+        self.recent_menu.clear()
+        for path in paths:
+            action = self.recent_menu.addAction(os.path.basename(path))
+            action.setToolTip(path)
+            action.triggered.connect(lambda _c=False, p=path: self.files.open_trace(p))
+        self.recent_menu.setEnabled(bool(paths))
+
     def set_activity(self, text: str) -> None:
         self.activity.setText(text)
 
@@ -364,6 +382,9 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
+        if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
+            self.settings.save_window(self)
+        self.settings.sync()
         self.stepper.stop()
         self.controller.shutdown()
         with contextlib.suppress(RuntimeError, TypeError):

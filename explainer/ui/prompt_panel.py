@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from explainer.lesson.texts import LessonTexts
@@ -15,6 +16,33 @@ EXAMPLES: list[tuple[str, str, bool]] = [
     ("What is 2+2? (chat)", "What is 2+2?", True),
     ("Write a haiku about the sea (chat)", "Write a haiku about the sea", True),
 ]
+
+
+class _EnterGenerates(QObject):
+    """Enter in the prompt box generates and Shift+Enter starts a new line, as in chat apps
+    (Ctrl+Enter, the window's shortcut, generates too)."""
+
+    def __init__(self, box: QPlainTextEdit, generate: Signal) -> None:
+        super().__init__(box)
+        self.generate = generate
+        box.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if (
+            isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            mods = event.modifiers()
+            if mods & Qt.KeyboardModifier.ShiftModifier:
+                assert isinstance(obj, QPlainTextEdit)
+                obj.insertPlainText("\n")
+            elif not mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+                self.generate.emit()
+            else:
+                return False  # Ctrl+Enter: the window's Generate action
+            return True
+        return False
 
 
 class PromptPanel(QWidget):
@@ -34,6 +62,8 @@ class PromptPanel(QWidget):
         self.prompt.setTabChangesFocus(True)
         self.prompt.setMinimumHeight(70)
         self.prompt.setMaximumHeight(120)
+        self.prompt.setToolTip("Enter generates; Shift+Enter starts a new line")
+        self._enter = _EnterGenerates(self.prompt, self.generate_requested)
         col.addWidget(self.prompt)
         self.chat = QCheckBox("Chat mode (wrap the prompt as a user message)")
         self.chat.setObjectName("chat")
@@ -50,7 +80,7 @@ class PromptPanel(QWidget):
         f.setBold(True)
         f.setPointSizeF(f.pointSizeF() * 1.2)
         self.generate_button.setFont(f)
-        self.generate_button.setToolTip("Run the model on the prompt (Ctrl+Enter)")
+        self.generate_button.setToolTip("Run the model on the prompt (Enter in the prompt box, or Ctrl+Enter)")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip("Stop the generation; what is recorded can still be stepped through")

@@ -39,6 +39,7 @@ class RunFiles:
         except ExplainerError as exc:
             w.show_error(f"could not save the trace: {exc.message}", exc.hint)
             return
+        w.remember_file(path)
         w.set_activity(f"Saved {path}")
 
     def open_trace_dialog(self) -> None:
@@ -58,6 +59,7 @@ class RunFiles:
             w.show_error(f"could not open the trace: {exc.message}", exc.hint)
             return
         w.show_recorded(trace)
+        w.remember_file(path)
         w.set_activity(f"Opened {path}: {len(trace.steps)} recorded tokens. Step through with → / Space.")
 
     def export_dialog(self) -> None:

@@ -302,3 +302,47 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     assert a.shape == b.shape
     differing = (np.abs(a.astype(int) - b.astype(int)).max(axis=-1) > 48).mean()
     assert differing < 0.002, f"{differing:.2%} of the pixels differ at {cursor}"
+
+
+def test_enter_generates_and_shift_enter_starts_a_new_line(qtbot, window, generate_calls):
+    w = window
+    type_into(qtbot, w.prompt, "Roses are red,")
+    type_into(qtbot, w.sampling.max_new_tokens, "2")
+    w.prompt.moveCursor(w.prompt.textCursor().MoveOperation.End)
+    qtbot.keyClick(w.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(w.prompt, "violets")
+    assert w.prompt.toPlainText() == "Roses are red,\nviolets" and generate_calls == []
+    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000) as blocker:
+        qtbot.keyClick(w.prompt, Qt.Key.Key_Return)
+    assert blocker.args[0].prompt == "Roses are red,\nviolets" and len(generate_calls) == 1
+    assert w.prompt.toPlainText() == "Roses are red,\nviolets"  # Enter did not add a line
+
+
+def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, shared_engine, generate_calls, tmp_path):
+    w = make_window(lambda: shared_engine)
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    w.files.save_trace(str(tmp_path / "first.trace"))
+    w.files.save_trace(str(tmp_path / "second.trace"))
+    assert [a.text() for a in w.recent_menu.actions()][:2] == ["second.trace", "first.trace"]  # newest first
+    w.control_dock.hide()
+    w.close()
+    from explainer.ui.settings import AppSettings
+
+    assert not AppSettings().store.value("window/geometry").isEmpty()  # (the offscreen screen clamps sizes)
+    again = make_window(lambda: shared_engine)
+    assert [a.text() for a in again.recent_menu.actions()][:2] == ["second.trace", "first.trace"]
+    assert not again.control_dock.isVisible()  # the docks as they were left
+    again.recent_menu.actions()[1].trigger()  # File > Open recent > first.trace: no model run
+    assert again.trace is not None and again.trace.prompt == PARIS and len(generate_calls) == 1
+    again.control_dock.show()
+
+
+def test_a_damaged_settings_store_gives_defaults(qtbot, make_window, shared_engine):
+    from explainer.ui.settings import AppSettings
+
+    path = AppSettings().store.fileName()
+    with open(path, "wb") as f:
+        f.write(b"\x00\xff[window]\ngeometry=@ByteArray(garbage\nstate=12\n[files]\nrecent=not json [\n\xfe")
+    w = make_window(lambda: shared_engine)
+    assert w.isVisible() and w.control_dock.isVisible()
+    assert w.recent_menu.actions() == [] and not w.recent_menu.isEnabled()
