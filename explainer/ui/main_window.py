@@ -8,9 +8,8 @@ runs, each new step arrives as a trace snapshot, the walk grows with it, and Pla
 
 from __future__ import annotations
 
-import os
-
 import contextlib
+import os
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
@@ -22,7 +24,7 @@ class _EnterGenerates(QObject):
     """Enter in the prompt box generates and Shift+Enter starts a new line, as in chat apps
     (Ctrl+Enter, the window's shortcut, generates too)."""
 
-    def __init__(self, box: QPlainTextEdit, generate: Signal) -> None:
+    def __init__(self, box: QPlainTextEdit, generate: Callable[[], object]) -> None:
         super().__init__(box)
         self.generate = generate
         box.installEventFilter(self)
@@ -38,7 +40,7 @@ class _EnterGenerates(QObject):
                 assert isinstance(obj, QPlainTextEdit)
                 obj.insertPlainText("\n")
             elif not mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
-                self.generate.emit()
+                self.generate()
             else:
                 return False  # Ctrl+Enter: the window's Generate action
             return True
@@ -63,7 +65,7 @@ class PromptPanel(QWidget):
         self.prompt.setMinimumHeight(70)
         self.prompt.setMaximumHeight(120)
         self.prompt.setToolTip("Enter generates; Shift+Enter starts a new line")
-        self._enter = _EnterGenerates(self.prompt, self.generate_requested)
+        self._enter = _EnterGenerates(self.prompt, self.generate_requested.emit)
         col.addWidget(self.prompt)
         self.chat = QCheckBox("Chat mode (wrap the prompt as a user message)")
         self.chat.setObjectName("chat")
