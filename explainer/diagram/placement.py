@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtWidgets import QGraphicsItem
 
 from explainer.diagram import layout as L
 from explainer.diagram.items.append import LoopArrowItem
@@ -22,6 +23,16 @@ _PANEL_RECTS = {
     "counters": L.COUNTERS,
     "caption": L.CAPTION,
 }
+
+
+def panel_rect(name: str, items: Mapping[str, QGraphicsItem]) -> QRectF:
+    """Where a panel is drawn, in scene units (the arrows: around what they draw)."""
+    if name in _PANEL_RECTS:
+        return QRectF(_PANEL_RECTS[name])
+    if name == "header":
+        return QRectF(L.HEADER)
+    item = items[name]
+    return item.mapRectToScene(item.childrenBoundingRect())
 
 
 def place(items: Mapping[str, object]) -> None:

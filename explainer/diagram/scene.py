@@ -21,12 +21,13 @@ from explainer.diagram.items.caption import CaptionItem
 from explainer.diagram.items.counters import CountersItem
 from explainer.diagram.items.embeddings import EmbeddingStripItem
 from explainer.diagram.items.flow import FlowItem
+from explainer.diagram.items.highlight import HighlightItem
 from explainer.diagram.items.kvcache import KVCacheItem
 from explainer.diagram.items.layers import LayerStackItem
 from explainer.diagram.items.pretraining import PretrainingItem
 from explainer.diagram.items.probabilities import ProbabilityChartItem
 from explainer.diagram.items.tokens import TokenChipItem, TokenStripItem
-from explainer.diagram.placement import place
+from explainer.diagram.placement import panel_rect, place
 from explainer.diagram.registry import PANELS, SPOTLIGHT, Z_FLY, PanelItem
 from explainer.diagram.scheduler import DeferredDraws
 from explainer.diagram.theme import THEMES, Theme
@@ -69,6 +70,10 @@ class LifecycleScene(QGraphicsScene):
             cast(LoopArrowItem, p["loop"]),
             cast(FlowItem, p["flow"]),
         )
+        self.highlight = HighlightItem()
+        self.highlight.setZValue(Z_FLY - 1)  # above the panels and arrows, below flying chips
+        self.addItem(self.highlight)
+        self._highlighted: str | None = None
         self.flyer = TokenChipItem("fly/appended")
         self.travellers = [TokenChipItem(f"fly/traveller/{i}") for i in range(MAX_TRAVELLERS)]
         for item in [self.flyer] + self.travellers:
@@ -108,6 +113,7 @@ class LifecycleScene(QGraphicsScene):
         self.finish_animation()
         self.theme = theme
         self._apply(self._frame, force=True)
+        self.set_highlight(self._highlighted)
 
     def set_vocabulary(self, vocabulary: Vocabulary | None) -> None:
         """How ids the trace does not name are labelled (the loaded model's tokenizer)."""
@@ -125,6 +131,18 @@ class LifecycleScene(QGraphicsScene):
         self._model = model
         if self._cursor is None:
             self._rebuild()
+
+    def set_highlight(self, name: str | None) -> None:
+        """Outline one panel (a name of the registry, e.g. "tokens"), as a tour step points at it;
+        None: no outline."""
+        if name is not None and name not in self.panels:
+            raise ValueError(f"no panel named {name!r}")
+        self._highlighted = name
+        self.highlight.point_at(panel_rect(name, self.panels) if name else None, self.theme)
+
+    @property
+    def highlighted(self) -> str | None:
+        return self._highlighted
 
     def set_spotlight(self, on: bool) -> None:
         self.spotlight = bool(on)

@@ -64,3 +64,27 @@ def test_a_panel_is_drawn_exactly_when_its_value_changes(scene, real_trace):
         changed = {n for n in Frame.panel_names() if frame.panel(n) != previous.panel(n)}
         assert sorted(drawn) == sorted(changed), c
         previous = frame
+
+
+def test_a_tour_step_can_point_at_every_panel(scene, real_trace):
+    from explainer.diagram import layout as L
+    from explainer.diagram.items.base import Panel
+
+    scene.show_frame(real_trace("paris"), Lesson(real_trace("paris")).first(), animate=False)
+    for spec in PANELS:
+        scene.set_highlight(spec.name)
+        outline = scene.highlight.sceneBoundingRect()
+        item = scene.panels[spec.name]
+        # a panel's box, or for the arrows and the title line, what their parts draw
+        drawn = (
+            item.sceneBoundingRect() if isinstance(item, Panel) else item.mapRectToScene(item.childrenBoundingRect())
+        )
+        assert scene.highlight.isVisible() and scene.highlighted == spec.name
+        assert outline.contains(drawn.intersected(scene.sceneRect()).adjusted(2, 2, -2, -2)), spec.name
+        assert scene.sceneRect().adjusted(-20, -20, 20, 20).contains(outline), spec.name
+    assert rb.frame_state(scene)["highlight"]["opacity"] == 1.0
+    scene.set_highlight(None)
+    assert not scene.highlight.isVisible() and "highlight" not in rb.frame_state(scene)
+    with pytest.raises(ValueError):
+        scene.set_highlight("nowhere")
+    assert L.TOKENS.width() > 0
