@@ -362,10 +362,19 @@ def _lesson(f: _File) -> LessonInfo:
                       tuple(lifecycle), (recap[0], recap[1]), strings)
 
 
-@lru_cache(maxsize=4)
 def load_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
-    """Read and check every lesson text of ``language`` (once per process and language; they do
-    not change while it runs). Raises :class:`ExplainerError` naming the file and key at fault."""
+    """Every lesson text of ``language``, read and checked once per process (they do not change
+    while it runs). Raises :class:`ExplainerError` naming the file and key at fault."""
+    return _cached(language)
+
+
+@lru_cache(maxsize=4)
+def _cached(language: str) -> LessonTexts:
+    return read_texts(language)
+
+
+def read_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
+    """Read and check the files now (no cache): what :func:`load_texts` does the first time."""
     if not (assets_dir() / language / "captions.json").is_file():
         raise ExplainerError(f"no lesson texts for language {language!r}",
                              f"installed languages: {', '.join(languages())}")
