@@ -112,7 +112,7 @@ def test_a_file_that_is_not_json_is_refused(tmp_path, monkeypatch):
     shutil.copytree(assets_dir() / "en", root / "en")
     (root / "en" / "tour.json").write_text("{not json", encoding="utf-8")
     monkeypatch.setattr(assets, "assets_dir", lambda: root)
-    with pytest.raises(ExplainerError, match="cannot read .*tour.json"):
+    with pytest.raises(ExplainerError, match=r"cannot read .*tour\.json"):
         read_texts("en")
 
 
