@@ -52,8 +52,19 @@ FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesso
 CONTROLS = ("prompt", "generate", "sampling", "lesson")
 # The panels of the illustration (explainer/diagram/registry.py PANELS; a test keeps them equal:
 # the lesson layer sits below the diagram and cannot import it).
-PANELS = ("header", "pretraining", "tokens", "embeddings", "layers", "probabilities", "kvcache", "counters",
-          "caption", "loop", "flow")
+PANELS = (
+    "header",
+    "pretraining",
+    "tokens",
+    "embeddings",
+    "layers",
+    "probabilities",
+    "kvcache",
+    "counters",
+    "caption",
+    "loop",
+    "flow",
+)
 SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
 LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
 LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
@@ -197,8 +208,9 @@ def _target(f: _File, raw: Any, where: str) -> Target:
         kind = TargetKind(kind_name)
     except ValueError:
         raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in TargetKind)}") from None
-    allowed = {TargetKind.PANEL: PANELS, TargetKind.STAGE: tuple(s.value for s in Stage),
-               TargetKind.CONTROL: CONTROLS}[kind]
+    allowed = {TargetKind.PANEL: PANELS, TargetKind.STAGE: tuple(s.value for s in Stage), TargetKind.CONTROL: CONTROLS}[
+        kind
+    ]
     if name not in allowed:
         raise f.error(f"{where}.name", f"{name!r} is not a {kind.value} ({', '.join(allowed)})")
     return Target(kind, name)
@@ -250,8 +262,17 @@ def _tour(f: _File, question_ids: set[str], outcomes: set[str], known: frozenset
         for o in step_outcomes:
             if o not in outcomes:
                 raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
-        steps.append(TourStep(step_id, chapter, _target(f, f.get(s, "target", where), f"{where}.target"), text, do,
-                              _condition(f, f.get(s, "done", where), f"{where}.done", question_ids), step_outcomes))
+        steps.append(
+            TourStep(
+                step_id,
+                chapter,
+                _target(f, f.get(s, "target", where), f"{where}.target"),
+                text,
+                do,
+                _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
+                step_outcomes,
+            )
+        )
     if len({s.id for s in steps}) != len(steps):
         raise f.error("steps", "repeat an id")
     return TourScript(tuple(chapters), tuple(steps))
@@ -273,8 +294,14 @@ def _question(f: _File, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
     live = q.get("live")
     if live is not None and live not in LIVE_QUESTIONS:
         raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
-    spec: dict[str, Any] = {"id": qid, "kind": kind, "text": text, "explanation": explanation,
-                            "outcomes": q_outcomes, "live": live}
+    spec: dict[str, Any] = {
+        "id": qid,
+        "kind": kind,
+        "text": text,
+        "explanation": explanation,
+        "outcomes": q_outcomes,
+        "live": live,
+    }
     if "words" in q:
         spec["words"] = tuple(f.texts(q["words"], f"{where}.words").items())
     for name in LIVE_WORDS.get(live or "", ()):
@@ -312,8 +339,10 @@ def _question(f: _File, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
 
 
 def _questions(f: _File, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
-    out = tuple(_question(f, q, f"questions[{i}]", outcomes)
-                for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions")))
+    out = tuple(
+        _question(f, q, f"questions[{i}]", outcomes)
+        for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
+    )
     if len({q.id for q in out}) != len(out):
         raise f.error("questions", "repeat an id")
     return out
@@ -321,8 +350,10 @@ def _questions(f: _File, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
 
 def _lesson(f: _File) -> LessonInfo:
     d = f.data
-    outcomes = tuple(Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
-                     for i, o in enumerate(f.items(f.get(d, "outcomes", ""), "outcomes")))
+    outcomes = tuple(
+        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
+        for i, o in enumerate(f.items(f.get(d, "outcomes", ""), "outcomes"))
+    )
     rules = f.get(d, "rules", "")
     chars = f.number(rules, "chars_per_token", "rules")
     words = f.number(rules, "words_per_token", "rules")
@@ -333,8 +364,9 @@ def _lesson(f: _File) -> LessonInfo:
     reference = []
     for i, r in enumerate(f.items(f.get(scale, "reference", "scale"), "scale.reference")):
         where = f"scale.reference[{i}]"
-        reference.append(ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)),
-                                        f.text(r, "label", where)))
+        reference.append(
+            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.text(r, "label", where))
+        )
     lifecycle = []
     for i, p in enumerate(f.items(f.get(d, "lifecycle", ""), "lifecycle")):
         where = f"lifecycle[{i}]"
@@ -346,8 +378,9 @@ def _lesson(f: _File) -> LessonInfo:
             stage = Stage(stage_name) if stage_name is not None else None
         except ValueError:
             raise f.error(f"{where}.stage", "must name a stage") from None
-        lifecycle.append(LifecyclePart(f.text(p, "id", where), f.text(p, "title", where), f.text(p, "text", where),
-                                       live, stage))
+        lifecycle.append(
+            LifecyclePart(f.text(p, "id", where), f.text(p, "title", where), f.text(p, "text", where), live, stage)
+        )
     recap = f.strings(f.get(d, "recap", ""), "recap")
     if len(recap) != 2:
         raise f.error("recap", "must be exactly two lines")
@@ -358,8 +391,17 @@ def _lesson(f: _File) -> LessonInfo:
             if k not in texts:
                 raise f.error(f"{section}.{k}", "is missing")
         strings[section] = texts
-    return LessonInfo(f.text(d, "title", ""), outcomes, chars, words, (bits_raw[0], bits_raw[1]), tuple(reference),
-                      tuple(lifecycle), (recap[0], recap[1]), strings)
+    return LessonInfo(
+        f.text(d, "title", ""),
+        outcomes,
+        chars,
+        words,
+        (bits_raw[0], bits_raw[1]),
+        tuple(reference),
+        tuple(lifecycle),
+        (recap[0], recap[1]),
+        strings,
+    )
 
 
 def load_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
@@ -376,8 +418,9 @@ def _cached(language: str) -> LessonTexts:
 def read_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
     """Read and check the files now (no cache): what :func:`load_texts` does the first time."""
     if not (assets_dir() / language / "captions.json").is_file():
-        raise ExplainerError(f"no lesson texts for language {language!r}",
-                             f"installed languages: {', '.join(languages())}")
+        raise ExplainerError(
+            f"no lesson texts for language {language!r}", f"installed languages: {', '.join(languages())}"
+        )
     captions = _captions(_read(language, "captions.json"))
     lesson = _lesson(_read(language, "lesson.json"))
     outcome_ids = {o.id for o in lesson.outcomes}

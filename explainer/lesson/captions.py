@@ -1,6 +1,6 @@
 """The caption under the illustration: what this stage does, with the trace's real numbers.
 
-Templates live in assets/captions.json (data, so authors can reword them without code) and
+Templates live in assets/en/captions.json (data, so authors can reword them without code) and
 arrive here as :class:`LessonTexts`; this module only chooses the template and computes the
 numbers it mentions.
 """
@@ -127,9 +127,11 @@ def settings_parts(texts: LessonTexts, settings: SamplingSettings) -> tuple[str,
     p = texts.panels
     if settings.temperature == 0:
         return (p["greedy"],)
-    return (p["temperature"].format(temperature=f"{settings.temperature:g}"),
-            p["top_k"].format(top_k=settings.top_k) if settings.top_k else p["top_k_off"],
-            p["top_p"].format(top_p=f"{settings.top_p:g}") if settings.top_p < 1 else p["top_p_off"])
+    return (
+        p["temperature"].format(temperature=f"{settings.temperature:g}"),
+        p["top_k"].format(top_k=settings.top_k) if settings.top_k else p["top_k_off"],
+        p["top_p"].format(top_p=f"{settings.top_p:g}") if settings.top_p < 1 else p["top_p_off"],
+    )
 
 
 def chart_labels(texts: LessonTexts, settings: SamplingSettings) -> tuple[str, str, str, str]:

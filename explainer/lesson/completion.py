@@ -62,8 +62,14 @@ def is_averaged(trace: Trace) -> bool:
     return trace.steps[0].layers.attention_ids.shape[1] == 1 and trace.model.n_heads > 1
 
 
-def attention_look(texts: LessonTexts, trace: Trace, names: TokenNames, step: int | None = None,
-                   layer: int | None = None, head: int = 0) -> AttentionLook | None:
+def attention_look(
+    texts: LessonTexts,
+    trace: Trace,
+    names: TokenNames,
+    step: int | None = None,
+    layer: int | None = None,
+    head: int = 0,
+) -> AttentionLook | None:
     """One layer and head of one step's attention in words (defaults: the last step, the last
     layer, the first head; out-of-range choices are clamped). None before any step."""
     if not trace.steps:
@@ -77,17 +83,27 @@ def attention_look(texts: LessonTexts, trace: Trace, names: TokenNames, step: in
     ctx = context_tokens(trace, step)
     ids = s.layers.attention_ids[layer, head]
     weights = s.layers.attention_weights[layer, head].astype(np.float64)
-    targets = tuple(AttentionTarget(int(p), quoted(names.display(ctx[int(p)].id, ctx[int(p)].text)), float(w))
-                    for p, w in zip(ids.tolist(), weights.tolist()) if 0 <= p < len(ctx))
+    targets = tuple(
+        AttentionTarget(int(p), quoted(names.display(ctx[int(p)].id, ctx[int(p)].text)), float(w))
+        for p, w in zip(ids.tolist(), weights.tolist())
+        if 0 <= p < len(ctx)
+    )
     newest = s.tokens[-1]
     token = quoted(names.display(newest.id, newest.text))
-    named = ", ".join(texts.text("completion", "attention_target").format(token=t.label, pct=percent(t.weight))
-                      for t in targets[:N_TARGETS])
+    named = ", ".join(
+        texts.text("completion", "attention_target").format(token=t.label, pct=percent(t.weight))
+        for t in targets[:N_TARGETS]
+    )
     averaged = is_averaged(trace)
     model_heads = trace.model.n_heads
     text = texts.text("completion", "attention").format(
-        layer=layer + 1, layers=n_layers, head=head + 1, heads=model_heads if not averaged else 1, token=token,
-        targets=named)
+        layer=layer + 1,
+        layers=n_layers,
+        head=head + 1,
+        heads=model_heads if not averaged else 1,
+        token=token,
+        targets=named,
+    )
     note = texts.text("completion", "attention_averaged").format(heads=model_heads) if averaged else ""
     return AttentionLook(step, layer, head, n_layers, n_heads, averaged, token, targets, text, note)
 
@@ -106,17 +122,31 @@ class Completion:
     look_text: str  # the look's sentence, or the "generate first" text
 
 
-def completion(texts: LessonTexts, quiz: QuizState, questions: Sequence[Question], game: GameState,
-               trace: Trace | None, names: TokenNames, layer: int | None = None, head: int = 0) -> Completion:
+def completion(
+    texts: LessonTexts,
+    quiz: QuizState,
+    questions: Sequence[Question],
+    game: GameState,
+    trace: Trace | None,
+    names: TokenNames,
+    layer: int | None = None,
+    head: int = 0,
+) -> Completion:
     lesson = texts.lesson
     t = texts.text
-    score = [t("completion", "score_quiz").format(right=quiz.right(), total=len(questions),
-                                                  first_try=quiz.first_try())]
+    score = [t("completion", "score_quiz").format(right=quiz.right(), total=len(questions), first_try=quiz.first_try())]
     if game.played:
         score.append(t("completion", "score_game").format(score=game.score, played=game.played, best=game.best))
     look = attention_look(texts, trace, names, None, layer, head) if trace is not None else None
-    look_text = t("completion", "attention_none") if look is None else \
-        f"{look.text} {look.note}".strip()
+    look_text = t("completion", "attention_none") if look is None else f"{look.text} {look.note}".strip()
     next_title = t("completion", "next_title")
-    return Completion(t("completion", "title").format(title=lesson.title), tuple(score), lesson.recap, next_title,
-                      t("completion", "next_url"), t("completion", "bridge").format(next=next_title), look, look_text)
+    return Completion(
+        t("completion", "title").format(title=lesson.title),
+        tuple(score),
+        lesson.recap,
+        next_title,
+        t("completion", "next_url"),
+        t("completion", "bridge").format(next=next_title),
+        look,
+        look_text,
+    )

@@ -38,12 +38,53 @@ from explainer.lesson.texts import LessonInfo, LessonTexts, Provenance
 from explainer.lesson.vocab import TokenNames
 
 _WORD = re.compile(r"\S+")
-MODEL_FIELDS = ("model", "params", "layers", "d_model", "heads", "vocab", "context", "context_words", "device",
-                "mem_high", "mem_low", "bits_high", "bits_low", "rule_chars", "rule_words")
-TRACE_FIELDS = ("prompt", "n_prompt", "n_chars", "n_words", "chars_per_token", "words_per_token", "est_from_chars",
-                "est_from_words", "n_out", "answer", "ttft", "tpot", "tokens_per_s", "words_per_s", "prefill",
-                "first_pick", "decode_total", "n_decode", "stop", "first", "top", "top_pct", "second", "second_pct",
-                "lens_layer", "settings", "used", "total")
+MODEL_FIELDS = (
+    "model",
+    "params",
+    "layers",
+    "d_model",
+    "heads",
+    "vocab",
+    "context",
+    "context_words",
+    "device",
+    "mem_high",
+    "mem_low",
+    "bits_high",
+    "bits_low",
+    "rule_chars",
+    "rule_words",
+)
+TRACE_FIELDS = (
+    "prompt",
+    "n_prompt",
+    "n_chars",
+    "n_words",
+    "chars_per_token",
+    "words_per_token",
+    "est_from_chars",
+    "est_from_words",
+    "n_out",
+    "answer",
+    "ttft",
+    "tpot",
+    "tokens_per_s",
+    "words_per_s",
+    "prefill",
+    "first_pick",
+    "decode_total",
+    "n_decode",
+    "stop",
+    "first",
+    "top",
+    "top_pct",
+    "second",
+    "second_pct",
+    "lens_layer",
+    "settings",
+    "used",
+    "total",
+)
 
 
 def field_names(lesson: LessonInfo) -> frozenset[str]:
@@ -80,9 +121,17 @@ def conversions(trace: Trace, lesson: LessonInfo) -> Conversions:
     n_tokens = max(1, len(trace.prompt_tokens))
     n_chars = len(text)
     n_words = len(_WORD.findall(text))
-    return Conversions(len(trace.prompt_tokens), n_chars, n_words, n_chars / n_tokens, n_words / n_tokens,
-                       n_chars / lesson.chars_per_token, n_words / lesson.words_per_token,
-                       lesson.chars_per_token, lesson.words_per_token)
+    return Conversions(
+        len(trace.prompt_tokens),
+        n_chars,
+        n_words,
+        n_chars / n_tokens,
+        n_words / n_tokens,
+        n_chars / lesson.chars_per_token,
+        n_words / lesson.words_per_token,
+        lesson.chars_per_token,
+        lesson.words_per_token,
+    )
 
 
 def context_words(model: ModelInfo, lesson: LessonInfo) -> float:
@@ -121,9 +170,15 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
     for label, n, this in sizes:
         hb, lb = weight_bytes(n, high), weight_bytes(n, low)
         key = "this_model" if this else "row"
-        text = texts.text("scale", key).format(label=label, params=short_count(n), mem_high=byte_size(hb),
-                                               mem_low=byte_size(lb), bits_high=high, bits_low=low,
-                                               times=number(n / model.n_params))
+        text = texts.text("scale", key).format(
+            label=label,
+            params=short_count(n),
+            mem_high=byte_size(hb),
+            mem_low=byte_size(lb),
+            bits_high=high,
+            bits_low=low,
+            times=number(n / model.n_params),
+        )
         rows.append(ScaleRow(label, n, hb, lb, n / model.n_params, this, Provenance.COMPUTED, text))
     return tuple(rows)
 
@@ -175,10 +230,16 @@ def settings_text(texts: LessonTexts, settings: SamplingSettings) -> str:
     """The sampling settings in words: "greedy decoding (temperature 0)", "temperature 0.9, ..."."""
     if settings.temperature == 0:
         return texts.text("settings", "greedy")
-    k = texts.text("settings", "top_k").format(top_k=settings.top_k) if settings.top_k else \
-        texts.text("settings", "top_k_off")
-    p = texts.text("settings", "top_p").format(top_p=f"{settings.top_p:g}") if settings.top_p < 1 else \
-        texts.text("settings", "top_p_off")
+    k = (
+        texts.text("settings", "top_k").format(top_k=settings.top_k)
+        if settings.top_k
+        else texts.text("settings", "top_k_off")
+    )
+    p = (
+        texts.text("settings", "top_p").format(top_p=f"{settings.top_p:g}")
+        if settings.top_p < 1
+        else texts.text("settings", "top_p_off")
+    )
     return texts.text("settings", "sampled").format(temperature=f"{settings.temperature:g}", top_k=k, top_p=p)
 
 
@@ -261,8 +322,9 @@ def trace_fields(texts: LessonTexts, trace: Trace, names: TokenNames) -> dict[st
     return f
 
 
-def lesson_fields(texts: LessonTexts, trace: Trace | None, model: ModelInfo | None,
-                  names: TokenNames) -> dict[str, str]:
+def lesson_fields(
+    texts: LessonTexts, trace: Trace | None, model: ModelInfo | None, names: TokenNames
+) -> dict[str, str]:
     """Every ``{field}`` the run can fill now: the model's (from ``model``, else the trace's), and
     the trace's. Missing ones stay absent (see the module docstring)."""
     f: dict[str, str] = {}

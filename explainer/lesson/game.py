@@ -63,13 +63,12 @@ class Reveal:
 def _context_end(trace: Trace, step: int, names: TokenNames) -> str:
     tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
     text = " ".join("".join(names.display(t.id, t.text) for t in tokens if not is_special(t.text)).split())
-    return f"“{text if len(text) <= CONTEXT_CHARS else '…' + text[-(CONTEXT_CHARS - 1):]}”"
+    return f"“{text if len(text) <= CONTEXT_CHARS else '…' + text[-(CONTEXT_CHARS - 1) :]}”"
 
 
 def _playable(label: str) -> bool:
     """A long shot a learner can read: not a control token, not blank, not a byte piece or #id."""
-    return bool(label.strip()) and not is_special(label) and not label.startswith(("#", "⟨")) \
-        and "\ufffd" not in label
+    return bool(label.strip()) and not is_special(label) and not label.startswith(("#", "⟨")) and "\ufffd" not in label
 
 
 def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, seed: int = 0) -> Round | None:
@@ -94,8 +93,15 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
     shuffled = tuple(four[int(i)] for i in rng.permutation(len(four)))
     context = _context_end(trace, step, names)
     chosen = s.sampling.chosen
-    return Round(step, context, shuffled, top[0], chosen.id, quoted(names.display(chosen.id, chosen.text)),
-                 texts.text("game", "ask").format(context=context))
+    return Round(
+        step,
+        context,
+        shuffled,
+        top[0],
+        chosen.id,
+        quoted(names.display(chosen.id, chosen.text)),
+        texts.text("game", "ask").format(context=context),
+    )
 
 
 def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> str:
@@ -109,9 +115,15 @@ def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenName
     st = trace.settings
     kept = f"{s.kept:,}"
     return texts.text("game", "sampled_other").format(
-        temperature=f"{st.temperature:g}", kept=kept, draw=f"{s.draw:.3f}", chosen=chosen,
-        chosen_raw_pct=percent(s.chosen_raw_prob), chosen_pct=percent(s.chosen_prob), top=top,
-        top_pct=percent(float(s.raw.probs[0])))
+        temperature=f"{st.temperature:g}",
+        kept=kept,
+        draw=f"{s.draw:.3f}",
+        chosen=chosen,
+        chosen_raw_pct=percent(s.chosen_raw_prob),
+        chosen_pct=percent(s.chosen_prob),
+        top=top,
+        top_pct=percent(float(s.raw.probs[0])),
+    )
 
 
 def reveal(texts: LessonTexts, trace: Trace, rnd: Round, pick_id: int, names: TokenNames) -> Reveal:
@@ -121,8 +133,9 @@ def reveal(texts: LessonTexts, trace: Trace, rnd: Round, pick_id: int, names: To
         raise ValueError(f"token {pick_id} is not one of this round's candidates")
     correct = pick.id == rnd.top.id
     key = "right" if correct else "wrong"
-    message = texts.text("game", key).format(pick=pick.label, pick_pct=percent(pick.prob), top=rnd.top.label,
-                                            top_pct=percent(rnd.top.prob))
+    message = texts.text("game", key).format(
+        pick=pick.label, pick_pct=percent(pick.prob), top=rnd.top.label, top_pct=percent(rnd.top.prob)
+    )
     ranked = tuple(sorted(rnd.candidates, key=lambda c: c.rank))
     return Reveal(correct, pick, rnd.top, ranked, message, explain_choice(texts, trace, rnd.step, names))
 
@@ -138,12 +151,18 @@ class GameState:
 
     def after(self, result: Reveal) -> GameState:
         streak = self.streak + 1 if result.correct else 0
-        return replace(self, played=self.played + 1, score=self.score + int(result.correct), streak=streak,
-                       best=max(self.best, streak))
+        return replace(
+            self,
+            played=self.played + 1,
+            score=self.score + int(result.correct),
+            streak=streak,
+            best=max(self.best, streak),
+        )
 
     def text(self, texts: LessonTexts) -> str:
-        return texts.text("game", "score").format(score=self.score, played=self.played, streak=self.streak,
-                                                  best=self.best)
+        return texts.text("game", "score").format(
+            score=self.score, played=self.played, streak=self.streak, best=self.best
+        )
 
     def to_dict(self) -> dict[str, int]:
         return {"played": self.played, "score": self.score, "streak": self.streak, "best": self.best}
@@ -159,4 +178,3 @@ class GameState:
         st = cls(**vals)
         ok = st.score <= st.played and st.streak <= st.best <= st.score
         return st if ok else cls()
-

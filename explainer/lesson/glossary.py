@@ -68,7 +68,7 @@ def link_terms(text: str, glossary: Glossary, once: bool = False) -> tuple[TextP
             continue
         seen.add(term)
         if m.start() > at:
-            parts.append(TextPart(text[at:m.start()]))
+            parts.append(TextPart(text[at : m.start()]))
         parts.append(TextPart(m.group(0), term))
         at = m.end()
     if at < len(text):
@@ -94,7 +94,7 @@ def term_of_href(href: str, glossary: Glossary) -> str | None:
     """The glossary key a link points to, or None for any other link."""
     if not href.startswith(HREF_PREFIX):
         return None
-    entry = glossary.entry(unquote(href[len(HREF_PREFIX):]))
+    entry = glossary.entry(unquote(href[len(HREF_PREFIX) :]))
     return entry.term if entry is not None else None
 
 

@@ -26,9 +26,13 @@ class OutcomeCoverage:
 
 def outcome_coverage(texts: LessonTexts) -> tuple[OutcomeCoverage, ...]:
     return tuple(
-        OutcomeCoverage(o, tuple(s.id for s in texts.tour.steps if o.id in s.outcomes),
-                        tuple(q.id for q in texts.questions if o.id in q.outcomes))
-        for o in texts.lesson.outcomes)
+        OutcomeCoverage(
+            o,
+            tuple(s.id for s in texts.tour.steps if o.id in s.outcomes),
+            tuple(q.id for q in texts.questions if o.id in q.outcomes),
+        )
+        for o in texts.lesson.outcomes
+    )
 
 
 def uncovered(texts: LessonTexts) -> tuple[str, ...]:

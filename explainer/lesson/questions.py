@@ -80,8 +80,9 @@ class _Live:
     number: float = 0.0  # NUMBER: the right answer
 
 
-_Maker = Callable[[QuestionSpec, LessonTexts, dict[str, str], Trace | None, ModelInfo | None, TokenNames, int, int],
-                  "_Live | None"]
+_Maker = Callable[
+    [QuestionSpec, LessonTexts, dict[str, str], Trace | None, ModelInfo | None, TokenNames, int, int], "_Live | None"
+]
 
 
 def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> tuple[str, ...]:
@@ -94,8 +95,16 @@ def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> 
     return (right, *out)
 
 
-def _prompt_tokens(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-                   model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _prompt_tokens(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if trace is None:
         return None
     c = conversions(trace, texts.lesson)
@@ -105,23 +114,47 @@ def _prompt_tokens(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str
     return _Live({}, _distinct(number(n), [number(v) for v in cands]))
 
 
-def _context_words(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-                   model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _context_words(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if model is None:
         return None
     return _Live({}, number=context_words(model, texts.lesson))
 
 
-def _embedding_width(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-                     model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _embedding_width(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if model is None:
         return None
     cands = [model.n_layers, model.vocab_size, model.context_length, model.n_heads, model.d_model * 4]
     return _Live({}, _distinct(number(model.d_model), [number(v) for v in cands]))
 
 
-def _memory16(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-              model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _memory16(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if model is None:
         return None
     high, low = texts.lesson.bits
@@ -130,8 +163,16 @@ def _memory16(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], tr
     return _Live({}, _distinct(byte_size(right), [byte_size(v) for v in cands]))
 
 
-def _greedy_pick(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-                 model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _greedy_pick(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if trace is None or not trace.steps:
         return None
     step = max(0, min(step, len(trace.steps) - 1))
@@ -145,14 +186,26 @@ def _greedy_pick(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str],
         context = "“”"
         others = [quoted(names(int(i))) for i in raw.ids[1:N_OPTIONS]]
     right = quoted(names(int(raw.ids[0])))
-    extra = {"pass_no": str(step + 1), "context_end": context, "answer_token": right,
-             "answer_pct": percent(float(raw.probs[0])),
-             "second_pct": percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—"}
+    extra = {
+        "pass_no": str(step + 1),
+        "context_end": context,
+        "answer_token": right,
+        "answer_pct": percent(float(raw.probs[0])),
+        "second_pct": percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—",
+    }
     return _Live(extra, _distinct(right, others))
 
 
-def _ttft(spec: QuestionSpec, texts: LessonTexts, fields: dict[str, str], trace: Trace | None,
-          model: ModelInfo | None, names: TokenNames, step: int, seed: int) -> _Live | None:
+def _ttft(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
     if trace is None or not trace.steps:
         return None
     ttft = milliseconds(trace.ttft_s)
@@ -190,12 +243,34 @@ def _shuffle(options: tuple[str, ...], right: int, key: str, seed: int) -> tuple
 
 
 def _unavailable(spec: QuestionSpec, texts: LessonTexts) -> Question:
-    return Question(spec.id, spec.kind, texts.text("quiz", "needs_run"), (), (), (), spec.unit, spec.tolerance, "",
-                    "", spec.outcomes, spec.live is not None, False, ())
+    return Question(
+        spec.id,
+        spec.kind,
+        texts.text("quiz", "needs_run"),
+        (),
+        (),
+        (),
+        spec.unit,
+        spec.tolerance,
+        "",
+        "",
+        spec.outcomes,
+        spec.live is not None,
+        False,
+        (),
+    )
 
 
-def build_question(texts: LessonTexts, spec: QuestionSpec, fields: dict[str, str], trace: Trace | None,
-                   model: ModelInfo | None, names: TokenNames, step: int = 0, seed: int = 0) -> Question:
+def build_question(
+    texts: LessonTexts,
+    spec: QuestionSpec,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int = 0,
+    seed: int = 0,
+) -> Question:
     """One question for this run (``fields`` from :func:`explainer.lesson.facts.lesson_fields`;
     ``step``: the pass a step-dependent question asks about)."""
     live: _Live | None = None
@@ -230,12 +305,27 @@ def build_question(texts: LessonTexts, spec: QuestionSpec, fields: dict[str, str
         shuffled = [spec.items[int(i)] for i in rng.permutation(len(spec.items))]
         items = tuple(t for t, _ in shuffled)
         answer = tuple(c for _, c in shuffled)
-    return Question(spec.id, spec.kind, text, options, items, spec.categories, spec.unit, spec.tolerance,
-                    tolerance_text, explanation, spec.outcomes, spec.live is not None, True, answer)
+    return Question(
+        spec.id,
+        spec.kind,
+        text,
+        options,
+        items,
+        spec.categories,
+        spec.unit,
+        spec.tolerance,
+        tolerance_text,
+        explanation,
+        spec.outcomes,
+        spec.live is not None,
+        True,
+        answer,
+    )
 
 
-def build_questions(texts: LessonTexts, trace: Trace | None, model: ModelInfo | None, names: TokenNames,
-                    step: int = 0, seed: int = 0) -> tuple[Question, ...]:
+def build_questions(
+    texts: LessonTexts, trace: Trace | None, model: ModelInfo | None, names: TokenNames, step: int = 0, seed: int = 0
+) -> tuple[Question, ...]:
     """Every question of the lesson, in order, for this run (the last is the closing one)."""
     fields = lesson_fields(texts, trace, model, names)
     model = model if model is not None else trace.model if trace is not None else None

@@ -87,8 +87,12 @@ def condition_met(condition: Condition, event: TourEvent) -> bool:
     """Whether ``event`` completes ``condition`` (a NEXT condition is met by the Next button only)."""
     k = condition.kind
     if k is ConditionKind.STAGE:
-        return isinstance(event, StageShown) and event.stage is condition.stage \
-            and (condition.phase is None or event.phase == condition.phase) and (event.last or not condition.last)
+        return (
+            isinstance(event, StageShown)
+            and event.stage is condition.stage
+            and (condition.phase is None or event.phase == condition.phase)
+            and (event.last or not condition.last)
+        )
     if k is ConditionKind.SETTING:
         return isinstance(event, SettingChanged) and (not condition.names or event.name in condition.names)
     if k is ConditionKind.WHATIF:
@@ -210,9 +214,14 @@ def progress(texts: LessonTexts, state: TourState) -> Progress:
     step = tour.steps[i]
     ci = next(j for j, c in enumerate(tour.chapters) if c.id == step.chapter)
     chapter = tour.chapters[ci]
-    return Progress(i, n, ci, len(tour.chapters),
-                    texts.text("tour", "progress").format(n=i + 1, total=n),
-                    texts.text("tour", "chapter").format(n=ci + 1, total=len(tour.chapters), title=chapter.title))
+    return Progress(
+        i,
+        n,
+        ci,
+        len(tour.chapters),
+        texts.text("tour", "progress").format(n=i + 1, total=n),
+        texts.text("tour", "chapter").format(n=ci + 1, total=len(tour.chapters), title=chapter.title),
+    )
 
 
 def tour_view(texts: LessonTexts, state: TourState, fields: dict[str, str]) -> TourView | None:
@@ -225,6 +234,17 @@ def tour_view(texts: LessonTexts, state: TourState, fields: dict[str, str]) -> T
     chapter = tour.chapter(step.chapter)
     assert chapter is not None  # assets.py checked every step's chapter
     text = fill(step.text, fields)
-    return TourView(step.id, chapter, text if text is not None else texts.text("tour", "needs_run"), step.do,
-                    step.target, step.done, state.can_advance(tour), text is None, progress(texts, state),
-                    step.outcomes, state.index == 0, state.index == len(tour.steps) - 1)
+    return TourView(
+        step.id,
+        chapter,
+        text if text is not None else texts.text("tour", "needs_run"),
+        step.do,
+        step.target,
+        step.done,
+        state.can_advance(tour),
+        text is None,
+        progress(texts, state),
+        step.outcomes,
+        state.index == 0,
+        state.index == len(tour.steps) - 1,
+    )

@@ -106,16 +106,33 @@ def _spans(final: np.ndarray, landed: int | None, names: TokenNames, n: int, oth
     return tuple(out)
 
 
-def what_if(texts: LessonTexts, step: Step, settings: SamplingSettings, names: TokenNames,
-            n_bars: int = N_BARS) -> WhatIf:
+def what_if(
+    texts: LessonTexts, step: Step, settings: SamplingSettings, names: TokenNames, n_bars: int = N_BARS
+) -> WhatIf:
     """This step's sampling redone with ``settings`` (see the module docstring)."""
     s = step.sampling
     recorded_label = quoted(names.display(s.chosen.id, s.chosen.text))
     labels = chart_labels(texts, settings)
     st = what_if_stages(step, settings)
     if st is None:
-        return WhatIf(False, texts.text("whatif", "not_recorded"), settings, settings.temperature == 0, (),
-                      (1.0, 1.0, 1.0, 1.0), 0, s.draw, None, "", 0.0, s.chosen.id, recorded_label, False, (), labels)
+        return WhatIf(
+            False,
+            texts.text("whatif", "not_recorded"),
+            settings,
+            settings.temperature == 0,
+            (),
+            (1.0, 1.0, 1.0, 1.0),
+            0,
+            s.draw,
+            None,
+            "",
+            0.0,
+            s.chosen.id,
+            recorded_label,
+            False,
+            (),
+            labels,
+        )
     greedy = st.greedy_choice is not None
     stages = (st.raw, st.after_temperature, st.after_top_k, st.after_top_p)
     landed: int | None
@@ -129,8 +146,15 @@ def what_if(texts: LessonTexts, step: Step, settings: SamplingSettings, names: T
     bars = []
     for tid in (int(t) for t in top):
         probs = (float(stages[0][tid]), float(stages[1][tid]), float(stages[2][tid]), float(stages[3][tid]))
-        cut = "" if probs[3] > 0 or greedy else "top_k" if probs[2] == 0 and probs[1] > 0 else \
-            "top_p" if probs[3] == 0 and probs[2] > 0 else ""
+        cut = (
+            ""
+            if probs[3] > 0 or greedy
+            else "top_k"
+            if probs[2] == 0 and probs[1] > 0
+            else "top_p"
+            if probs[3] == 0 and probs[2] > 0
+            else ""
+        )
         cut_label = texts.text("whatif", f"cut_{cut}") if cut else ""
         bars.append(WhatIfBar(tid, quoted(names(tid)), probs, cut, cut_label, tid == landed, tid == s.chosen.id))
     shown = [b.id for b in bars]
@@ -145,12 +169,29 @@ def what_if(texts: LessonTexts, step: Step, settings: SamplingSettings, names: T
         landed_prob = float(st.after_top_p[landed])
         same = landed == s.chosen.id
         key = "greedy_now" if greedy else "lands"
-        first = texts.text("whatif", key).format(draw=f"{s.draw:.3f}" if s.draw is not None else "",
-                                                 token=landed_label, pct=percent(landed_prob))
-        then = texts.text("whatif", "same") if same else \
-            texts.text("whatif", "changed").format(recorded=recorded_label)
-        message = texts.text("whatif", "summary").format(settings=settings_text(texts, settings), kept=kept_text,
-                                                         lands=first, verdict=then)
+        first = texts.text("whatif", key).format(
+            draw=f"{s.draw:.3f}" if s.draw is not None else "", token=landed_label, pct=percent(landed_prob)
+        )
+        then = texts.text("whatif", "same") if same else texts.text("whatif", "changed").format(recorded=recorded_label)
+        message = texts.text("whatif", "summary").format(
+            settings=settings_text(texts, settings), kept=kept_text, lands=first, verdict=then
+        )
     spans = () if greedy else _spans(st.after_top_p, landed, names, n_bars, texts.text("whatif", "other"))
-    return WhatIf(True, message, settings, greedy, tuple(bars), other, st.kept, s.draw, landed, landed_label,
-                  landed_prob, s.chosen.id, recorded_label, same, spans, labels)
+    return WhatIf(
+        True,
+        message,
+        settings,
+        greedy,
+        tuple(bars),
+        other,
+        st.kept,
+        s.draw,
+        landed,
+        landed_label,
+        landed_prob,
+        s.chosen.id,
+        recorded_label,
+        same,
+        spans,
+        labels,
+    )

@@ -41,7 +41,8 @@ def test_the_panels_a_tour_may_name_are_the_illustrations():
     kinds = {s.target.kind for s in load_texts().tour.steps}
     assert kinds == set(TargetKind)  # the tour uses panels, stages and controls
     assert {s.target.name for s in load_texts().tour.steps if s.target.kind is TargetKind.CONTROL} <= set(
-        assets.CONTROLS)
+        assets.CONTROLS
+    )
 
 
 @pytest.fixture
@@ -74,33 +75,66 @@ def _step(data: dict, step_id: str) -> dict:
     return next(s for s in data["steps"] if s["id"] == step_id)
 
 
-@pytest.mark.parametrize(("name", "edit", "message"), [
-    ("captions.json", lambda d: d["titles"].pop("layers"), "en/captions.json: titles lack layers"),
-    ("captions.json", lambda d: d.pop("legend"), "en/captions.json: legend is missing"),
-    ("glossary.json", lambda d: d["terms"]["TTFT"].update(aliases=["prefill"]),
-     "en/glossary.json: terms.TTFT repeats 'prefill'"),
-    ("glossary.json", lambda d: d["terms"]["token"].update(definition=""),
-     "en/glossary.json: terms.token.definition must be a non-empty text"),
-    ("tour.json", lambda d: _step(d, "tok-ids")["target"].update(name="nowhere"),
-     r"en/tour.json: steps\[7\] \(tok-ids\).target.name 'nowhere' is not a panel"),
-    ("tour.json", lambda d: _step(d, "tok-rule").update(text="{n_tokenz} tokens"),
-     r"en/tour.json: steps\[8\] \(tok-rule\).text uses unknown field\(s\) n_tokenz"),
-    ("tour.json", lambda d: _step(d, "tok-count")["done"].update(id="nope"),
-     r"tok-count\).done.id 'nope' is not a question"),
-    ("tour.json", lambda d: _step(d, "choose-cuts")["done"].update(name=["colour"]),
-     r"choose-cuts\).done.name must name settings"),
-    ("tour.json", lambda d: _step(d, "tok-ids").update(chapter="elsewhere"),
-     r"tok-ids\).chapter 'elsewhere' is not a chapter"),
-    ("questions.json", lambda d: d["questions"][0].update(answer=7),
-     r"en/questions.json: questions\[0\] \(core\).answer must be the index"),
-    ("questions.json", lambda d: d["questions"][0].update(outcomes=["juggling"]),
-     r"\(core\).outcomes 'juggling' is not an outcome"),
-    ("questions.json", lambda d: d["questions"][-1]["items"][0].update(answer="letters"),
-     r"\(closing\).items\[0\].answer 'letters' is not a category"),
-    ("lesson.json", lambda d: d["quiz"].pop("right"), "en/lesson.json: quiz.right is missing"),
-    ("lesson.json", lambda d: d.update(recap=["one line"]), "en/lesson.json: recap must be exactly two lines"),
-    ("lesson.json", lambda d: d["scale"].update(bits=[16]), "en/lesson.json: scale.bits must be two precisions"),
-])
+@pytest.mark.parametrize(
+    ("name", "edit", "message"),
+    [
+        ("captions.json", lambda d: d["titles"].pop("layers"), "en/captions.json: titles lack layers"),
+        ("captions.json", lambda d: d.pop("legend"), "en/captions.json: legend is missing"),
+        (
+            "glossary.json",
+            lambda d: d["terms"]["TTFT"].update(aliases=["prefill"]),
+            "en/glossary.json: terms.TTFT repeats 'prefill'",
+        ),
+        (
+            "glossary.json",
+            lambda d: d["terms"]["token"].update(definition=""),
+            "en/glossary.json: terms.token.definition must be a non-empty text",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "tok-ids")["target"].update(name="nowhere"),
+            r"en/tour.json: steps\[7\] \(tok-ids\).target.name 'nowhere' is not a panel",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "tok-rule").update(text="{n_tokenz} tokens"),
+            r"en/tour.json: steps\[8\] \(tok-rule\).text uses unknown field\(s\) n_tokenz",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "tok-count")["done"].update(id="nope"),
+            r"tok-count\).done.id 'nope' is not a question",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "choose-cuts")["done"].update(name=["colour"]),
+            r"choose-cuts\).done.name must name settings",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "tok-ids").update(chapter="elsewhere"),
+            r"tok-ids\).chapter 'elsewhere' is not a chapter",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0].update(answer=7),
+            r"en/questions.json: questions\[0\] \(core\).answer must be the index",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0].update(outcomes=["juggling"]),
+            r"\(core\).outcomes 'juggling' is not an outcome",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][-1]["items"][0].update(answer="letters"),
+            r"\(closing\).items\[0\].answer 'letters' is not a category",
+        ),
+        ("lesson.json", lambda d: d["quiz"].pop("right"), "en/lesson.json: quiz.right is missing"),
+        ("lesson.json", lambda d: d.update(recap=["one line"]), "en/lesson.json: recap must be exactly two lines"),
+        ("lesson.json", lambda d: d["scale"].update(bits=[16]), "en/lesson.json: scale.bits must be two precisions"),
+    ],
+)
 def test_a_broken_file_names_the_file_and_the_key(broken, name, edit, message):
     err = broken(name, edit)
     assert re.search(message, err.message), err.message

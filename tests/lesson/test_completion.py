@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from explainer.engine.trace import Trace
+from explainer.engine.trace_file import load_trace
 from explainer.lesson.assets import load_texts
 from explainer.lesson.completion import attention_look, completion, context_tokens, is_averaged
 from explainer.lesson.formatting import percent, quoted
@@ -28,8 +28,10 @@ def test_the_completion_screen(real_trace):
     game = GameState(played=3, score=2, streak=0, best=2)
     done = completion(TEXTS, quiz, qs, game, trace, names, layer=5, head=1)
     assert done.title == "Lesson complete: The LLM inference lifecycle"
-    assert done.score == (f"Questions: {len(qs)} of {len(qs)} right, {len(qs)} at the first try.",
-                          "Predictions: 2 of 3 right, best streak 2.")
+    assert done.score == (
+        f"Questions: {len(qs)} of {len(qs)} right, {len(qs)} at the first try.",
+        "Predictions: 2 of 3 right, best streak 2.",
+    )
     assert len(done.recap) == 2 and all(line.strip() for line in done.recap)
     assert done.next_title == "How attention works inside transformers" and done.next_title in done.bridge
     assert done.next_url.startswith("https://")
@@ -72,7 +74,7 @@ def test_choices_out_of_range_are_clamped(real_trace):
 
 
 def test_an_old_trace_has_one_averaged_head():
-    trace = Trace.load(V1)
+    trace = load_trace(V1)
     assert is_averaged(trace)
     look = attention_look(TEXTS, trace, names_for(trace), layer=10, head=3)
     assert look is not None and look.averaged and look.n_heads == 1 and look.head == 0

@@ -18,14 +18,43 @@ TEXTS = load_texts()
 G = TEXTS.glossary
 
 # The module's key terms (issue 11), exactly as the glossary panel must list them.
-KEY_TERMS = ("LLM", "parameter", "token", "vocabulary", "tokenization", "context window", "input tokens",
-             "output tokens", "autoregressive generation", "sampling", "temperature", "top-p", "top-k", "inference",
-             "training", "prefill", "decode", "TTFT", "TPOT", "KV cache", "embedding", "layer guess (logit lens)")
+KEY_TERMS = (
+    "LLM",
+    "parameter",
+    "token",
+    "vocabulary",
+    "tokenization",
+    "context window",
+    "input tokens",
+    "output tokens",
+    "autoregressive generation",
+    "sampling",
+    "temperature",
+    "top-p",
+    "top-k",
+    "inference",
+    "training",
+    "prefill",
+    "decode",
+    "TTFT",
+    "TPOT",
+    "KV cache",
+    "embedding",
+    "layer guess (logit lens)",
+)
 # The forms a learner reads that must lead to each term (besides the term itself).
-MUST_LINK = {"autoregressive": "autoregressive generation", "logit lens": "layer guess (logit lens)",
-             "large language model": "LLM", "prompt tokens": "input tokens", "time to first token": "TTFT",
-             "time per output token": "TPOT", "tokens": "token", "embeddings": "embedding",
-             "parameters": "parameter", "layer guesses": "layer guess (logit lens)"}
+MUST_LINK = {
+    "autoregressive": "autoregressive generation",
+    "logit lens": "layer guess (logit lens)",
+    "large language model": "LLM",
+    "prompt tokens": "input tokens",
+    "time to first token": "TTFT",
+    "time per output token": "TPOT",
+    "tokens": "token",
+    "embeddings": "embedding",
+    "parameters": "parameter",
+    "layer guesses": "layer guess (logit lens)",
+}
 
 
 @pytest.mark.parametrize("term", KEY_TERMS)
@@ -45,7 +74,10 @@ def test_linking_rules():
     parts = link_terms("Tokenization makes Tokens; the KV-cache? No: the KV cache.", G)
     assert "".join(p.text for p in parts) == "Tokenization makes Tokens; the KV-cache? No: the KV cache."
     assert [(p.text, p.term) for p in parts if p.term] == [
-        ("Tokenization", "tokenization"), ("Tokens", "token"), ("KV cache", "KV cache")]
+        ("Tokenization", "tokenization"),
+        ("Tokens", "token"),
+        ("KV cache", "KV cache"),
+    ]
     # longest first, whole words only, case-insensitive
     assert terms_in("input tokens and output tokens", G) == ("input tokens", "output tokens")
     assert terms_in("untokenized detokenizer tokenizing top-kk xTTFT decoded", G) == ()

@@ -9,9 +9,22 @@ TEXTS = load_texts()
 
 # The outcomes issue 11 lists from the seed lesson (and its module), by the ids lesson.json uses.
 SEED_OUTCOMES = {
-    "llm", "training_inference", "inference_loop", "tokens", "conversions", "context_window", "embeddings_layers",
-    "probabilities", "sampling", "autoregressive", "prefill_decode", "request_lifecycle", "ttft_tpot", "scale",
-    "why_hard", "tokens_vs_embeddings",
+    "llm",
+    "training_inference",
+    "inference_loop",
+    "tokens",
+    "conversions",
+    "context_window",
+    "embeddings_layers",
+    "probabilities",
+    "sampling",
+    "autoregressive",
+    "prefill_decode",
+    "request_lifecycle",
+    "ttft_tpot",
+    "scale",
+    "why_hard",
+    "tokens_vs_embeddings",
 }
 
 

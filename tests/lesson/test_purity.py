@@ -21,8 +21,9 @@ def test_pure_modules(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module
-                                                      else [])
+            names = [a.name for a in node.names] + (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            )
             assert not any(n.split(".")[0] in ("PySide6", "pyqtgraph", "shiboken6") for n in names), path
         if path.name == "assets.py":
             continue

@@ -79,23 +79,26 @@ def test_chapters_group_consecutive_steps():
     assert groups == [c.id for c in TOUR.chapters]  # each chapter once, in order, none empty
 
 
-@pytest.mark.parametrize(("condition", "event", "met"), [
-    (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "decode"), True),
-    (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "prefill"), False),
-    (Condition(ConditionKind.STAGE, Stage.TOKENS), StageShown(Stage.TOKENS, "decode"), True),
-    (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode"), False),
-    (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode", True), True),
-    (Condition(ConditionKind.STAGE, Stage.APPEND), StageShown(Stage.SAMPLING), False),
-    (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
-    (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
-    (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
-    (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
-    (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
-    (Condition(ConditionKind.GAME), Predicted(False), True),
-    (Condition(ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
-    (Condition(ConditionKind.GENERATE), Generated(), True),
-    (Condition(ConditionKind.NEXT), Generated(), False),
-])
+@pytest.mark.parametrize(
+    ("condition", "event", "met"),
+    [
+        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "decode"), True),
+        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "prefill"), False),
+        (Condition(ConditionKind.STAGE, Stage.TOKENS), StageShown(Stage.TOKENS, "decode"), True),
+        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode"), False),
+        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode", True), True),
+        (Condition(ConditionKind.STAGE, Stage.APPEND), StageShown(Stage.SAMPLING), False),
+        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
+        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
+        (Condition(ConditionKind.GAME), Predicted(False), True),
+        (Condition(ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
+        (Condition(ConditionKind.GENERATE), Generated(), True),
+        (Condition(ConditionKind.NEXT), Generated(), False),
+    ],
+)
 def test_conditions(condition, event, met):
     assert condition_met(condition, event) is met
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from explainer.engine.sampler import InvalidSetting, Sampler, SampleResult, SamplingSettings, pick_from
-from explainer.engine.trace import StepSampling, Trace
+from explainer.engine.trace import StepSampling
+from explainer.engine.trace_file import load_trace
 from explainer.lesson.assets import load_texts
 from explainer.lesson.formatting import quoted
 from explainer.lesson.whatif import N_BARS, what_if, what_if_stages
@@ -35,7 +36,8 @@ def test_the_distributions_are_the_samplers_own(real_trace, settings):
         for step in real_trace(name).steps:
             st = what_if_stages(step, settings)
             ref = Sampler(SamplingSettings(settings.temperature, settings.top_k, settings.top_p, seed=0)).sample(
-                step.logits)
+                step.logits
+            )
             assert st is not None
             for stage in STAGES:
                 np.testing.assert_allclose(getattr(st, stage), getattr(ref, stage), rtol=0, atol=1e-6)
@@ -82,8 +84,9 @@ def test_the_runs_own_settings_give_back_what_was_recorded(real_trace):
             st = what_if_stages(step, trace.settings)
             assert st is not None
             choice = st.greedy_choice if st.greedy_choice is not None else pick_from(st.after_top_p, step.sampling.draw)
-            result = SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept,
-                                  step.sampling.draw, choice)
+            result = SampleResult(
+                st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, step.sampling.draw, choice
+            )
             again = StepSampling.from_result(result, TOP_N, step.sampling.chosen.text)
             assert again == step.sampling
 
@@ -108,7 +111,7 @@ def test_a_sampled_step_made_greedy_takes_the_favourite(real_trace):
 
 
 def test_an_old_trace_without_logits_says_so():
-    trace = Trace.load(V1)
+    trace = load_trace(V1)
     w = what_if(TEXTS, trace.steps[0], SamplingSettings(temperature=1.0), names_for(trace))
     assert not w.available and w.bars == () and "raw scores were recorded" in w.message
     assert what_if_stages(trace.steps[0], SamplingSettings()) is None
@@ -116,7 +119,10 @@ def test_an_old_trace_without_logits_says_so():
 
 def test_settings_the_sampler_refuses_are_refused(real_trace):
     step = real_trace("paris").steps[0]
-    for bad in (SamplingSettings(temperature=-1), SamplingSettings(temperature=1, top_p=0),
-                SamplingSettings(temperature=1, top_k=-2)):
+    for bad in (
+        SamplingSettings(temperature=-1),
+        SamplingSettings(temperature=1, top_p=0),
+        SamplingSettings(temperature=1, top_k=-2),
+    ):
         with pytest.raises(InvalidSetting):
             what_if(TEXTS, step, bad, names_for(real_trace("paris")))
