@@ -253,6 +253,56 @@ def _check_logits(logits: np.ndarray) -> np.ndarray:
     return x
 
 
+@dataclass(frozen=True)
+class SamplingStages:
+    """The four distributions of one sampling decision, before any random draw.
+
+    Full-vocabulary float64 arrays as in :class:`SampleResult`. ``greedy_choice`` is the token
+    greedy decoding takes (temperature 0: no draw is needed, every stage after the raw one is
+    one-hot on it); None when a draw decides.
+    """
+
+    raw: np.ndarray
+    after_temperature: np.ndarray
+    after_top_k: np.ndarray
+    after_top_p: np.ndarray
+    kept: int
+    greedy_choice: int | None
+
+
+def sampling_stages(logits: np.ndarray, settings: SamplingSettings) -> SamplingStages:
+    """Every stage of the sampler for ``logits`` and ``settings``, without the draw.
+
+    The one place the distributions are computed: :meth:`Sampler.sample` calls it, and so does
+    the lesson's "what if?", which reshapes a recorded step's logits with other settings and
+    must show exactly the sampler's numbers. ``settings`` are used as given (validate first).
+    """
+    x = _check_logits(logits)
+    raw = softmax(x)
+    s = settings
+    if s.temperature == 0:
+        chosen = int(np.argmax(x))
+        one_hot = np.zeros_like(raw)
+        one_hot[chosen] = 1.0
+        return SamplingStages(raw, one_hot, one_hot.copy(), one_hot.copy(), 1, chosen)
+
+    after_t = softmax(x, s.temperature)
+
+    after_k = after_t.copy()
+    if 0 < s.top_k < after_t.size:
+        after_k = _renormalise(after_t, _order(after_t)[: s.top_k])
+
+    after_p = after_k.copy()
+    if s.top_p < 1.0:
+        order = _order(after_k)
+        cum = np.cumsum(after_k[order])
+        n = int(np.searchsorted(cum, s.top_p - TOP_P_TOLERANCE, side="left")) + 1
+        n = max(1, min(n, int(np.count_nonzero(after_k))))
+        after_p = _renormalise(after_k, order[:n])
+
+    return SamplingStages(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p)), None)
+
+
 class Sampler:
     """Turns logits into a token, one step at a time, recording every stage.
 
@@ -284,30 +334,16 @@ class Sampler:
         )
 
     def sample(self, logits: np.ndarray) -> SampleResult:
-        """Pick the next token from one position's logits (vocabulary-sized, 1-D)."""
-        x = _check_logits(logits)
-        raw = softmax(x)
-        s = self.settings
-        if s.temperature == 0:
-            chosen = int(np.argmax(x))
-            one_hot = np.zeros_like(raw)
-            one_hot[chosen] = 1.0
-            return SampleResult(raw, one_hot, one_hot.copy(), one_hot.copy(), 1, None, chosen)
+        """Pick the next token from one position's logits (vocabulary-sized, 1-D).
 
-        after_t = softmax(x, s.temperature)
-
-        after_k = after_t.copy()
-        if 0 < s.top_k < after_t.size:
-            after_k = _renormalise(after_t, _order(after_t)[: s.top_k])
-
-        after_p = after_k.copy()
-        if s.top_p < 1.0:
-            order = _order(after_k)
-            cum = np.cumsum(after_k[order])
-            n = int(np.searchsorted(cum, s.top_p - TOP_P_TOLERANCE, side="left")) + 1
-            n = max(1, min(n, int(np.count_nonzero(after_k))))
-            after_p = _renormalise(after_k, order[:n])
-
+        The distributions come from :func:`sampling_stages`, the same function the lesson's
+        "what if?" calls on recorded logits, so both always agree; only the draw is the
+        sampler's own (one number from its generator, none for greedy decoding).
+        """
+        st = sampling_stages(logits, self.settings)
+        if st.greedy_choice is not None:
+            return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None,
+                                st.greedy_choice)
         draw = float(self._rng.random())
-        chosen = pick_from(after_p, draw)
-        return SampleResult(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p)), draw, chosen)
+        chosen = pick_from(st.after_top_p, draw)
+        return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, draw, chosen)

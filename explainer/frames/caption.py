@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from explainer.frames.moment import Moment
 from explainer.lesson.captions import caption
+from explainer.lesson.glossary import TextPart, link_terms
 from explainer.lesson.stages import Stage
 
 
@@ -13,10 +14,11 @@ from explainer.lesson.stages import Stage
 class CaptionValue:
     heading: str
     text: str
+    parts: tuple[TextPart, ...] = ()  # ``text`` cut at its glossary terms (first mention of each), for links
 
 
 def caption_value(m: Moment) -> CaptionValue:
     if m.trace is None or m.cursor is None:
         return CaptionValue(m.texts.title(Stage.PRETRAINING), m.message)
-    text = caption(m.texts, m.trace, m.cursor, m.names, m.timings)
-    return CaptionValue(m.texts.title(m.stage), text or m.message)
+    text = caption(m.texts, m.trace, m.cursor, m.names, m.timings) or m.message
+    return CaptionValue(m.texts.title(m.stage), text, link_terms(text, m.texts.glossary, once=True))

@@ -26,10 +26,11 @@ def counters_value(m: Moment) -> CountersValue:
     window = m.model.context_length if m.model is not None else 0
     used = len(m.chips)
     dev = device or "—"
+    panels = m.texts.panels
     if not m.timings:  # a reproducible figure: no run-to-run numbers
         return CountersValue(
-            "TTFT · TPOT",
-            f"measured live in the app on {dev}; not in this figure",
+            panels["timing_untimed"],
+            panels["device_untimed"].format(device=dev),
             used,
             window,
             None,
@@ -41,14 +42,14 @@ def counters_value(m: Moment) -> CountersValue:
     ttft = trace.ttft_s if known and trace is not None else None
     tpot = trace.tpot_s if known and trace is not None else None
     pass_s = step.forward_s if known and step is not None else None
-    this = f"this pass {milliseconds(pass_s)} · " if known else ""
+    this = panels["this_pass"].format(ms=milliseconds(pass_s)) if known else ""
     # the app also computes every layer's guess in each pass, which takes time too; say so, since
     # `explainer bench` and `generate` report passes without it
     lens = known and step is not None and step.layers.has_lens
-    extra = ", incl. layer guesses" if lens else ""
+    extra = panels["with_lens"] if lens else ""
     return CountersValue(
-        f"TTFT {milliseconds(ttft)}   ·   TPOT {milliseconds(tpot)}",
-        f"{this}measured on {dev}{extra}",
+        panels["timing"].format(ttft=milliseconds(ttft), tpot=milliseconds(tpot)),
+        panels["device"].format(this_pass=this, device=dev, extra=extra),
         used,
         window,
         ttft,

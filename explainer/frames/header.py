@@ -15,4 +15,6 @@ class HeaderValue:
 def header_value(m: Moment) -> HeaderValue:
     if m.step is None or m.trace is None or m.cursor is None:
         return HeaderValue("")
-    return HeaderValue(f"pass {m.cursor.step + 1} of {len(m.trace.steps)}  ·  {m.pass_label}")
+    return HeaderValue(
+        m.texts.panels["header"].format(n=m.cursor.step + 1, total=len(m.trace.steps), pass_label=m.pass_label)
+    )

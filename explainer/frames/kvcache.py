@@ -22,6 +22,6 @@ def kvcache_value(m: Moment) -> KVCacheValue:
     step = m.step
     prompt_len = len(m.trace.prompt_tokens) if m.trace is not None else 0
     if step is None:
-        label = "KV cache: empty until the first pass" if m.trace is not None else ""
+        label = m.texts.panels["kv_empty"] if m.trace is not None else ""
         return KVCacheValue(label, False, 0, 0, False, prompt_len)
     return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len)

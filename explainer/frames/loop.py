@@ -22,9 +22,9 @@ def loop_value(m: Moment) -> LoopValue:
     end = ""
     if cursor.step == len(trace.steps) - 1:
         if trace.stop_reason == "eos":
-            end = SPECIAL_MEANING.get(step.sampling.chosen.text, "end of answer")
+            end = m.texts.panels[SPECIAL_MEANING.get(step.sampling.chosen.text, "end_answer")]
         elif trace.stop_reason == "max_tokens":
-            end = f"limit reached: {trace.settings.max_new_tokens} tokens"
+            end = m.texts.panels["end_max_tokens"].format(n=trace.settings.max_new_tokens)
         elif trace.stop_reason == "context":
-            end = f"context full: {trace.model.context_length:,} tokens"
+            end = m.texts.panels["end_context"].format(n=f"{trace.model.context_length:,}")
     return LoopValue(True, end)

@@ -43,5 +43,5 @@ class Moment:
         if step is None:
             return ""
         if step.phase == "prefill":
-            return f"prefill: all {len(step.tokens)} prompt tokens in one pass"
-        return f"decode: 1 new token; {step.start} cached"
+            return self.texts.panels["pass_prefill"].format(n=len(step.tokens))
+        return self.texts.panels["pass_decode"].format(cached=step.start)

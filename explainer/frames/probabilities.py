@@ -9,6 +9,7 @@ import numpy as np
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, TopList
 from explainer.frames.moment import Moment
+from explainer.lesson.captions import chart_labels, settings_parts
 from explainer.lesson.stages import Stage
 from explainer.lesson.vocab import TokenNames
 
@@ -52,6 +53,8 @@ class ProbabilitiesValue:
     draw_shown: bool
     draw: float | None  # the random number; None for greedy
     segments: tuple[Segment, ...]
+    phase_labels: tuple[str, str, str, str] = ("", "", "", "")  # which numbers each phase shows: raw or after cuts
+    phase_label: str = ""  # the label of the phase this frame shows
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
@@ -104,27 +107,25 @@ def segments(step: Step, names: TokenNames) -> tuple[Segment, ...]:
     return tuple(out)
 
 
-def settings_parts(settings: SamplingSettings) -> tuple[str, ...]:
-    """The sampling settings as the ribbon names them, one per phase after the raw one."""
-    if settings.temperature == 0:
-        return ("greedy (temperature 0)",)
-    return (
-        f"temperature {settings.temperature:g}",
-        f"top-k {settings.top_k}" if settings.top_k else "top-k off",
-        f"top-p {settings.top_p:g}" if settings.top_p < 1 else "top-p off",
-    )
-
-
 def probabilities_value(m: Moment) -> ProbabilitiesValue:
     step, trace = m.step, m.trace
     shown = step is not None and m.stage >= Stage.PROBABILITIES
     sampling = m.stage >= Stage.SAMPLING
     title = m.texts.title(Stage.SAMPLING if sampling and shown else Stage.PROBABILITIES)
     greedy = step.sampling.draw is None if step is not None else trace is None or trace.settings.temperature == 0
-    parts = settings_parts(trace.settings) if trace is not None else ("greedy (temperature 0)",)
-    ribbon = ("settings: greedy (temperature 0)",) if greedy else ("raw",) + tuple(f"→ {p}" for p in parts)
+    panels = m.texts.panels
+    settings = trace.settings if trace is not None else SamplingSettings()
+    parts = settings_parts(m.texts, settings)
+    ribbon = (
+        (panels["ribbon_greedy"],)
+        if greedy
+        else (panels["ribbon_raw"], *(panels["ribbon_next"].format(part=p) for p in parts))
+    )
+    labels = chart_labels(m.texts, settings if not greedy else SamplingSettings())
     if step is None or not shown:
-        return ProbabilitiesValue(title, False, (), 0, 1.0, sampling, None, "", greedy, ribbon, 0, False, None, ())
+        return ProbabilitiesValue(
+            title, False, (), 0, 1.0, sampling, None, "", greedy, ribbon, 0, False, None, (), labels, labels[RAW]
+        )
     s = step.sampling
     phases, scale = bar_phases(step, m.names)
     top = s.raw.ids[:N_BARS].tolist()
@@ -143,4 +144,6 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         draw_shown=sampling,
         draw=s.draw if sampling else None,
         segments=segments(step, m.names) if sampling and s.draw is not None else (),
+        phase_labels=labels,
+        phase_label=labels[AFTER_TOP_P if sampling else RAW],
     )

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment
+from explainer.lesson.formatting import NEWLINE, SPACE, TAB
 from explainer.lesson.stages import Stage
+
+WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
 
 
 @dataclass(frozen=True)
@@ -21,17 +24,23 @@ class TokensValue:
     stats: str  # "5 tokens from 24 characters: ...", "" before any tokens
     stats_stressed: bool  # the tokens stage itself: the numbers of the tokens lesson stand out
     message: str  # shown instead of chips when there are none ("" shows nothing)
+    legend: str = ""  # what ␣ and ↵ mean, when a chip shows one ("" otherwise)
 
 
 def tokens_value(m: Moment) -> TokensValue:
     chips = m.chips
     context_length = m.model.context_length if m.model else 0
     used = len(chips)
-    counter = f"context: {used:,} / {context_length:,} tokens" if context_length else "context: 0 tokens"
+    panels = m.texts.panels
+    counter = (
+        panels["counter"].format(used=f"{used:,}", window=f"{context_length:,}")
+        if context_length
+        else panels["counter_empty"]
+    )
     answer = "".join(c.text for c in chips if c.kind == "output")
     message = ""
     if not chips and (m.message or m.cursor is not None):
-        message = m.message or "The prompt is split into tokens in step 1."
+        message = m.message or panels["tokens_message"]
     reading = (0, 0)
     appended = None
     stats = ""
@@ -45,9 +54,8 @@ def tokens_value(m: Moment) -> TokensValue:
         prompt = "".join(c.text for c in chips if c.kind == "input") if m.trace.chat else m.trace.prompt
         text = prompt + answer
         vocab = m.trace.model.vocab_size
-        stats = (
-            f"{used} tokens from {len(text)} characters: {len(text) / max(1, used):.1f} characters per token"
-            f"  ·  each is one of a vocabulary of {vocab:,}"
+        stats = panels["tokens_stats"].format(
+            used=used, chars=len(text), ratio=f"{len(text) / max(1, used):.1f}", vocab=f"{vocab:,}"
         )
     return TokensValue(
         title=m.texts.title(Stage.TOKENS),
@@ -60,4 +68,5 @@ def tokens_value(m: Moment) -> TokensValue:
         stats=stats,
         stats_stressed=m.stage is Stage.TOKENS,
         message=message,
+        legend=m.texts.legend if any(WHITESPACE_MARKS & set(c.label) for c in chips) else "",
     )

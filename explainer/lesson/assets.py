@@ -1,64 +1,441 @@
-"""Finding and reading the lesson's data files (captions, glossary) in assets/.
+"""Finding, reading and checking the lesson's data files in ``assets/<language>/``.
 
 The one module of the lesson layer that reads files: the app and the export command call
 :func:`load_texts` once and pass the result down (see :class:`~explainer.lesson.texts.LessonTexts`).
+Every file is checked here, when the app starts, with errors that name the file and the key,
+so an author who breaks a text finds out at once rather than in the middle of a lesson:
+
+- ``captions.json``: stage titles, caption templates, the cut names, the whitespace legend, the
+  chart's labels and the short panel labels;
+- ``glossary.json``: the key terms, their definitions and the other forms that link to them;
+- ``tour.json``: chapters and steps (target, text, action, the condition that completes it);
+- ``questions.json``: the closed questions and their checked answers;
+- ``lesson.json``: outcomes, rules of thumb, scale, the request's life, and short texts.
 """
 
 from __future__ import annotations
 
 import json
+import string
 import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
+from explainer.lesson.facts import field_names
 from explainer.lesson.stages import Stage
-from explainer.lesson.texts import LessonTexts
+from explainer.lesson.texts import (
+    REQUIRED_STRINGS,
+    Chapter,
+    Condition,
+    ConditionKind,
+    Glossary,
+    GlossaryEntry,
+    LessonInfo,
+    LessonTexts,
+    LifecyclePart,
+    Outcome,
+    QuestionKind,
+    QuestionSpec,
+    ReferenceModel,
+    Target,
+    TargetKind,
+    TourScript,
+    TourStep,
+)
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
+DEFAULT_LANGUAGE = "en"
+FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesson.json")
+# What a tour step may highlight besides a panel or a stage: the window's controls.
+CONTROLS = ("prompt", "generate", "sampling", "lesson")
+# The panels of the illustration (explainer/diagram/registry.py PANELS; a test keeps them equal:
+# the lesson layer sits below the diagram and cannot import it).
+PANELS = (
+    "header",
+    "pretraining",
+    "tokens",
+    "embeddings",
+    "layers",
+    "probabilities",
+    "kvcache",
+    "counters",
+    "caption",
+    "loop",
+    "flow",
+)
+SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
+LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
+LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
+_RESTORE = "restore the file from the repository"
 
 
 def assets_dir() -> Path:
     """The repository's assets/ (a checkout or editable install), else the copy a normal
     install puts in <prefix>/share/explainer/assets (pyproject's data-files)."""
     for candidate in (_PACKAGE.parent / "assets", Path(sys.prefix) / "share" / "explainer" / "assets"):
-        if (candidate / "captions.json").is_file():
+        if (candidate / DEFAULT_LANGUAGE / "captions.json").is_file():
             return candidate
     raise ExplainerError(
-        "the lesson texts (assets/captions.json) are missing",
+        f"the lesson texts (assets/{DEFAULT_LANGUAGE}/captions.json) are missing",
         "reinstall the app; in a checkout, run it from the repository root",
     )
 
 
-def _read(name: str) -> dict[str, Any]:
-    path = assets_dir() / name
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ExplainerError(f"cannot read {path}: {exc}", "reinstall the app or restore the file from the repository") from exc
-    if not isinstance(data, dict):
-        raise ExplainerError(f"{path} must hold a JSON object", "restore the file from the repository")
-    return data
+def languages() -> tuple[str, ...]:
+    """The languages whose texts are installed (folders of assets/ holding captions.json)."""
+    root = assets_dir()
+    return tuple(sorted(p.name for p in root.iterdir() if (p / "captions.json").is_file()))
 
 
-def _strings(data: object, where: str) -> dict[str, str]:
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise ExplainerError(f"{where} must map names to texts", "restore the file from the repository")
-    return {k: v for k, v in data.items() if not k.startswith("_")}
+class _File:
+    """One JSON file being checked; every error names the file and the key path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = f"{path.parent.name}/{path.name}"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ExplainerError(f"cannot read {path}: {exc}", "reinstall the app or restore the file") from exc
+        if not isinstance(data, dict):
+            raise self.error("", "must hold a JSON object")
+        self.data: dict[str, Any] = data
+
+    def error(self, key: str, what: str) -> ExplainerError:
+        where = f"{self.name}: {key}" if key else self.name
+        return ExplainerError(f"{where} {what}", _RESTORE)
+
+    def get(self, obj: Any, key: str, where: str) -> Any:
+        if not isinstance(obj, dict) or key not in obj:
+            raise self.error(f"{where}.{key}".lstrip("."), "is missing")
+        return obj[key]
+
+    def text(self, obj: Any, key: str, where: str) -> str:
+        v = self.get(obj, key, where)
+        if not isinstance(v, str) or not v.strip():
+            raise self.error(f"{where}.{key}".lstrip("."), "must be a non-empty text")
+        return v
+
+    def texts(self, obj: Any, where: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
+        """A mapping of names to texts (keys starting with "_" are comments; ``skip`` holds data)."""
+        if not isinstance(obj, dict):
+            raise self.error(where, "must map names to texts")
+        out: dict[str, str] = {}
+        for k, v in obj.items():
+            if k.startswith("_") or k in skip:
+                continue
+            if not isinstance(v, str) or not v.strip():
+                raise self.error(f"{where}.{k}", "must be a non-empty text")
+            out[k] = v
+        return out
+
+    def items(self, obj: Any, where: str) -> list[Any]:
+        if not isinstance(obj, list) or not obj:
+            raise self.error(where, "must be a non-empty list")
+        return obj
+
+    def strings(self, obj: Any, where: str) -> tuple[str, ...]:
+        if not isinstance(obj, list) or not all(isinstance(v, str) and v.strip() for v in obj):
+            raise self.error(where, "must be a list of texts")
+        return tuple(obj)
+
+    def number(self, obj: Any, key: str, where: str) -> float:
+        v = self.get(obj, key, where)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(f"{where}.{key}", "must be a number")
+        return float(v)
+
+    def fields_known(self, template: str, where: str, known: frozenset[str]) -> None:
+        """Refuse a template that names a field the code never fills (a typo would show braces)."""
+        try:
+            names = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+        except ValueError as exc:
+            raise self.error(where, f"has a broken {{field}}: {exc}") from None
+        unknown = sorted(n for n in names if n.split(".")[0].split("[")[0] not in known)
+        if unknown:
+            raise self.error(where, f"uses unknown field(s) {', '.join(unknown)}")
 
 
-@lru_cache(maxsize=1)
-def load_texts() -> LessonTexts:
-    """Read and check the lesson texts (once per process; they do not change while it runs)."""
-    captions = _read("captions.json")
-    titles = _strings(captions.get("titles"), "captions.json: titles")
+def _read(language: str, name: str) -> _File:
+    return _File(assets_dir() / language / name)
+
+
+# ------------------------------------------------------------------ the five files
+
+
+def _captions(f: _File) -> dict[str, Any]:
+    titles = f.texts(f.get(f.data, "titles", ""), "titles")
     missing = [s.value for s in Stage if s.value not in titles]
     if missing:
-        raise ExplainerError(f"captions.json: titles lack {', '.join(missing)}", "restore the file from the repository")
+        raise f.error("titles", f"lack {', '.join(missing)}")
+    return {
+        "titles": titles,
+        "captions": f.texts(f.get(f.data, "captions", ""), "captions"),
+        "cuts": f.texts(f.get(f.data, "cuts", ""), "cuts"),
+        "legend": f.text(f.data, "legend", ""),
+        "chart": f.texts(f.get(f.data, "chart", ""), "chart"),
+        "panels": f.texts(f.get(f.data, "panels", ""), "panels"),
+    }
+
+
+def _glossary(f: _File) -> Glossary:
+    terms = f.get(f.data, "terms", "")
+    if not isinstance(terms, dict) or not terms:
+        raise f.error("terms", "must map each term to its definition")
+    entries = []
+    for term, body in terms.items():
+        where = f"terms.{term}"
+        if isinstance(body, str):
+            body = {"definition": body}
+        definition = f.text(body, "definition", where)
+        aliases = f.strings(body.get("aliases", []), f"{where}.aliases")
+        entries.append(GlossaryEntry(term, definition, aliases))
+    seen: dict[str, str] = {}
+    for e in entries:
+        for form in (e.term, *e.aliases):
+            if form.lower() in seen:
+                raise f.error(f"terms.{e.term}", f"repeats {form!r}, already a form of {seen[form.lower()]!r}")
+            seen[form.lower()] = e.term
+    return Glossary(tuple(entries))
+
+
+def _target(f: _File, raw: Any, where: str) -> Target:
+    kind_name = f.text(raw, "kind", where)
+    name = f.text(raw, "name", where)
+    try:
+        kind = TargetKind(kind_name)
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in TargetKind)}") from None
+    allowed = {TargetKind.PANEL: PANELS, TargetKind.STAGE: tuple(s.value for s in Stage), TargetKind.CONTROL: CONTROLS}[
+        kind
+    ]
+    if name not in allowed:
+        raise f.error(f"{where}.name", f"{name!r} is not a {kind.value} ({', '.join(allowed)})")
+    return Target(kind, name)
+
+
+def _condition(f: _File, raw: Any, where: str, question_ids: set[str]) -> Condition:
+    try:
+        kind = ConditionKind(f.text(raw, "kind", where))
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in ConditionKind)}") from None
+    stage = None
+    if kind is ConditionKind.STAGE:
+        try:
+            stage = Stage(f.text(raw, "stage", where))
+        except ValueError:
+            raise f.error(f"{where}.stage", "must name a stage") from None
+    phase = raw.get("phase")
+    if phase not in (None, "prefill", "decode"):
+        raise f.error(f"{where}.phase", "must be prefill or decode")
+    names_raw = raw.get("name", [])
+    names = (names_raw,) if isinstance(names_raw, str) else f.strings(names_raw, f"{where}.name") if names_raw else ()
+    if kind is ConditionKind.SETTING and (not names or any(n not in SETTINGS for n in names)):
+        raise f.error(f"{where}.name", f"must name settings among {', '.join(SETTINGS)}")
+    question = None
+    if kind is ConditionKind.QUESTION:
+        question = f.text(raw, "id", where)
+        if question not in question_ids:
+            raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")
+    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question)
+
+
+def _tour(f: _File, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
+    chapters = []
+    for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
+        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), f.text(c, "title", f"chapters[{i}]")))
+    chapter_ids = {c.id for c in chapters}
+    steps: list[TourStep] = []
+    for i, s in enumerate(f.items(f.get(f.data, "steps", ""), "steps")):
+        where = f"steps[{i}]"
+        step_id = f.text(s, "id", where)
+        where = f"steps[{i}] ({step_id})"
+        chapter = f.text(s, "chapter", where)
+        if chapter not in chapter_ids:
+            raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
+        text = f.text(s, "text", where)
+        f.fields_known(text, f"{where}.text", known)
+        do = f.text(s, "do", where)
+        step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
+        for o in step_outcomes:
+            if o not in outcomes:
+                raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
+        steps.append(
+            TourStep(
+                step_id,
+                chapter,
+                _target(f, f.get(s, "target", where), f"{where}.target"),
+                text,
+                do,
+                _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
+                step_outcomes,
+            )
+        )
+    if len({s.id for s in steps}) != len(steps):
+        raise f.error("steps", "repeat an id")
+    return TourScript(tuple(chapters), tuple(steps))
+
+
+def _question(f: _File, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
+    qid = f.text(q, "id", where)
+    where = f"{where} ({qid})"
+    try:
+        kind = QuestionKind(f.text(q, "kind", where))
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in QuestionKind)}") from None
+    text = f.text(q, "text", where)
+    explanation = f.text(q, "explanation", where)
+    q_outcomes = f.strings(f.get(q, "outcomes", where), f"{where}.outcomes")
+    for o in q_outcomes:
+        if o not in outcomes:
+            raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
+    live = q.get("live")
+    if live is not None and live not in LIVE_QUESTIONS:
+        raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
+    spec: dict[str, Any] = {
+        "id": qid,
+        "kind": kind,
+        "text": text,
+        "explanation": explanation,
+        "outcomes": q_outcomes,
+        "live": live,
+    }
+    if "words" in q:
+        spec["words"] = tuple(f.texts(q["words"], f"{where}.words").items())
+    for name in LIVE_WORDS.get(live or "", ()):
+        if name not in dict(spec.get("words", ())):
+            raise f.error(f"{where}.words.{name}", "is missing")
+    if kind is QuestionKind.CHOICE:
+        if live is None:
+            options = f.strings(f.get(q, "options", where), f"{where}.options")
+            answer = f.number(q, "answer", where)
+            if len(options) < 2 or not answer.is_integer() or not 0 <= answer < len(options):
+                raise f.error(f"{where}.answer", "must be the index of one of at least two options")
+            if len(set(options)) != len(options):
+                raise f.error(f"{where}.options", "repeat an option")
+            spec.update(options=options, answer=answer)
+        else:
+            spec["option"] = f.text(q, "option", where)
+    elif kind is QuestionKind.NUMBER:
+        spec["tolerance"] = f.number(q, "tolerance", where)
+        spec["unit"] = f.text(q, "unit", where)
+        if live is None:
+            spec["answer"] = f.number(q, "answer", where)
+    else:
+        categories = f.get(q, "categories", where)
+        if not isinstance(categories, dict) or len(categories) < 2:
+            raise f.error(f"{where}.categories", "must name at least two categories")
+        cats = tuple((k, f.text(categories, k, f"{where}.categories")) for k in categories)
+        items = []
+        for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
+            cat = f.text(it, "answer", f"{where}.items[{j}]")
+            if cat not in categories:
+                raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
+            items.append((f.text(it, "text", f"{where}.items[{j}]"), cat))
+        spec.update(items=tuple(items), categories=cats)
+    return QuestionSpec(**spec)
+
+
+def _questions(f: _File, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
+    out = tuple(
+        _question(f, q, f"questions[{i}]", outcomes)
+        for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
+    )
+    if len({q.id for q in out}) != len(out):
+        raise f.error("questions", "repeat an id")
+    return out
+
+
+def _lesson(f: _File) -> LessonInfo:
+    d = f.data
+    outcomes = tuple(
+        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
+        for i, o in enumerate(f.items(f.get(d, "outcomes", ""), "outcomes"))
+    )
+    rules = f.get(d, "rules", "")
+    chars = f.number(rules, "chars_per_token", "rules")
+    words = f.number(rules, "words_per_token", "rules")
+    scale = f.get(d, "scale", "")
+    bits_raw = f.get(scale, "bits", "scale")
+    if not (isinstance(bits_raw, list) and len(bits_raw) == 2 and all(isinstance(b, int) and b > 0 for b in bits_raw)):
+        raise f.error("scale.bits", "must be two precisions in bits, such as [16, 4]")
+    reference = []
+    for i, r in enumerate(f.items(f.get(scale, "reference", "scale"), "scale.reference")):
+        where = f"scale.reference[{i}]"
+        reference.append(
+            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.text(r, "label", where))
+        )
+    lifecycle = []
+    for i, p in enumerate(f.items(f.get(d, "lifecycle", ""), "lifecycle")):
+        where = f"lifecycle[{i}]"
+        live = f.get(p, "live", where)
+        if not isinstance(live, bool):
+            raise f.error(f"{where}.live", "must be true or false")
+        stage_name = p.get("stage")
+        try:
+            stage = Stage(stage_name) if stage_name is not None else None
+        except ValueError:
+            raise f.error(f"{where}.stage", "must name a stage") from None
+        lifecycle.append(
+            LifecyclePart(f.text(p, "id", where), f.text(p, "title", where), f.text(p, "text", where), live, stage)
+        )
+    recap = f.strings(f.get(d, "recap", ""), "recap")
+    if len(recap) != 2:
+        raise f.error("recap", "must be exactly two lines")
+    strings: dict[str, dict[str, str]] = {}
+    for section, keys in REQUIRED_STRINGS.items():
+        texts = f.texts(f.get(d, section, ""), section, skip=("bits", "reference"))
+        for k in keys:
+            if k not in texts:
+                raise f.error(f"{section}.{k}", "is missing")
+        strings[section] = texts
+    return LessonInfo(
+        f.text(d, "title", ""),
+        outcomes,
+        chars,
+        words,
+        (bits_raw[0], bits_raw[1]),
+        tuple(reference),
+        tuple(lifecycle),
+        (recap[0], recap[1]),
+        strings,
+    )
+
+
+def load_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
+    """Every lesson text of ``language``, read and checked once per process (they do not change
+    while it runs). Raises :class:`ExplainerError` naming the file and key at fault."""
+    return _cached(language)
+
+
+@lru_cache(maxsize=4)
+def _cached(language: str) -> LessonTexts:
+    return read_texts(language)
+
+
+def read_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
+    """Read and check the files now (no cache): what :func:`load_texts` does the first time."""
+    if not (assets_dir() / language / "captions.json").is_file():
+        raise ExplainerError(
+            f"no lesson texts for language {language!r}", f"installed languages: {', '.join(languages())}"
+        )
+    captions = _captions(_read(language, "captions.json"))
+    lesson = _lesson(_read(language, "lesson.json"))
+    outcome_ids = {o.id for o in lesson.outcomes}
+    questions = _questions(_read(language, "questions.json"), outcome_ids)
+    tour = _tour(_read(language, "tour.json"), {q.id for q in questions}, outcome_ids, field_names(lesson))
     return LessonTexts(
-        titles=titles,
-        captions=_strings(captions.get("captions"), "captions.json: captions"),
-        cuts=_strings(captions.get("cuts"), "captions.json: cuts"),
-        glossary=_strings(_read("glossary.json"), "glossary.json"),
+        titles=captions["titles"],
+        captions=captions["captions"],
+        cuts=captions["cuts"],
+        glossary=_glossary(_read(language, "glossary.json")),
+        legend=captions["legend"],
+        chart=captions["chart"],
+        panels=captions["panels"],
+        tour=tour,
+        questions=questions,
+        lesson=lesson,
+        language=language,
     )

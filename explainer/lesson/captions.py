@@ -1,6 +1,6 @@
 """The caption under the illustration: what this stage does, with the trace's real numbers.
 
-Templates live in assets/captions.json (data, so authors can reword them without code) and
+Templates live in assets/en/captions.json (data, so authors can reword them without code) and
 arrive here as :class:`LessonTexts`; this module only chooses the template and computes the
 numbers it mentions.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, Trace
 from explainer.lesson.formatting import milliseconds, percent, quoted, short_count
 from explainer.lesson.stages import Cursor, Stage
@@ -118,6 +119,31 @@ def caption(texts: LessonTexts, trace: Trace | None, cursor: Cursor, names: Toke
         if not timings and f"{key}_untimed" in templates:
             key += "_untimed"
     return templates[key].format(**f)
+
+
+def settings_parts(texts: LessonTexts, settings: SamplingSettings) -> tuple[str, ...]:
+    """The sampling settings as the chart names them, one per phase after the raw one
+    ("temperature 0.9", "top-k 40", "top-p off"); greedy is one part."""
+    p = texts.panels
+    if settings.temperature == 0:
+        return (p["greedy"],)
+    return (
+        p["temperature"].format(temperature=f"{settings.temperature:g}"),
+        p["top_k"].format(top_k=settings.top_k) if settings.top_k else p["top_k_off"],
+        p["top_p"].format(top_p=f"{settings.top_p:g}") if settings.top_p < 1 else p["top_p_off"],
+    )
+
+
+def chart_labels(texts: LessonTexts, settings: SamplingSettings) -> tuple[str, str, str, str]:
+    """What the probability chart shows at each sampling phase (raw, after temperature, after
+    top-k, after top-p), so a learner never has to guess whether a number is raw or after the
+    cuts. Greedy reshapes nothing: every phase is the raw chart."""
+    c = texts.chart
+    if settings.temperature == 0:
+        g = c["greedy"]
+        return g, g, g, g
+    t, k, _ = settings_parts(texts, settings)
+    return c["raw"], c["after"].format(part=t), c["after"].format(part=k), c["after_cuts"]
 
 
 def _cuts(cuts: dict[str, str], trace: Trace) -> str:

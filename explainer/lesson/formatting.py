@@ -13,12 +13,11 @@ TAB = "⇥"
 _SPECIAL = re.compile(r"^<\|[^|<>]+\|>$|^<s>$|^</s>$")
 _VISIBLE = str.maketrans({" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": "␍"})
 
-# What a special token means to a beginner.
+# What an end token means to a beginner: the key of its words in captions.json "panels".
 SPECIAL_MEANING = {
-    "<|im_end|>": "end of answer",
-    "<|endoftext|>": "end of text",
-    "<|im_start|>": "start of a chat turn",
-    "</s>": "end of text",
+    "<|im_end|>": "end_answer",
+    "<|endoftext|>": "end_text",
+    "</s>": "end_text",
 }
 
 
@@ -71,3 +70,23 @@ def milliseconds(s: float | None) -> str:
         return "—"
     ms = s * 1000.0
     return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def byte_size(n: float) -> str:
+    """269_030_016 -> '269 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.1f} {unit}" if v < 10 else f"{v:,.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending in … when cut (a long prompt inside a sentence)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "…"
+
+
+def number(x: float, digits: int = 0) -> str:
+    """A plain number with thousands separators: 6144.0 -> '6,144', 0.834 (digits=2) -> '0.83'."""
+    return f"{x:,.{digits}f}"

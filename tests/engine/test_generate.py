@@ -100,3 +100,25 @@ def test_a_prompt_longer_than_the_context_is_refused(engine, monkeypatch):
     monkeypatch.setitem(engine.config, "context_length", 16)
     with pytest.raises(ExplainerError, match="reads at most 16"):
         engine.generate("word " * 40, SamplingSettings())
+
+
+@pytest.mark.parametrize("settings", [
+    SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
+    SamplingSettings(temperature=1.3, top_k=0, top_p=0.95, seed=11, max_new_tokens=5),
+    SamplingSettings(max_new_tokens=4),
+])
+def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, settings):
+    """A fixed seed gives the same trace as before the sampler's stages became a pure function:
+    each recorded step is what the old ``Sampler.sample`` (kept verbatim in test_sampler) makes
+    of the step's recorded logits, bit for bit, and a second run records the same numbers."""
+    from explainer.engine.generate import TOP_N
+    from explainer.engine.trace import StepSampling
+    from tests.engine.test_sampler import _reference_sample
+
+    a = engine.generate("The sky is", settings, lens=False)
+    b = engine.generate("The sky is", settings, lens=False)
+    rng = np.random.Generator(np.random.PCG64(settings.seed if settings.seed is not None else a.settings.seed))
+    for sa, sb in zip(a.steps, b.steps, strict=True):
+        assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
+        old = _reference_sample(a.settings, rng, sa.logits)
+        assert StepSampling.from_result(old, TOP_N, sa.sampling.chosen.text) == sa.sampling

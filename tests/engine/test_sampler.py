@@ -12,10 +12,11 @@ from hypothesis.extra import numpy as hnp
 
 from explainer.engine.sampler import (
     InvalidSetting,
-    SampleResult,
     Sampler,
+    SampleResult,
     SamplingSettings,
     pick_from,
+    sampling_stages,
     softmax,
     top_candidates,
 )
@@ -285,3 +286,68 @@ def test_settings_dict_round_trip():
         SamplingSettings.from_dict({"top_p": 2.0})
     with pytest.raises(ExplainerError, match="mapping"):
         SamplingSettings.from_dict([1, 2])
+
+
+# --- the stages are one pure function, shared by the sampler and the lesson's "what if?" -------
+
+
+def _reference_sample(settings: SamplingSettings, rng: np.random.Generator, logits: np.ndarray) -> SampleResult:
+    """``Sampler.sample`` exactly as it was before :func:`sampling_stages` was factored out of
+    it (kept verbatim here, so the factoring is checked to change no bit of any result)."""
+    from explainer.engine.sampler import TOP_P_TOLERANCE, _check_logits, _order, _renormalise
+
+    x = _check_logits(logits)
+    raw = softmax(x)
+    s = settings
+    if s.temperature == 0:
+        chosen = int(np.argmax(x))
+        one_hot = np.zeros_like(raw)
+        one_hot[chosen] = 1.0
+        return SampleResult(raw, one_hot, one_hot.copy(), one_hot.copy(), 1, None, chosen)
+    after_t = softmax(x, s.temperature)
+    after_k = after_t.copy()
+    if 0 < s.top_k < after_t.size:
+        after_k = _renormalise(after_t, _order(after_t)[: s.top_k])
+    after_p = after_k.copy()
+    if s.top_p < 1.0:
+        order = _order(after_k)
+        cum = np.cumsum(after_k[order])
+        n = int(np.searchsorted(cum, s.top_p - TOP_P_TOLERANCE, side="left")) + 1
+        n = max(1, min(n, int(np.count_nonzero(after_k))))
+        after_p = _renormalise(after_k, order[:n])
+    draw = float(rng.random())
+    chosen = pick_from(after_p, draw)
+    return SampleResult(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p)), draw, chosen)
+
+
+def assert_same_result(a: SampleResult, b: SampleResult) -> None:
+    for name in STAGES:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name  # bit for bit, not approximately
+    assert (a.kept, a.draw, a.chosen) == (b.kept, b.draw, b.chosen)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(logits_st, min_size=1, max_size=4), st.one_of(st.just(0.0), temperature_st), st.integers(0, 70),
+       st.floats(0.01, 1.0), seed_st)
+def test_the_factored_sampler_gives_bit_identical_results(sequence, t, k, p, seed):
+    settings = SamplingSettings(temperature=t, top_k=k, top_p=p, seed=seed)
+    sampler = Sampler(settings)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for logits in sequence:
+        assert_same_result(sampler.sample(logits), _reference_sample(settings, rng, logits))
+
+
+@settings(max_examples=200, deadline=None)
+@given(logits_st, st.one_of(st.just(0.0), temperature_st), st.integers(0, 70), st.floats(0.01, 1.0), seed_st)
+def test_sampling_stages_are_the_samplers_stages(logits, t, k, p, seed):
+    settings = SamplingSettings(temperature=t, top_k=k, top_p=p, seed=seed)
+    st_ = sampling_stages(logits, settings)
+    r = Sampler(settings).sample(logits)
+    for name in STAGES:
+        assert np.array_equal(getattr(st_, name), getattr(r, name)), name
+    assert st_.kept == r.kept
+    if t == 0:
+        assert st_.greedy_choice == r.chosen and r.draw is None
+    else:
+        assert st_.greedy_choice is None and pick_from(st_.after_top_p, r.draw) == r.chosen

@@ -52,7 +52,8 @@ def test_captions_carry_real_numbers(real_trace):
     assert "“␣Paris”" in decode and f"{trace.steps[1].end} of 8,192" in decode
     assert f"{trace.steps[1].start} cached" in caption_at(trace, Cursor(1, Stage.LAYERS))
     last = caption_at(trace, Lesson(trace).last())
-    assert "limit of 8 new tokens" in last and "ms" in last and "CPU" in last
+    # (worded "output tokens" since issue 11, where "new tokens" said it before)
+    assert "limit of 8 output tokens" in last and "ms" in last and "CPU" in last
 
 
 def test_sampled_caption_names_the_draw(real_trace):
@@ -80,7 +81,7 @@ def test_lens_settles_on_the_final_answer(real_trace):
 
 def test_titles_and_assets():
     assert TEXTS.title(Stage.LAYERS).endswith("Transformer layers")
-    data = json.loads((assets_dir() / "captions.json").read_text(encoding="utf-8"))
+    data = json.loads((assets_dir() / "en" / "captions.json").read_text(encoding="utf-8"))
     for stage in Stage:
         assert stage.value in data["titles"]
 
@@ -95,5 +96,68 @@ def test_glossary_has_every_term(term):
 
 
 def test_glossary_is_plain_strings():
-    assert all(isinstance(v, str) for v in TEXTS.glossary.values())
+    assert all(isinstance(v, str) for v in TEXTS.glossary.definitions().values())
     assert TEXTS.define("no such term") is None
+
+
+# --- the points issue 11 found misleading or missing ------------------------------------------
+
+
+def test_sampling_captions_say_which_probabilities_are_raw(real_trace):
+    greedy = caption_at(real_trace("paris"), Cursor(0, Stage.SAMPLING))
+    s0 = real_trace("paris").steps[0].sampling
+    assert f"{percent(s0.chosen_raw_prob)} raw" in greedy
+    trace = real_trace("sampled")
+    s = trace.steps[1].sampling
+    text = caption_at(trace, Cursor(1, Stage.SAMPLING))
+    assert f"{percent(s.chosen_raw_prob)} raw" in text
+    assert f"{percent(s.chosen_prob)} after temperature and the cuts" in text
+    assert "raw" in caption_at(trace, Cursor(0, Stage.PROBABILITIES))
+
+
+def test_layer_guesses_are_a_probe_not_an_early_exit(real_trace):
+    for name in ("paris", "sampled"):
+        trace = real_trace(name)
+        for c in (Cursor(0, Stage.LAYERS), Cursor(1, Stage.LAYERS)):
+            text = caption_at(trace, c)
+            assert "probe" in text and "logit lens" in text, text
+            assert "stopped early" not in text and "stopping" not in text, text
+
+
+def test_decode_caption_says_why_one_token_is_enough(real_trace):
+    text = caption_at(real_trace("paris"), Cursor(1, Stage.TOKENS))
+    assert "only the new token" in text and "whole text" in text and "KV cache" in text
+
+
+def test_the_key_words_appear_where_they_belong(real_trace):
+    trace = real_trace("paris")
+    assert "LLM" in caption_at(trace, Cursor(0, Stage.PRETRAINING))
+    tokens = caption_at(trace, Cursor(0, Stage.TOKENS))
+    assert "Tokenization" in tokens and "input tokens" in tokens
+    assert "autoregressive generation" in caption_at(trace, Cursor(1, Stage.APPEND))
+    last = caption_at(trace, Lesson(trace).last())
+    assert "output tokens" in last
+    assert "prefill plus picking it" in last  # TTFT as it is measured here
+
+
+def test_the_whitespace_legend_is_one_text(real_trace):
+    assert "␣" in TEXTS.legend and "space" in TEXTS.legend
+    from tests.support.lesson import frame_at
+
+    frame = frame_at(real_trace("paris"), Cursor(0, Stage.TOKENS))
+    assert frame.tokens.legend == TEXTS.legend  # the prompt's chips show ␣
+    assert "␣" not in "".join(caption_at(real_trace("paris"), c) for c in Lesson(real_trace("paris")).cursors()
+                              if c.stage is Stage.TOKENS and c.step == 0)
+
+
+def test_the_chart_says_raw_or_after_the_cuts(real_trace):
+    from tests.support.lesson import frame_at
+
+    trace = real_trace("sampled")
+    at_probs = frame_at(trace, Cursor(1, Stage.PROBABILITIES)).probabilities
+    at_sampling = frame_at(trace, Cursor(1, Stage.SAMPLING)).probabilities
+    assert at_probs.phase_label == TEXTS.chart["raw"] == at_probs.phase_labels[0]
+    assert at_sampling.phase_label == TEXTS.chart["after_cuts"]
+    assert "temperature 0.9" in at_sampling.phase_labels[1] and "top-k 40" in at_sampling.phase_labels[2]
+    greedy = frame_at(real_trace("paris"), Cursor(0, Stage.SAMPLING)).probabilities
+    assert set(greedy.phase_labels) == {TEXTS.chart["greedy"]}

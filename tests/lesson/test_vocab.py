@@ -18,4 +18,4 @@ def test_whole_tokens_keep_their_text_and_byte_pieces_show_their_bytes(built_mod
     labels = [display_piece(tok, i) for i in pieces]
     assert all(label.startswith("⟨") and label.endswith("⟩") for label in labels)
     shown = bytes(int(b, 16) for label in labels for b in label[1:-1].split("·"))
-    assert shown == "🍕".encode("utf-8")
+    assert shown == "🍕".encode()

@@ -11,6 +11,7 @@ from functools import lru_cache
 from explainer.engine.tokenizer import load_tokenizer
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
+from explainer.frames.frame import Frame, build_frame
 from explainer.lesson.assets import load_texts
 from explainer.lesson.captions import caption
 from explainer.lesson.stages import Cursor
@@ -34,3 +35,12 @@ def token_text(trace: Trace, token_id: int) -> str:
 
 def caption_at(trace: Trace, cursor: Cursor, timings: bool = True) -> str:
     return caption(load_texts(), trace, cursor, TokenNames(model_vocabulary()), timings)
+
+
+def names_for(trace: Trace) -> TokenNames:
+    """The token names the app would use for ``trace``."""
+    return TokenNames(model_vocabulary()).use(trace)
+
+
+def frame_at(trace: Trace, cursor: Cursor, timings: bool = True) -> Frame:
+    return build_frame(trace, cursor, load_texts(), model_vocabulary(), timings)

@@ -1,0 +1,344 @@
+"""The numbers the lesson quotes, computed from the live run and the model: one place for them.
+
+The tour, the questions and the completion screen speak about *the learner's own* run ("your
+12 characters became 4 tokens", "TTFT was 41 ms: the prefill pass plus picking the first
+token", "this model's weights take 269 MB at 16-bit"). Those numbers are computed here, purely
+from the :class:`~explainer.engine.trace.Trace`, its :class:`~explainer.engine.trace.ModelInfo`
+and the rules of thumb in lesson.json, and handed out as ``{field}`` values for the texts
+(:func:`lesson_fields`) and as small frozen values a panel can draw (:func:`conversions`,
+:func:`scale_rows`, :func:`request_lifecycle`).
+
+Why a single ``fields`` dict: every text is a template, and a template may only name fields
+that exist (assets.py checks tour texts against :func:`field_names` when it loads them). A field
+the run cannot give yet (no trace before the first Generate) is simply absent, and the caller
+shows a "generate first" text instead of a half-filled sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import ModelInfo, Trace
+from explainer.lesson.captions import lens_settles_at
+from explainer.lesson.formatting import (
+    byte_size,
+    clipped,
+    is_special,
+    milliseconds,
+    number,
+    percent,
+    quoted,
+    short_count,
+)
+from explainer.lesson.stages import Stage
+from explainer.lesson.texts import LessonInfo, LessonTexts, Provenance
+from explainer.lesson.vocab import TokenNames
+
+_WORD = re.compile(r"\S+")
+MODEL_FIELDS = (
+    "model",
+    "params",
+    "layers",
+    "d_model",
+    "heads",
+    "vocab",
+    "context",
+    "context_words",
+    "device",
+    "mem_high",
+    "mem_low",
+    "bits_high",
+    "bits_low",
+    "rule_chars",
+    "rule_words",
+)
+TRACE_FIELDS = (
+    "prompt",
+    "n_prompt",
+    "n_chars",
+    "n_words",
+    "chars_per_token",
+    "words_per_token",
+    "est_from_chars",
+    "est_from_words",
+    "n_out",
+    "answer",
+    "ttft",
+    "tpot",
+    "tokens_per_s",
+    "words_per_s",
+    "prefill",
+    "first_pick",
+    "decode_total",
+    "n_decode",
+    "stop",
+    "first",
+    "top",
+    "top_pct",
+    "second",
+    "second_pct",
+    "lens_layer",
+    "settings",
+    "used",
+    "total",
+)
+
+
+def field_names(lesson: LessonInfo) -> frozenset[str]:
+    """Every field :func:`lesson_fields` can fill (the reference models add theirs)."""
+    refs = {f"{kind}_{r.id}" for r in lesson.reference for kind in ("mem_high", "mem_low", "times")}
+    return frozenset(MODEL_FIELDS) | frozenset(TRACE_FIELDS) | refs
+
+
+# ------------------------------------------------------------------ conversions
+
+
+@dataclass(frozen=True)
+class Conversions:
+    """The learner's prompt measured in tokens, characters and words, beside the rule of thumb."""
+
+    n_tokens: int
+    n_chars: int
+    n_words: int
+    chars_per_token: float  # measured here
+    words_per_token: float  # measured here
+    tokens_from_chars: float  # what the rule of thumb would predict from the characters
+    tokens_from_words: float  # ... and from the words
+    rule_chars_per_token: float
+    rule_words_per_token: float
+
+
+def prompt_text(trace: Trace) -> str:
+    """What the first pass tokenized (in chat mode, the template's text too)."""
+    return "".join(t.text for t in trace.prompt_tokens) if trace.chat else trace.prompt
+
+
+def conversions(trace: Trace, lesson: LessonInfo) -> Conversions:
+    text = prompt_text(trace)
+    n_tokens = max(1, len(trace.prompt_tokens))
+    n_chars = len(text)
+    n_words = len(_WORD.findall(text))
+    return Conversions(
+        len(trace.prompt_tokens),
+        n_chars,
+        n_words,
+        n_chars / n_tokens,
+        n_words / n_tokens,
+        n_chars / lesson.chars_per_token,
+        n_words / lesson.words_per_token,
+        lesson.chars_per_token,
+        lesson.words_per_token,
+    )
+
+
+def context_words(model: ModelInfo, lesson: LessonInfo) -> float:
+    """About how many words the context window holds, by the rule of thumb."""
+    return model.context_length * lesson.words_per_token
+
+
+# ------------------------------------------------------------------ scale
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    """One model size and what its weights take in memory at the two precisions."""
+
+    label: str
+    n_params: int
+    bytes_high: float  # at lesson.bits[0] (16-bit)
+    bytes_low: float  # at lesson.bits[1] (4-bit)
+    times_this: float  # how many times this model's parameter count
+    this_model: bool
+    provenance: Provenance  # COMPUTED for every row: parameter count × bytes per parameter
+    text: str  # the row in words (lesson.json scale.row / scale.this_model)
+
+
+def weight_bytes(n_params: int, bits: int) -> float:
+    """Memory for the weights alone: each parameter takes ``bits`` / 8 bytes."""
+    return n_params * bits / 8
+
+
+def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
+    """This model first, then the reference sizes of lesson.json, all computed the same way."""
+    lesson = texts.lesson
+    high, low = lesson.bits
+    rows = []
+    sizes = [(model.name, model.n_params, True), *((r.label, r.n_params, False) for r in lesson.reference)]
+    for label, n, this in sizes:
+        hb, lb = weight_bytes(n, high), weight_bytes(n, low)
+        key = "this_model" if this else "row"
+        text = texts.text("scale", key).format(
+            label=label,
+            params=short_count(n),
+            mem_high=byte_size(hb),
+            mem_low=byte_size(lb),
+            bits_high=high,
+            bits_low=low,
+            times=number(n / model.n_params),
+        )
+        rows.append(ScaleRow(label, n, hb, lb, n / model.n_params, this, Provenance.COMPUTED, text))
+    return tuple(rows)
+
+
+# ------------------------------------------------------------------ the request's life
+
+
+@dataclass(frozen=True)
+class LifecycleItem:
+    """One step of a request's life, with this run's time when it was measured."""
+
+    id: str
+    title: str
+    text: str
+    provenance: Provenance  # LIVE: happens in this app; ILLUSTRATIVE: what a server does
+    label: str  # the provenance in words ("not live here: what a server does")
+    stage: Stage | None  # the illustration's stage that shows it, if any
+    seconds: float | None  # measured in this run (None: not measured, or not live)
+    timing: str  # "TTFT" / "TPOT" when the step is what that number measures, else ""
+
+
+def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[LifecycleItem, ...]:
+    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream.
+
+    TTFT is tied to the prefill (its pass plus picking the first token); TPOT to the decode loop.
+    """
+    first = trace.steps[0] if trace is not None and trace.steps else None
+    decode = [s.forward_s + s.sample_s for s in trace.steps[1:]] if trace is not None else []
+    out = []
+    for part in texts.lesson.lifecycle:
+        prov = Provenance.LIVE if part.live else Provenance.ILLUSTRATIVE
+        seconds: float | None = None
+        timing = ""
+        if part.id == "prefill":
+            timing = "TTFT"
+            seconds = first.forward_s + first.sample_s if first is not None else None
+        elif part.id == "decode":
+            timing = "TPOT"
+            seconds = statistics.median(decode) if decode else None
+        label = texts.text("labels", prov.value)
+        out.append(LifecycleItem(part.id, part.title, part.text, prov, label, part.stage, seconds, timing))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ fields for the texts
+
+
+def settings_text(texts: LessonTexts, settings: SamplingSettings) -> str:
+    """The sampling settings in words: "greedy decoding (temperature 0)", "temperature 0.9, ..."."""
+    if settings.temperature == 0:
+        return texts.text("settings", "greedy")
+    k = (
+        texts.text("settings", "top_k").format(top_k=settings.top_k)
+        if settings.top_k
+        else texts.text("settings", "top_k_off")
+    )
+    p = (
+        texts.text("settings", "top_p").format(top_p=f"{settings.top_p:g}")
+        if settings.top_p < 1
+        else texts.text("settings", "top_p_off")
+    )
+    return texts.text("settings", "sampled").format(temperature=f"{settings.temperature:g}", top_k=k, top_p=p)
+
+
+def model_fields(texts: LessonTexts, model: ModelInfo) -> dict[str, str]:
+    lesson = texts.lesson
+    high, low = lesson.bits
+    f = {
+        "model": model.name,
+        "params": short_count(model.n_params),
+        "layers": str(model.n_layers),
+        "d_model": str(model.d_model),
+        "heads": str(model.n_heads),
+        "vocab": number(model.vocab_size),
+        "context": number(model.context_length),
+        "context_words": number(context_words(model, lesson)),
+        "device": model.provider,
+        "mem_high": byte_size(weight_bytes(model.n_params, high)),
+        "mem_low": byte_size(weight_bytes(model.n_params, low)),
+        "bits_high": str(high),
+        "bits_low": str(low),
+        "rule_chars": f"{lesson.chars_per_token:g}",
+        "rule_words": f"{lesson.words_per_token:g}",
+    }
+    for r in lesson.reference:
+        f[f"mem_high_{r.id}"] = byte_size(weight_bytes(r.n_params, high))
+        f[f"mem_low_{r.id}"] = byte_size(weight_bytes(r.n_params, low))
+        f[f"times_{r.id}"] = number(r.n_params / model.n_params)
+    return f
+
+
+def answer_text(trace: Trace) -> str:
+    """What the model wrote, without its control tokens."""
+    return "".join(t.text for t in trace.output_tokens if not is_special(t.text))
+
+
+def trace_fields(texts: LessonTexts, trace: Trace, names: TokenNames) -> dict[str, str]:
+    """The numbers of one run (only those it has recorded so far)."""
+    conv = conversions(trace, texts.lesson)
+    f = {
+        "prompt": f"“{clipped(trace.prompt, 60)}”",
+        "n_prompt": str(conv.n_tokens),
+        "n_chars": number(conv.n_chars),
+        "n_words": number(conv.n_words),
+        "chars_per_token": number(conv.chars_per_token, 1),
+        "words_per_token": number(conv.words_per_token, 2),
+        "est_from_chars": number(conv.tokens_from_chars),
+        "est_from_words": number(conv.tokens_from_words),
+        "settings": settings_text(texts, trace.settings),
+        "stop": texts.text("stop_reasons", trace.stop_reason or "running"),
+    }
+    if not trace.steps:
+        return f
+    names.use(trace)
+    first = trace.steps[0]
+    raw = first.sampling.raw
+    decode = trace.steps[1:]
+    tpot = trace.tpot_s
+    ttft = trace.ttft_s
+    lens = lens_settles_at(first)
+    f.update(
+        n_out=str(len(trace.steps)),
+        answer=f"“{clipped(answer_text(trace).strip(), 80)}”",
+        ttft=milliseconds(ttft),
+        tpot=milliseconds(tpot),
+        tokens_per_s=number(1 / tpot, 0) if tpot else "—",
+        words_per_s=number(texts.lesson.words_per_token / tpot, 0) if tpot else "—",
+        prefill=milliseconds(first.forward_s),
+        first_pick=milliseconds(first.sample_s),
+        decode_total=milliseconds(sum(s.forward_s + s.sample_s for s in decode)),
+        n_decode=str(len(decode)),
+        first=quoted(names.display(first.sampling.chosen.id, first.sampling.chosen.text)),
+        top=quoted(names(int(raw.ids[0]))),
+        top_pct=percent(float(raw.probs[0])),
+        second=quoted(names(int(raw.ids[1]))) if len(raw.ids) > 1 else "—",
+        second_pct=percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—",
+        lens_layer=str(lens if lens is not None else trace.model.n_layers),
+        used=number(trace.steps[-1].end),
+        total=milliseconds(sum(s.forward_s + s.sample_s for s in trace.steps)),
+    )
+    return f
+
+
+def lesson_fields(
+    texts: LessonTexts, trace: Trace | None, model: ModelInfo | None, names: TokenNames
+) -> dict[str, str]:
+    """Every ``{field}`` the run can fill now: the model's (from ``model``, else the trace's), and
+    the trace's. Missing ones stay absent (see the module docstring)."""
+    f: dict[str, str] = {}
+    model = model if model is not None else trace.model if trace is not None else None
+    if model is not None:
+        f.update(model_fields(texts, model))
+    if trace is not None:
+        f.update(trace_fields(texts, trace, names))
+    return f
+
+
+def fill(template: str, fields: dict[str, str]) -> str | None:
+    """``template`` with its fields filled, or None when one of them is not known yet."""
+    try:
+        return template.format_map(fields)
+    except (KeyError, IndexError, AttributeError):
+        return None

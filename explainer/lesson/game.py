@@ -1,0 +1,180 @@
+"""Predict the next token: a small game on the model's real probabilities.
+
+Before the chart is revealed, the learner picks one of four candidates for a step of the run:
+the model's real top three plus one long shot from further down the recorded list, shuffled.
+The reveal scores the pick against the step's *raw* probabilities (the model's own, before any
+sampling setting): right means the model's favourite, and the reveal says how likely the pick
+really was. When the run's sampler took another token than the favourite, the reveal explains
+greedy versus sampled with the step's real numbers.
+
+Everything is deterministic given ``seed`` (the long shot and the order come from a generator
+seeded with the seed and the step), so tests, replays and a saved lesson show the same round.
+The score is a frozen :class:`GameState` the UI replaces after each reveal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from explainer.engine.trace import Trace
+from explainer.lesson.formatting import is_special, percent, quoted
+from explainer.lesson.texts import LessonTexts
+from explainer.lesson.vocab import TokenNames
+
+N_TOP = 3  # the model's real top candidates in a round
+LONG_SHOT_FROM = 10  # the long shot comes from below the chart's ten bars when the list allows
+CONTEXT_CHARS = 40  # how much of the text before the step the question quotes
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    label: str  # as the chart writes it, e.g. “␣Paris”
+    prob: float  # raw probability at this step
+    rank: int  # 0 = the model's favourite
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round: the four candidates in the order shown, and what the run really did."""
+
+    step: int
+    context: str  # the end of the text the model saw, for the question
+    candidates: tuple[Candidate, ...]  # shuffled
+    top: Candidate  # the right answer: the most likely token
+    chosen_id: int  # what the sampler actually picked at this step
+    chosen_label: str
+    question: str  # the prompt of the round, in words
+
+
+@dataclass(frozen=True)
+class Reveal:
+    correct: bool
+    pick: Candidate
+    top: Candidate
+    ranked: tuple[Candidate, ...]  # the four candidates by probability, for the revealed chart
+    message: str  # right or wrong, with the pick's real probability
+    explanation: str  # greedy vs sampled, with this step's numbers
+
+
+def _context_end(trace: Trace, step: int, names: TokenNames) -> str:
+    tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
+    text = " ".join("".join(names.display(t.id, t.text) for t in tokens if not is_special(t.text)).split())
+    return f"“{text if len(text) <= CONTEXT_CHARS else '…' + text[-(CONTEXT_CHARS - 1) :]}”"
+
+
+def _playable(label: str) -> bool:
+    """A long shot a learner can read: not a control token, not blank, not a byte piece or #id."""
+    return bool(label.strip()) and not is_special(label) and not label.startswith(("#", "⟨")) and "\ufffd" not in label
+
+
+def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, seed: int = 0) -> Round | None:
+    """A round for ``trace.steps[step]``; None when the step recorded fewer than four candidates."""
+    s = trace.steps[step]
+    names.use(trace)
+    raw = s.sampling.raw
+    ids = [int(i) for i in raw.ids.tolist()]
+    probs = [float(p) for p in raw.probs.tolist()]
+    if len(ids) < N_TOP + 1:
+        return None
+    cands = [Candidate(i, quoted(names(i)), p, r) for r, (i, p) in enumerate(zip(ids, probs))]
+    top = cands[:N_TOP]
+    taken = {c.label for c in top}
+    below = [c for c in cands[N_TOP:] if c.prob > 0 and _playable(names(c.id)) and c.label not in taken]
+    pool = [c for c in below if c.rank >= LONG_SHOT_FROM] or below
+    if not pool:
+        return None
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, step])
+    long_shot = pool[int(rng.integers(len(pool)))]
+    four = [*top, long_shot]
+    shuffled = tuple(four[int(i)] for i in rng.permutation(len(four)))
+    context = _context_end(trace, step, names)
+    chosen = s.sampling.chosen
+    return Round(
+        step,
+        context,
+        shuffled,
+        top[0],
+        chosen.id,
+        quoted(names.display(chosen.id, chosen.text)),
+        texts.text("game", "ask").format(context=context),
+    )
+
+
+def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> str:
+    """Greedy vs sampled, with the real numbers: why the run took the token it took."""
+    s = trace.steps[step].sampling
+    names.use(trace)
+    top = quoted(names(int(s.raw.ids[0])))
+    chosen = quoted(names.display(s.chosen.id, s.chosen.text))
+    if s.draw is None or s.chosen.id == int(s.raw.ids[0]):
+        return texts.text("game", "greedy_same").format(chosen=chosen, top=top)
+    st = trace.settings
+    kept = f"{s.kept:,}"
+    return texts.text("game", "sampled_other").format(
+        temperature=f"{st.temperature:g}",
+        kept=kept,
+        draw=f"{s.draw:.3f}",
+        chosen=chosen,
+        chosen_raw_pct=percent(s.chosen_raw_prob),
+        chosen_pct=percent(s.chosen_prob),
+        top=top,
+        top_pct=percent(float(s.raw.probs[0])),
+    )
+
+
+def reveal(texts: LessonTexts, trace: Trace, rnd: Round, pick_id: int, names: TokenNames) -> Reveal:
+    """Score a pick: right when it is the model's most likely token."""
+    pick = next((c for c in rnd.candidates if c.id == pick_id), None)
+    if pick is None:
+        raise ValueError(f"token {pick_id} is not one of this round's candidates")
+    correct = pick.id == rnd.top.id
+    key = "right" if correct else "wrong"
+    message = texts.text("game", key).format(
+        pick=pick.label, pick_pct=percent(pick.prob), top=rnd.top.label, top_pct=percent(rnd.top.prob)
+    )
+    ranked = tuple(sorted(rnd.candidates, key=lambda c: c.rank))
+    return Reveal(correct, pick, rnd.top, ranked, message, explain_choice(texts, trace, rnd.step, names))
+
+
+@dataclass(frozen=True)
+class GameState:
+    """The score: rounds played, right picks, the current and the best streak."""
+
+    played: int = 0
+    score: int = 0
+    streak: int = 0
+    best: int = 0
+
+    def after(self, result: Reveal) -> GameState:
+        streak = self.streak + 1 if result.correct else 0
+        return replace(
+            self,
+            played=self.played + 1,
+            score=self.score + int(result.correct),
+            streak=streak,
+            best=max(self.best, streak),
+        )
+
+    def text(self, texts: LessonTexts) -> str:
+        return texts.text("game", "score").format(
+            score=self.score, played=self.played, streak=self.streak, best=self.best
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {"played": self.played, "score": self.score, "streak": self.streak, "best": self.best}
+
+    @classmethod
+    def from_dict(cls, data: object) -> GameState:
+        """Tolerant: unreadable or inconsistent numbers give a fresh score."""
+        if not isinstance(data, dict):
+            return cls()
+        vals: dict[str, Any] = {k: data.get(k) for k in ("played", "score", "streak", "best")}
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in vals.values()):
+            return cls()
+        st = cls(**vals)
+        ok = st.score <= st.played and st.streak <= st.best <= st.score
+        return st if ok else cls()

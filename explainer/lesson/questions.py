@@ -1,0 +1,420 @@
+"""Check your understanding: closed questions whose answers the app checks.
+
+The questions are data (questions.json): their words, their options, the outcomes they check.
+Some are *live*: their right answer comes from the learner's own run or model ("how many
+tokens is your prompt?", "which token would greedy pick here?", "what was TTFT, and which
+pass made it?", "about how many words fit in this context window?"), so this module computes
+it, with distractors that make sense for the numbers at hand (the word and character counts
+next to the token count; the same time credited to the wrong pass; memory at the other
+precision or off by a factor of a thousand).
+
+- :func:`build_questions` turns the specs into :class:`Question` values for a run (options
+  shuffled deterministically, so a replay shows the same order);
+- :func:`check` returns a :class:`Verdict` for an answer: right or not, a short message (too
+  high, too low, how many items are sorted right), and the explanation the UI shows after the
+  answer; a wrong answer can simply be tried again;
+- :class:`QuizState` keeps tries and right answers, for the score and "lesson complete".
+
+A question the run cannot fill yet (no run, or no model) is built with ``available=False``
+and refuses every answer with the "generate first" text rather than asking something wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from explainer.engine.trace import ModelInfo, Trace
+from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
+from explainer.lesson.formatting import byte_size, milliseconds, number, percent, quoted
+from explainer.lesson.game import new_round
+from explainer.lesson.texts import LessonTexts, QuestionKind, QuestionSpec
+from explainer.lesson.vocab import TokenNames
+
+Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
+N_OPTIONS = 4
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question ready to ask. ``answer`` is the right one (see :data:`Answer`); the UI must not
+    show it, only pass what the learner chose to :func:`check`."""
+
+    id: str
+    kind: QuestionKind
+    text: str
+    options: tuple[str, ...]  # CHOICE, in the order shown
+    items: tuple[str, ...]  # MATCH: the things to sort
+    categories: tuple[tuple[str, str], ...]  # MATCH: (category id, label)
+    unit: str  # NUMBER: "words"
+    tolerance: float  # NUMBER: relative
+    tolerance_text: str  # NUMBER: the tolerance in words ("" otherwise)
+    explanation: str
+    outcomes: tuple[str, ...]
+    live: bool  # computed from the run
+    available: bool  # False: needs a run first (``text`` says so)
+    answer: Answer
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    message: str  # "Right!", "Too high. Have another go?", ...
+    explanation: str  # shown after the answer
+    items_right: tuple[bool, ...] = ()  # MATCH: which items are sorted right
+
+
+# ------------------------------------------------------------------ live answers
+
+
+@dataclass(frozen=True)
+class _Live:
+    fields: dict[str, str]
+    values: tuple[str, ...] = ()  # CHOICE: option values, the right one first
+    number: float = 0.0  # NUMBER: the right answer
+
+
+_Maker = Callable[
+    [QuestionSpec, LessonTexts, dict[str, str], Trace | None, ModelInfo | None, TokenNames, int, int], "_Live | None"
+]
+
+
+def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> tuple[str, ...]:
+    out: list[str] = []
+    for c in candidates:
+        if c != right and c not in out:
+            out.append(c)
+        if len(out) == n:
+            break
+    return (right, *out)
+
+
+def _prompt_tokens(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if trace is None:
+        return None
+    c = conversions(trace, texts.lesson)
+    n = c.n_tokens
+    # the counts a beginner confuses with tokens first, then near misses
+    cands = [c.n_words, c.n_chars, n * 2, n + 1, n + 2, max(1, n - 1), n + 3, n + 4]
+    return _Live({}, _distinct(number(n), [number(v) for v in cands]))
+
+
+def _context_words(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if model is None:
+        return None
+    return _Live({}, number=context_words(model, texts.lesson))
+
+
+def _embedding_width(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if model is None:
+        return None
+    cands = [model.n_layers, model.vocab_size, model.context_length, model.n_heads, model.d_model * 4]
+    return _Live({}, _distinct(number(model.d_model), [number(v) for v in cands]))
+
+
+def _memory16(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if model is None:
+        return None
+    high, low = texts.lesson.bits
+    right = weight_bytes(model.n_params, high)
+    cands = [weight_bytes(model.n_params, low), right * 1000, right / 1000, weight_bytes(model.n_params, 32)]
+    return _Live({}, _distinct(byte_size(right), [byte_size(v) for v in cands]))
+
+
+def _greedy_pick(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if trace is None or not trace.steps:
+        return None
+    step = max(0, min(step, len(trace.steps) - 1))
+    raw = trace.steps[step].sampling.raw
+    names.use(trace)
+    rnd = new_round(texts, trace, step, names, seed)
+    if rnd is not None:
+        context = rnd.context
+        others = [c.label for c in rnd.candidates if c.id != rnd.top.id]
+    else:  # too few recorded candidates for a round: the recorded ones
+        context = "“”"
+        others = [quoted(names(int(i))) for i in raw.ids[1:N_OPTIONS]]
+    right = quoted(names(int(raw.ids[0])))
+    extra = {
+        "pass_no": str(step + 1),
+        "context_end": context,
+        "answer_token": right,
+        "answer_pct": percent(float(raw.probs[0])),
+        "second_pct": percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—",
+    }
+    return _Live(extra, _distinct(right, others))
+
+
+def _ttft(
+    spec: QuestionSpec,
+    texts: LessonTexts,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int,
+    seed: int,
+) -> _Live | None:
+    if trace is None or not trace.steps:
+        return None
+    ttft = milliseconds(trace.ttft_s)
+    tpot = milliseconds(trace.tpot_s) if trace.tpot_s is not None else None
+    total = milliseconds(sum(s.forward_s + s.sample_s for s in trace.steps))
+    prefill, decode, every = spec.word("prefill"), spec.word("decode"), spec.word("all")
+
+    def opt(time: str, part: str) -> str:
+        return spec.option.format(time=time, part=part)
+
+    cands = [opt(ttft, decode)]
+    if tpot is not None:
+        cands += [opt(tpot, prefill), opt(tpot, decode)]
+    cands += [opt(total, every), opt(ttft, every), opt(total, prefill)]
+    return _Live({}, _distinct(opt(ttft, prefill), cands))
+
+
+LIVE: dict[str, _Maker] = {
+    "prompt_tokens": _prompt_tokens,
+    "context_words": _context_words,
+    "embedding_width": _embedding_width,
+    "memory16": _memory16,
+    "greedy_pick": _greedy_pick,
+    "ttft": _ttft,
+}
+
+
+# ------------------------------------------------------------------ building
+
+
+def _shuffle(options: tuple[str, ...], right: int, key: str, seed: int) -> tuple[tuple[str, ...], int]:
+    rng = np.random.default_rng([zlib.crc32(key.encode("utf-8")), seed & 0xFFFFFFFF])
+    order = [int(i) for i in rng.permutation(len(options))]
+    return tuple(options[i] for i in order), order.index(right)
+
+
+def _unavailable(spec: QuestionSpec, texts: LessonTexts) -> Question:
+    return Question(
+        spec.id,
+        spec.kind,
+        texts.text("quiz", "needs_run"),
+        (),
+        (),
+        (),
+        spec.unit,
+        spec.tolerance,
+        "",
+        "",
+        spec.outcomes,
+        spec.live is not None,
+        False,
+        (),
+    )
+
+
+def build_question(
+    texts: LessonTexts,
+    spec: QuestionSpec,
+    fields: dict[str, str],
+    trace: Trace | None,
+    model: ModelInfo | None,
+    names: TokenNames,
+    step: int = 0,
+    seed: int = 0,
+) -> Question:
+    """One question for this run (``fields`` from :func:`explainer.lesson.facts.lesson_fields`;
+    ``step``: the pass a step-dependent question asks about)."""
+    live: _Live | None = None
+    if spec.live is not None:
+        live = LIVE[spec.live](spec, texts, fields, trace, model, names, step, seed)
+        if live is None:
+            return _unavailable(spec, texts)
+    all_fields = {**fields, **(live.fields if live else {})}
+    text, explanation = fill(spec.text, all_fields), fill(spec.explanation, all_fields)
+    if text is None or explanation is None:
+        return _unavailable(spec, texts)
+    answer: Answer
+    options: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
+    tolerance_text = ""
+    if spec.kind is QuestionKind.CHOICE:
+        if live is not None:
+            raw = tuple(spec.option.format(value=v) if "{value}" in spec.option else v for v in live.values)
+            right = 0
+        else:
+            filled = [fill(o, all_fields) for o in spec.options]
+            if any(o is None for o in filled):
+                return _unavailable(spec, texts)
+            raw = tuple(o for o in filled if o is not None)
+            right = int(spec.answer)
+        options, answer = _shuffle(raw, right, spec.id, seed)
+    elif spec.kind is QuestionKind.NUMBER:
+        answer = live.number if live is not None else spec.answer
+        tolerance_text = texts.text("quiz", "tolerance").format(pct=percent(spec.tolerance).replace(".0 ", " "))
+    else:
+        rng = np.random.default_rng([zlib.crc32(spec.id.encode("utf-8")), seed & 0xFFFFFFFF])
+        shuffled = [spec.items[int(i)] for i in rng.permutation(len(spec.items))]
+        items = tuple(t for t, _ in shuffled)
+        answer = tuple(c for _, c in shuffled)
+    return Question(
+        spec.id,
+        spec.kind,
+        text,
+        options,
+        items,
+        spec.categories,
+        spec.unit,
+        spec.tolerance,
+        tolerance_text,
+        explanation,
+        spec.outcomes,
+        spec.live is not None,
+        True,
+        answer,
+    )
+
+
+def build_questions(
+    texts: LessonTexts, trace: Trace | None, model: ModelInfo | None, names: TokenNames, step: int = 0, seed: int = 0
+) -> tuple[Question, ...]:
+    """Every question of the lesson, in order, for this run (the last is the closing one)."""
+    fields = lesson_fields(texts, trace, model, names)
+    model = model if model is not None else trace.model if trace is not None else None
+    return tuple(build_question(texts, spec, fields, trace, model, names, step, seed) for spec in texts.questions)
+
+
+# ------------------------------------------------------------------ checking
+
+_NUMBER = re.compile(r"^[+-]?\d+(?:[.]\d+)?$")
+
+
+def parse_number(text: str) -> float | None:
+    """A number as a learner types it: "6144", "6,144", "6 144", "6144.5", "about 6100" -> None."""
+    t = text.strip().replace(",", "").replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
+    return float(t) if _NUMBER.match(t) else None
+
+
+def check(texts: LessonTexts, question: Question, given: int | float | str | Sequence[str]) -> Verdict:
+    """Whether ``given`` is right: the option's index (CHOICE), a number or its text (NUMBER), or a
+    category id per item (MATCH). Wrong answers can be tried again; nothing here is final."""
+    if not question.available:
+        return Verdict(False, question.text, "")
+    right_msg, wrong_msg = texts.text("quiz", "right"), texts.text("quiz", "wrong")
+    if question.kind is QuestionKind.CHOICE:
+        ok = isinstance(given, int) and not isinstance(given, bool) and given == question.answer
+        return Verdict(ok, right_msg if ok else wrong_msg, question.explanation)
+    if question.kind is QuestionKind.NUMBER:
+        value = parse_number(given) if isinstance(given, str) else given if isinstance(given, (int, float)) else None
+        if value is None or isinstance(value, bool) or not math.isfinite(value):
+            return Verdict(False, wrong_msg, question.explanation)
+        target = float(question.answer) if isinstance(question.answer, (int, float)) else math.nan
+        ok = abs(value - target) <= question.tolerance * abs(target) * (1 + 1e-9) + 1e-9  # the edge counts
+        msg = right_msg if ok else texts.text("quiz", "too_high" if value > target else "too_low")
+        return Verdict(ok, msg, question.explanation)
+    answer = question.answer if isinstance(question.answer, tuple) else ()
+    sorted_given = tuple(given) if isinstance(given, Sequence) and not isinstance(given, str) else ()
+    flags = tuple(i < len(sorted_given) and sorted_given[i] == a for i, a in enumerate(answer))
+    ok = len(sorted_given) == len(answer) and all(flags)
+    msg = right_msg if ok else texts.text("quiz", "match_count").format(right=sum(flags), total=len(answer))
+    return Verdict(ok, msg, question.explanation, flags)
+
+
+# ------------------------------------------------------------------ the learner's record
+
+
+@dataclass(frozen=True)
+class QuizState:
+    """Per question: tries so far and whether it has been answered right."""
+
+    tries: tuple[tuple[str, int, bool], ...] = ()  # (question id, tries, answered right)
+
+    def _entry(self, qid: str) -> tuple[int, bool]:
+        return next(((n, ok) for q, n, ok in self.tries if q == qid), (0, False))
+
+    def record(self, question_id: str, verdict: Verdict) -> QuizState:
+        n, ok = self._entry(question_id)
+        if ok:  # already right: more tries do not count
+            return self
+        rest = tuple(t for t in self.tries if t[0] != question_id)
+        return replace(self, tries=(*rest, (question_id, n + 1, verdict.correct)))
+
+    def is_right(self, question_id: str) -> bool:
+        return self._entry(question_id)[1]
+
+    def right(self) -> int:
+        return sum(1 for _, _, ok in self.tries if ok)
+
+    def first_try(self) -> int:
+        return sum(1 for _, n, ok in self.tries if ok and n == 1)
+
+    def all_right(self, questions: Sequence[Question]) -> bool:
+        """Every available question answered right: the lesson's outcomes are shown."""
+        return all(self.is_right(q.id) for q in questions if q.available)
+
+    def text(self, texts: LessonTexts, questions: Sequence[Question]) -> str:
+        return texts.text("quiz", "score").format(right=self.right(), total=len(questions), first_try=self.first_try())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {q: {"tries": n, "right": ok} for q, n, ok in self.tries}
+
+    @classmethod
+    def from_dict(cls, data: object) -> QuizState:
+        """Tolerant: entries that do not read as (tries >= 1, right) are dropped."""
+        if not isinstance(data, dict):
+            return cls()
+        out = []
+        for q, v in data.items():
+            if isinstance(q, str) and isinstance(v, dict):
+                n, ok = v.get("tries"), v.get("right")
+                if isinstance(n, int) and not isinstance(n, bool) and n >= 1 and isinstance(ok, bool):
+                    out.append((q, n, ok))
+        return cls(tuple(out))

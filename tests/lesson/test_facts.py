@@ -1,0 +1,80 @@
+"""The numbers the lesson quotes: computed from the learner's own run and model, never typed in."""
+
+from __future__ import annotations
+
+import pytest
+
+from explainer.engine.trace import ModelInfo
+from explainer.lesson.assets import load_texts
+from explainer.lesson.facts import (
+    conversions,
+    field_names,
+    fill,
+    lesson_fields,
+    request_lifecycle,
+    scale_rows,
+    weight_bytes,
+)
+from explainer.lesson.formatting import byte_size, milliseconds
+from explainer.lesson.texts import Provenance
+from explainer.lesson.vocab import TokenNames
+from tests.support.lesson import names_for
+
+TEXTS = load_texts()
+
+
+def test_conversions_of_the_learners_prompt(real_trace):
+    trace = real_trace("paris")  # "The capital of France is": 24 characters, 5 words
+    c = conversions(trace, TEXTS.lesson)
+    assert (c.n_tokens, c.n_chars, c.n_words) == (len(trace.prompt_tokens), 24, 5)
+    assert c.chars_per_token == pytest.approx(24 / c.n_tokens)
+    assert c.tokens_from_chars == pytest.approx(24 / 4) and c.tokens_from_words == pytest.approx(5 / 0.75)
+    chat = conversions(real_trace("chat"), TEXTS.lesson)  # the template's text is what was tokenized
+    assert chat.n_chars > len("What is 2+2?")
+
+
+def test_scale_is_computed_from_parameter_counts(real_trace):
+    model = real_trace("paris").model
+    rows = scale_rows(model, TEXTS)
+    assert [r.n_params for r in rows] == [model.n_params, 1_000_000_000, 70_000_000_000, 405_000_000_000]
+    this = rows[0]
+    assert this.this_model and this.bytes_high == model.n_params * 2 and this.bytes_low == model.n_params / 2
+    assert all(r.provenance is Provenance.COMPUTED for r in rows)
+    assert byte_size(this.bytes_high) in this.text and model.name in this.text
+    big = rows[-1]
+    assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and "810 GB" in big.text
+    assert big.times_this == pytest.approx(405e9 / model.n_params)
+    assert weight_bytes(1000, 4) == 500
+
+
+def test_the_request_lifecycle_ties_ttft_and_tpot_to_their_steps(real_trace):
+    trace = real_trace("paris")
+    items = request_lifecycle(TEXTS, trace)
+    assert [i.id for i in items] == ["arrive", "queue", "tokenize", "prefill", "decode", "detokenize", "stream"]
+    queue = items[1]
+    assert queue.provenance is Provenance.ILLUSTRATIVE and queue.label == TEXTS.text("labels", "illustrative")
+    assert all(i.provenance is Provenance.LIVE for i in items if i.id != "queue")
+    prefill = next(i for i in items if i.id == "prefill")
+    decode = next(i for i in items if i.id == "decode")
+    assert prefill.timing == "TTFT" and prefill.seconds == trace.ttft_s
+    assert decode.timing == "TPOT" and decode.seconds == trace.tpot_s
+    assert all(i.seconds is None for i in request_lifecycle(TEXTS, None))
+
+
+def test_fields_of_a_run(real_trace):
+    trace = real_trace("sampled")
+    f = lesson_fields(TEXTS, trace, None, names_for(trace))
+    assert set(f) == field_names(TEXTS.lesson)  # a finished run fills every field the texts may name
+    assert f["ttft"] == milliseconds(trace.ttft_s) and f["tpot"] == milliseconds(trace.tpot_s)
+    assert f["n_prompt"] == str(len(trace.prompt_tokens)) and f["n_out"] == str(len(trace.steps))
+    assert f["context_words"] == "6,144" and f["mem_high"] == byte_size(trace.model.n_params * 2)
+    assert f["settings"] == "temperature 0.9 with top-k 40 and top-p 0.9"
+    assert f["stop"] == TEXTS.text("stop_reasons", "max_tokens")
+
+
+def test_before_a_run_only_the_models_fields_exist():
+    model = ModelInfo("M", "CPU", 2, 8, 2, 1, 100, 1000, 1_500_000)
+    f = lesson_fields(TEXTS, None, model, TokenNames())
+    assert f["params"] == "1.5 M" and f["mem_high"] == "3.0 MB" and f["context_words"] == "750"
+    assert "ttft" not in f and fill("{params} and {ttft}", f) is None and fill("{params}", f) == "1.5 M"
+    assert lesson_fields(TEXTS, None, None, TokenNames()) == {}

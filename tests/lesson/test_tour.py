@@ -1,0 +1,163 @@
+"""The guided tour: a state that walks from the first step to the last, steps filled from the live run."""
+
+from __future__ import annotations
+
+import pytest
+
+from explainer.lesson.assets import load_texts
+from explainer.lesson.facts import lesson_fields
+from explainer.lesson.stages import Stage
+from explainer.lesson.texts import Condition, ConditionKind, TargetKind
+from explainer.lesson.tour import (
+    Answered,
+    Generated,
+    Predicted,
+    SettingChanged,
+    StageShown,
+    TourEvent,
+    TourState,
+    WhatIfChanged,
+    condition_met,
+    tour_view,
+)
+from explainer.lesson.vocab import TokenNames
+from tests.support.lesson import names_for
+
+TEXTS = load_texts()
+TOUR = TEXTS.tour
+
+
+def completing_event(c: Condition) -> TourEvent | None:
+    """What the learner does to complete ``c`` (None: press Next)."""
+    if c.kind is ConditionKind.STAGE:
+        assert c.stage is not None
+        return StageShown(c.stage, c.phase or "prefill", c.last)
+    if c.kind is ConditionKind.SETTING:
+        return SettingChanged(c.names[0])
+    if c.kind is ConditionKind.WHATIF:
+        return WhatIfChanged(c.names[0] if c.names else "temperature")
+    if c.kind is ConditionKind.GENERATE:
+        return Generated()
+    if c.kind is ConditionKind.GAME:
+        return Predicted(False)
+    if c.kind is ConditionKind.QUESTION:
+        assert c.question is not None
+        return Answered(c.question, True)
+    return None
+
+
+def test_the_tour_walks_from_start_to_end(real_trace):
+    trace = real_trace("paris")
+    fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+    state, seen = TourState(), []
+    while not state.finished(TOUR):
+        view = tour_view(TEXTS, state, fields)
+        assert view is not None and not view.needs_run and "{" not in view.text, view
+        seen.append(view.step_id)
+        event = completing_event(view.done)
+        if event is not None:
+            assert not state.can_advance(TOUR)  # the task is still to do
+            state = state.observe(TOUR, event)
+        assert state.can_advance(TOUR), view.step_id
+        state = state.next(TOUR)
+    assert seen == [s.id for s in TOUR.steps]
+    assert tour_view(TEXTS, state, fields) is None and state.next(TOUR) == state
+
+
+def test_it_opens_with_a_real_world_problem_and_ends_with_the_check():
+    first = TOUR.steps[0]
+    assert first.done.kind is ConditionKind.NEXT and "{" not in first.text  # readable before any run
+    assert "chatbot" in first.text and "pause" in first.text
+    assert TOUR.steps[1].done.kind is ConditionKind.GENERATE and TOUR.steps[1].target.name == "prompt"
+    closing = TEXTS.questions[-1].id
+    assert any(s.done.question == closing for s in TOUR.steps[-3:])
+
+
+def test_chapters_group_consecutive_steps():
+    order = [s.chapter for s in TOUR.steps]
+    groups = [c for i, c in enumerate(order) if i == 0 or order[i - 1] != c]
+    assert groups == [c.id for c in TOUR.chapters]  # each chapter once, in order, none empty
+
+
+@pytest.mark.parametrize(
+    ("condition", "event", "met"),
+    [
+        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "decode"), True),
+        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "prefill"), False),
+        (Condition(ConditionKind.STAGE, Stage.TOKENS), StageShown(Stage.TOKENS, "decode"), True),
+        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode"), False),
+        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode", True), True),
+        (Condition(ConditionKind.STAGE, Stage.APPEND), StageShown(Stage.SAMPLING), False),
+        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
+        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
+        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
+        (Condition(ConditionKind.GAME), Predicted(False), True),
+        (Condition(ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
+        (Condition(ConditionKind.GENERATE), Generated(), True),
+        (Condition(ConditionKind.NEXT), Generated(), False),
+    ],
+)
+def test_conditions(condition, event, met):
+    assert condition_met(condition, event) is met
+
+
+def test_next_back_and_chapters():
+    s = TourState()
+    assert s.back(TOUR) == s and s.chapter(TOUR) == TOUR.chapters[0]
+    s = s.next(TOUR).next(TOUR)
+    assert s.index == 2 and s.back(TOUR).index == 1
+    loop = s.go_to_chapter(TOUR, "loop")
+    assert loop.step(TOUR).chapter == "loop" and loop.back(TOUR).step(TOUR).chapter == "choose"
+    assert s.go_to_chapter(TOUR, "nowhere") == s
+    assert s.go_to(TOUR, 10_000).finished(TOUR) and s.go_to(TOUR, -3).index == 0
+    end = TourState(len(TOUR.steps))
+    assert end.back(TOUR).index == len(TOUR.steps) - 1 and not end.can_advance(TOUR)
+
+
+def test_state_round_trips_and_restores_tolerantly():
+    s = TourState(7).observe(TOUR, StageShown(Stage.TOKENS))
+    d = s.to_dict(TOUR)
+    assert d == {"version": 1, "index": 7, "step": TOUR.steps[7].id, "done": s.done}
+    assert TourState.from_dict(d, TOUR) == s
+    # the id wins over the index (a tour that gained or lost steps before it)
+    assert TourState.from_dict({"index": 3, "step": TOUR.steps[12].id}, TOUR).index == 12
+    # an id from an older tour: the index, clamped; beyond the end reads as finished
+    assert TourState.from_dict({"index": 5, "step": "gone"}, TOUR) == TourState(5)
+    assert TourState.from_dict({"index": 999}, TOUR).finished(TOUR)
+    assert TourState.from_dict({"index": -4}, TOUR) == TourState(0)
+    for junk in (None, "x", 3, [], {"index": True}, {"index": "2"}, {"step": 5}):
+        assert TourState.from_dict(junk, TOUR) == TourState()
+
+
+def test_before_a_run_steps_with_numbers_ask_for_one():
+    fields = lesson_fields(TEXTS, None, None, TokenNames())
+    first = tour_view(TEXTS, TourState(0), fields)
+    assert first is not None and not first.needs_run and first.first and first.progress.text == "Step 1 of 37"
+    llm = tour_view(TEXTS, TourState(2), fields)
+    assert llm is not None and llm.needs_run and llm.text == TEXTS.text("tour", "needs_run")
+    last = tour_view(TEXTS, TourState(len(TOUR.steps) - 1), fields)
+    assert last is not None and last.last and last.progress.chapter_text.startswith("Chapter 9 of 9")
+
+
+def test_steps_quote_the_learners_own_numbers(real_trace):
+    trace = real_trace("paris")
+    fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+    views = [tour_view(TEXTS, TourState(i), fields) for i in range(len(TOUR.steps))]
+    text = {v.step_id: v.text for v in views if v is not None}
+    n = len(trace.prompt_tokens)
+    assert f"24 characters became {n} tokens: {24 / n:.1f} characters per token" in text["tok-rule"]
+    assert "about 7 tokens" in text["tok-rule"]  # 5 words / 0.75
+    assert "8,192 tokens" in text["tok-window"] and "6,144 words" in text["tok-window"]
+    assert fields["ttft"] in text["req-times"] and "prefill pass plus picking the first token" in text["req-times"]
+    assert "269 MB" in text["scale-memory"] and "67 MB" in text["scale-memory"] and "810 GB" in text["scale-memory"]
+    assert "not live" in text["req-server"]
+
+
+def test_every_step_targets_something_and_asks_something():
+    for s in TOUR.steps:
+        assert s.target.kind in set(TargetKind) and s.target.name
+        assert s.do.strip() and len(s.text) < 420, s.id
+        if s.target.kind is TargetKind.STAGE:
+            assert s.target.name in {st.value for st in Stage}

@@ -1,0 +1,128 @@
+"""What if? A recorded step reshaped with other settings: the sampler's own numbers, the same draw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explainer.engine.sampler import InvalidSetting, Sampler, SampleResult, SamplingSettings, pick_from
+from explainer.engine.trace import StepSampling
+from explainer.engine.trace_file import load_trace
+from explainer.lesson.assets import load_texts
+from explainer.lesson.formatting import quoted
+from explainer.lesson.whatif import N_BARS, what_if, what_if_stages
+from tests.support.lesson import names_for
+
+TEXTS = load_texts()
+V1 = Path(__file__).parents[1] / "engine" / "data" / "v1_paris.json"
+SETTINGS = [
+    SamplingSettings(temperature=0.0),
+    SamplingSettings(temperature=0.3),
+    SamplingSettings(temperature=1.0),
+    SamplingSettings(temperature=1.7, top_k=5),
+    SamplingSettings(temperature=0.9, top_k=40, top_p=0.9),
+    SamplingSettings(temperature=1.2, top_p=0.5),
+    SamplingSettings(temperature=2.0, top_k=1),
+    SamplingSettings(temperature=0.7, top_k=200, top_p=0.999),
+]
+STAGES = ("raw", "after_temperature", "after_top_k", "after_top_p")
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+def test_the_distributions_are_the_samplers_own(real_trace, settings):
+    for name in ("paris", "sampled"):
+        for step in real_trace(name).steps:
+            st = what_if_stages(step, settings)
+            ref = Sampler(SamplingSettings(settings.temperature, settings.top_k, settings.top_p, seed=0)).sample(
+                step.logits
+            )
+            assert st is not None
+            for stage in STAGES:
+                np.testing.assert_allclose(getattr(st, stage), getattr(ref, stage), rtol=0, atol=1e-6)
+            assert st.kept == ref.kept
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+def test_the_chart_values_and_the_landing(real_trace, settings):
+    trace = real_trace("sampled")
+    names = names_for(trace)
+    for step in trace.steps:
+        w = what_if(TEXTS, step, settings, names)
+        st = what_if_stages(step, settings)
+        assert w.available and st is not None and len(w.bars) == N_BARS
+        for b in w.bars:
+            for k, stage in enumerate(STAGES):
+                assert b.probs[k] == pytest.approx(float(getattr(st, stage)[b.id]), abs=1e-6)
+            assert b.label == quoted(names(b.id))
+            assert (b.cut_by != "") == (b.probs[3] == 0 and b.probs[2 if b.cut_by == "top_p" else 1] > 0)
+        for k, stage in enumerate(STAGES):
+            shown = sum(float(getattr(st, stage)[b.id]) for b in w.bars)
+            assert w.other[k] == pytest.approx(max(0.0, 1 - shown), abs=1e-6)
+        # the same recorded draw, read by the sampler's own rule
+        expected = st.greedy_choice if st.greedy_choice is not None else pick_from(st.after_top_p, step.sampling.draw)
+        assert w.landed_id == expected and w.draw == step.sampling.draw
+        assert w.landed_prob == pytest.approx(float(st.after_top_p[expected]))
+        assert w.kept == st.kept and w.same == (expected == step.sampling.chosen.id)
+        if not w.greedy:
+            assert w.spans[0].start == 0 and w.spans[-1].end == pytest.approx(1.0)
+            assert sum(s.landed for s in w.spans) == 1
+        assert w.landed_label in w.message
+
+
+def test_the_runs_own_settings_give_back_what_was_recorded(real_trace):
+    """Rerun on the recorded logits with the recorded settings: the recorded step, exactly."""
+    from explainer.engine.generate import TOP_N
+
+    for name in ("paris", "sampled"):
+        trace = real_trace(name)
+        names = names_for(trace)
+        for step in trace.steps:
+            w = what_if(TEXTS, step, trace.settings, names)
+            assert w.landed_id == step.sampling.chosen.id and w.same
+            st = what_if_stages(step, trace.settings)
+            assert st is not None
+            choice = st.greedy_choice if st.greedy_choice is not None else pick_from(st.after_top_p, step.sampling.draw)
+            result = SampleResult(
+                st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, step.sampling.draw, choice
+            )
+            again = StepSampling.from_result(result, TOP_N, step.sampling.chosen.text)
+            assert again == step.sampling
+
+
+def test_a_greedy_step_has_no_draw_to_land(real_trace):
+    trace = real_trace("paris")
+    names = names_for(trace)
+    step = trace.steps[1]
+    w = what_if(TEXTS, step, SamplingSettings(temperature=1.0, top_k=10), names)
+    assert w.available and w.draw is None and w.landed_id is None and not w.same
+    assert w.message.startswith("This step was greedy") and "10 candidates" in w.message
+    g = what_if(TEXTS, step, SamplingSettings(), names)
+    assert g.greedy and g.landed_id == int(step.sampling.raw.ids[0]) and g.same and g.spans == ()
+
+
+def test_a_sampled_step_made_greedy_takes_the_favourite(real_trace):
+    trace = real_trace("sampled")
+    step = next(s for s in trace.steps if s.sampling.chosen.id != int(s.sampling.raw.ids[0]))
+    w = what_if(TEXTS, step, SamplingSettings(), names_for(trace))
+    assert w.landed_id == int(step.sampling.raw.ids[0]) and not w.same
+    assert "greedy takes" in w.message and "This run picked" in w.message
+
+
+def test_an_old_trace_without_logits_says_so():
+    trace = load_trace(V1)
+    w = what_if(TEXTS, trace.steps[0], SamplingSettings(temperature=1.0), names_for(trace))
+    assert not w.available and w.bars == () and "raw scores were recorded" in w.message
+    assert what_if_stages(trace.steps[0], SamplingSettings()) is None
+
+
+def test_settings_the_sampler_refuses_are_refused(real_trace):
+    step = real_trace("paris").steps[0]
+    for bad in (
+        SamplingSettings(temperature=-1),
+        SamplingSettings(temperature=1, top_p=0),
+        SamplingSettings(temperature=1, top_k=-2),
+    ):
+        with pytest.raises(InvalidSetting):
+            what_if(TEXTS, step, bad, names_for(real_trace("paris")))
