@@ -7,7 +7,6 @@ The one module of the lesson layer that reads files: the app and the export comm
 from __future__ import annotations
 
 import json
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -15,14 +14,13 @@ from typing import Any
 from explainer.errors import ExplainerError
 from explainer.lesson.stages import Stage
 from explainer.lesson.texts import LessonTexts
-
-_PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
+from explainer.resources import data_dirs
 
 
 def assets_dir() -> Path:
-    """The repository's assets/ (a checkout or editable install), else the copy a normal
-    install puts in <prefix>/share/explainer/assets (pyproject's data-files)."""
-    for candidate in (_PACKAGE.parent / "assets", Path(sys.prefix) / "share" / "explainer" / "assets"):
+    """assets/: the copy inside an installed package or bundle, else the repository's (a checkout
+    or an editable install); explainer/resources.py says why in that order."""
+    for candidate in data_dirs("assets"):
         if (candidate / "captions.json").is_file():
             return candidate
     raise ExplainerError(
