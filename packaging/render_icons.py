@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported when drawing, after QT_QPA_PLATFORM is set
+    from PySide6.QtGui import QImage
 
 ROOT = Path(__file__).resolve().parent.parent
 ICONS = ROOT / "assets" / "icons"
@@ -23,7 +27,7 @@ def png_path(size: int, folder: Path = ICONS) -> Path:
     return folder / f"explainer-{size}.png"
 
 
-def render(svg: Path, size: int):  # -> QImage
+def render(svg: Path, size: int) -> QImage:
     """The icon drawn at ``size`` x ``size`` pixels on a transparent background."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QImage, QPainter

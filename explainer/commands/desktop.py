@@ -17,6 +17,7 @@ record. Installing again first removes what the previous install wrote.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -122,7 +123,9 @@ def planned_files(argv: list[str]) -> list[PlannedFile]:
         files = [
             PlannedFile(Path("applications") / DESKTOP_ID, desktop_entry(template, argv).encode("utf-8")),
             PlannedFile(Path("metainfo") / METAINFO, (linux / METAINFO).read_bytes()),
-            PlannedFile(Path("icons/hicolor/scalable/apps") / f"{ICON_NAME}.svg", (icons / f"{ICON_NAME}.svg").read_bytes()),
+            PlannedFile(
+                Path("icons/hicolor/scalable/apps") / f"{ICON_NAME}.svg", (icons / f"{ICON_NAME}.svg").read_bytes()
+            ),
         ]
         for png in sorted(icons.glob(f"{ICON_NAME}-*.png"), key=lambda p: int(p.stem.rsplit("-", 1)[1])):
             size = png.stem.rsplit("-", 1)[1]
@@ -185,11 +188,14 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise ExplainerError(f"cannot read the install record {path}: {exc}",
-                             "remove the files by hand, then delete the record") from None
+        raise ExplainerError(
+            f"cannot read the install record {path}: {exc}", "remove the files by hand, then delete the record"
+        ) from None
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise ExplainerError(f"the install record {path} is not one this version wrote",
-                             "uninstall with the version that installed, or remove the files by hand")
+        raise ExplainerError(
+            f"the install record {path} is not one this version wrote",
+            "uninstall with the version that installed, or remove the files by hand",
+        )
     return record
 
 
@@ -216,10 +222,8 @@ def uninstall(home: Path, warn: Warn | None = None) -> list[Path]:
         removed.append(path)
     record_path.unlink()
     for folder in sorted((Path(d) for d in record.get("dirs", [])), key=lambda p: len(p.parts), reverse=True):
-        try:
-            folder.rmdir()  # only if empty: anything else put there stays
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # rmdir removes only an empty folder: anything put there stays
+            folder.rmdir()
     return removed
 
 
@@ -232,8 +236,10 @@ def run_install(args: argparse.Namespace) -> int:
     home = data_home()
     for path in install(home, argv, _warn):
         print(path)
-    print(f"installed for this user; the launcher runs: {' '.join(argv)}\n"
-          "undo with `explainer desktop uninstall`", file=sys.stderr)
+    print(
+        f"installed for this user; the launcher runs: {' '.join(argv)}\nundo with `explainer desktop uninstall`",
+        file=sys.stderr,
+    )
     return 0
 
 

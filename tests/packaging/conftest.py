@@ -46,6 +46,7 @@ def validate_desktop_file(path: Path) -> None:
 
 def validate_metainfo(path: Path) -> None:
     """appstreamcli accepts ``path`` (no errors or warnings; its infos are advice)."""
-    proc = subprocess.run([validator("appstreamcli"), "validate", "--no-net", "--no-color", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [validator("appstreamcli"), "validate", "--no-net", "--no-color", str(path)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -28,8 +28,9 @@ QT_MODULES_ALLOWED = {"QtCore", "QtGui", "QtWidgets", "QtSvg", "QtOpenGL", "QtOp
 
 @pytest.fixture(scope="module")
 def bundle() -> Path:
-    proc = subprocess.run(["bash", str(ROOT / "packaging" / "build_bundle.sh")],
-                          capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "packaging" / "build_bundle.sh")], capture_output=True, text=True, timeout=3600
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     program = ROOT / "dist" / "explainer" / "explainer"
     assert program.is_file()
@@ -40,8 +41,11 @@ def bundle() -> Path:
 def run_bundle(bundle, built_model, tmp_path):
     """Run the bundle in an empty folder with the built model's cache and no developer settings."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EXPLAINER_MODELS_DIR", "EXPLAINER_WHEEL")}
-    env.update(QT_QPA_PLATFORM="offscreen", EXPLAINER_CACHE_DIR=str(built_model.dir.parent.parent),
-               XDG_DATA_HOME=str(tmp_path / "share"))
+    env.update(
+        QT_QPA_PLATFORM="offscreen",
+        EXPLAINER_CACHE_DIR=str(built_model.dir.parent.parent),
+        XDG_DATA_HOME=str(tmp_path / "share"),
+    )
 
     def run(*args: str) -> subprocess.CompletedProcess:
         proc = subprocess.run([str(bundle), *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
@@ -93,6 +97,8 @@ def test_record_that_the_bundle_passed(bundle, request):
         pytest.skip("a test failed; the bundle will be tested again next time")
     script = ROOT / "packaging" / "bundle_inputs.sh"
     digest = subprocess.run(["bash", str(script), "hash"], capture_output=True, text=True, check=True).stdout
-    stamp = Path(subprocess.run(["bash", str(script), "stamp"], capture_output=True, text=True, check=True).stdout.strip())
+    stamp = Path(
+        subprocess.run(["bash", str(script), "stamp"], capture_output=True, text=True, check=True).stdout.strip()
+    )
     stamp.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(stamp, digest.encode(), "the bundle test stamp")

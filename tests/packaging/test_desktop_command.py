@@ -54,8 +54,11 @@ def test_install_writes_launcher_icons_metainfo_and_uninstall_removes_exactly_th
     written = desktop.install(home, argv)
 
     rel = {str(p.relative_to(home)) for p in written}
-    assert {"applications/explainer.desktop", "metainfo/org.example.explainer.metainfo.xml",
-            "icons/hicolor/scalable/apps/explainer.svg"} <= rel
+    assert {
+        "applications/explainer.desktop",
+        "metainfo/org.example.explainer.metainfo.xml",
+        "icons/hicolor/scalable/apps/explainer.svg",
+    } <= rel
     for size in (16, 22, 24, 32, 48, 64, 128, 256, 512):
         assert f"icons/hicolor/{size}x{size}/apps/explainer.png" in rel
     launcher = home / "applications" / "explainer.desktop"
@@ -98,8 +101,11 @@ def test_a_damaged_record_is_a_clear_error(tmp_path):
 def test_the_command_line_uses_xdg_data_home(tmp_path):
     home = tmp_path / "xdg"
     env = {**os.environ, "XDG_DATA_HOME": str(home), "PYTHONPATH": str(ROOT)}  # this checkout's code
-    run = lambda *a: subprocess.run([sys.executable, "-m", "explainer", "desktop", *a],  # noqa: E731
-                                    capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "explainer", "desktop", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+
     proc = run("install")
     assert proc.returncode == 0, proc.stderr
     assert str(home / "applications" / "explainer.desktop") in proc.stdout.splitlines()

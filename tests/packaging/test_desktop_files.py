@@ -60,4 +60,4 @@ def test_metainfo_urls_are_the_projects_and_screenshots_exist_in_the_repository(
     for url in urls + images:
         assert url.startswith(home), f"{url} is not under the Homepage {home} of pyproject.toml"
     for image in images:
-        assert (ROOT / image[len(home):]).is_file(), f"{image}: no such file in the repository"
+        assert (ROOT / image[len(home) :]).is_file(), f"{image}: no such file in the repository"

@@ -17,8 +17,13 @@ def _max_channel_difference(a, b) -> int:
     for y in range(a.height()):
         for x in range(a.width()):
             pa, pb = a.pixelColor(x, y), b.pixelColor(x, y)
-            worst = max(worst, abs(pa.red() - pb.red()), abs(pa.green() - pb.green()),
-                        abs(pa.blue() - pb.blue()), abs(pa.alpha() - pb.alpha()))
+            worst = max(
+                worst,
+                abs(pa.red() - pb.red()),
+                abs(pa.green() - pb.green()),
+                abs(pa.blue() - pb.blue()),
+                abs(pa.alpha() - pb.alpha()),
+            )
     return worst
 
 

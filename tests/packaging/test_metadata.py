@@ -33,8 +33,11 @@ def test_the_version_has_one_source():
 
 def test_setup_py_copies_the_folders_resources_looks_for():
     tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    table = next(ast.literal_eval(node.value) for node in ast.walk(tree)
-                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "DATA_FOLDERS")
+    table = next(
+        ast.literal_eval(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "DATA_FOLDERS"
+    )
     assert table == SOURCES
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").split()
     for folder in SOURCES.values():

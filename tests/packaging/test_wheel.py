@@ -31,8 +31,13 @@ from tests.packaging.conftest import ROOT
 
 
 def _pip(*args: str, env: dict[str, str] | None = None) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
@@ -56,8 +61,12 @@ def venv_install(wheel, tmp_path_factory) -> Path:
     venv.create(root, with_pip=False)
     python = root / "bin" / "python"
     _pip("--python", str(python), "install", "--no-deps", "-q", str(wheel))
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     _borrow_dependencies(Path(purelib))
     return root / "bin"
 
@@ -69,7 +78,9 @@ def user_install(wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:
     base = venv.EnvBuilder(system_site_packages=True, with_pip=False)  # --user needs a user site
     base.create(root / "python")
     env = {**os.environ, "PYTHONUSERBASE": str(root / "userbase")}
-    _pip("--python", str(root / "python" / "bin" / "python"), "install", "--user", "--no-deps", "-q", str(wheel), env=env)
+    _pip(
+        "--python", str(root / "python" / "bin" / "python"), "install", "--user", "--no-deps", "-q", str(wheel), env=env
+    )
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     _borrow_dependencies(root / "userbase" / "lib" / version / "site-packages")
     return root / "userbase" / "bin", env
@@ -85,10 +96,15 @@ def _run(program: Path, *args: str, cwd: Path, env: dict[str, str] | None = None
 
 def test_the_wheel_holds_the_data_folders_and_the_licence(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for must in ("explainer/_data/assets/captions.json", "explainer/_data/assets/icons/explainer.svg",
-                 "explainer/_data/assets/icons/explainer-512.png", "explainer/_data/models/smollm2-135m-instruct.json",
-                 "explainer/_data/linux/explainer.desktop", "explainer/_data/linux/org.example.explainer.metainfo.xml",
-                 f"explainer-{__version__}.dist-info/licenses/LICENSE"):
+    for must in (
+        "explainer/_data/assets/captions.json",
+        "explainer/_data/assets/icons/explainer.svg",
+        "explainer/_data/assets/icons/explainer-512.png",
+        "explainer/_data/models/smollm2-135m-instruct.json",
+        "explainer/_data/linux/explainer.desktop",
+        "explainer/_data/linux/org.example.explainer.metainfo.xml",
+        f"explainer-{__version__}.dist-info/licenses/LICENSE",
+    ):
         assert must in names, must
     # everything under assets/, at any depth (per-language texts will live in subfolders)
     for path in (ROOT / "assets").rglob("*"):
@@ -107,9 +123,8 @@ def test_installed_app_finds_its_data_from_outside_the_repository(kind, request,
     info = json.loads(_run(explainer, "model", "info", "--json", cwd=tmp_path, env=env).stdout)
     assert info["name"] == "smollm2-135m-instruct" and info["license"] == "Apache-2.0"
     # the code and the data both come from this install, not from the checkout
-    where = _run(_interpreter_of(explainer), "-c",
-                 "import explainer; from explainer.lesson.assets import assets_dir; print(explainer.__file__); print(assets_dir())",
-                 cwd=tmp_path, env=env).stdout.split()
+    code = "import explainer; from explainer.lesson.assets import assets_dir; print(explainer.__file__, assets_dir())"
+    where = _run(_interpreter_of(explainer), "-c", code, cwd=tmp_path, env=env).stdout.split()
     assert all(Path(p).is_relative_to(bin_dir.parent) for p in where), where
     assert where[1].endswith("explainer/_data/assets")
 
@@ -121,10 +136,24 @@ def _interpreter_of(script: Path) -> Path:
 
 @pytest.mark.slow
 def test_installed_app_exports_a_frame_and_installs_its_launcher(venv_install, built_model, tmp_path):
-    env = {**os.environ, "EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent), "XDG_DATA_HOME": str(tmp_path / "share")}
+    env = {
+        **os.environ,
+        "EXPLAINER_CACHE_DIR": str(built_model.dir.parent.parent),
+        "XDG_DATA_HOME": str(tmp_path / "share"),
+    }
     explainer = venv_install / "explainer"
-    _run(explainer, "export", "--prompt", "The capital of France is", "--stage", "tokens",
-         "--out", "figure.svg", cwd=tmp_path, env=env)
+    _run(
+        explainer,
+        "export",
+        "--prompt",
+        "The capital of France is",
+        "--stage",
+        "tokens",
+        "--out",
+        "figure.svg",
+        cwd=tmp_path,
+        env=env,
+    )
     assert ET.parse(tmp_path / "figure.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
     _run(explainer, "desktop", "install", cwd=tmp_path, env=env)
     launcher = (tmp_path / "share" / "applications" / "explainer.desktop").read_text()
