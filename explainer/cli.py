@@ -14,11 +14,11 @@ import sys
 from collections.abc import Sequence
 
 from explainer import __version__
-from explainer.commands import bench, export, generate, gui, model, tokenize
+from explainer.commands import bench, desktop, export, generate, gui, model, tokenize
 from explainer.commands.options import add_cache_dir_arg, apply_cache_dir
 from explainer.errors import ExplainerError
 
-COMMANDS = (model, tokenize, generate, bench, export)
+COMMANDS = (model, tokenize, generate, bench, export, desktop)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,8 +6,8 @@
 #   bash packaging/bootstrap.sh test     set up, then run the test suite
 #
 # Steps (each skipped when already done, so a second run takes seconds):
-#   1. system libraries Qt needs headless / for screenshots (apt, only if missing,
-#      only when running as root or with passwordless sudo)
+#   1. system libraries Qt needs headless / for screenshots, and for `test` the validators of the
+#      desktop files (apt, only if missing, only when running as root or with passwordless sudo)
 #   2. .venv in the repository root (python3.12 if it works, else python3 >= 3.11)
 #   3. pip install -e '.[test]'  (re-run only when pyproject.toml changes)
 #   4. explainer model build      (idempotent; downloads ~93 MB the first time)
@@ -25,6 +25,7 @@ APT_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0
 )
+TEST_APT_PACKAGES=(desktop-file-utils appstream)  # desktop-file-validate, appstreamcli (tests/packaging)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
@@ -92,6 +93,7 @@ pick_python() {
 
 # 1. system packages ------------------------------------------------------------
 if command -v dpkg >/dev/null 2>&1; then
+  if [ "$MODE" = test ]; then APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}"); fi
   apt_install "${APT_PACKAGES[@]}"
 else
   log "not a Debian-like system: skipping system packages"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import string
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from explainer.lesson.texts import (
     TourScript,
     TourStep,
 )
+from explainer.resources import data_dirs
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 DEFAULT_LANGUAGE = "en"
@@ -72,9 +72,9 @@ _RESTORE = "restore the file from the repository"
 
 
 def assets_dir() -> Path:
-    """The repository's assets/ (a checkout or editable install), else the copy a normal
-    install puts in <prefix>/share/explainer/assets (pyproject's data-files)."""
-    for candidate in (_PACKAGE.parent / "assets", Path(sys.prefix) / "share" / "explainer" / "assets"):
+    """assets/: the copy inside an installed package or bundle, else the repository's (a checkout
+    or an editable install); explainer/resources.py says why in that order."""
+    for candidate in data_dirs("assets"):
         if (candidate / DEFAULT_LANGUAGE / "captions.json").is_file():
             return candidate
     raise ExplainerError(

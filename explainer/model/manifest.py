@@ -5,12 +5,14 @@ hashes), the architecture dimensions we expect, and the chat template.
 
 Where the ``models/`` directory is found, in order:
 
-1. ``EXPLAINER_MODELS_DIR`` (handy for tests),
-2. ``<repo>/models`` next to the ``explainer`` package -- this is what an editable
-   install (``pip install -e .``, which packaging/bootstrap.sh uses) sees, so
-   editing a manifest takes effect without reinstalling,
-3. ``<sys.prefix>/share/explainer/models`` -- where a regular wheel install puts a
-   copy (``[tool.setuptools.data-files]`` in pyproject.toml).
+1. ``EXPLAINER_MODELS_DIR`` (handy for tests, and for trying a new manifest with an
+   installed app),
+2. the copy inside an installed package or bundle (``explainer/_data/models``),
+3. ``<repo>/models`` next to the ``explainer`` package -- what a checkout or an editable
+   install (``pip install -e .``, which packaging/bootstrap.sh uses) sees, so editing a
+   manifest takes effect without reinstalling.
+
+(2 and 3 are :func:`explainer.resources.data_dirs`, which says why in that order.)
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
+from explainer.resources import data_dirs
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 ENV_MODELS_DIR = "EXPLAINER_MODELS_DIR"
@@ -93,8 +95,7 @@ def models_dirs() -> list[Path]:
     env = os.environ.get(ENV_MODELS_DIR)
     if env:
         dirs.append(Path(env))
-    dirs.append(Path(__file__).resolve().parents[2] / "models")
-    dirs.append(Path(sys.prefix) / "share" / "explainer" / "models")
+    dirs.extend(data_dirs("models"))
     return dirs
 
 

@@ -1,0 +1,253 @@
+"""`explainer desktop install|uninstall`: put the app into this user's applications menu, and take
+it out again.
+
+Why a command and not a script: it must work from every form of install (a pip or pipx install,
+the standalone bundle), where no checkout and no packaging/ folder is at hand, and it must point
+the launcher at the `explainer` that is running it. It writes, under $XDG_DATA_HOME (by default
+~/.local/share), only what the freedesktop specifications read from there: the launcher
+(applications/), the icon (icons/hicolor/), the AppStream metainfo (metainfo/). No root, no
+system folders, no cache tools run (they would write files we did not).
+
+"Uninstall removes exactly what install wrote": install keeps a record of every file it wrote,
+with its hash, and of every folder it had to create. Uninstall deletes those files (a file
+changed since is left in place, with a warning), then those folders if they are empty, then the
+record. Installing again first removes what the previous install wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explainer.atomic import write_atomic
+from explainer.commands.options import Subcommands
+from explainer.errors import ExplainerError
+
+DESKTOP_ID = "explainer.desktop"  # ui/app.py: setDesktopFileName("explainer")
+METAINFO = "org.example.explainer.metainfo.xml"
+ICON_NAME = "explainer"
+RECORD = Path("explainer") / "desktop-install.json"
+RECORD_FORMAT = 1
+
+Warn = Callable[[str], None]
+
+# Characters after which an Exec argument must be quoted (Desktop Entry spec, "The Exec key").
+_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
+
+
+def add_parser(sub: Subcommands) -> None:
+    p = sub.add_parser("desktop", help="add the app to (or remove it from) your applications menu")
+    actions = p.add_subparsers(dest="desktop_command", metavar="ACTION", required=True)
+    q = actions.add_parser("install", help="add the launcher, icon and metainfo for this user")
+    q.set_defaults(func=run_install)
+    q = actions.add_parser("uninstall", help="remove exactly what `desktop install` added")
+    q.set_defaults(func=run_uninstall)
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file install writes: where, relative to the data home, and its bytes."""
+
+    relative: Path
+    data: bytes
+
+
+def data_home() -> Path:
+    """$XDG_DATA_HOME, or ~/.local/share when it is unset or not absolute (the spec says to
+    ignore a relative value)."""
+    value = os.environ.get("XDG_DATA_HOME", "")
+    if value and Path(value).is_absolute():
+        return Path(value)
+    return Path.home() / ".local" / "share"
+
+
+def launch_command() -> list[str]:
+    """How this `explainer` is started, as an argument list with absolute paths.
+
+    A bundle is its own executable; a pip or pipx install runs its entry-point script (argv[0]
+    is its path); run as `python -m explainer`, the same interpreter and module."""
+    if getattr(sys, "frozen", False):
+        return [str(Path(sys.executable).absolute())]
+    script = Path(sys.argv[0])
+    if script.name in ("explainer", "explainer.exe") and script.is_file():
+        return [str(script.absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "explainer"]
+
+
+def _string_value(text: str) -> str:
+    """A desktop entry string value: backslash and control characters escaped."""
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+
+
+def exec_value(argv: list[str]) -> str:
+    """The Exec= value running ``argv``: reserved characters quoted, ``%`` doubled, then the
+    string escapes applied on top, as the spec says (so a backslash in a quoted path is four)."""
+    parts = []
+    for arg in argv:
+        arg = arg.replace("%", "%%")
+        if any(c in _RESERVED for c in arg):
+            for c in ("\\", '"', "`", "$"):
+                arg = arg.replace(c, "\\" + c)
+            arg = f'"{arg}"'
+        parts.append(arg)
+    return _string_value(" ".join(parts))
+
+
+def desktop_entry(template: str, argv: list[str]) -> str:
+    """The launcher from packaging/linux/, with Exec and TryExec pointing at ``argv``."""
+    lines = []
+    for line in template.splitlines():
+        if line.startswith("Exec="):
+            line = "Exec=" + exec_value(argv)
+        elif line.startswith("TryExec="):
+            line = "TryExec=" + _string_value(argv[0])
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def planned_files(argv: list[str]) -> list[PlannedFile]:
+    """Everything install writes, read from the installed package data (explainer/resources.py)."""
+    from explainer.resources import data_dir
+
+    linux, icons = data_dir("linux"), data_dir("assets") / "icons"
+    try:
+        template = (linux / DESKTOP_ID).read_text(encoding="utf-8")
+        files = [
+            PlannedFile(Path("applications") / DESKTOP_ID, desktop_entry(template, argv).encode("utf-8")),
+            PlannedFile(Path("metainfo") / METAINFO, (linux / METAINFO).read_bytes()),
+            PlannedFile(
+                Path("icons/hicolor/scalable/apps") / f"{ICON_NAME}.svg", (icons / f"{ICON_NAME}.svg").read_bytes()
+            ),
+        ]
+        for png in sorted(icons.glob(f"{ICON_NAME}-*.png"), key=lambda p: int(p.stem.rsplit("-", 1)[1])):
+            size = png.stem.rsplit("-", 1)[1]
+            files.append(PlannedFile(Path(f"icons/hicolor/{size}x{size}/apps") / f"{ICON_NAME}.png", png.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise ExplainerError(
+            f"the desktop files of this installation are incomplete ({exc})",
+            "reinstall the app; in a checkout, restore packaging/linux/ and assets/icons/ with git",
+        ) from None
+    return files
+
+
+def _make_dirs(path: Path, created: list[Path]) -> None:
+    """Create ``path`` and its missing parents, noting each folder created (outermost first)."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except OSError as exc:
+            raise ExplainerError(
+                f"cannot create {folder}: {exc.strerror or exc}",
+                "check the permissions of your data folder ($XDG_DATA_HOME, ~/.local/share)",
+            ) from None
+        created.append(folder)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def install(home: Path, argv: list[str], warn: Warn | None = None) -> list[Path]:
+    """Write the launcher, metainfo and icons under ``home``; returns the files written."""
+    planned = planned_files(argv)
+    uninstall(home, warn)
+    created: list[Path] = []
+    written: list[dict[str, str]] = []
+    record_path = home / RECORD
+    try:
+        _make_dirs(record_path.parent, created)
+        for item in planned:
+            target = home / item.relative
+            _make_dirs(target.parent, created)
+            write_atomic(target, item.data, "a desktop file")
+            written.append({"path": str(target), "sha256": _sha256(item.data)})
+    finally:
+        # a record even of a failed install, so uninstall can take back what did get written
+        record = {"format": RECORD_FORMAT, "files": written, "dirs": [str(d) for d in created]}
+        if record_path.parent.is_dir():
+            write_atomic(record_path, (json.dumps(record, indent=2) + "\n").encode(), "the install record")
+    return [Path(w["path"]) for w in written]
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ExplainerError(
+            f"cannot read the install record {path}: {exc}", "remove the files by hand, then delete the record"
+        ) from None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ExplainerError(
+            f"the install record {path} is not one this version wrote",
+            "uninstall with the version that installed, or remove the files by hand",
+        )
+    return record
+
+
+def uninstall(home: Path, warn: Warn | None = None) -> list[Path]:
+    """Remove what the recorded install wrote under ``home``; returns the files removed."""
+    record_path = home / RECORD
+    record = _read_record(record_path)
+    if record is None:
+        return []
+    removed: list[Path] = []
+    for entry in record.get("files", []):
+        path = Path(entry["path"])
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise ExplainerError(f"cannot read {path}: {exc.strerror or exc}", "check its permissions") from None
+        if _sha256(data) != entry.get("sha256"):
+            if warn:
+                warn(f"left {path} in place: it changed after `explainer desktop install` wrote it")
+            continue
+        path.unlink()
+        removed.append(path)
+    record_path.unlink()
+    for folder in sorted((Path(d) for d in record.get("dirs", [])), key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):  # rmdir removes only an empty folder: anything put there stays
+            folder.rmdir()
+    return removed
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    argv = launch_command()
+    home = data_home()
+    for path in install(home, argv, _warn):
+        print(path)
+    print(
+        f"installed for this user; the launcher runs: {' '.join(argv)}\nundo with `explainer desktop uninstall`",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    home = data_home()
+    removed = uninstall(home, warn=_warn)
+    for path in removed:
+        print(path)
+    if not removed:
+        print(f"nothing to remove: no desktop install recorded in {home / RECORD}", file=sys.stderr)
+    return 0
