@@ -3,13 +3,14 @@
 #
 #   bash packaging/bootstrap.sh          set up only
 #   bash packaging/bootstrap.sh run      set up, then launch the app
-#   bash packaging/bootstrap.sh test     set up, then run the test suite
+#   bash packaging/bootstrap.sh test     set up, then run the checks and the test suite
+#   bash packaging/bootstrap.sh check    set up, then only the checks (ruff, mypy, lint-imports)
 #
 # Steps (each skipped when already done, so a second run takes seconds):
 #   1. system libraries Qt needs headless / for screenshots, and for `test` the validators of the
 #      desktop files (apt, only if missing, only when running as root or with passwordless sudo)
 #   2. .venv in the repository root (python3.12 if it works, else python3 >= 3.11)
-#   3. pip install -e '.[test]'  (re-run only when pyproject.toml changes)
+#   3. pip install -e '.[test,dev]'  (re-run only when pyproject.toml changes)
 #   4. explainer model build      (idempotent; downloads ~93 MB the first time)
 set -euo pipefail
 
@@ -31,8 +32,8 @@ log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
 
 case "$MODE" in
-  setup|run|test) ;;
-  -h|--help|help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  setup|run|test|check) ;;
+  -h|--help|help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) die "unknown mode '$MODE' (use: run, test, or nothing)" ;;
 esac
 
@@ -115,12 +116,20 @@ STAMP="$VENV/.explainer-install-stamp"
 WANT="$( (cat pyproject.toml; "$VENV/bin/python" -c 'import sys; print(sys.version)') | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ] || ! "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("explainer")' >/dev/null 2>&1; then
   log "installing explainer and its dependencies into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,dev]'
   echo "$WANT" > "$STAMP"
 fi
 
 # 4. model ------------------------------------------------------------------------
 "$VENV/bin/explainer" model build >/dev/null
+
+run_checks() {  # lint, formatting, types, layering (CONTRIBUTING.md): before the tests, fast
+  log "checks: ruff, ruff format, mypy, lint-imports"
+  "$VENV/bin/ruff" check --quiet .
+  "$VENV/bin/ruff" format --check --quiet .
+  "$VENV/bin/mypy"
+  "$VENV/bin/lint-imports" --no-cache >/dev/null || "$VENV/bin/lint-imports" --no-cache
+}
 
 case "$MODE" in
   setup) log "ready: run the app with .venv/bin/explainer" ;;
@@ -132,5 +141,6 @@ case "$MODE" in
     fi
     exec "$VENV/bin/explainer" "$@"
     ;;
-  test) exec "$VENV/bin/python" -m pytest -q "$@" ;;
+  check) run_checks ;;
+  test) run_checks; exec "$VENV/bin/python" -m pytest -q "$@" ;;
 esac
