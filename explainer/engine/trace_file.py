@@ -28,6 +28,8 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import IO, Any, BinaryIO, cast
 
 import numpy as np
@@ -56,8 +58,21 @@ from explainer.errors import ExplainerError
 FORMAT = "explainer-trace"
 VERSION = 2
 HEADER = "trace.json"
+LESSON = "lesson.json"  # optional: where a learner was in the lesson (the app's own record)
 SUFFIX = ".trace"
 MAX_HEADER_BYTES = 256 << 20
+MAX_LESSON_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    """What a file holds: the recorded run, and (a lesson file) where the learner was in the
+    lesson, as the app wrote it; this layer only checks that it is a small JSON object."""
+
+    trace: Trace
+    lesson: dict[str, Any] | None = None
+
+
 _STEP = (
     "phase",
     "start",
@@ -90,8 +105,9 @@ ARRAYS: dict[str, np.dtype[Any]] = {
 # --- writing -------------------------------------------------------------------------------
 
 
-def save_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
-    """Write ``trace`` atomically: a reader sees the old file or the new one, never half of one."""
+def save_trace(trace: Trace, path: str | os.PathLike[str], lesson: Mapping[str, Any] | None = None) -> Path:
+    """Write ``trace`` atomically: a reader sees the old file or the new one, never half of one.
+    ``lesson`` (a JSON-able object) makes it a lesson file: the run and where the learner was."""
     for i, step in enumerate(trace.steps):
         numbers = [step.forward_s, step.sample_s, step.sampling.chosen_prob, step.sampling.chosen_raw_prob]
         if not all(np.isfinite(numbers)):
@@ -100,11 +116,14 @@ def save_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
                 "This is a bug in the engine; please report it.",
             )
     header = json.dumps(_header(trace), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    lesson_json = None if lesson is None else json.dumps(dict(lesson), ensure_ascii=False).encode("utf-8")
     arrays = _arrays(trace)
 
     def write(out: BinaryIO) -> None:
         with zipfile.ZipFile(out, "w") as zf:
             zf.writestr(zipfile.ZipInfo(HEADER, (1980, 1, 1, 0, 0, 0)), header, zipfile.ZIP_DEFLATED)
+            if lesson_json is not None:
+                zf.writestr(zipfile.ZipInfo(LESSON, (1980, 1, 1, 0, 0, 0)), lesson_json, zipfile.ZIP_DEFLATED)
             for name, arr in arrays.items():
                 info = zipfile.ZipInfo(f"{name}.npy", (1980, 1, 1, 0, 0, 0))
                 with zf.open(info, "w", force_zip64=arr.nbytes > 1 << 30) as member:
@@ -191,6 +210,11 @@ def _arrays(trace: Trace) -> dict[str, np.ndarray]:
 
 def load_trace(path: str | os.PathLike[str]) -> Trace:
     """Read and validate a saved trace; every failure is a :class:`TraceError` naming what is wrong."""
+    return open_trace_file(path).trace
+
+
+def open_trace_file(path: str | os.PathLike[str]) -> TraceFile:
+    """Read and validate a trace or lesson file (see :class:`TraceFile`)."""
     target = Path(path)
     try:
         with open(target, "rb") as fh:
@@ -202,7 +226,7 @@ def load_trace(path: str | os.PathLike[str]) -> Trace:
         raise TraceError(f"No trace file at {target}.", "Check the path, or save a trace first.") from e
     except OSError as e:
         raise TraceError(f"Could not read {target}: {e.strerror or e}.", "Check that it is a readable file.") from e
-    return _read_json_v1(data, target)
+    return TraceFile(_read_json_v1(data, target))
 
 
 def _read_json_v1(data: bytes, target: Path) -> Trace:
@@ -224,7 +248,7 @@ def _read_json_v1(data: bytes, target: Path) -> Trace:
     return read_v1(obj)
 
 
-def _read_zip(fh: IO[bytes], target: Path) -> Trace:
+def _read_zip(fh: IO[bytes], target: Path) -> TraceFile:
     fh.seek(0)
     try:
         with zipfile.ZipFile(fh) as zf:
@@ -252,7 +276,7 @@ def _read_zip(fh: IO[bytes], target: Path) -> Trace:
         ) from e
 
 
-def _read_members(zf: zipfile.ZipFile) -> Trace:
+def _read_members(zf: zipfile.ZipFile) -> TraceFile:
     names = set(zf.namelist())
     if HEADER not in names:
         raise TraceError(
@@ -274,7 +298,19 @@ def _read_members(zf: zipfile.ZipFile) -> Trace:
     arrays = {name: _array_data(zf, name, shapes[name]) for name in ARRAYS}
     trace.steps = _steps(trace, steps, arrays)
     trace.validate()
-    return trace
+    return TraceFile(trace, _read_lesson(zf) if LESSON in names else None)
+
+
+def _read_lesson(zf: zipfile.ZipFile) -> dict[str, Any]:
+    if zf.getinfo(LESSON).file_size > MAX_LESSON_BYTES:
+        raise trace_error(LESSON, "more than a lesson's record can be")
+    try:
+        lesson = json.loads(zf.read(LESSON).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise trace_error(LESSON, f"not valid JSON text ({e})") from e
+    if not isinstance(lesson, dict):
+        raise trace_error(LESSON, f"expected an object, got {type(lesson).__name__}")
+    return lesson
 
 
 def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:

@@ -194,3 +194,22 @@ def test_random_header_edits_never_raise_anything_but_a_trace_error(tmp_path, sa
         _load(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}))
     except TraceError as e:
         assert e.message
+
+
+def test_a_lesson_file_is_a_trace_with_where_the_learner_was(tmp_path):
+    from explainer.engine.trace_file import open_trace_file
+
+    trace = make_trace()
+    lesson = {"tour": {"step": "tok-ids", "index": 7}, "game": {"played": 2, "right": 1}}
+    save_trace(trace, tmp_path / "class.lesson", lesson=lesson)
+    opened = open_trace_file(tmp_path / "class.lesson")
+    assert opened.trace == trace and opened.lesson == lesson
+    assert load_trace(tmp_path / "class.lesson") == trace  # any reader of traces reads it
+    save_trace(trace, tmp_path / "plain.trace")
+    assert open_trace_file(tmp_path / "plain.trace").lesson is None
+
+
+def test_a_tampered_lesson_record_is_named(tmp_path, saved):
+    m = _members(saved)
+    _refused(tmp_path, _zip({**m, "lesson.json": b"[1, 2]"}), "lesson.json: expected an object, got list")
+    _refused(tmp_path, _zip({**m, "lesson.json": b"{oops"}), "lesson.json: not valid JSON")
