@@ -27,9 +27,9 @@ import os
 import struct
 import zipfile
 import zlib
-from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
 import numpy as np
