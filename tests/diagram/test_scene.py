@@ -414,3 +414,16 @@ def test_growing_trace_snapshots_keep_animating(scene, real_trace, qtbot):
     assert scene.is_animating()
     with qtbot.waitSignal(scene.animation_finished, timeout=5000):
         pass
+
+
+def test_a_slow_pass_keeps_the_timings_inside_their_panel(scene, real_trace):
+    """Measured times make the counters' lines longer on a slow machine; they stay in the panel."""
+    import dataclasses
+
+    trace = real_trace("paris")
+    slow = dataclasses.replace(trace, steps=[dataclasses.replace(s, forward_s=12345.678) for s in trace.steps])
+    scene.show_frame(slow, Cursor(1, Stage.LAYERS), animate=False)
+    panel = QRectF(L.COUNTERS)
+    for line in (scene.counters_item.line1, scene.counters_item.line2):
+        assert line.isVisible() and panel.contains(line.sceneBoundingRect()), line.text()
+    assert "12,345,678 ms" in scene.counters_item.line2.text() or "…" in scene.counters_item.line2.text()
