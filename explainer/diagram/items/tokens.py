@@ -9,6 +9,7 @@ so the newest token is always visible and nothing leaves the panel.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -123,9 +124,14 @@ class ChipLayout:
     hidden: int
 
 
-def layout_chips(widths: list[float], more_width: float, width: float, rows: int, row_h: float) -> ChipLayout:
-    """Wrap chips into ``rows`` rows of ``width``; if they do not fit, keep the first
-    HEAD_CHIPS, a "more" chip, and as many of the last chips as fit."""
+def layout_chips(
+    n: int, width_of: Callable[[int], float], more_width: float, width: float, rows: int, row_h: float
+) -> ChipLayout:
+    """Wrap ``n`` chips into ``rows`` rows of ``width``; if they do not fit, keep the first
+    HEAD_CHIPS, a "more" chip, and as many of the last chips as fit.
+
+    ``width_of(i)`` is asked only for chips that are tried: an 8,000-token context measures the
+    hundred or so that can be shown, not all of them (it was 80 ms a frame)."""
 
     def place(seq: list[tuple[int | None, float]]) -> list[tuple[float, float]] | None:
         x, row, out = 0.0, 0, []
@@ -138,27 +144,39 @@ def layout_chips(widths: list[float], more_width: float, width: float, rows: int
             x += w + CHIP_GAP
         return out
 
-    n = len(widths)
-    full: list[tuple[int | None, float]] = [(i, widths[i]) for i in range(n)]
-    pos = place(full)
-    if pos is not None:
-        return ChipLayout([i for i, _ in full], pos, 0)
-    head = full[: min(HEAD_CHIPS, n)]
+    measured: dict[int, float] = {}
+
+    def chip(i: int) -> tuple[int | None, float]:
+        if i not in measured:
+            measured[i] = width_of(i)
+        return i, measured[i]
+
+    # everything, if it fits: measured chip by chip until a row too many is needed
+    fits: list[tuple[int | None, float]] = []
+    for i in range(n):
+        fits.append(chip(i))
+        if place(fits) is None:
+            break
+    else:
+        pos = place(fits)
+        assert pos is not None
+        return ChipLayout([i for i, _ in fits], pos, 0)
+    head = [chip(i) for i in range(min(HEAD_CHIPS, n))]
     # Grow the tail from the end while it fits (the newest tokens matter most).
     best: tuple[list[tuple[int | None, float]], list[tuple[float, float]]] | None = None
-    lo = len(head)
-    for start in range(n - 1, lo - 1, -1):
-        seq = head + [(None, more_width)] + full[start:]
+    tail: list[tuple[int | None, float]] = []
+    for start in range(n - 1, len(head) - 1, -1):
+        tail.insert(0, chip(start))
+        seq = head + [(None, more_width)] + tail
         p = place(seq)
         if p is None:
             break
         best = (seq, p)
     if best is None:  # not even one recent chip fits beside the head: show head + more only
         seq = head[:1] + [(None, more_width)]
-        p = place(seq) or [(0.0, 0.0), (widths[0] + CHIP_GAP, 0.0)]
+        p = place(seq) or [(0.0, 0.0), (head[0][1] + CHIP_GAP, 0.0)]
         best = (seq, p)
     seq, p = best
-    assert p is not None
     shown = sum(1 for i, _ in seq if i is not None)
     return ChipLayout([i for i, _ in seq], p, n - shown)
 
@@ -243,16 +261,24 @@ class TokenStripItem(Panel):
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4 - bottom) // row_h))
-        widths = [TokenChipItem.size_for(c.label, theme, c.id)[0] for c in chips]
         more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
-        lay = layout_chips(widths, more_w, self.w - 28, rows, row_h)
+        lay = layout_chips(
+            len(chips),
+            lambda i: TokenChipItem.size_for(chips[i].label, theme, chips[i].id)[0],
+            more_w,
+            self.w - 28,
+            rows,
+            row_h,
+        )
         self.layout_info = lay
         lo, hi = value.reading
         used_chips = 0
         for idx, (px, py) in zip(lay.order, lay.positions):
-            if idx is None:
-                shown = {j for j in lay.order if j is not None}
-                hidden_reading = any(lo <= j < hi for j in range(len(chips)) if j not in shown)
+            if idx is None:  # the chips between the head and the tail are hidden: is one read now?
+                k = lay.order.index(None)
+                first_hidden = k  # the head is chips 0..k-1
+                after_hidden = lay.order[k + 1] if k + 1 < len(lay.order) else len(chips)
+                hidden_reading = lo < after_hidden and hi > first_hidden and lo < hi
                 self.more.set_token(None, theme, reading=hidden_reading, more=lay.hidden)
                 self.more.setPos(14 + px, top + py)
                 continue
