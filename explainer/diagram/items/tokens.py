@@ -8,8 +8,8 @@ so the newest token is always visible and nothing leaves the panel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -277,7 +277,8 @@ class TokenStripItem(Panel):
             if idx is None:  # the chips between the head and the tail are hidden: is one read now?
                 k = lay.order.index(None)
                 first_hidden = k  # the head is chips 0..k-1
-                after_hidden = lay.order[k + 1] if k + 1 < len(lay.order) else len(chips)
+                nxt = lay.order[k + 1] if k + 1 < len(lay.order) else None
+                after_hidden = nxt if nxt is not None else len(chips)
                 hidden_reading = lo < after_hidden and hi > first_hidden and lo < hi
                 self.more.set_token(None, theme, reading=hidden_reading, more=lay.hidden)
                 self.more.setPos(14 + px, top + py)
