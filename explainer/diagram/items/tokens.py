@@ -176,6 +176,7 @@ class TokenStripItem(Panel):
         ]
         self.message = Text(f"{key}/message", self)
         self.stats = Text(f"{key}/stats", self)
+        self.whitespace = Text(f"{key}/whitespace", self)  # what ␣ and ↵ mean, once per panel
         self.chips: list[TokenChipItem] = []
         self.more = TokenChipItem(f"{key}/more", self)
         self.more.setVisible(False)
@@ -228,6 +229,7 @@ class TokenStripItem(Panel):
         ).place(14, self.h - 8, "bl")
         self.stats.setVisible(bool(value.stats))
         bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
+        bottom += self._whitespace_legend(value.legend, theme, bottom)
         # chips
         self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
@@ -264,6 +266,26 @@ class TokenStripItem(Panel):
         self.more.setVisible(None in lay.order)
         for c in self.chips[used_chips:]:
             c.setVisible(False)
+
+    def _whitespace_legend(self, legend: str, theme: Theme, bottom: float) -> float:
+        """The ␣ / ↵ legend, once: right-aligned on the bottom line beside the stats, or on a
+        line of its own above them when it does not fit there (large type). Returns the extra
+        height it takes from the chips."""
+        self.whitespace.setVisible(bool(legend))
+        if not legend:
+            return 0.0
+        lf = theme_font(theme, 0.85)
+        right = self.w - 14
+        left = 14 + (self.stats.boundingRect().width() + 24 if self.stats.isVisible() else 0)
+        self.whitespace.show_text(legend, lf, theme.muted)
+        self.whitespace.setData(RAW, legend)
+        width = self.whitespace.boundingRect().width()
+        if width <= right - left:
+            self.whitespace.place(right, self.h - 8, "br")
+            return 0.0
+        self.whitespace.show_text(elide(legend, lf, right - 14), lf, theme.muted)
+        self.whitespace.place(14, self.h - 8 - bottom, "bl")
+        return self.whitespace.boundingRect().height() + 4
 
     # --- what transitions move ----------------------------------------------
 
