@@ -35,13 +35,17 @@ def linked_caption_html(parts: tuple[TextPart, ...], text: str, link_color: str)
 
 
 class LinkedPara(Para):
-    """A wrapped paragraph whose links can be hovered and clicked (and nothing else: no
-    selection, no keyboard interaction, so the diagram's stepping keys stay the diagram's)."""
+    """A wrapped paragraph whose links can be hovered and clicked. Mouse only: no keyboard
+    interaction, so the diagram's stepping keys stay the diagram's. (Selectable by mouse too:
+    without it the text control ignores the press, and a link is only activated by a release
+    over the link it was pressed on.)"""
 
     def __init__(self, key: str, parent: Panel | None = None) -> None:
         super().__init__(key, parent)
         self._html = ""
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.TextSelectableByMouse
+        )
 
     def show_linked(self, html_text: str, f: QFont, c: str, width: float) -> LinkedPara:
         if self.font() != f:

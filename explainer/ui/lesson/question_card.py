@@ -138,7 +138,7 @@ class QuestionCard(QWidget):
                     b.setObjectName(f"question_item_{i}_{cat}")
                     b.setAccessibleName(label)
                     group.addButton(b, c)
-                    grid.addWidget(b, i + 1, c + 1)
+                    grid.addWidget(b, i + 1, c + 1, Qt.AlignmentFlag.AlignCenter)  # (its size: all of it clickable)
                     buttons.append(b)
                 self._groups.append(group)
                 self.item_choices.append(buttons)
