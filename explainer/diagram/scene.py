@@ -143,7 +143,7 @@ class LifecycleScene(QGraphicsScene):
         if name is not None and name not in self.panels:
             raise ValueError(f"no panel named {name!r}")
         self._highlighted = name
-        self.highlight.point_at(panel_rect(name, self.panels) if name else None, self.theme)
+        self.highlight.point_at(panel_rect(name, self.panels) if name else None, self.theme, self.sceneRect())
 
     @property
     def highlighted(self) -> str | None:
