@@ -40,6 +40,8 @@ def palette_for(theme: Theme, base: QPalette) -> QPalette:
             (cr.Highlight, accent),
             (cr.HighlightedText, accent_text),
             (cr.PlaceholderText, muted),
+            (cr.Link, accent),  # the lesson's glossary links: Qt's default blue is unreadable on dark
+            (cr.LinkVisited, accent),
         ):
             pal.setColor(group, role, color)
     for role, color in (

@@ -126,11 +126,16 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     w = window
     section = w.lesson_ui.dock.whatif
     trace = sampled_run(qtbot, w)
-    forward_to(qtbot, w, 1, Stage.PROBABILITIES)
+    forward_to(qtbot, w, 1, Stage.SAMPLING)  # the What if? tab closed: nothing is computed
+    assert section.step is trace.steps[1] and section.value is None and section.computed == 0
+    w.lesson_ui.dock.open_section(Section.WHATIF)
+    qtbot.waitUntil(lambda: section.value is not None)
+    w.stepper.show(Cursor(1, Stage.PROBABILITIES))
     assert section.step is None and not section.hint.isHidden()  # the sampling stage only
     forward_to(qtbot, w, 1, Stage.SAMPLING)
     step = trace.steps[1]
     assert section.step is step
+    qtbot.waitUntil(lambda: section.value is not None)
     assert section.settings() == dataclasses.replace(trace.settings)  # it starts at the run's own settings
     assert section.chart.value.same and section.chart.value.landed_id == step.sampling.chosen.id
     chart_matches_the_sampler(section, step)
@@ -152,6 +157,7 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     assert section.top_k.value() == value + 1 and w.cursor == Cursor(1, Stage.SAMPLING)
     click(qtbot, section.reset_button)
     assert section.settings() == trace.settings
+    qtbot.waitUntil(lambda: section.chart.value is not None and section.chart.value.settings == trace.settings)
     assert w.trace is trace  # the model never ran again
 
 
@@ -159,6 +165,7 @@ def test_what_if_says_when_it_cannot_reshape(qtbot, window):
     w = window
     section = w.lesson_ui.dock.whatif
     trace = generate(qtbot, w, PARIS, max_new_tokens=2)  # greedy: no random number was drawn
+    w.lesson_ui.dock.open_section(Section.WHATIF)
     forward_to(qtbot, w, 0, Stage.SAMPLING)
     section.temperature.setValue(120)
     section.recompute()
@@ -167,6 +174,7 @@ def test_what_if_says_when_it_cannot_reshape(qtbot, window):
     old = dataclasses.replace(trace, steps=[dataclasses.replace(s, logits=None) for s in trace.steps])
     w.show_recorded(old)  # a trace saved before logits were recorded
     w.stepper.show(Cursor(0, Stage.SAMPLING))
+    qtbot.waitUntil(lambda: section.value is not None)
     assert section.message.text() == TEXTS.text("whatif", "not_recorded")
     assert section.chart.drawn_bars() == []
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from explainer.lesson.completion import Completion
 from explainer.lesson.texts import LessonTexts
+from explainer.ui.lesson.links import coloured_links
 from explainer.ui.style import TextKeyGuard
 
 
@@ -76,7 +77,8 @@ class CompletionSection(QWidget):
         self.score.setText("\n".join(value.score))
         self.recap.setText("\n".join(value.recap))
         self.bridge.setText(value.bridge)
-        self.next_link.setText(f'<a href="{html.escape(value.next_url)}">{html.escape(value.next_title)}</a>')
+        link = f'<a href="{html.escape(value.next_url)}">{html.escape(value.next_title)}</a>'
+        self.next_link.setText(coloured_links(link, self))
         self.next_link.setToolTip(value.next_url)
         look = value.look
         self._syncing = True
@@ -89,6 +91,11 @@ class CompletionSection(QWidget):
             box.setEnabled(look is not None)
         self._syncing = False
         self.look.setText(value.look_text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.value is not None:
+            self.show_completion(self.value)  # the link in the theme's colour
 
     def _changed(self) -> None:
         if not self._syncing:

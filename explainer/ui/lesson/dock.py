@@ -20,6 +20,7 @@ from explainer.ui.lesson.tour_section import TourSection
 from explainer.ui.lesson.whatif_section import WhatIfSection
 
 DOCK_WIDTH = 400
+TOUR_HEIGHT = 255
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -68,6 +69,7 @@ class LessonDock(QDockWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([TOUR_HEIGHT, 900 - TOUR_HEIGHT])  # room for a step's text and its task
         self.setWidget(self.splitter)
         self.tour.term_activated.connect(self.open_glossary)
         self.questions.term_activated.connect(self.open_glossary)

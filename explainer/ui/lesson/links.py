@@ -8,14 +8,20 @@ the glossary at it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QCursor, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QWidget
 
-from explainer.lesson.glossary import linked_html, term_of_href
+from explainer.lesson.glossary import link_terms, linked_html, term_of_href
 from explainer.lesson.texts import Glossary
 
-LINK_STYLE = "<style>a { text-decoration: underline; }</style>"
+
+def coloured_links(body: str, widget: QWidget) -> str:
+    """``body`` with every link in the widget's link colour. (Qt resolves a link's colour from
+    the application's palette when it parses the HTML, not from the widget's: without this the
+    links stay Qt's default blue, unreadable on the dark and projector themes.)"""
+    colour = widget.palette().color(QPalette.ColorRole.Link).name()
+    return body.replace("<a href=", f'<a style="color:{colour}; text-decoration: underline" href=')
 
 
 class LinkedLabel(QLabel):
@@ -38,13 +44,19 @@ class LinkedLabel(QLabel):
     def set_linked(self, text: str) -> None:
         """Show ``text`` with its terms linked (each term once, unless ``once`` is False)."""
         self.plain = text
-        body = linked_html(text, self.glossary, self.once).replace("\n", "<br>")
-        self.setText(LINK_STYLE + body)
+        self._render()
+
+    def _render(self) -> None:
+        body = linked_html(self.plain, self.glossary, self.once).replace("\n", "<br>")
+        self.setText(coloured_links(body, self))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.plain:
+            self._render()  # the theme changed: the links take its colour
 
     def hrefs(self) -> list[str]:
         """The glossary keys linked in the text shown (what a test or a reader can click)."""
-        from explainer.lesson.glossary import link_terms
-
         return [p.term for p in link_terms(self.plain, self.glossary, self.once) if p.term is not None]
 
     def _activated(self, href: str) -> None:

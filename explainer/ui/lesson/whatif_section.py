@@ -5,12 +5,15 @@ greedy, top-k 0 = off .. 100, top-p 0.05 .. 1) and every move redoes that step's
 :func:`explainer.lesson.whatif.what_if`: the sampler's own function on the step's recorded
 logits, with the step's own random number. It costs 15-30 ms, so moves are coalesced: a slider
 only restarts a zero-delay timer, and the chart is computed once per event-loop turn however
-many moves arrived. Everything here is labelled as "what if", never as what the model did.
+many moves arrived; and nothing is computed while the section is out of sight (stepping
+through a run with the What if? tab closed costs nothing), only when it is shown. Everything
+here is labelled as "what if", never as what the model did.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from explainer.diagram.theme import Theme
@@ -47,6 +50,7 @@ class WhatIfSection(QWidget):
         self.value: WhatIf | None = None
         self._names = TokenNames()
         self._syncing = False
+        self._stale = False  # settings or step changed while the section was out of sight
         self.computed = 0  # how many times the chart was computed (coalescing is tested)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -144,9 +148,9 @@ class WhatIfSection(QWidget):
         shown: tuple[QWidget, ...] = (self.chart, self.legend, self.message, self.stage_label, self.kept)
         for widget in shown:
             widget.setVisible(on)
-        if not on:
-            self.value = None
-            self.chart.set_value(None)
+        self.value = None  # (until the new step is computed: never another step's chart)
+        self.chart.set_value(None)
+        self.message.setText("")
 
     def reset(self) -> None:
         """The sliders back at the run's own settings."""
@@ -158,7 +162,8 @@ class WhatIfSection(QWidget):
         self.top_k.setValue(min(TOP_K_MAX, s.top_k))
         self.top_p.setValue(max(TOP_P_MIN, round(s.top_p * 100)))
         self._syncing = False
-        self.recompute()
+        self._show_values()
+        self.schedule()
 
     def settings(self) -> SamplingSettings:
         """The settings the sliders show now."""
@@ -177,8 +182,20 @@ class WhatIfSection(QWidget):
         self._show_values()
         if self._syncing:
             return
-        self.timer.start()  # coalesced: one computation per event-loop turn
+        self.schedule()
         self.changed.emit(name)
+
+    def schedule(self) -> None:
+        """Compute at the next event-loop turn (coalesced), or when the section is next shown."""
+        if self.isVisible():
+            self.timer.start()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.recompute()
 
     def _show_values(self) -> None:
         ui = self._ui
@@ -189,6 +206,7 @@ class WhatIfSection(QWidget):
 
     def recompute(self) -> None:
         self.timer.stop()
+        self._stale = False
         self._show_values()
         if self.step is None:
             return
