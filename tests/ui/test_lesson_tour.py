@@ -7,6 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explainer.lesson.assets import load_texts
+from explainer.lesson.game import GameState
+from explainer.lesson.questions import QuizState
 from explainer.lesson.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
@@ -148,8 +150,19 @@ def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):
     w = make_window(lambda: shared_engine)
     w.lesson_ui.go_to(index_of("in-layers"))
     assert w.lesson_ui.view is not None and w.lesson_ui.view.step_id == "in-layers"
+    quiz = QuizState((("core", 2, True), ("stop", 1, False)))
+    w.lesson_ui.dock.questions.set_quiz(quiz)
+    w.lesson_ui.dock.questions.quiz_changed.emit()
+    game = GameState(played=4, score=3, streak=2, best=2)
+    w.lesson_ui.dock.predict.set_game(game)
+    w.lesson_ui.dock.predict.score_changed.emit()  # (what a round played reports)
+    qtbot.keyClick(w.view, Qt.Key.Key_F1)  # the dock closed: the layout remembers it
     w.close()
     again = make_window(lambda: shared_engine)
     assert again.lesson_ui.state.index == index_of("in-layers")
     assert again.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
     assert again.scene.highlighted == "layers"
+    assert again.lesson_ui.dock.questions.quiz == quiz and again.lesson_ui.dock.predict.game == game
+    assert not again.lesson_ui.dock.isVisible()
+    qtbot.keyClick(again.view, Qt.Key.Key_F1)
+    assert again.lesson_ui.dock.isVisible()

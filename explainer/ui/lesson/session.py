@@ -71,6 +71,7 @@ class LessonSession(QObject):
         d.tour.restart_clicked.connect(self.restart)
         d.predict.played.connect(self._on_played)
         d.predict.step_to.connect(self.window.stepper.show)
+        d.predict.score_changed.connect(lambda: store.set_json(GAME_KEY, d.predict.game.to_dict()))
         d.whatif.changed.connect(lambda name: self.observe(WhatIfChanged(name)))
         d.questions.answered.connect(self._on_answered)
         d.questions.quiz_changed.connect(lambda: store.set_json(QUIZ_KEY, d.questions.quiz.to_dict()))
@@ -140,7 +141,6 @@ class LessonSession(QObject):
         self.observe(SettingChanged(name))
 
     def _on_played(self, result: Reveal) -> None:
-        self.window.settings.set_json(GAME_KEY, self.dock.predict.game.to_dict())
         self.observe(Predicted(result.correct))
 
     def _on_answered(self, question_id: str, correct: bool) -> None:
