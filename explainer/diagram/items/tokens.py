@@ -268,22 +268,16 @@ class TokenStripItem(Panel):
             c.setVisible(False)
 
     def _whitespace_legend(self, legend: str, theme: Theme, bottom: float) -> float:
-        """The ␣ / ↵ legend, once: right-aligned on the bottom line beside the stats, or on a
-        line of its own above them when it does not fit there (large type). Returns the extra
-        height it takes from the chips."""
+        """The ␣ / ↵ legend, once, on a line of its own above the stats. Always there, not
+        beside the stats where it fits: the stats are wider at the tokens stage, so it would
+        jump between the two places from stage to stage. Returns the height it takes from the
+        chips (at the canvas's sizes they keep their rows)."""
         self.whitespace.setVisible(bool(legend))
         if not legend:
             return 0.0
         lf = theme_font(theme, 0.85)
-        right = self.w - 14
-        left = 14 + (self.stats.boundingRect().width() + 24 if self.stats.isVisible() else 0)
-        self.whitespace.show_text(legend, lf, theme.muted)
+        self.whitespace.show_text(elide(legend, lf, self.w - 28), lf, theme.muted)
         self.whitespace.setData(RAW, legend)
-        width = self.whitespace.boundingRect().width()
-        if width <= right - left:
-            self.whitespace.place(right, self.h - 8, "br")
-            return 0.0
-        self.whitespace.show_text(elide(legend, lf, right - 14), lf, theme.muted)
         self.whitespace.place(14, self.h - 8 - bottom, "bl")
         return self.whitespace.boundingRect().height() + 4
 
