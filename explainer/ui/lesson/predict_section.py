@@ -43,8 +43,10 @@ class PredictSection(QWidget):
         self.round: Round | None = None  # the round offered now
         self.revealed: tuple[Round, Reveal] | None = None  # the reveal shown now
         self._played: dict[int, tuple[Round, Reveal]] = {}  # pass -> its round and reveal, this run
+        self._rounds: dict[int, Round | None] = {}  # pass -> its round (made once per run: stepping stays cheap)
         self._trace: Trace | None = None
         self._names = TokenNames()
+        self._drawn = False
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         self.score = _wrapped("game_score")
@@ -101,6 +103,7 @@ class PredictSection(QWidget):
     def new_run(self) -> None:
         """A new run: its passes have not been played."""
         self._played.clear()
+        self._rounds.clear()
         self._trace = None
         self._show(None, None)
 
@@ -119,7 +122,9 @@ class PredictSection(QWidget):
             self.hint.setText(self._ui("predict_hint"))
             self._show(None, None)
             return
-        rnd = new_round(self.texts, trace, cursor.step, names, trace.settings.seed or 0)
+        if cursor.step not in self._rounds:
+            self._rounds[cursor.step] = new_round(self.texts, trace, cursor.step, names, trace.settings.seed or 0)
+        rnd = self._rounds[cursor.step]
         self.hint.setText("" if rnd is not None else self.texts.text("game", "no_candidates"))
         self._show(rnd, None)
 
@@ -137,6 +142,9 @@ class PredictSection(QWidget):
         self.step_to.emit(Cursor(rnd.step, Stage.PROBABILITIES))
 
     def _show(self, rnd: Round | None, shown: tuple[Round, Reveal] | None) -> None:
+        if (rnd, shown) == (self.round, self.revealed) and self._drawn:
+            return  # (most frames change nothing here: no relayout of the dock)
+        self._drawn = True
         self.round, self.revealed = rnd, shown
         asking = rnd is not None
         self.question.setVisible(asking or shown is not None)

@@ -44,6 +44,8 @@ class WhatIfChart(QWidget):
         self.update()
 
     def set_value(self, value: WhatIf | None) -> None:
+        if value is None and self.value is None:
+            return
         self.value = value
         self.updateGeometry()
         self.update()

@@ -51,6 +51,7 @@ class WhatIfSection(QWidget):
         self._names = TokenNames()
         self._syncing = False
         self._stale = False  # settings or step changed while the section was out of sight
+        self._unbound = False  # shown unbound already (the hint, no chart)
         self.computed = 0  # how many times the chart was computed (coalescing is tested)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -130,9 +131,12 @@ class WhatIfSection(QWidget):
         """Bind the sliders to the pass under the cursor at its sampling stage (else a hint)."""
         self._names = names
         if trace is None or cursor is None or cursor.stage is not Stage.SAMPLING or cursor.step >= len(trace.steps):
-            self._bind(None, None)
+            if self.step is not None or not self._unbound:  # (most frames: already unbound, nothing to do)
+                self._bind(None, None)
+                self._unbound = True
             self.hint.setText(self._ui("whatif_needs_run" if trace is None else "whatif_hint"))
             return
+        self._unbound = False
         step = trace.steps[cursor.step]
         if step is not self.step:
             self._bind(trace, step)
