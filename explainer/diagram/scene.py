@@ -34,6 +34,7 @@ from explainer.diagram.theme import THEMES, Theme
 from explainer.diagram.transitions import TRANSITIONS, Actors
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.frames import Frame, FrameBuilder
+from explainer.lesson.glossary import term_of_href
 from explainer.lesson.stages import Cursor, Lesson
 from explainer.lesson.texts import LessonTexts
 from explainer.lesson.vocab import Vocabulary
@@ -45,6 +46,8 @@ class LifecycleScene(QGraphicsScene):
     """The whole illustration; see the module docstring."""
 
     animation_finished = Signal()
+    term_hovered = Signal(str)  # a glossary term under the mouse in the caption ("" when it leaves)
+    term_activated = Signal(str)  # a glossary term clicked in the caption (the window opens the glossary)
 
     def __init__(self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None) -> None:
         super().__init__(0, 0, L.WIDTH, L.HEIGHT, parent)
@@ -70,6 +73,8 @@ class LifecycleScene(QGraphicsScene):
             cast(LoopArrowItem, p["loop"]),
             cast(FlowItem, p["flow"]),
         )
+        self.caption.link_hovered.connect(self._on_link_hovered)
+        self.caption.link_activated.connect(self._on_link_activated)
         self.highlight = HighlightItem()
         self.highlight.setZValue(Z_FLY - 1)  # above the panels and arrows, below flying chips
         self.addItem(self.highlight)
@@ -138,7 +143,7 @@ class LifecycleScene(QGraphicsScene):
         if name is not None and name not in self.panels:
             raise ValueError(f"no panel named {name!r}")
         self._highlighted = name
-        self.highlight.point_at(panel_rect(name, self.panels) if name else None, self.theme)
+        self.highlight.point_at(panel_rect(name, self.panels) if name else None, self.theme, self.sceneRect())
 
     @property
     def highlighted(self) -> str | None:
@@ -259,6 +264,19 @@ class LifecycleScene(QGraphicsScene):
         for name in every:
             lit = not self.spotlight or name in focus
             named[name].setOpacity(1.0 if lit else self.theme.dim_opacity)
+
+    # --- the caption's glossary links ---------------------------------------------------
+
+    def _on_link_hovered(self, href: str) -> None:
+        """Hovering a term shows its definition as the caption's tooltip (the glossary's words)."""
+        term = term_of_href(href, self.builder.texts.glossary) if href else None
+        self.caption.set_link_tip((self.builder.texts.define(term) or "") if term else "")
+        self.term_hovered.emit(term or "")
+
+    def _on_link_activated(self, href: str) -> None:
+        term = term_of_href(href, self.builder.texts.glossary)
+        if term is not None:
+            self.term_activated.emit(term)
 
     # --- animation ----------------------------------------------------------------------
 

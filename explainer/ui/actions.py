@@ -143,6 +143,7 @@ def build_menus(w: MainWindow, a: dict[str, QAction]) -> tuple[dict[str, QAction
     for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):
         run.addSeparator() if name is None else run.addAction(a[name])
     view = mb.addMenu("&View")
+    view.setObjectName("view_menu")  # the lesson adds its dock's toggle here
     theme_menu = view.addMenu("Theme")
     group = QActionGroup(w)
     themes: dict[str, QAction] = {}

@@ -34,6 +34,7 @@ from explainer.lesson.vocab import Vocabulary, vocabulary_from_labels
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
+from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self)
         self._connect()
+        self._build_lesson()
 
         self._guard = TextKeyGuard(self)
         for field in self.findChildren(QLineEdit) + self.findChildren(QPlainTextEdit):
@@ -195,6 +197,15 @@ class MainWindow(QMainWindow):
         st.frame_shown.connect(self.frame_shown)
         st.playing_changed.connect(self._on_playing)
         st.waiting.connect(lambda: self.set_activity("Waiting for the model's next token…"))
+
+    # --- the lesson (explainer/ui/lesson) -------------------------------------------------
+
+    def _build_lesson(self) -> None:
+        """The Lesson dock (tour, predict, what if?, questions, glossary, lesson complete), its
+        keys and menu entries, wired to this window in one call: the window does not know the
+        lesson's parts, and the lesson only listens to the window's signals and reads the trace
+        it recorded. Before restore_window, so the dock's place is restored with the layout."""
+        self.lesson_ui = install_lesson(self)
 
     # --- themes ----------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
@@ -34,8 +34,11 @@ class PresenterMode:
         return self._saved is not None
 
     def _chrome(self) -> dict[str, QWidget]:
+        """What presenter mode hides: the bars, the transport and every dock (the controls, the
+        lesson), each coming back as it was."""
         w = self.window
-        return {"menu": w.menuBar(), "status": w.statusBar(), "dock": w.control_dock, "transport": w.transport}
+        docks = {f"dock:{d.objectName()}": d for d in w.findChildren(QDockWidget) if d.parent() is w}
+        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": w.transport, **docks}
 
     def enter(self) -> None:
         if self.active:

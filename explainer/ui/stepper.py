@@ -24,6 +24,7 @@ class Stepper(QObject):
     frame_shown = Signal(object)  # the Cursor just drawn
     playing_changed = Signal(bool)
     waiting = Signal()  # at the end of what is recorded while the model is still working
+    finished = Signal(object)  # the complete Trace: a run ended, or a saved one was opened
 
     def __init__(self, scene: LifecycleScene, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -95,6 +96,7 @@ class Stepper(QObject):
         if not first and self.cursor is not None and not self.scene.is_animating():
             self.scene.show_frame(trace, self.cursor, animate=False)  # final counters and stop reason
         self.changed.emit()
+        self.finished.emit(trace)
 
     # --- moves -----------------------------------------------------------------------
 
@@ -144,6 +146,16 @@ class Stepper(QObject):
         nxt = lesson.next_token(cursor)
         if nxt is not None:
             self._show(nxt, animate=True)
+
+    def show(self, cursor: Cursor) -> None:
+        """Jump to a recorded cursor, instantly (the lesson's "Show me" and the game's reveal);
+        a cursor not recorded (yet) is ignored."""
+        at = self._at()
+        if at is None or not at[0].is_available(cursor):
+            return
+        self.set_playing(False)
+        self.finish_animation()
+        self._show(cursor, animate=False)
 
     def reset(self) -> None:
         at = self._at()

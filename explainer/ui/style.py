@@ -40,6 +40,8 @@ def palette_for(theme: Theme, base: QPalette) -> QPalette:
             (cr.Highlight, accent),
             (cr.HighlightedText, accent_text),
             (cr.PlaceholderText, muted),
+            (cr.Link, accent),  # the lesson's glossary links: Qt's default blue is unreadable on dark
+            (cr.LinkVisited, accent),
         ):
             pal.setColor(group, role, color)
     for role, color in (
@@ -55,8 +57,9 @@ def palette_for(theme: Theme, base: QPalette) -> QPalette:
 
 
 # Keys a focused text field keeps even though the window binds them (Space, arrows, Page keys,
-# Home, Backspace, letters): everything without Ctrl/Alt/Meta, except these.
-WINDOW_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11}
+# Home, Backspace, letters): everything without Ctrl/Alt/Meta, except these (presenter mode,
+# and F1 for the lesson).
+WINDOW_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11, Qt.Key.Key_F1}
 _TEXT_INPUTS = (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)
 _COMMAND = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
 

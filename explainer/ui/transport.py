@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 # label, scene speed factor (0 = instant: every frame jumps to its end state)
 SPEEDS: list[tuple[str, float]] = [("Slow", 0.5), ("Normal", 1.0), ("Fast", 2.0), ("Instant", 0.0)]
@@ -42,11 +42,14 @@ class TransportBar(QWidget):
         self.speed.setToolTip("How fast each stage animates; Instant jumps straight to the result")
         self.speed.currentIndexChanged.connect(lambda _i: self.speed_changed.emit(self.speed_factor()))
         row.addWidget(self.speed)
-        row.addStretch(1)
         self.position = QLabel("")
         self.position.setObjectName("position")
         self.position.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
-        row.addWidget(self.position)
+        # the position may be cut short rather than widen the window (with the lesson dock open,
+        # the centre is narrower than the whole text at some sizes); its tooltip has it whole
+        self.position.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.position.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.position, 1)
 
     def speed_factor(self) -> float:
         return float(self.speed.currentData())
@@ -58,3 +61,4 @@ class TransportBar(QWidget):
 
     def set_position(self, text: str) -> None:
         self.position.setText(text)
+        self.position.setToolTip(text)

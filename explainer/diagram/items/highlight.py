@@ -21,11 +21,16 @@ class HighlightItem(QGraphicsObject):
         self._width = 4.0
         self.setVisible(False)
 
-    def point_at(self, rect: QRectF | None, theme: Theme) -> None:
-        """Outline ``rect`` (scene units) in the theme's accent colour; None hides it."""
+    def point_at(self, rect: QRectF | None, theme: Theme, bounds: QRectF | None = None) -> None:
+        """Outline ``rect`` (scene units) in the theme's accent colour; None hides it. With
+        ``bounds`` (the canvas), the outline is pulled inside it rather than cut off at its edge
+        (the header sits 6 units from the top)."""
         self.prepareGeometryChange()
-        self.target = QRectF(rect) if rect is not None else QRectF()
         self._color, self._width = theme.accent, theme.line_width * 2
+        self.target = QRectF(rect) if rect is not None else QRectF()
+        if rect is not None and bounds is not None:
+            m = PAD + self._width / 2
+            self.target = self.target.intersected(bounds.adjusted(m, m, -m, -m))
         self.setVisible(rect is not None)
         self.update()
 

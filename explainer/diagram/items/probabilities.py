@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem,
 if TYPE_CHECKING:
     from pyqtgraph import BarGraphItem  # imported when the first chart is drawn (see the module docstring)
 
-from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, tag, theme_font
+from explainer.diagram.items.base import RAW, Box, Panel, Para, Rect, Text, elide, tag, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
 
@@ -92,6 +92,9 @@ class ProbabilityChartItem(Panel):
     def __init__(self, key: str = "probabilities") -> None:
         super().__init__(key)
         self.ribbon = [Text(f"{key}/ribbon/{i}", self) for i in range(4)]
+        # which numbers the bars are: raw, or after temperature and the cuts (they differ, and the
+        # caption quotes the latter at the sampling stage)
+        self.phase_note = Para(f"{key}/phase", self)
         # the chart area: children are in data units (x: probability, y: row), mapped to
         # pixels by its transform; it paints nothing itself
         self.plot = QGraphicsRectItem(self)
@@ -127,7 +130,9 @@ class ProbabilityChartItem(Panel):
         self._value, self._theme = value, theme
         top = self.style_frame(theme, value.title)
         self.ribbon_y = top
-        top += theme.px(0.9) + 14
+        top += theme.px(0.9) + 10
+        self.phase_y = top
+        top += self._phase_note_height(value, theme) + 8
         label_w = 118.0
         value_w = 74.0
         # what the draw section below the chart needs: title, marker, bar, span labels
@@ -151,6 +156,7 @@ class ProbabilityChartItem(Panel):
             self.idle.show_text("waiting for the last layer…", theme_font(theme, 0.9), theme.muted).place(14, top)
             for item in self.ribbon + [self.scale_note, self.kept_note]:
                 item.setVisible(False)
+            self.phase_note.setVisible(False)
             self._hide_draw()
             self.drawn_widths = []
             self.drawn_cut = []
@@ -175,6 +181,18 @@ class ProbabilityChartItem(Panel):
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
+
+    def _phase_note_height(self, value: ProbabilitiesValue, theme: Theme) -> float:
+        """The room the phase label needs: the tallest of the labels the animation will show,
+        so the chart does not jump when the label changes."""
+        if not value.shown:
+            return 0.0
+        heights = []
+        for label in dict.fromkeys((*value.phase_labels, value.phase_label)):
+            if label:
+                self.phase_note.show_para(label, theme_font(theme, 0.8), theme.muted, self.w - 28)
+                heights.append(self.phase_note.height())
+        return max(heights, default=0.0)
 
     def _bars(self) -> BarGraphItem:
         if self.bargraph is None:
@@ -272,6 +290,11 @@ class ProbabilityChartItem(Panel):
             f = theme_font(theme, 0.85, current)
             item.show_text(names[i], f, theme.accent if current else theme.muted).place(x, self.ribbon_y)
             x += item.boundingRect().width() + 10
+        label = value.phase_labels[phase] if value.sampling else value.phase_label
+        self.phase_note.setVisible(bool(label))
+        if label:
+            self.phase_note.show_para(label, theme_font(theme, 0.8), theme.muted, self.w - 28)
+            self.phase_note.setPos(14, self.phase_y)
         show_kept = value.sampling and not value.greedy and phase >= AFTER_TOP_P
         self.kept_note.setVisible(show_kept)
         if show_kept:

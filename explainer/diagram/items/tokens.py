@@ -194,6 +194,7 @@ class TokenStripItem(Panel):
         ]
         self.message = Text(f"{key}/message", self)
         self.stats = Text(f"{key}/stats", self)
+        self.whitespace = Text(f"{key}/whitespace", self)  # what ␣ and ↵ mean, once per panel
         self.chips: list[TokenChipItem] = []
         self.more = TokenChipItem(f"{key}/more", self)
         self.more.setVisible(False)
@@ -246,6 +247,7 @@ class TokenStripItem(Panel):
         ).place(14, self.h - 8, "bl")
         self.stats.setVisible(bool(value.stats))
         bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
+        bottom += self._whitespace_legend(value.legend, theme, bottom)
         # chips
         self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
@@ -291,6 +293,20 @@ class TokenStripItem(Panel):
         self.more.setVisible(None in lay.order)
         for c in self.chips[used_chips:]:
             c.setVisible(False)
+
+    def _whitespace_legend(self, legend: str, theme: Theme, bottom: float) -> float:
+        """The ␣ / ↵ legend, once, on a line of its own above the stats. Always there, not
+        beside the stats where it fits: the stats are wider at the tokens stage, so it would
+        jump between the two places from stage to stage. Returns the height it takes from the
+        chips (at the canvas's sizes they keep their rows)."""
+        self.whitespace.setVisible(bool(legend))
+        if not legend:
+            return 0.0
+        lf = theme_font(theme, 0.85)
+        self.whitespace.show_text(elide(legend, lf, self.w - 28), lf, theme.muted)
+        self.whitespace.setData(RAW, legend)
+        self.whitespace.place(14, self.h - 8 - bottom, "bl")
+        return self.whitespace.boundingRect().height() + 4
 
     # --- what transitions move ----------------------------------------------
 

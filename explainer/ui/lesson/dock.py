@@ -1,0 +1,96 @@
+"""The Lesson dock, beside the illustration: the tour on top, the other sections as tabs below.
+
+The tour stays in view while the learner does what a step asks in a tab below it (answer a
+question, play a round, move a slider), so nobody has to switch back and forth to read the next
+instruction. The completion page is a tab that appears once the lesson is complete.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
+
+from explainer.lesson.texts import LessonTexts
+from explainer.ui.lesson.completion_section import CompletionSection
+from explainer.ui.lesson.glossary_section import GlossarySection
+from explainer.ui.lesson.predict_section import PredictSection
+from explainer.ui.lesson.questions_section import QuestionsSection
+from explainer.ui.lesson.show_me import Section
+from explainer.ui.lesson.tour_section import TourSection
+from explainer.ui.lesson.whatif_section import WhatIfSection
+
+DOCK_WIDTH = 400
+TOUR_HEIGHT = 255
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    scroll = QScrollArea()
+    scroll.setWidget(widget)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    return scroll
+
+
+class LessonDock(QDockWidget):
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
+        super().__init__(texts.text("ui", "dock_title"), parent)
+        self.setObjectName("lesson")  # (the window's saved layout knows docks by name)
+        self.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.setMinimumWidth(320)
+        self.texts = texts
+        self.tour = TourSection(texts)
+        self.predict = PredictSection(texts)
+        self.whatif = WhatIfSection(texts)
+        self.questions = QuestionsSection(texts)
+        self.glossary = GlossarySection(texts)
+        self.completion = CompletionSection(texts)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("lesson_tabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(True)
+        self._index: dict[Section, int] = {}
+        for section, widget, key in (
+            (Section.PREDICT, _scrolled(self.predict), "tab_predict"),
+            (Section.WHATIF, _scrolled(self.whatif), "tab_whatif"),
+            (Section.QUESTIONS, self.questions, "tab_questions"),
+            (Section.GLOSSARY, self.glossary, "tab_glossary"),
+            (Section.COMPLETE, _scrolled(self.completion), "tab_complete"),
+        ):
+            self._index[section] = self.tabs.addTab(widget, texts.text("ui", key))
+        self.tabs.setTabVisible(self._index[Section.COMPLETE], False)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("lesson_splitter")
+        self.splitter.addWidget(self.tour)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([TOUR_HEIGHT, 900 - TOUR_HEIGHT])  # room for a step's text and its task
+        self.setWidget(self.splitter)
+        self.tour.term_activated.connect(self.open_glossary)
+        self.questions.term_activated.connect(self.open_glossary)
+        self.glossary.term_activated.connect(self.open_glossary)
+
+    def section(self) -> Section:
+        """The tab shown now."""
+        return next(s for s, i in self._index.items() if i == self.tabs.currentIndex())
+
+    def open_section(self, section: Section) -> None:
+        """Show the tab (and the dock, if it was closed)."""
+        i = self._index[section]
+        self.tabs.setTabVisible(i, True)
+        self.tabs.setCurrentIndex(i)
+        if not self.isVisible():
+            self.show()
+        self.raise_()
+
+    def open_glossary(self, term: str) -> None:
+        self.glossary.open_at(term)
+        self.open_section(Section.GLOSSARY)
+
+    def show_complete_tab(self, on: bool) -> None:
+        self.tabs.setTabVisible(self._index[Section.COMPLETE], on)

@@ -1,0 +1,113 @@
+"""Putting the lesson into the main window: the dock, its keys and menu entries, the wiring.
+
+The one function the window calls (``MainWindow._build_lesson``). Everything the lesson needs
+from the window is connected here, to signals the window already has: frames shown, the run
+finished, the model loaded, the sampling fields edited, the theme changed (a palette change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QMenu, QWidget
+
+from explainer.ui.controller import LoadedModel
+from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
+from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
+from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
+from explainer.ui.lesson.session import LessonSession
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
+
+
+class _ThemeWatch(QObject):
+    """The window's palette changes with its theme: recolour what the lesson paints itself."""
+
+    def __init__(self, window: MainWindow, session: LessonSession) -> None:
+        super().__init__(window)
+        self.window, self.session = window, session
+        window.installEventFilter(self)
+        self.apply()
+
+    def apply(self) -> None:
+        theme = self.window.scene.theme
+        self.session.dock.whatif.set_theme(theme)
+        self.session.pointer.refresh()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.PaletteChange:
+            self.apply()
+        return False
+
+
+def _reveal(window: MainWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
+    """Make a control the tour points at visible (its dock shown, scrolled into view)."""
+    holder = dock if name == "lesson" else window.control_dock
+    holder.show()
+    holder.raise_()
+    scroll_into_view(controls[name])
+
+
+def install_lesson(window: MainWindow) -> LessonSession:
+    texts = window.texts
+    ui = texts.lesson.strings["ui"]
+    dock = LessonDock(texts, window)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+    controls: dict[str, QWidget] = {
+        "prompt": window.prompt,
+        "generate": window.generate_button,
+        "sampling": window.sampling,
+        "lesson": dock.splitter,
+    }
+    pointer = TourPointer(
+        window.scene,
+        {name: _getter(w) for name, w in controls.items()},
+        lambda name: _reveal(window, dock, controls, name),
+        lambda: QColor(window.scene.theme.accent),
+    )
+    session = LessonSession(window, dock, pointer)
+
+    # keys and menu entries: F1 shows or hides the lesson, Alt+→ / Alt+← walk the tour
+    toggle = dock.toggleViewAction()
+    toggle.setText(ui["view_lesson"])
+    toggle.setObjectName("lesson")
+    toggle.setShortcut(OPEN_LESSON)
+    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    toggle.setToolTip(f"{ui['view_lesson_tip']} ({key_text(OPEN_LESSON)})")
+    window.addAction(toggle)
+    tour_next = window_action(window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
+    tour_back = window_action(window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
+    window.actions_by_name.update(lesson=toggle, tour_next=tour_next, tour_back=tour_back)
+    view = window.menuBar().findChild(QMenu, "view_menu")
+    if view is not None:
+        view.addAction(toggle)
+        view.addAction(tour_back)
+        view.addAction(tour_next)
+
+    # what the window reports
+    st = window.stepper
+    st.frame_shown.connect(session.on_frame_shown)
+    st.finished.connect(session.on_run_finished)
+    st.changed.connect(session.on_changed)
+    window.controller.model_ready.connect(lambda model: _model_ready(session, model))
+    window.scene.term_activated.connect(dock.open_glossary)
+    sampling = window.sampling
+    sampling.greedy.toggled.connect(lambda _on: session.on_setting("greedy"))
+    for name, field in sampling.fields().items():
+        field.textEdited.connect(lambda _text, n=name: session.on_setting(n))
+    window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
+    session.watch = _ThemeWatch(window, session)
+    return session
+
+
+def _getter(widget: QWidget) -> Callable[[], QWidget]:
+    return lambda: widget
+
+
+def _model_ready(session: LessonSession, model: LoadedModel) -> None:
+    session.on_model_ready(model.info)

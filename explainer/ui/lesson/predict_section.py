@@ -1,0 +1,178 @@
+"""Predict the next token: four candidates before the probabilities are revealed.
+
+At a pass's layers stage (the chart is not drawn yet) the section offers that pass's round
+(:func:`explainer.lesson.game.new_round`: the model's real top three and one long shot,
+shuffled). A pick is scored by :func:`~explainer.lesson.game.reveal`, and the window steps to
+the same pass's probabilities, where the learner sees the real chart; the section shows the four
+real probabilities, the verdict, and, when the sampler did not take the favourite, why. Each pass
+is played once per run: coming back to it shows its reveal again, so the score cannot be farmed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from explainer.engine.trace import Trace
+from explainer.lesson.formatting import percent
+from explainer.lesson.game import GameState, Reveal, Round, new_round, reveal
+from explainer.lesson.stages import Cursor, Stage
+from explainer.lesson.texts import LessonTexts
+from explainer.lesson.vocab import TokenNames
+
+N_CANDIDATES = 4
+
+
+def _wrapped(name: str) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+    return label
+
+
+class PredictSection(QWidget):
+    played = Signal(object)  # the Reveal of a round just played
+    step_to = Signal(object)  # the Cursor that reveals the chart of the pass just played
+    score_changed = Signal()
+
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.texts = texts
+        self.game = GameState()
+        self.round: Round | None = None  # the round offered now
+        self.revealed: tuple[Round, Reveal] | None = None  # the reveal shown now
+        self._played: dict[int, tuple[Round, Reveal]] = {}  # pass -> its round and reveal, this run
+        self._rounds: dict[int, Round | None] = {}  # pass -> its round (made once per run: stepping stays cheap)
+        self._trace: Trace | None = None
+        self._names = TokenNames()
+        self._drawn = False
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        self.score = _wrapped("game_score")
+        font = self.score.font()
+        font.setBold(True)
+        self.score.setFont(font)
+        self.hint = _wrapped("game_hint")
+        self.question = _wrapped("game_question")
+        col.addWidget(self.score)
+        col.addWidget(self.hint)
+        col.addWidget(self.question)
+        grid = QGridLayout()
+        self.buttons: list[QPushButton] = []
+        for i in range(N_CANDIDATES):
+            b = QPushButton()
+            b.setObjectName(f"game_pick_{i}")
+            b.setMinimumHeight(36)
+            b.clicked.connect(lambda _c=False, i=i: self.pick(i))
+            grid.addWidget(b, i // 2, i % 2)
+            self.buttons.append(b)
+        col.addLayout(grid)
+        self.rows = QGridLayout()
+        self.row_labels: list[QLabel] = []
+        self.row_bars: list[QProgressBar] = []
+        self.row_marks: list[QLabel] = []
+        for i in range(N_CANDIDATES):
+            label, bar, mark = QLabel(), QProgressBar(), QLabel()
+            bar.setRange(0, 1000)
+            bar.setTextVisible(False)
+            bar.setMaximumHeight(14)
+            self.rows.addWidget(label, i, 0)
+            self.rows.addWidget(bar, i, 1)
+            self.rows.addWidget(mark, i, 2)
+            self.row_labels.append(label)
+            self.row_bars.append(bar)
+            self.row_marks.append(mark)
+        self.rows.setColumnStretch(1, 1)
+        col.addLayout(self.rows)
+        self.message = _wrapped("game_message")
+        self.explanation = _wrapped("game_explanation")
+        col.addWidget(self.message)
+        col.addWidget(self.explanation)
+        col.addStretch(1)
+        self.set_game(GameState())
+        self._show(None, None)
+
+    def _ui(self, key: str) -> str:
+        return self.texts.text("ui", key)
+
+    def set_game(self, game: GameState) -> None:
+        self.game = game
+        self.score.setText(game.text(self.texts))
+
+    def new_run(self) -> None:
+        """A new run: its passes have not been played."""
+        self._played.clear()
+        self._rounds.clear()
+        self._trace = None
+        self._show(None, None)
+
+    def update_for(self, trace: Trace | None, cursor: Cursor | None, names: TokenNames) -> None:
+        """Offer the round of the pass under the cursor (at its layers stage), or show its reveal."""
+        self._trace, self._names = trace, names
+        if trace is None or cursor is None or cursor.step >= len(trace.steps):
+            self.hint.setText(self._ui("predict_needs_run" if trace is None else "predict_hint"))
+            self._show(None, None)
+            return
+        if cursor.step in self._played:
+            self.hint.setText("")
+            self._show(None, self._played[cursor.step])
+            return
+        if cursor.stage is not Stage.LAYERS:
+            self.hint.setText(self._ui("predict_hint"))
+            self._show(None, None)
+            return
+        if cursor.step not in self._rounds:
+            self._rounds[cursor.step] = new_round(self.texts, trace, cursor.step, names, trace.settings.seed or 0)
+        rnd = self._rounds[cursor.step]
+        self.hint.setText("" if rnd is not None else self.texts.text("game", "no_candidates"))
+        self._show(rnd, None)
+
+    def pick(self, index: int) -> None:
+        """The learner picks the ``index``-th candidate shown."""
+        rnd, trace = self.round, self._trace
+        if rnd is None or trace is None or index >= len(rnd.candidates):
+            return
+        result = reveal(self.texts, trace, rnd, rnd.candidates[index].id, self._names)
+        self._played[rnd.step] = (rnd, result)
+        self.set_game(self.game.after(result))
+        self._show(None, (rnd, result))
+        self.score_changed.emit()
+        self.played.emit(result)
+        self.step_to.emit(Cursor(rnd.step, Stage.PROBABILITIES))
+
+    def _show(self, rnd: Round | None, shown: tuple[Round, Reveal] | None) -> None:
+        if (rnd, shown) == (self.round, self.revealed) and self._drawn:
+            return  # (most frames change nothing here: no relayout of the dock)
+        self._drawn = True
+        self.round, self.revealed = rnd, shown
+        asking = rnd is not None
+        self.question.setVisible(asking or shown is not None)
+        if rnd is not None:
+            self.question.setText(rnd.question)
+        for i, b in enumerate(self.buttons):
+            b.setVisible(asking)
+            if rnd is not None and i < len(rnd.candidates):
+                b.setText(rnd.candidates[i].label)
+        for widgets in (self.row_labels, self.row_bars, self.row_marks):
+            for w in widgets:
+                w.setVisible(shown is not None)
+        self.message.setVisible(shown is not None)
+        self.explanation.setVisible(False)
+        if shown is None:
+            return
+        played, result = shown
+        self.question.setText(played.question)
+        for i, c in enumerate(result.ranked):
+            self.row_labels[i].setText(self.texts.text("game", "pick_was").format(label=c.label, pct=percent(c.prob)))
+            self.row_bars[i].setValue(round(c.prob * 1000))
+            marks = [self._ui("favourite")] if c.id == result.top.id else []
+            if c.id == result.pick.id:
+                marks.append(self._ui("your_pick"))
+            self.row_marks[i].setText(" · ".join(marks))
+            font = self.row_labels[i].font()
+            font.setBold(c.id == result.pick.id)
+            self.row_labels[i].setFont(font)
+        self.message.setText(result.message)
+        self.explanation.setText(result.explanation)
+        self.explanation.setVisible(played.chosen_id != played.top.id)

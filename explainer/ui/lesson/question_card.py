@@ -1,0 +1,180 @@
+"""One question on screen: the question, its inputs, Check, feedback, and the explanation.
+
+The inputs follow the kind: radio buttons for a choice, a text field for a number (typed as a
+learner types it, checked by :func:`explainer.lesson.questions.check` within the stated
+tolerance), and one row of choices per item for the closing sort question. The explanation
+appears after a right answer or when the learner gives up ("Show the answer"), never after a
+wrong try, which would give the answer away; a wrong answer can always be tried again.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explainer.lesson.questions import Question, check
+from explainer.lesson.texts import LessonTexts, QuestionKind
+from explainer.ui.lesson.links import LinkedLabel
+from explainer.ui.style import TextKeyGuard
+
+
+class _OptionText(QLabel):
+    """An option's words, wrapped (options can be a sentence long); a click on them picks it."""
+
+    def __init__(self, text: str, button: QRadioButton) -> None:
+        super().__init__(text)
+        self.button = button
+        self.setWordWrap(True)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.button.click()
+
+
+class QuestionCard(QWidget):
+    answered = Signal(str, object)  # question id, Verdict
+    term_activated = Signal(str)
+
+    def __init__(self, texts: LessonTexts, question: Question, right: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.texts = texts
+        self.question = question
+        self.options: list[QRadioButton] = []
+        self.number_field: QLineEdit | None = None
+        self.item_choices: list[list[QRadioButton]] = []  # MATCH: per item, a button per category
+        self._groups: list[QButtonGroup] = []
+        ui = self._ui
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        self.text = LinkedLabel(texts.glossary)
+        self.text.setObjectName("question_text")
+        self.text.set_linked(question.text)
+        self.text.term_activated.connect(self.term_activated)
+        col.addWidget(self.text)
+        if question.available:
+            self._inputs(col)
+        row = QHBoxLayout()
+        self.check_button = QPushButton(ui("check"))
+        self.check_button.setObjectName("question_check")
+        self.check_button.clicked.connect(self.check)
+        self.answer_button = QPushButton(ui("show_answer"))
+        self.answer_button.setObjectName("question_show_answer")
+        self.answer_button.clicked.connect(self.show_answer)
+        row.addWidget(self.check_button)
+        row.addWidget(self.answer_button)
+        row.addStretch(1)
+        col.addLayout(row)
+        self.check_button.setEnabled(question.available)
+        self.answer_button.setEnabled(question.available)
+        self.feedback = QLabel()
+        self.feedback.setObjectName("question_feedback")
+        self.feedback.setWordWrap(True)
+        font = self.feedback.font()
+        font.setBold(True)
+        self.feedback.setFont(font)
+        col.addWidget(self.feedback)
+        self.explanation = LinkedLabel(texts.glossary)
+        self.explanation.setObjectName("question_explanation")
+        self.explanation.term_activated.connect(self.term_activated)
+        self.explanation.setVisible(False)
+        col.addWidget(self.explanation)
+        col.addStretch(1)
+        if right:
+            self._show_result(texts.text("quiz", "right"), True)
+
+    def _ui(self, key: str) -> str:
+        return self.texts.text("ui", key)
+
+    def _inputs(self, col: QVBoxLayout) -> None:
+        q = self.question
+        if q.kind is QuestionKind.CHOICE:
+            group = QButtonGroup(self)
+            for i, option in enumerate(q.options):
+                b = QRadioButton()
+                b.setObjectName(f"question_option_{i}")
+                b.setAccessibleName(option)
+                group.addButton(b, i)
+                row = QHBoxLayout()
+                row.addWidget(b, 0, Qt.AlignmentFlag.AlignTop)
+                row.addWidget(_OptionText(option, b), 1)
+                col.addLayout(row)
+                self.options.append(b)
+            self._groups.append(group)
+        elif q.kind is QuestionKind.NUMBER:
+            row = QHBoxLayout()
+            self.number_field = QLineEdit()
+            self.number_field.setObjectName("question_number")
+            self.number_field.setPlaceholderText(self._ui("answer_placeholder"))
+            self.number_field.installEventFilter(TextKeyGuard(self.number_field))
+            self.number_field.returnPressed.connect(self.check)
+            row.addWidget(self.number_field, 1)
+            row.addWidget(QLabel(q.unit))
+            col.addLayout(row)
+            note = QLabel(q.tolerance_text)
+            note.setWordWrap(True)
+            col.addWidget(note)
+        else:
+            grid = QGridLayout()
+            for c, (_, label) in enumerate(q.categories):
+                grid.addWidget(QLabel(label), 0, c + 1)
+            for i, item in enumerate(q.items):
+                text = QLabel(item)
+                text.setWordWrap(True)
+                grid.addWidget(text, i + 1, 0)
+                group = QButtonGroup(self)
+                buttons = []
+                for c, (cat, label) in enumerate(q.categories):
+                    b = QRadioButton()
+                    b.setObjectName(f"question_item_{i}_{cat}")
+                    b.setAccessibleName(label)
+                    group.addButton(b, c)
+                    grid.addWidget(b, i + 1, c + 1, Qt.AlignmentFlag.AlignCenter)  # (its size: all of it clickable)
+                    buttons.append(b)
+                self._groups.append(group)
+                self.item_choices.append(buttons)
+            grid.setColumnStretch(0, 1)
+            col.addLayout(grid)
+
+    def given(self) -> int | str | tuple[str, ...] | None:
+        """What the learner has chosen or typed (None: nothing yet)."""
+        q = self.question
+        if q.kind is QuestionKind.CHOICE:
+            picked = self._groups[0].checkedId() if self._groups else -1
+            return picked if picked >= 0 else None
+        if q.kind is QuestionKind.NUMBER:
+            text = self.number_field.text() if self.number_field is not None else ""
+            return text if text.strip() else None
+        cats = [cat for cat, _ in q.categories]
+        picks = [g.checkedId() for g in self._groups]
+        return tuple(cats[i] if i >= 0 else "" for i in picks)
+
+    def check(self) -> None:
+        given = self.given()
+        if given is None:
+            self.feedback.setText(self._ui("answer_first"))
+            return
+        verdict = check(self.texts, self.question, given)
+        self._show_result(verdict.message, verdict.correct)
+        self.answered.emit(self.question.id, verdict)
+
+    def show_answer(self) -> None:
+        """The learner gives up: the explanation (which names the answer), nothing scored."""
+        self.explanation.set_linked(self.question.explanation)
+        self.explanation.setVisible(True)
+
+    def _show_result(self, message: str, correct: bool) -> None:
+        self.feedback.setText(message)
+        self.feedback.setProperty("correct", correct)
+        if correct:
+            self.explanation.set_linked(self.question.explanation)
+        self.explanation.setVisible(correct or self.explanation.isVisible())

@@ -1,0 +1,112 @@
+"""Check your understanding: the lesson's questions, one at a time, with "n of N right".
+
+The set comes from :func:`explainer.lesson.questions.build_questions` for the current run (the
+session rebuilds it when a run or the model arrives: the live questions' answers are the run's
+numbers). The learner's record is a :class:`~explainer.lesson.questions.QuizState`, which the
+session keeps in the settings; a question answered right stays right across runs and restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+
+from explainer.lesson.questions import Question, QuizState, Verdict
+from explainer.lesson.texts import LessonTexts
+from explainer.ui.lesson.question_card import QuestionCard
+
+
+class QuestionsSection(QWidget):
+    answered = Signal(str, bool)  # question id, right or not
+    quiz_changed = Signal()
+    term_activated = Signal(str)
+
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.texts = texts
+        self.questions: tuple[Question, ...] = ()
+        self.quiz = QuizState()
+        self.index = 0
+        self.card: QuestionCard | None = None
+        ui = self._ui
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        self.score = QLabel()
+        self.score.setObjectName("quiz_score")
+        self.score.setWordWrap(True)
+        font = self.score.font()
+        font.setBold(True)
+        self.score.setFont(font)
+        col.addWidget(self.score)
+        nav = QHBoxLayout()
+        self.prev_button = QPushButton(ui("question_prev"))
+        self.next_button = QPushButton(ui("question_next"))
+        self.position = QLabel()
+        self.position.setObjectName("quiz_position")
+        self.position.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.prev_button.clicked.connect(lambda: self.go(self.index - 1))
+        self.next_button.clicked.connect(lambda: self.go(self.index + 1))
+        nav.addWidget(self.prev_button)
+        nav.addWidget(self.position, 1)
+        nav.addWidget(self.next_button)
+        col.addLayout(nav)
+        self.holder = QScrollArea()
+        self.holder.setWidgetResizable(True)
+        self.holder.setFrameShape(QFrame.Shape.NoFrame)
+        col.addWidget(self.holder, 1)
+
+    def _ui(self, key: str) -> str:
+        return self.texts.text("ui", key)
+
+    def set_quiz(self, quiz: QuizState) -> None:
+        self.quiz = quiz
+        self._refresh_header()
+
+    def set_questions(self, questions: Sequence[Question]) -> None:
+        """A new set for a new run: stay on the same question (by id) where it still exists."""
+        current = self.questions[self.index].id if self.questions else None
+        self.questions = tuple(questions)
+        ids = [q.id for q in self.questions]
+        self.index = ids.index(current) if current in ids else 0
+        self._show()
+
+    def open(self, question_id: str) -> None:
+        ids = [q.id for q in self.questions]
+        if question_id in ids:
+            self.go(ids.index(question_id))
+
+    def go(self, index: int) -> None:
+        if self.questions:
+            self.index = max(0, min(index, len(self.questions) - 1))
+            self._show()
+
+    def _show(self) -> None:
+        old = self.holder.takeWidget()
+        if old is not None:
+            old.deleteLater()
+        self.card = None
+        if self.questions:
+            q = self.questions[self.index]
+            self.card = QuestionCard(self.texts, q, self.quiz.is_right(q.id))
+            self.card.answered.connect(self._answered)
+            self.card.term_activated.connect(self.term_activated)
+            self.holder.setWidget(self.card)
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        self.score.setText(self.quiz.text(self.texts, self.questions))
+        n = len(self.questions)
+        self.prev_button.setEnabled(self.index > 0)
+        self.next_button.setEnabled(self.index < n - 1)
+        if n:
+            q = self.questions[self.index]
+            mark = self._ui("question_right_mark") if self.quiz.is_right(q.id) else ""
+            self.position.setText(self._ui("question_position").format(n=self.index + 1, total=n, mark=mark))
+
+    def _answered(self, question_id: str, verdict: Verdict) -> None:
+        self.quiz = self.quiz.record(question_id, verdict)
+        self._refresh_header()
+        self.quiz_changed.emit()
+        self.answered.emit(question_id, verdict.correct)

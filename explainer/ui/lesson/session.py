@@ -1,0 +1,253 @@
+"""The learner's progress through the lesson, and what moves it.
+
+One object keeps the three records of :mod:`explainer.lesson` (where the tour is, the quiz, the
+game's score), stores each in the app's settings the moment it changes (so the lesson resumes
+where it was left, even after a crash), and turns what happens in the window into the tour's
+events: every frame shown, a setting changed, a run finished, a round played, a slider moved, a
+question answered. It reads only what the window already has (the recorded trace, the loaded
+model's description and vocabulary): the GUI thread never waits on the model here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from explainer.engine.trace import ModelInfo, Trace
+from explainer.lesson.completion import completion
+from explainer.lesson.facts import lesson_fields
+from explainer.lesson.game import GameState, Reveal
+from explainer.lesson.questions import Question, QuizState, build_questions
+from explainer.lesson.stages import Cursor
+from explainer.lesson.texts import ConditionKind
+from explainer.lesson.tour import (
+    Answered,
+    Generated,
+    Predicted,
+    SettingChanged,
+    StageShown,
+    TourEvent,
+    TourState,
+    TourView,
+    WhatIfChanged,
+    tour_view,
+)
+from explainer.lesson.vocab import TokenNames
+from explainer.ui.lesson.dock import LessonDock
+from explainer.ui.lesson.pointer import TourPointer
+from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
+
+TOUR_KEY, QUIZ_KEY, GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
+
+
+class LessonSession(QObject):
+    def __init__(self, window: MainWindow, dock: LessonDock, pointer: TourPointer) -> None:
+        super().__init__(window)
+        self.window, self.dock, self.pointer = window, dock, pointer
+        self.texts = window.texts
+        self.tour = self.texts.tour
+        store = window.settings
+        self.state = TourState.from_dict(store.json_value(TOUR_KEY, None), self.tour)
+        dock.questions.set_quiz(QuizState.from_dict(store.json_value(QUIZ_KEY, None)))
+        dock.predict.set_game(GameState.from_dict(store.json_value(GAME_KEY, None)))
+        self.model: ModelInfo | None = None
+        self.questions: tuple[Question, ...] = ()
+        self.fields: dict[str, str] = {}
+        self.view: TourView | None = None
+        self.completed = False  # the completion page was shown in this session
+        self._names = TokenNames()
+        self._had_trace = False
+        self._shown: tuple[TourView | None, bool] | None = None
+        self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
+        d = dock
+        d.tour.next_clicked.connect(self.next)
+        d.tour.back_clicked.connect(self.back)
+        d.tour.show_me_clicked.connect(self.show_me)
+        d.tour.finish_clicked.connect(self.finish)
+        d.tour.restart_clicked.connect(self.restart)
+        d.predict.played.connect(self._on_played)
+        d.predict.step_to.connect(self.window.stepper.show)
+        d.predict.score_changed.connect(lambda: store.set_json(GAME_KEY, d.predict.game.to_dict()))
+        d.whatif.changed.connect(lambda name: self.observe(WhatIfChanged(name)))
+        d.questions.answered.connect(self._on_answered)
+        d.questions.quiz_changed.connect(lambda: store.set_json(QUIZ_KEY, d.questions.quiz.to_dict()))
+        d.completion.look_changed.connect(lambda layer, head: self.show_completion(layer, head, open_it=False))
+        self._rebuild()
+        self.dock.show_complete_tab(self.state.finished(self.tour))
+        self._refresh(moved=False)
+
+    # --- what the lesson reads of the window ---------------------------------------
+
+    @property
+    def trace(self) -> Trace | None:
+        return self.window.trace
+
+    def names(self) -> TokenNames:
+        """Token labels for the current trace (the loaded model's vocabulary, once it is known)."""
+        vocabulary = self.window.vocabulary
+        if self._names.vocabulary is not vocabulary:
+            self._names = TokenNames(vocabulary)
+        if self.trace is not None:
+            self._names.use(self.trace)
+        return self._names
+
+    def _rebuild(self) -> None:
+        """The run's numbers for the tour and the questions (after a run or the model arrives)."""
+        trace = self.trace if not self.window.generating else None
+        names = self.names()
+        self.fields = lesson_fields(self.texts, trace, self.model, names)
+        self.questions = build_questions(self.texts, trace, self.model, names)
+        self.dock.questions.set_questions(self.questions)
+
+    # --- what the window reports ---------------------------------------------------
+
+    def on_model_ready(self, info: ModelInfo) -> None:
+        self.model = info
+        self._rebuild()
+        self._refresh(moved=False)
+
+    def on_changed(self) -> None:
+        """The stepper changed; a new run (the trace gone) forgets the passes played."""
+        has = self.trace is not None
+        if self._had_trace and not has:
+            self.dock.predict.new_run()
+            self.dock.whatif.update_for(None, None, self.names())
+        self._had_trace = has
+
+    def on_frame_shown(self, cursor: Cursor) -> None:
+        trace = self.trace
+        if trace is None:
+            return
+        last = not self.window.generating and trace.stop_reason is not None and cursor.step == len(trace.steps) - 1
+        names = self.names()
+        self.dock.predict.update_for(trace, cursor, names)
+        self.dock.whatif.update_for(trace, cursor, names)
+        self.observe(StageShown(cursor.stage, "prefill" if cursor.step == 0 else "decode", last))
+
+    def on_run_finished(self, trace: Trace) -> None:
+        if self.model is None:
+            self.model = trace.model
+        self._rebuild()
+        self.observe(Generated())
+        if self.window.cursor is not None:  # the final snapshot: offer what the cursor shows
+            self.dock.predict.update_for(trace, self.window.cursor, self.names())
+            self.dock.whatif.update_for(trace, self.window.cursor, self.names())
+
+    def on_setting(self, name: str) -> None:
+        self.observe(SettingChanged(name))
+
+    def _on_played(self, result: Reveal) -> None:
+        self.observe(Predicted(result.correct))
+
+    def _on_answered(self, question_id: str, correct: bool) -> None:
+        self.observe(Answered(question_id, correct))
+        self._maybe_complete()
+
+    def observe(self, event: TourEvent) -> None:
+        """Report what the learner did to the tour (it may complete the current step)."""
+        new = self.state.observe(self.tour, event)
+        if new != self.state:
+            self._set(new, moved=False)
+        else:
+            self._refresh(moved=False)  # (what "Show me" can do depends on the cursor)
+
+    # --- the tour ----------------------------------------------------------------------
+
+    def next(self) -> None:
+        """Next step (always allowed: a tour must never trap anyone); past the last: finished."""
+        if self.state.finished(self.tour):
+            return
+        self._set(self.state.next(self.tour), moved=True)
+        self._maybe_complete()
+
+    def back(self) -> None:
+        self._set(self.state.back(self.tour), moved=True)
+
+    def restart(self) -> None:
+        self._set(TourState(), moved=True)
+
+    def go_to(self, index: int) -> None:
+        self._set(self.state.go_to(self.tour, index), moved=True)
+
+    def finish(self) -> None:
+        """ "Finish the lesson": the tour is done, the completion page opens with the score."""
+        self._set(self.state.go_to(self.tour, len(self.tour.steps)), moved=True)
+        self.show_completion()
+
+    def show_me(self) -> None:
+        help_ = self._show_me()
+        if help_ is None:
+            return
+        w = self.window
+        if help_.cursor is not None:
+            w.stepper.show(help_.cursor)
+        if help_.section is not None:
+            self.dock.open_section(help_.section)
+            if help_.question is not None:
+                self.dock.questions.open(help_.question)
+        if help_.control is not None:
+            self.pointer.reveal(help_.control)
+            self.pointer.controls[help_.control]().setFocus()
+
+    def _show_me(self) -> ShowMe | None:
+        view = self.view
+        if view is not None and view.needs_run:
+            return ShowMe(control="prompt")
+        found = show_me(view, self.window.lesson, self.window.cursor)
+        if found is None or found == ShowMe():
+            return None
+        return found
+
+    def _set(self, state: TourState, moved: bool) -> None:
+        self.state = state
+        self.window.settings.set_json(TOUR_KEY, state.to_dict(self.tour))
+        self._refresh(moved)
+
+    def _refresh(self, moved: bool) -> None:
+        """Show the step and point at its target; ``moved``: the learner just arrived at it, so
+        a hidden control is shown and the section holding the task is opened."""
+        self.view = view = tour_view(self.texts, self.state, self.fields)
+        shown = (view, self._show_me() is not None)
+        if moved or shown != self._shown:  # (a frame shown changes nothing most of the time)
+            self._shown = shown
+            self.dock.tour.show_view(*shown)
+            reveal = moved and not self.window.presenter.active
+            self.pointer.point(pointing(view.target) if view is not None else Pointing(), reveal=reveal)
+        if not moved or view is None:
+            return
+        kind = view.done.kind
+        if kind is ConditionKind.QUESTION and view.done.question is not None:
+            self.dock.open_section(Section.QUESTIONS)
+            self.dock.questions.open(view.done.question)
+        elif kind is ConditionKind.GAME:
+            self.dock.open_section(Section.PREDICT)
+        elif kind is ConditionKind.WHATIF:
+            self.dock.open_section(Section.WHATIF)
+
+    # --- lesson complete -------------------------------------------------------------
+
+    def _maybe_complete(self) -> None:
+        """The tour finished and every question right: the lesson is complete (shown once)."""
+        quiz = self.dock.questions.quiz
+        if not self.completed and self.state.finished(self.tour) and quiz.all_right(self.questions):
+            self.show_completion()
+
+    def show_completion(self, layer: int | None = None, head: int = 0, open_it: bool = True) -> None:
+        value = completion(
+            self.texts,
+            self.dock.questions.quiz,
+            self.questions,
+            self.dock.predict.game,
+            self.trace,
+            self.names(),
+            layer,
+            head,
+        )
+        self.completed = True
+        self.dock.completion.show_completion(value)
+        if open_it:
+            self.dock.open_section(Section.COMPLETE)

@@ -1,0 +1,125 @@
+"""The tour's panel: the chapter, "step n of N", the step's text, the task, and the buttons.
+
+It shows a :class:`~explainer.lesson.tour.TourView` and reports presses; the session decides
+what they do (the tour is a pure state machine in :mod:`explainer.lesson.tour`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+
+from explainer.lesson.texts import ConditionKind, LessonTexts
+from explainer.lesson.tour import TourView
+from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
+from explainer.ui.lesson.links import LinkedLabel
+
+
+class TourSection(QWidget):
+    back_clicked = Signal()
+    next_clicked = Signal()
+    show_me_clicked = Signal()
+    finish_clicked = Signal()
+    restart_clicked = Signal()
+    term_activated = Signal(str)
+
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.texts = texts
+        ui = self._ui
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        top = QHBoxLayout()
+        self.chapter = QLabel()
+        self.chapter.setObjectName("tour_chapter")
+        self.chapter.setWordWrap(True)
+        bold = self.chapter.font()
+        bold.setBold(True)
+        bold.setPointSizeF(bold.pointSizeF() * 1.1)
+        self.chapter.setFont(bold)
+        self.progress = QLabel()
+        self.progress.setObjectName("tour_progress")
+        self.progress.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.chapter, 1)
+        top.addWidget(self.progress)
+        col.addLayout(top)
+
+        self.text = LinkedLabel(texts.glossary)
+        self.text.setObjectName("tour_text")
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.text.setContentsMargins(0, 4, 4, 4)
+        self.text.term_activated.connect(self.term_activated)
+        scroll = QScrollArea()
+        scroll.setWidget(self.text)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        col.addWidget(scroll, 1)
+
+        self.task = QLabel()
+        self.task.setObjectName("tour_task")
+        self.task.setWordWrap(True)
+        self.task.setFrameShape(QFrame.Shape.StyledPanel)
+        self.task.setMargin(6)
+        col.addWidget(self.task)
+
+        row = QHBoxLayout()
+        self.back_button = QPushButton(ui("back"))
+        self.back_button.setToolTip(ui("back_tip").format(keys=key_text(TOUR_BACK)))
+        self.show_me_button = QPushButton(ui("show_me"))
+        self.show_me_button.setToolTip(ui("show_me_tip"))
+        self.restart_button = QPushButton(ui("restart"))
+        self.finish_button = QPushButton(ui("finish"))
+        self.finish_button.setToolTip(ui("finish_tip"))
+        self.next_button = QPushButton(ui("next"))
+        self.next_button.setToolTip(ui("next_tip").format(keys=key_text(TOUR_NEXT)))
+        for b in (self.back_button, self.show_me_button, self.restart_button, self.finish_button, self.next_button):
+            b.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus where it was (the diagram)
+        row.addWidget(self.back_button)
+        row.addWidget(self.show_me_button)
+        row.addStretch(1)
+        row.addWidget(self.restart_button)
+        row.addWidget(self.finish_button)
+        row.addWidget(self.next_button)
+        col.addLayout(row)
+        self.back_button.clicked.connect(self.back_clicked)
+        self.next_button.clicked.connect(self.next_clicked)
+        self.show_me_button.clicked.connect(self.show_me_clicked)
+        self.finish_button.clicked.connect(self.finish_clicked)
+        self.restart_button.clicked.connect(self.restart_clicked)
+        self.restart_button.hide()  # (shown at the end only; hidden now, so the row is not wider at start)
+        self.finish_button.hide()
+
+    def _ui(self, key: str) -> str:
+        return self.texts.text("ui", key)
+
+    def show_view(self, view: TourView | None, can_show_me: bool) -> None:
+        """The current step (None: the tour is finished)."""
+        if view is None:
+            self.chapter.setText(self.texts.text("tour", "finished"))
+            self.progress.setText("")
+            self.text.set_linked(self._ui("tour_finished"))
+            self.task.setVisible(False)
+            for b, on in (
+                (self.back_button, True),
+                (self.show_me_button, False),
+                (self.restart_button, True),
+                (self.finish_button, True),
+                (self.next_button, False),
+            ):
+                b.setVisible(on)
+            return
+        self.chapter.setText(view.progress.chapter_text)
+        self.progress.setText(view.progress.text)
+        self.text.set_linked(view.text)
+        self.task.setVisible(True)
+        key = "task_done" if view.complete and view.done.kind is not ConditionKind.NEXT else "task"
+        self.task.setText(self._ui(key).format(do=view.do))
+        self.task.setProperty("complete", view.complete)
+        self.back_button.setVisible(True)
+        self.back_button.setEnabled(not view.first)
+        self.show_me_button.setVisible(True)
+        self.show_me_button.setEnabled(can_show_me)
+        self.restart_button.setVisible(False)
+        self.finish_button.setVisible(view.last)
+        self.next_button.setVisible(True)
+        self.next_button.setDefault(view.complete)

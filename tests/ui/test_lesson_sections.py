@@ -1,0 +1,347 @@
+"""The lesson's sections in the live window, against the real model: predict the next token,
+what if?, the questions, the glossary, lesson complete, and presenter mode."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
+from explainer.lesson.assets import load_texts
+from explainer.lesson.completion import attention_look
+from explainer.lesson.formatting import percent
+from explainer.lesson.game import GameState
+from explainer.lesson.glossary import HREF_PREFIX
+from explainer.lesson.questions import QuizState
+from explainer.lesson.stages import Cursor, Stage
+from explainer.lesson.texts import QuestionKind
+from explainer.lesson.tour import TourState
+from explainer.ui.lesson.show_me import Section
+from tests.ui.helpers import click, forward_to, generate, press, type_into
+from tests.ui.lesson_helpers import first_anchor_point, forget_the_lesson, tour_key
+
+pytestmark = pytest.mark.slow
+
+TEXTS = load_texts()
+TOUR = TEXTS.tour
+PARIS = "The capital of France is"
+STORY = "Once upon a time"
+
+
+@pytest.fixture(autouse=True)
+def fresh_lesson():
+    forget_the_lesson()
+    yield
+    forget_the_lesson()
+
+
+def sampled_run(qtbot, w, max_new_tokens: int = 3):
+    """A run with temperature 0.9, top-k 40, top-p 0.9 and seed 3 (a real random draw per step)."""
+    if w.sampling.greedy.isChecked():
+        click(qtbot, w.sampling.greedy)
+    for field, text in (("temperature", "0.9"), ("top_k", "40"), ("top_p", "0.9"), ("seed", "3")):
+        type_into(qtbot, w.sampling.fields()[field], text)
+    return generate(qtbot, w, STORY, max_new_tokens=max_new_tokens)
+
+
+# ------------------------------------------------------------------ predict the next token
+
+
+def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(qtbot, window):
+    w = window
+    game = w.lesson_ui.dock.predict
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
+    assert game.round is None and not game.buttons[0].isVisible()  # offered at the layers stage only
+    w.lesson_ui.go_to(TOUR.index_of("choose-game") or 0)
+    assert not w.lesson_ui.state.done
+    results = []
+    for step, right in ((0, True), (1, False), (2, True)):
+        forward_to(qtbot, w, step, Stage.LAYERS)
+        rnd = game.round
+        assert rnd is not None and rnd.step == step and game.buttons[0].isVisible()
+        raw = trace.steps[step].sampling.raw
+        probs = dict(zip(raw.ids.tolist(), raw.probs.tolist()))
+        assert [b.text() for b in game.buttons] == [c.label for c in rnd.candidates]
+        assert rnd.top.id == int(raw.ids[0])
+        pick = next(i for i, c in enumerate(rnd.candidates) if (c.id == rnd.top.id) == right)
+        click(qtbot, game.buttons[pick])
+        assert w.cursor == Cursor(step, Stage.PROBABILITIES)  # the chart is revealed
+        shown = game.revealed
+        assert shown is not None and shown[1].correct is right
+        for c, label in zip(shown[1].ranked, game.row_labels):
+            assert c.prob == pytest.approx(probs[c.id], abs=1e-9)
+            assert percent(probs[c.id]) in label.text()
+        assert game.message.text() == shown[1].message
+        results.append(right)
+    assert game.game == GameState(played=3, score=2, streak=1, best=1)
+    assert game.score.text() == GameState(3, 2, 1, 1).text(TEXTS)
+    assert w.lesson_ui.state.done  # the tour's "play a round" step
+    forward_to(qtbot, w, 2, Stage.APPEND)
+    press(qtbot, w, Qt.Key.Key_Home)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    assert game.round is None and game.revealed is not None  # a pass is played once per run
+    assert game.game.played == 3
+
+
+def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
+    w = window
+    game = w.lesson_ui.dock.predict
+    trace = sampled_run(qtbot, w, max_new_tokens=6)
+    off = [i for i, s in enumerate(trace.steps) if s.sampling.chosen.id != int(s.sampling.raw.ids[0])]
+    on = [i for i, s in enumerate(trace.steps) if s.sampling.chosen.id == int(s.sampling.raw.ids[0])]
+    assert off and on, "the seeded run takes the favourite at some steps and not at others"
+    for step, explained in ((off[0], True), (on[0], False)):
+        w.stepper.show(Cursor(step, Stage.LAYERS))
+        click(qtbot, game.buttons[0])
+        assert (not game.explanation.isHidden()) is explained
+        if explained:
+            assert "sample" in game.explanation.text() or "draw" in game.explanation.text()
+
+
+# ------------------------------------------------------------------ what if?
+
+
+def chart_matches_the_sampler(section, step) -> None:
+    settings = section.settings()
+    stages = sampling_stages(step.logits, settings)
+    drawn = section.chart.drawn_bars()
+    assert len(drawn) == 10
+    for token, prob in drawn:
+        assert abs(prob - float(stages.after_top_p[token])) <= 1e-6
+    value = section.chart.value
+    assert value.kept == stages.kept
+    if stages.greedy_choice is not None:
+        assert value.landed_id == stages.greedy_choice
+    else:
+        assert value.landed_id == pick_from(stages.after_top_p, step.sampling.draw)
+        landed = [s for s in value.spans if s.landed]
+        assert len(landed) == 1
+
+
+def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
+    w = window
+    section = w.lesson_ui.dock.whatif
+    trace = sampled_run(qtbot, w)
+    forward_to(qtbot, w, 1, Stage.SAMPLING)  # the What if? tab closed: nothing is computed
+    assert section.step is trace.steps[1] and section.value is None and section.computed == 0
+    w.lesson_ui.dock.open_section(Section.WHATIF)
+    qtbot.waitUntil(lambda: section.value is not None)
+    w.stepper.show(Cursor(1, Stage.PROBABILITIES))
+    assert section.step is None and not section.hint.isHidden()  # the sampling stage only
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    step = trace.steps[1]
+    assert section.step is step
+    qtbot.waitUntil(lambda: section.value is not None)
+    assert section.settings() == dataclasses.replace(trace.settings)  # it starts at the run's own settings
+    assert section.chart.value.same and section.chart.value.landed_id == step.sampling.chosen.id
+    chart_matches_the_sampler(section, step)
+    w.lesson_ui.go_to(TOUR.index_of("choose-whatif") or 0)
+    for temperature, top_k, top_p in ((150, 0, 100), (30, 5, 50), (0, 40, 90), (200, 100, 5), (90, 1, 100)):
+        before = section.computed
+        section.temperature.setValue(temperature)
+        section.top_k.setValue(top_k)
+        section.top_p.setValue(top_p)
+        qtbot.waitUntil(lambda b=before: section.computed > b)
+        assert section.computed == before + 1  # three moves, one computation
+        assert section.settings() == SamplingSettings(temperature / 100, top_k, top_p / 100, 3, 3)
+        chart_matches_the_sampler(section, step)
+        assert section.message.text() == section.chart.value.message
+    assert w.lesson_ui.state.done  # "move a what-if slider"
+    section.top_k.setFocus()
+    value = section.top_k.value()
+    press(qtbot, w, Qt.Key.Key_Right, target=section.top_k)  # a focused slider keeps its arrows
+    assert section.top_k.value() == value + 1 and w.cursor == Cursor(1, Stage.SAMPLING)
+    click(qtbot, section.reset_button)
+    assert section.settings() == trace.settings
+    qtbot.waitUntil(lambda: section.chart.value is not None and section.chart.value.settings == trace.settings)
+    assert w.trace is trace  # the model never ran again
+
+
+def test_what_if_says_when_it_cannot_reshape(qtbot, window):
+    w = window
+    section = w.lesson_ui.dock.whatif
+    trace = generate(qtbot, w, PARIS, max_new_tokens=2)  # greedy: no random number was drawn
+    w.lesson_ui.dock.open_section(Section.WHATIF)
+    forward_to(qtbot, w, 0, Stage.SAMPLING)
+    section.temperature.setValue(120)
+    section.recompute()
+    assert section.chart.value.available and section.chart.value.draw is None
+    assert section.message.text().startswith(TEXTS.text("whatif", "greedy_recorded").split("{")[0])
+    old = dataclasses.replace(trace, steps=[dataclasses.replace(s, logits=None) for s in trace.steps])
+    w.show_recorded(old)  # a trace saved before logits were recorded
+    w.stepper.show(Cursor(0, Stage.SAMPLING))
+    qtbot.waitUntil(lambda: section.value is not None)
+    assert section.message.text() == TEXTS.text("whatif", "not_recorded")
+    assert section.chart.drawn_bars() == []
+
+
+# ------------------------------------------------------------------ questions
+
+
+def wrong_then_right(qtbot, card, question) -> None:
+    """Answer wrong (refused, no explanation), then right (explained), through the widgets."""
+    kind = question.kind
+    if kind is QuestionKind.CHOICE:
+        click(qtbot, card.options[(question.answer + 1) % len(card.options)])
+    elif kind is QuestionKind.NUMBER:
+        type_into(qtbot, card.number_field, f"{question.answer * 3 + 10:.0f}")
+    else:
+        for buttons in card.item_choices:
+            click(qtbot, buttons[0])
+    click(qtbot, card.check_button)
+    expected = {
+        QuestionKind.CHOICE: TEXTS.text("quiz", "wrong"),
+        QuestionKind.NUMBER: TEXTS.text("quiz", "too_high"),
+    }.get(kind)
+    assert card.feedback.text() == (expected or card.feedback.text()) and "Right" not in card.feedback.text()
+    assert card.explanation.isHidden(), "an explanation after a wrong try gives the answer away"
+    if kind is QuestionKind.CHOICE:
+        click(qtbot, card.options[question.answer])
+    elif kind is QuestionKind.NUMBER:
+        type_into(qtbot, card.number_field, f"{question.answer:,.0f}")
+        qtbot.keyClick(card.number_field, Qt.Key.Key_Return)
+        return
+    else:
+        cats = [c for c, _ in question.categories]
+        for buttons, answer in zip(card.item_choices, question.answer):
+            click(qtbot, buttons[cats.index(answer)])
+    click(qtbot, card.check_button)
+
+
+def test_every_question_can_be_answered_right_through_the_widgets(qtbot, window):
+    w = window
+    section = w.lesson_ui.dock.questions
+    assert any(not q.available for q in section.questions)  # the live ones need a run
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    questions = section.questions
+    assert all(q.available for q in questions) and len(questions) == len(TEXTS.questions)
+    w.lesson_ui.go_to(TOUR.index_of("tok-count") or 0)
+    for i, q in enumerate(questions):
+        section.go(i)
+        card = section.card
+        assert card is not None and card.question.id == q.id and card.text.plain == q.text
+        wrong_then_right(qtbot, card, q)
+        assert card.feedback.text() == TEXTS.text("quiz", "right"), q.id
+        assert not card.explanation.isHidden() and card.explanation.plain == q.explanation
+        assert section.quiz.is_right(q.id)
+        if q.id == "prompt_tokens":
+            assert w.lesson_ui.state.done  # the tour's question step
+    assert section.quiz.right() == len(questions) and section.quiz.first_try() == 0
+    assert section.score.text() == section.quiz.text(TEXTS, questions)
+    assert f"{len(questions)} of {len(questions)}" in section.score.text()
+
+
+def test_show_the_answer_explains_without_scoring(qtbot, window):
+    w = window
+    section = w.lesson_ui.dock.questions
+    section.go(0)
+    card = section.card
+    click(qtbot, card.answer_button)
+    assert not card.explanation.isHidden() and not section.quiz.is_right(card.question.id)
+    click(qtbot, card.check_button)  # nothing chosen yet
+    assert card.feedback.text() == TEXTS.text("ui", "answer_first")
+
+
+# ------------------------------------------------------------------ glossary
+
+
+def test_the_glossary_opens_at_a_term_clicked_in_the_caption_or_a_tour_step(qtbot, window):
+    w = window
+    dock = w.lesson_ui.dock
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    forward_to(qtbot, w, 0, Stage.PROBABILITIES)
+    dock.open_section(Section.PREDICT)
+    w.scene.settle()
+    caption = w.scene.caption.text
+    at, href = first_anchor_point(caption.document())
+    term = TEXTS.glossary.entry(href[len(HREF_PREFIX) :])
+    assert term is not None
+    where = w.view.mapFromScene(caption.mapToScene(at))
+    qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert dock.section() is Section.GLOSSARY and dock.glossary.current == term.term
+    assert dock.glossary.definition.plain == term.definition
+    press(qtbot, w, Qt.Key.Key_Right)  # a clicked caption link leaves the stepping keys alone
+    assert w.cursor == Cursor(0, Stage.SAMPLING)
+
+    w.lesson_ui.go_to(TOUR.index_of("tok-split") or 0)  # "... tokenization cuts your prompt ..."
+    dock.open_section(Section.PREDICT)
+    linked = dock.tour.text.hrefs()
+    assert "tokenization" in linked
+    dock.tour.text.linkActivated.emit(f"{HREF_PREFIX}tokenization")
+    assert dock.section() is Section.GLOSSARY and dock.glossary.current == "tokenization"
+    type_into(qtbot, dock.glossary.search, "kv")
+    visible = [dock.glossary.terms.item(i).text() for i in range(dock.glossary.terms.count())]
+    shown = [t for i, t in enumerate(visible) if not dock.glossary.terms.item(i).isHidden()]
+    assert "KV cache" in shown and "token" not in shown
+
+
+# ------------------------------------------------------------------ lesson complete
+
+
+def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, window):
+    w = window
+    session, dock = w.lesson_ui, w.lesson_ui.dock
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    questions = session.questions
+    dock.questions.set_quiz(QuizState(tuple((q.id, 1 + (i % 2), True) for i, q in enumerate(questions))))
+    session.go_to(len(TOUR.steps) - 1)
+    assert dock.tour.finish_button.isVisible()
+    assert not dock.tabs.isTabVisible(dock.tabs.indexOf(dock.completion.parentWidget().parentWidget()))
+    tour_key(qtbot, w.view, Qt.Key.Key_Right)  # past the last step, every question right: complete
+    assert session.state.finished(TOUR)
+    assert dock.section() is Section.COMPLETE
+    page = dock.completion
+    n, first = len(questions), sum(1 for i in range(len(questions)) if i % 2 == 0)
+    assert page.title.text().startswith("Lesson complete")
+    assert page.score.text().startswith(f"Questions: {n} of {n} right, {first} at the first try")
+    assert page.recap.text() == "\n".join(TEXTS.lesson.recap)
+    assert "How attention works inside transformers" in page.next_link.text()
+    assert page.layer.value() == trace.model.n_layers and page.head.value() == 1
+    page.layer.setValue(1)
+    page.head.setValue(2)
+    names = session.names()
+    look = attention_look(TEXTS, trace, names, None, 0, 1)
+    assert look is not None and page.look.text() == look.text
+
+
+def test_finish_the_lesson_at_the_last_step_shows_the_page(qtbot, window):
+    w = window
+    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session.go_to(len(TOUR.steps) - 1)
+    click(qtbot, dock.tour.finish_button)
+    assert session.state == TourState(len(TOUR.steps)) and dock.section() is Section.COMPLETE
+    assert dock.completion.look.text() == TEXTS.text("completion", "attention_none")  # no run yet
+    click(qtbot, dock.tour.restart_button)
+    assert session.state.index == 0
+
+
+# ------------------------------------------------------------------ presenter mode
+
+
+def test_presenter_mode_hides_the_lesson_and_brings_it_back(qtbot, window):
+    w = window
+    dock = w.lesson_ui.dock
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    assert dock.isVisible()
+    press(qtbot, w, Qt.Key.Key_F11)
+    assert w.presenter.active and not dock.isVisible() and not w.control_dock.isVisible()
+    tour_key(qtbot, w.view, Qt.Key.Key_Right)  # the tour still walks, the docks stay hidden
+    tour_key(qtbot, w.view, Qt.Key.Key_Right)
+    assert not dock.isVisible() and not w.control_dock.isVisible()
+    assert w.scene.highlighted == "header"  # "start-llm": the illustration is what is shown
+    press(qtbot, w, Qt.Key.Key_Escape)
+    assert not w.presenter.active and dock.isVisible() and w.control_dock.isVisible()
+
+
+def test_stepping_never_runs_the_model_again(qtbot, window, generate_calls):
+    w = window
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    w.lesson_ui.dock.open_section(Section.WHATIF)
+    for _ in range(25):
+        press(qtbot, w, Qt.Key.Key_Right)
+    assert len(generate_calls) == 1
+    assert np.isfinite(w.lesson_ui.dock.whatif.chart.scale())

@@ -1,0 +1,168 @@
+"""The guided tour in the live window: walked by keys alone, pointing at what each step names,
+fed by what the learner does, and resumed where it was left."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from explainer.lesson.assets import load_texts
+from explainer.lesson.game import GameState
+from explainer.lesson.questions import QuizState
+from explainer.lesson.stages import Cursor, Stage
+from explainer.ui.lesson.show_me import Section
+from tests.ui.helpers import click, forward_to, generate, press, type_into
+from tests.ui.lesson_helpers import assert_points_at, forget_the_lesson, tour_key
+
+pytestmark = pytest.mark.slow
+
+TEXTS = load_texts()
+TOUR = TEXTS.tour
+PARIS = "The capital of France is"
+
+
+@pytest.fixture(autouse=True)
+def fresh_lesson():
+    forget_the_lesson()
+    yield
+    forget_the_lesson()
+
+
+def index_of(step_id: str) -> int:
+    i = TOUR.index_of(step_id)
+    assert i is not None
+    return i
+
+
+def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, window):
+    w = window
+    session, dock = w.lesson_ui, w.lesson_ui.dock
+    assert session.state.index == 0 and dock.isVisible()
+    generate(qtbot, w, PARIS, max_new_tokens=3)  # the steps quote the learner's own run
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    here = w.cursor
+    # the focus anywhere: the diagram, the prompt box, the glossary's search field, a tour button
+    places = [w.view, w.prompt, dock.glossary.search, dock.tour.next_button]
+    for i, step in enumerate(TOUR.steps):
+        view = session.view
+        assert view is not None and view.step_id == step.id
+        assert not view.needs_run and "{" not in view.text, step.id
+        assert dock.tour.text.plain == view.text
+        progress = TEXTS.text("tour", "progress").format(n=i + 1, total=len(TOUR.steps))
+        assert dock.tour.progress.text() == progress
+        assert_points_at(w, step)
+        tour_key(qtbot, places[i % len(places)], Qt.Key.Key_Right)
+        assert w.cursor == here, "Alt+→ walks the tour, never the diagram"
+    assert session.state.finished(TOUR) and session.view is None
+    assert w.scene.highlighted is None and not session.pointer.outline.isVisible()
+    assert dock.tour.chapter.text() == TEXTS.text("tour", "finished")
+    tour_key(qtbot, w.view, Qt.Key.Key_Left)  # back to the last step
+    assert session.view is not None and session.view.step_id == TOUR.steps[-1].id
+    for _ in range(3):
+        tour_key(qtbot, w.prompt, Qt.Key.Key_Left)
+    assert session.state.index == len(TOUR.steps) - 4
+    press(qtbot, w, Qt.Key.Key_Right)  # the plain arrow still steps the diagram
+    assert w.cursor == Cursor(0, Stage.PROBABILITIES)
+
+
+def test_steps_that_quote_the_run_say_so_before_there_is_one(qtbot, window):
+    w = window
+    session = w.lesson_ui
+    session.go_to(index_of("tok-split"))  # "cuts your prompt into {n_prompt} tokens"
+    view = session.view
+    assert view is not None and view.needs_run
+    assert w.lesson_ui.dock.tour.text.plain == TEXTS.text("tour", "needs_run")
+    click(qtbot, w.lesson_ui.dock.tour.show_me_button)  # "Show me" goes to the prompt box
+    assert w.prompt.hasFocus() or w.focusWidget() is w.prompt
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    assert session.view is not None and not session.view.needs_run and "5" in session.view.text
+
+
+def test_the_learners_actions_complete_the_steps(qtbot, window):
+    w = window
+    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session.go_to(index_of("start-run"))  # type a prompt and press Generate
+    assert not session.state.done
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    assert session.state.done and dock.tour.task.text().startswith("✓")
+    session.go_to(index_of("tok-split"))  # the tokens stage of the first pass
+    forward_to(qtbot, w, 0, Stage.TOKENS)
+    assert session.state.done
+    session.go_to(index_of("loop-decode"))  # the tokens stage of a decode pass
+    forward_to(qtbot, w, 0, Stage.APPEND)
+    assert not session.state.done
+    forward_to(qtbot, w, 1, Stage.TOKENS)
+    assert session.state.done
+    session.go_to(index_of("loop-stop"))  # the end of the run
+    assert not session.state.done
+    press(qtbot, w, Qt.Key.Key_N, times=2)
+    assert w.cursor == Cursor(2, Stage.APPEND) and session.state.done
+    session.go_to(index_of("choose-temperature"))  # a sampling setting changed
+    assert w.control_dock.isVisible()
+    click(qtbot, w.sampling.greedy)
+    assert session.state.done
+    session.go_to(index_of("choose-cuts"))
+    type_into(qtbot, w.sampling.top_k, "20")
+    assert session.state.done
+
+
+def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):
+    w = window
+    session, dock = w.lesson_ui, w.lesson_ui.dock
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    forward_to(qtbot, w, 1, Stage.LAYERS)
+    session.go_to(index_of("tok-split"))  # the tokens stage of the first pass: offered, not forced
+    assert w.cursor == Cursor(1, Stage.LAYERS)
+    click(qtbot, dock.tour.show_me_button)
+    assert w.cursor == Cursor(0, Stage.TOKENS)
+    session.go_to(index_of("tok-count"))  # a question step opens the question beside the tour
+    assert dock.section() is Section.QUESTIONS
+    assert dock.questions.questions[dock.questions.index].id == "prompt_tokens"
+    session.go_to(index_of("choose-game"))
+    assert dock.section() is Section.PREDICT
+    click(qtbot, dock.tour.show_me_button)  # the layers stage, before the probabilities
+    assert w.cursor == Cursor(0, Stage.LAYERS) and dock.predict.round is not None
+    session.go_to(index_of("choose-whatif"))
+    assert dock.section() is Section.WHATIF
+    click(qtbot, dock.tour.show_me_button)
+    assert w.cursor == Cursor(0, Stage.SAMPLING) and dock.whatif.step is w.trace.steps[0]
+    w.control_dock.hide()  # a control step shows the controls again
+    session.go_to(index_of("start-run"))
+    assert w.control_dock.isVisible()
+    click(qtbot, dock.tour.show_me_button)
+    assert w.focusWidget() is w.prompt
+
+
+def test_f1_opens_and_closes_the_lesson_wherever_the_focus_is(qtbot, window):
+    w = window
+    dock = w.lesson_ui.dock
+    assert dock.isVisible()
+    qtbot.keyClick(w.view, Qt.Key.Key_F1)
+    assert not dock.isVisible()
+    qtbot.keyClick(w.prompt, Qt.Key.Key_F1)
+    assert dock.isVisible()
+    view_menu = w.menuBar().findChild(type(w.recent_menu), "view_menu")
+    assert w.actions_by_name["lesson"] in view_menu.actions()
+    assert w.actions_by_name["lesson"].isChecked()
+
+
+def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):
+    w = make_window(lambda: shared_engine)
+    w.lesson_ui.go_to(index_of("in-layers"))
+    assert w.lesson_ui.view is not None and w.lesson_ui.view.step_id == "in-layers"
+    quiz = QuizState((("core", 2, True), ("stop", 1, False)))
+    w.lesson_ui.dock.questions.set_quiz(quiz)
+    w.lesson_ui.dock.questions.quiz_changed.emit()
+    game = GameState(played=4, score=3, streak=2, best=2)
+    w.lesson_ui.dock.predict.set_game(game)
+    w.lesson_ui.dock.predict.score_changed.emit()  # (what a round played reports)
+    qtbot.keyClick(w.view, Qt.Key.Key_F1)  # the dock closed: the layout remembers it
+    w.close()
+    again = make_window(lambda: shared_engine)
+    assert again.lesson_ui.state.index == index_of("in-layers")
+    assert again.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
+    assert again.scene.highlighted == "layers"
+    assert again.lesson_ui.dock.questions.quiz == quiz and again.lesson_ui.dock.predict.game == game
+    assert not again.lesson_ui.dock.isVisible()
+    qtbot.keyClick(again.view, Qt.Key.Key_F1)
+    assert again.lesson_ui.dock.isVisible()
