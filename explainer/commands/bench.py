@@ -19,8 +19,11 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
     p.add_argument("--tokens", type=int, default=64, metavar="N", help="with --gui: tokens to generate (default 64)")
-    p.add_argument("--step-through", metavar="FILE.trace",
-                   help="with --gui: step through a saved trace (no model) and time every press of Next")
+    p.add_argument(
+        "--step-through",
+        metavar="FILE.trace",
+        help="with --gui: step through a saved trace (no model) and time every press of Next",
+    )
     add_model_args(p)
     p.set_defaults(func=run)
 

@@ -219,9 +219,11 @@ class LifecycleScene(QGraphicsScene):
         self._apply(self._frame)
 
     def _apply(self, frame: Frame, force: bool = False) -> None:
-        if self.backgroundBrush().color() != QColor(self.theme.background):
-            # only on a theme change: a new background repaints the whole window
-            self.setBackgroundBrush(QBrush(QColor(self.theme.background)))
+        background = QBrush(QColor(self.theme.background))
+        if self.backgroundBrush() != background:
+            # only on a theme change: a new background repaints the whole window. (The brush, not
+            # its colour: the unset brush is black too, which left the projector theme's unset.)
+            self.setBackgroundBrush(background)
         if force:
             self._drawn = {}
         later = []

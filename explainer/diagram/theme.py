@@ -39,10 +39,14 @@ class Theme:
     base_point_size: float = 15.0  # pixel size of body text in scene units
     line_width: float = 2.0
     dim_opacity: float = 0.22  # spotlight: opacity of the stages not in focus
+    # The smallest text in scene units. Projected full screen at 1920 x 1080 the canvas is drawn
+    # 1.2 times larger, so the projector theme's 15 is 18 screen pixels, the least that reads
+    # from the back of a lecture hall; labels that cannot be that large are grouped or dropped.
+    min_px: int = 8
 
     def px(self, scale: float = 1.0) -> int:
         """A text size in scene pixels relative to the body size."""
-        return max(8, round(self.base_point_size * scale))
+        return max(self.min_px, round(self.base_point_size * scale))
 
 
 LIGHT = Theme(
@@ -113,6 +117,7 @@ PROJECTOR = Theme(
     bar_cut="#505050",
     frozen="#7fd4ff",
     base_point_size=18.0,
+    min_px=15,
     line_width=4.0,
     dim_opacity=0.25,
 )

@@ -238,7 +238,11 @@ def top_candidates(probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, f
 
 def _check_logits(logits: np.ndarray) -> np.ndarray:
     arr = np.asarray(logits)
-    if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+    if (
+        arr.ndim != 1
+        or arr.size == 0
+        or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer))
+    ):
         raise ExplainerError(
             f"Expected a 1-D vector of real logits, got shape {arr.shape} of {arr.dtype}.",
             "This is a bug in the engine: the model output was not sliced to the last position.",
@@ -342,8 +346,9 @@ class Sampler:
         """
         st = sampling_stages(logits, self.settings)
         if st.greedy_choice is not None:
-            return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None,
-                                st.greedy_choice)
+            return SampleResult(
+                st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None, st.greedy_choice
+            )
         draw = float(self._rng.random())
         chosen = pick_from(st.after_top_p, draw)
         return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, draw, chosen)

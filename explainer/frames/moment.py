@@ -43,5 +43,5 @@ class Moment:
         if step is None:
             return ""
         if step.phase == "prefill":
-            return self.texts.panels["pass_prefill"].format(n=len(step.tokens))
-        return self.texts.panels["pass_decode"].format(cached=step.start)
+            return self.texts.panels["pass_prefill"].format(n=f"{len(step.tokens):,}")
+        return self.texts.panels["pass_decode"].format(cached=f"{step.start:,}")

@@ -55,7 +55,7 @@ def tokens_value(m: Moment) -> TokensValue:
         text = prompt + answer
         vocab = m.trace.model.vocab_size
         stats = panels["tokens_stats"].format(
-            used=used, chars=len(text), ratio=f"{len(text) / max(1, used):.1f}", vocab=f"{vocab:,}"
+            used=f"{used:,}", chars=f"{len(text):,}", ratio=f"{len(text) / max(1, used):.1f}", vocab=f"{vocab:,}"
         )
     return TokensValue(
         title=m.texts.title(Stage.TOKENS),

@@ -69,6 +69,8 @@ def milliseconds(s: float | None) -> str:
     if s is None:
         return "—"
     ms = s * 1000.0
+    if ms >= 10_000:  # a long prompt's prefill: seconds read better than "114327 ms"
+        return f"{s:.1f} s"
     return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
 
 

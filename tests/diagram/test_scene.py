@@ -426,4 +426,4 @@ def test_a_slow_pass_keeps_the_timings_inside_their_panel(scene, real_trace):
     panel = QRectF(L.COUNTERS)
     for line in (scene.counters_item.line1, scene.counters_item.line2):
         assert line.isVisible() and panel.contains(line.sceneBoundingRect()), line.text()
-    assert "12,345,678 ms" in scene.counters_item.line2.text() or "…" in scene.counters_item.line2.text()
+    assert "12345.7 s" in scene.counters_item.line2.text()  # long times read in seconds

@@ -214,7 +214,13 @@ def test_pick_from_convention():
 
 @pytest.mark.parametrize(
     ("probs", "draw"),
-    [(np.array([]), 0.5), (np.array([0.0, 0.0]), 0.5), (np.array([0.5, np.nan]), 0.5), (np.array([1.0]), 1.0), (np.array([1.0]), -0.1)],
+    [
+        (np.array([]), 0.5),
+        (np.array([0.0, 0.0]), 0.5),
+        (np.array([0.5, np.nan]), 0.5),
+        (np.array([1.0]), 1.0),
+        (np.array([1.0]), -0.1),
+    ],
 )
 def test_pick_from_rejects_bad_input(probs, draw):
     with pytest.raises(ExplainerError):
@@ -229,7 +235,9 @@ def test_top_candidates():
     assert ids.tolist() == [0, 1] and rest == 0.0
 
 
-@pytest.mark.parametrize("bad", [np.array([0.0, np.nan]), np.array([np.inf, 0.0]), np.array([-np.inf]), np.zeros((2, 3)), np.array([])])
+@pytest.mark.parametrize(
+    "bad", [np.array([0.0, np.nan]), np.array([np.inf, 0.0]), np.array([-np.inf]), np.zeros((2, 3)), np.array([])]
+)
 def test_bad_logits_are_reported(bad):
     with pytest.raises(ExplainerError, match="logit"):
         Sampler(SamplingSettings(temperature=1.0)).sample(bad)
@@ -328,8 +336,13 @@ def assert_same_result(a: SampleResult, b: SampleResult) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(logits_st, min_size=1, max_size=4), st.one_of(st.just(0.0), temperature_st), st.integers(0, 70),
-       st.floats(0.01, 1.0), seed_st)
+@given(
+    st.lists(logits_st, min_size=1, max_size=4),
+    st.one_of(st.just(0.0), temperature_st),
+    st.integers(0, 70),
+    st.floats(0.01, 1.0),
+    seed_st,
+)
 def test_the_factored_sampler_gives_bit_identical_results(sequence, t, k, p, seed):
     settings = SamplingSettings(temperature=t, top_k=k, top_p=p, seed=seed)
     sampler = Sampler(settings)

@@ -205,3 +205,15 @@ def test_bench_export_prints_time_and_size_per_frame(built_model):
     assert report["frames"] == 7
     assert report["export_svg_median_s"] > 0 and report["export_png_median_s"] > 0
     assert 10 < report["svg_median_kb"] <= report["svg_max_kb"]
+
+
+def test_a_projector_figure_has_its_black_background(trace, tmp_path):
+    """The projector theme's background is black like the default brush's colour; it was left
+    unset, and the exported picture had white title text on white."""
+    from PySide6.QtGui import QImage
+
+    out = export_figure(trace, cursor_for(trace, Stage.TOKENS), tmp_path / "p.png", theme="projector")
+    img = QImage(str(out))
+    assert img.pixelColor(4, 4).name() == "#000000" and img.pixelColor(img.width() - 4, 4).name() == "#000000"
+    svg = figure_bytes(trace, cursor_for(trace, Stage.TOKENS), ".svg", theme="projector").decode()
+    assert 'fill="#000000"' in svg

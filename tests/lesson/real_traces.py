@@ -18,7 +18,11 @@ REQUESTS: dict[str, tuple[str, SamplingSettings, bool]] = {
     # chat template, greedy, ends on <|im_end|>
     "chat": ("What is 2+2?", SamplingSettings(max_new_tokens=48), True),
     # temperature, top-k and top-p with a fixed seed: a real random draw every step
-    "sampled": ("Once upon a time", SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6), False),
+    "sampled": (
+        "Once upon a time",
+        SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
+        False,
+    ),
     # more tokens than the token strip can show
     "long": (
         "In the quiet village by the sea, every morning the fishermen pulled their small boats onto the sand, "

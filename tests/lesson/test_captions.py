@@ -76,7 +76,7 @@ def test_lens_settles_on_the_final_answer(real_trace):
     step = real_trace("paris").steps[0]
     layer = lens_settles_at(step)
     assert layer is not None and 1 <= layer <= 30
-    assert all(v.lens.ids[0] == step.sampling.raw.ids[0] for v in step.layers[layer - 1:])
+    assert all(v.lens.ids[0] == step.sampling.raw.ids[0] for v in step.layers[layer - 1 :])
 
 
 def test_titles_and_assets():
@@ -86,8 +86,25 @@ def test_titles_and_assets():
         assert stage.value in data["titles"]
 
 
-@pytest.mark.parametrize("term", ["token", "embedding", "layer", "probability", "sampling", "temperature", "top-k",
-                                  "top-p", "prefill", "decode", "KV cache", "TTFT", "TPOT", "context window"])
+@pytest.mark.parametrize(
+    "term",
+    [
+        "token",
+        "embedding",
+        "layer",
+        "probability",
+        "sampling",
+        "temperature",
+        "top-k",
+        "top-p",
+        "prefill",
+        "decode",
+        "KV cache",
+        "TTFT",
+        "TPOT",
+        "context window",
+    ],
+)
 def test_glossary_has_every_term(term):
     text = TEXTS.define(term)
     assert text and 20 < len(text) < 240
@@ -146,8 +163,11 @@ def test_the_whitespace_legend_is_one_text(real_trace):
 
     frame = frame_at(real_trace("paris"), Cursor(0, Stage.TOKENS))
     assert frame.tokens.legend == TEXTS.legend  # the prompt's chips show ␣
-    assert "␣" not in "".join(caption_at(real_trace("paris"), c) for c in Lesson(real_trace("paris")).cursors()
-                              if c.stage is Stage.TOKENS and c.step == 0)
+    assert "␣" not in "".join(
+        caption_at(real_trace("paris"), c)
+        for c in Lesson(real_trace("paris")).cursors()
+        if c.stage is Stage.TOKENS and c.step == 0
+    )
 
 
 def test_the_chart_says_raw_or_after_the_cuts(real_trace):

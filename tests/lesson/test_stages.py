@@ -9,7 +9,14 @@ from explainer.lesson.stages import STAGE_ORDER, Cursor, Lesson, Stage
 
 def test_stage_order_is_teaching_order_not_alphabetical():
     assert [s.value for s in STAGE_ORDER] == [
-        "pretraining", "tokens", "embeddings", "layers", "probabilities", "sampling", "append"]
+        "pretraining",
+        "tokens",
+        "embeddings",
+        "layers",
+        "probabilities",
+        "sampling",
+        "append",
+    ]
     assert Stage.TOKENS < Stage.EMBEDDINGS < Stage.LAYERS < Stage.PROBABILITIES < Stage.SAMPLING < Stage.APPEND
     assert Cursor(0, Stage.APPEND) < Cursor(1, Stage.TOKENS)
     assert Cursor(1, Stage.EMBEDDINGS) > Cursor(1, Stage.TOKENS)
@@ -52,8 +59,8 @@ def test_growing_trace(real_trace):
     partial.stop_reason = None
     lesson = Lesson(partial)
     assert lesson.last() == Cursor(1, Stage.APPEND)
-    assert lesson.next(lesson.last()) is None          # nothing recorded beyond yet
-    assert not lesson.is_finished(lesson.last())       # still running
+    assert lesson.next(lesson.last()) is None  # nothing recorded beyond yet
+    assert not lesson.is_finished(lesson.last())  # still running
     lesson.set_trace(full)
     assert lesson.next(Cursor(1, Stage.APPEND)) == Cursor(2, Stage.TOKENS)
     assert lesson.is_finished(lesson.last())

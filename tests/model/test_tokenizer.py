@@ -36,8 +36,7 @@ def test_tiny_no_bos_added(tiny_tok):
 
 
 # the tokenizer is read-only, so sharing the fixture across examples is fine
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
 def test_tiny_round_trip_and_offsets(tiny_tok, text):
     toks = tiny_tok.encode(text)
@@ -51,8 +50,8 @@ def _check_offsets(text: str, toks: list[Token]) -> None:
         assert 0 <= t.start <= t.end <= len(text)
         assert t.start <= prev_end  # no gaps: every character is covered
         prev_end = max(prev_end, t.end)
-        if "\ufffd" not in t.text or "\ufffd" in text[t.start:t.end]:
-            assert t.text == text[t.start:t.end]
+        if "\ufffd" not in t.text or "\ufffd" in text[t.start : t.end]:
+            assert t.text == text[t.start : t.end]
     assert prev_end == len(text)
 
 
@@ -64,7 +63,6 @@ def tok(real_gguf, tmp_path_factory) -> TextTokenizer:
     d = tmp_path_factory.mktemp("realtok")
     build_tokenizer(real_gguf, d / "tokenizer.json")
     return TextTokenizer.load(d / "tokenizer.json")
-
 
 
 ROUND_TRIP = [
@@ -142,7 +140,7 @@ def test_accent_and_cjk_offsets_are_characters(tok):
     toks = tok.encode(text)
     for t in toks:
         if "\ufffd" not in t.text:
-            assert text[t.start:t.end] == t.text
+            assert text[t.start : t.end] == t.text
 
 
 @pytest.mark.slow

@@ -16,8 +16,18 @@ from gguf.quants import dequantize, quantize
 from explainer.model.gguf_weights import LayerWeights, LlamaConfig, LlamaWeights, llama_cpp_permute
 
 TINY = LlamaConfig(
-    name="tiny-llama", n_layers=2, d_model=64, n_heads=4, n_kv_heads=2, d_ff=96,
-    vocab_size=80, context_length=64, rope_base=10000.0, rms_eps=1e-5, bos_id=1, eos_id=2,
+    name="tiny-llama",
+    n_layers=2,
+    d_model=64,
+    n_heads=4,
+    n_kv_heads=2,
+    d_ff=96,
+    vocab_size=80,
+    context_length=64,
+    rope_base=10000.0,
+    rms_eps=1e-5,
+    bos_id=1,
+    eos_id=2,
 )
 
 
@@ -62,17 +72,19 @@ def write_tiny_gguf(path: Path, config: LlamaConfig = TINY, seed: int = 0, arch:
     layers = []
     for i in range(c.n_layers):
         p = f"blk.{i}."
-        layers.append(LayerWeights(
-            attn_norm=norm(p + "attn_norm.weight"),
-            wq=matrix(p + "attn_q.weight", c.d_model, c.d_model, permute_heads=c.n_heads),
-            wk=matrix(p + "attn_k.weight", kv, c.d_model, permute_heads=c.n_kv_heads),
-            wv=matrix(p + "attn_v.weight", kv, c.d_model),
-            wo=matrix(p + "attn_output.weight", c.d_model, c.d_model),
-            ffn_norm=norm(p + "ffn_norm.weight"),
-            w_gate=matrix(p + "ffn_gate.weight", c.d_ff, c.d_model),
-            w_up=matrix(p + "ffn_up.weight", c.d_ff, c.d_model),
-            w_down=matrix(p + "ffn_down.weight", c.d_model, c.d_ff),
-        ))
+        layers.append(
+            LayerWeights(
+                attn_norm=norm(p + "attn_norm.weight"),
+                wq=matrix(p + "attn_q.weight", c.d_model, c.d_model, permute_heads=c.n_heads),
+                wk=matrix(p + "attn_k.weight", kv, c.d_model, permute_heads=c.n_kv_heads),
+                wv=matrix(p + "attn_v.weight", kv, c.d_model),
+                wo=matrix(p + "attn_output.weight", c.d_model, c.d_model),
+                ffn_norm=norm(p + "ffn_norm.weight"),
+                w_gate=matrix(p + "ffn_gate.weight", c.d_ff, c.d_model),
+                w_up=matrix(p + "ffn_up.weight", c.d_ff, c.d_model),
+                w_down=matrix(p + "ffn_down.weight", c.d_model, c.d_ff),
+            )
+        )
     final = norm("output_norm.weight")
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

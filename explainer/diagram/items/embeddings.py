@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
-from explainer.diagram.items.base import Panel, Text, tag, theme_font
+from explainer.diagram.items.base import Panel, Text, elide, tag, theme_font
 from explainer.diagram.items.tokens import TokenChipItem
 from explainer.diagram.theme import Theme
 from explainer.frames.embeddings import MAX_ROWS, N_CELLS, EmbeddingsValue
@@ -214,14 +214,16 @@ class EmbeddingStripItem(Panel):
                 strip.setVisible(False)
                 continue
             if value.more and i == value.more_at:
-                self.more.show_text(
-                    f"⋮  {value.more} more tokens, same lookup", theme_font(theme, 0.85), theme.muted
-                ).place(cells_x, y + 2)
+                more_font = theme_font(theme, 0.85)
+                more = elide(f"⋮  {value.more:,} more tokens, same lookup", more_font, self.w - cells_x - 14)
+                self.more.show_text(more, more_font, theme.muted).place(cells_x, y + 2)
                 y += self.more.boundingRect().height() + 6
             row = rows[i]
-            chip.set_token(row.chip, theme, show_id=False)
-            # squeeze a wide label into the label column
-            w = chip.width
+            w = chip.set_token(row.chip, theme, show_id=False)
+            # a wide label is squeezed into the label column, or, where that would make its text
+            # smaller than the theme allows, cut short
+            if theme.px(1.0) * label_w / w < theme.min_px:
+                w = chip.set_token(row.chip, theme, show_id=False, max_w=label_w)
             chip.setScale(min(1.0, label_w / w))
             chip.setPos(14 + max(0.0, label_w - w * chip.scale()), y + (chip_h - chip_h * chip.scale()) / 2)
             strip.set_values(row.values, value.scale, theme, cells_w, chip_h - 4)

@@ -170,7 +170,8 @@ class LayerStackItem(Panel):
             bar.setBrush(QBrush(QColor(theme.bar)))
             bar.setPen(QPen(Qt.PenStyle.NoPen))
         bar.setVisible(True)
-        if change > 1.0:  # off the scale: say by how much, inside the full bar
+        # off the scale: say by how much, inside the full bar (if a readable figure fits in it)
+        if change > 1.0 and theme.min_px <= row_h - 3:
             over.show_text(
                 f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
                 theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
@@ -217,6 +218,12 @@ class LayerStackItem(Panel):
         is_final = end == value.n_layers
         settled = value.settles_at is not None and start + 1 >= value.settles_at
         span = (end - start) * row_h
+        if theme.min_px > span - 2 and not is_final:
+            # too short a run for readable type (projector): its guess is dropped, the runs
+            # around it and the final answer keep theirs
+            label.setVisible(False)
+            bracket.setVisible(False)
+            return
         px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
         f = theme_font(theme, px / theme.base_point_size, is_final or settled)
         c = theme.accent if is_final else (theme.foreground if settled else theme.muted)

@@ -62,10 +62,17 @@ class TokenChipItem(QGraphicsObject):
         return max(w, 28.0), px + 14.0
 
     def set_token(
-        self, chip: Chip | None, theme: Theme, reading: bool = False, more: int = 0, show_id: bool = True
+        self,
+        chip: Chip | None,
+        theme: Theme,
+        reading: bool = False,
+        more: int = 0,
+        show_id: bool = True,
+        max_w: float | None = None,
     ) -> float:
-        """Show ``chip`` (or a "… N more" chip when None); returns the chip width."""
-        sig = (chip, reading, more, show_id, theme)
+        """Show ``chip`` (or a "… N more" chip when None); returns the chip width. ``max_w`` caps
+        the width (the label is elided to fit) where shrinking the chip would make it unreadable."""
+        sig = (chip, reading, more, show_id, theme, max_w)
         if sig == self._sig and self.opacity() == 1.0 and self.scale() == 1.0 and self.isVisible():
             return self._w  # unchanged: a long context redraws only the chips that changed
         self._sig = sig
@@ -84,6 +91,8 @@ class TokenChipItem(QGraphicsObject):
             stroke = theme.output_text if chip.kind == "output" else theme.panel_border
             tcolor = theme.chip_text
         w, h = self.size_for(label, theme, chip.id if chip is not None and show_id else None)
+        if max_w is not None:
+            w = min(w, max_w)
         shown = elide(label, f, w - 12)
         self._w, self._h = w, h
         if reading:
