@@ -53,15 +53,9 @@ class Engine:
     def model_info(self) -> ModelInfo:
         c = self.config
         return ModelInfo(
-            name=self.display_name,
-            provider=self.runtime.device_label,
-            n_layers=c["n_layers"],
-            d_model=c["d_model"],
-            n_heads=c["n_heads"],
-            n_kv_heads=c["n_kv_heads"],
-            vocab_size=c["vocab_size"],
-            context_length=c["context_length"],
-            n_params=c["n_params"],
+            name=self.display_name, provider=self.runtime.device_label, n_layers=c["n_layers"],
+            d_model=c["d_model"], n_heads=c["n_heads"], n_kv_heads=c["n_kv_heads"],
+            vocab_size=c["vocab_size"], context_length=c["context_length"], n_params=c["n_params"],
         )
 
     def prepare(self, prompt: str, chat: bool = False) -> PreparedPrompt:
@@ -142,14 +136,9 @@ class Engine:
                 return trace
             reading = [chosen]
 
-    def _read(
-        self,
-        tokens: list[TokenRef],
-        cache: KVCache,
-        lens: bool,
-        should_stop: Callable[[], bool] | None = None,
-        on_progress: Callable[[int, int], None] | None = None,
-    ) -> PassOutput:
+    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool,
+              should_stop: Callable[[], bool] | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> PassOutput:
         """One recorded pass; a long prompt is read in chunks whose times add up."""
         ids = [t.id for t in tokens]
         chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
@@ -191,11 +180,8 @@ def top_attention(weights: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     (int32 positions, float16 weights), padded with -1 / 0 when there are fewer positions."""
     n_layers, heads, positions = weights.shape
     take = min(k, positions)
-    idx = (
-        np.argpartition(-weights, take - 1, axis=-1)[..., :take]
-        if take < positions
-        else np.broadcast_to(np.arange(positions), weights.shape).copy()
-    )
+    idx = np.argpartition(-weights, take - 1, axis=-1)[..., :take] if take < positions else \
+        np.broadcast_to(np.arange(positions), weights.shape).copy()
     vals = np.take_along_axis(weights, idx, axis=-1)
     order = np.argsort(-vals, axis=-1, kind="stable")
     ids = np.full((n_layers, heads, k), -1, np.int32)

@@ -78,7 +78,8 @@ class KVCache:
 class ModelRuntime:
     """Loads model.onnx on the best available device and runs forward passes over a cache."""
 
-    def __init__(self, onnx_path: Path, config: dict, device: str | None = None, threads: int | None = None) -> None:
+    def __init__(self, onnx_path: Path, config: dict, device: str | None = None,
+                 threads: int | None = None) -> None:
         """`threads`: CPU threads for one pass (default: ONNX Runtime's, one per core). An
         interactive caller passes fewer, so the GUI thread keeps a core to draw with."""
         import onnxruntime as ort

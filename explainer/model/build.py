@@ -190,7 +190,9 @@ def _versions() -> dict[str, str | None]:
 
 def _file_sizes(d: Path) -> dict[str, int]:
     return {
-        str(p.relative_to(d)): p.stat().st_size for p in sorted(d.rglob("*")) if p.is_file() and p.name != BUILD_INFO
+        str(p.relative_to(d)): p.stat().st_size
+        for p in sorted(d.rglob("*"))
+        if p.is_file() and p.name != BUILD_INFO
     }
 
 

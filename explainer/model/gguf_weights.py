@@ -141,7 +141,9 @@ def _field(reader, key: str, default=None):
     if field is None:
         if default is not None:
             return default
-        raise ExplainerError(f"the GGUF file has no '{key}' entry", "it is not a complete Llama model file")
+        raise ExplainerError(
+            f"the GGUF file has no '{key}' entry", "it is not a complete Llama model file"
+        )
     return field.contents()
 
 

@@ -78,9 +78,8 @@ def _rope_cache(config: LlamaConfig) -> tuple[np.ndarray, np.ndarray]:
     return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
 
 
-def _linear(
-    g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]], outputs: list[str]
-) -> list[str]:
+def _linear(g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]],
+            outputs: list[str]) -> list[str]:
     """x @ W.T for several matrices read from the same input, as one product split afterwards
     into `outputs` (a single matrix returns the product itself).
 
@@ -101,36 +100,22 @@ def _linear(
         block = Q4Blocks.BLOCK
         pairs = codes.reshape(n, k // block, block // 2, 2)
         packed = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
-        product = g.op(
-            "MatMulNBits",
-            x,
-            g.const(name + ".codes", packed),
-            g.const(name + ".scale", scale.reshape(-1)),
-            domain=MS_DOMAIN,
-            K=k,
-            N=n,
-            bits=4,
-            block_size=block,
-            accuracy_level=NBITS_ACCURACY,
-            name=name,
-        )
-        block_sums = g.op(
-            "ReduceSum",
-            g.op("Reshape", x, g.shape(1, -1, k // block, block)),
-            g.const(name + ".sum_axis", np.array([-1], np.int64)),
-            keepdims=0,
-            name=name + ".block_sums",
-        )
+        product = g.op("MatMulNBits", x, g.const(name + ".codes", packed),
+                       g.const(name + ".scale", scale.reshape(-1)), domain=MS_DOMAIN,
+                       K=k, N=n, bits=4, block_size=block, accuracy_level=NBITS_ACCURACY, name=name)
+        block_sums = g.op("ReduceSum", g.op("Reshape", x, g.shape(1, -1, k // block, block)),
+                          g.const(name + ".sum_axis", np.array([-1], np.int64)), keepdims=0,
+                          name=name + ".block_sums")
         offset = (minimum + 8 * scale).T  # [k / block, n]
-        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
+        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)),
+                 name=name + ".with_min")
     else:
         w = np.concatenate([w for w, _ in parts]).T
         y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
     if len(parts) == 1:
         return [y]
-    g.op(
-        "Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1, outputs=outputs, name=name + ".split"
-    )
+    g.op("Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1,
+         outputs=outputs, name=name + ".split")
     return outputs
 
 
@@ -146,12 +131,8 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, q: str, k: str, v: str,
 
     shape = g.shape
     # q arrives already scaled by 1/sqrt(head_dim): the factor is folded into its weights
-    q_rows = g.op(
-        "Reshape",
-        g.op("Transpose", g.op("Reshape", q, shape(-1, kv, group, hd)), perm=[1, 2, 0, 3]),
-        shape(1, kv, -1, hd),
-        name=p + "q_rows",
-    )
+    q_rows = g.op("Reshape", g.op("Transpose", g.op("Reshape", q, shape(-1, kv, group, hd)),
+                                  perm=[1, 2, 0, 3]), shape(1, kv, -1, hd), name=p + "q_rows")
     new_k = g.op("Transpose", g.op("Reshape", k, shape(1, -1, kv, hd)), perm=[0, 2, 1, 3], name=p + "k_heads")
     new_v = g.op("Transpose", g.op("Reshape", v, shape(1, -1, kv, hd)), perm=[0, 2, 1, 3], name=p + "v_heads")
     keys = g.op("Concat", f"past.{i}.key", new_k, axis=2, outputs=[f"present.{i}.key"], name=p + "k_cache")
@@ -198,16 +179,10 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # Rows of the attention scores are (query-group member, position): tile the mask to match,
     # once for all layers.
     group = c.n_heads // c.n_kv_heads
-    additive = g.op(
-        "Where",
-        mask,
-        g.const("mask_open", np.array(0.0, np.float32)),
-        g.const("mask_closed", np.array(-np.inf, np.float32)),
-        name="mask_additive",
-    )
-    additive_mask = g.op(
-        "Tile", additive, g.const("mask_tiles", np.array([group, 1], np.int64)), name="mask_tiled"
-    )  # [group * S, T]
+    additive = g.op("Where", mask, g.const("mask_open", np.array(0.0, np.float32)),
+                    g.const("mask_closed", np.array(-np.inf, np.float32)), name="mask_additive")
+    additive_mask = g.op("Tile", additive, g.const("mask_tiles", np.array([group, 1], np.int64)),
+                         name="mask_tiled")  # [group * S, T]
 
     cos, sin = _rope_cache(c)
     g.const("rope.cos", cos)
@@ -225,15 +200,8 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             helper.make_tensor_value_info(f"present.{i}.key", f32, present_shape),
             helper.make_tensor_value_info(f"present.{i}.value", f32, present_shape),
         ]
-        h = g.op(
-            "RMSNormalization",
-            x,
-            g.const(p + "attn_norm", layer.attn_norm),
-            epsilon=c.rms_eps,
-            axis=-1,
-            name=p + "attn_norm",
-        )
-
+        h = g.op("RMSNormalization", x, g.const(p + "attn_norm", layer.attn_norm),
+                 epsilon=c.rms_eps, axis=-1, name=p + "attn_norm")
         def q4(field: str) -> Q4Blocks | None:
             return weights.q4.get(f"{i}.{field}")
 
@@ -241,37 +209,25 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         # head_dim is a power of 4, as here: 1/8); RoPE is linear, so the order does not matter.
         q_scale = 1.0 / np.sqrt(c.head_dim)
         wq_blocks = q4("wq")
-        q, k, v = _linear(
-            g,
-            h,
-            p + "qkv_proj",
-            [
-                (layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
-                (layer.wk, q4("wk")),
-                (layer.wv, q4("wv")),
-            ],
-            [p + "q", p + "k", p + "v"],
-        )
-        q = g.op("RotaryEmbedding", q, "rope.cos", "rope.sin", position_ids, num_heads=c.n_heads, name=p + "q_rope")
-        k = g.op("RotaryEmbedding", k, "rope.cos", "rope.sin", position_ids, num_heads=c.n_kv_heads, name=p + "k_rope")
+        q, k, v = _linear(g, h, p + "qkv_proj",
+                          [(layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
+                           (layer.wk, q4("wk")), (layer.wv, q4("wv"))],
+                          [p + "q", p + "k", p + "v"])
+        q = g.op("RotaryEmbedding", q, "rope.cos", "rope.sin", position_ids,
+                 num_heads=c.n_heads, name=p + "q_rope")
+        k = g.op("RotaryEmbedding", k, "rope.cos", "rope.sin", position_ids,
+                 num_heads=c.n_kv_heads, name=p + "k_rope")
         attn = _attention(g, c, i, q, k, v, additive_mask)
         (attn_out,) = _linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
-        h = g.op(
-            "RMSNormalization",
-            x,
-            g.const(p + "ffn_norm", layer.ffn_norm),
-            epsilon=c.rms_eps,
-            axis=-1,
-            name=p + "ffn_norm",
-        )
-        gate, up = _linear(
-            g, h, p + "gate_up_proj", [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))], [p + "gate", p + "up"]
-        )
+        h = g.op("RMSNormalization", x, g.const(p + "ffn_norm", layer.ffn_norm),
+                 epsilon=c.rms_eps, axis=-1, name=p + "ffn_norm")
+        gate, up = _linear(g, h, p + "gate_up_proj",
+                           [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))],
+                           [p + "gate", p + "up"])
         silu = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
-        (down,) = _linear(
-            g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, q4("w_down"))], [p + "down"]
-        )
+        (down,) = _linear(g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj",
+                          [(layer.w_down, q4("w_down"))], [p + "down"])
         x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
 
     # Output head, tied to the token embedding, for the last `num_logits` positions only:
@@ -281,7 +237,8 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
 
     def output_head(states: str, name: str) -> str:
         """[rows, d_model] -> [rows, vocab] with the embedding matrix itself (transB), not a copy."""
-        return g.op("Gemm", g.op("Reshape", states, flat, name=name + "_flat"), "token_embedding", transB=1, name=name)
+        return g.op("Gemm", g.op("Reshape", states, flat, name=name + "_flat"), "token_embedding",
+                    transB=1, name=name)
 
     neg_n = g.op("Neg", "num_logits", name="neg_num_logits")
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
@@ -294,31 +251,15 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         g.op("Gather", f"hidden.{i}", "last_index", axis=1, name=f"lens_pick{i}")  # [1, 1, d_model]
         for i in range(c.n_layers)
     ]
-    stacked = g.op(
-        "Reshape",
-        g.op("Concat", *per_layer, axis=0, name="lens_stack"),
-        flat,
-        outputs=["hidden_last"],
-        name="hidden_last",
-    )  # [n_layers, d_model]
-    g.op(
-        "Concat",
-        *[f"attention.{i}" for i in range(c.n_layers)],
-        axis=0,
-        outputs=["attention_last"],
-        name="attention_stack",
-    )
+    stacked = g.op("Reshape", g.op("Concat", *per_layer, axis=0, name="lens_stack"), flat,
+                   outputs=["hidden_last"], name="hidden_last")  # [n_layers, d_model]
+    g.op("Concat", *[f"attention.{i}" for i in range(c.n_layers)], axis=0, outputs=["attention_last"],
+         name="attention_stack")
     chosen = g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")
     lens_norm = g.op("RMSNormalization", chosen, final_norm, epsilon=c.rms_eps, axis=-1, name="lens_norm")
     lens_probs = g.op("Softmax", output_head(lens_norm, "lens_head"), axis=-1, name="lens_softmax")
-    g.op(
-        "TopK",
-        lens_probs,
-        g.const("lens_k", np.array([LENS_TOP], np.int64)),
-        outputs=["lens_probs", "lens_ids"],
-        axis=-1,
-        name="lens_topk",
-    )
+    g.op("TopK", lens_probs, g.const("lens_k", np.array([LENS_TOP], np.int64)),
+         outputs=["lens_probs", "lens_ids"], axis=-1, name="lens_topk")
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_last", f32, [c.n_layers, c.n_heads, "T"]),

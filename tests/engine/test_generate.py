@@ -39,10 +39,8 @@ def test_prefill_records_every_stage(engine):
     assert len(step.embeddings) == 5 and len(step.embeddings[0]) == 576
     assert len(step.layers) == 30
     # every layer's attention of the last token covers the 5 positions read, for each of the 9 heads
-    assert all(
-        layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
-        for layer in step.layers
-    )
+    assert all(layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
+               for layer in step.layers)
     assert step.layers[-1].lens.ids[0] == step.sampling.raw.ids[0]  # the last layer's lens is the answer
     # the raw scores are kept, and give the recorded raw probabilities again
     assert step.logits.shape == (49152,) and int(step.logits.argmax()) == step.sampling.chosen.id
@@ -92,9 +90,7 @@ def test_trace_saved_and_loaded_is_identical(engine, tmp_path):
         assert json.loads(zf.read("trace.json"))["stop_reason"] == trace.stop_reason
 
 
-@pytest.mark.parametrize(
-    "prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")]
-)
+@pytest.mark.parametrize("prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")])
 def test_bad_prompts_are_refused_clearly(engine, prompt, message):
     with pytest.raises(ExplainerError, match=message):
         engine.generate(prompt, SamplingSettings())
@@ -106,14 +102,11 @@ def test_a_prompt_longer_than_the_context_is_refused(engine, monkeypatch):
         engine.generate("word " * 40, SamplingSettings())
 
 
-@pytest.mark.parametrize(
-    "settings",
-    [
-        SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
-        SamplingSettings(temperature=1.3, top_k=0, top_p=0.95, seed=11, max_new_tokens=5),
-        SamplingSettings(max_new_tokens=4),
-    ],
-)
+@pytest.mark.parametrize("settings", [
+    SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
+    SamplingSettings(temperature=1.3, top_k=0, top_p=0.95, seed=11, max_new_tokens=5),
+    SamplingSettings(max_new_tokens=4),
+])
 def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, settings):
     """A fixed seed gives the same trace as before the sampler's stages became a pure function:
     each recorded step is what the old ``Sampler.sample`` (kept verbatim in test_sampler) makes

@@ -146,7 +146,9 @@ def test_missing_converter_is_a_clear_error(tmp_cache, fake_models, monkeypatch)
         (lambda d: (d / "model.onnx").write_bytes(b"short"), "model.onnx has 5 bytes"),
     ],
 )
-def test_damaged_model_says_rebuild_with_force(tmp_cache, fake_models, fake_converter, damage, match):
+def test_damaged_model_says_rebuild_with_force(
+    tmp_cache, fake_models, fake_converter, damage, match
+):
     name, _, _ = fake_models
     built = build_model(name)
     damage(built.dir)

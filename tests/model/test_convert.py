@@ -77,11 +77,8 @@ def test_layer_matrices_run_on_their_4bit_codes(tiny):
     model = onnx.load(str(tiny[2] / "out" / "model.onnx"))
     ops = [n.op_type for n in model.graph.node]
     assert ops.count("MatMulNBits") == 4 * TINY.n_layers  # qkv, o, gate+up, down
-    big_floats = [
-        t.name
-        for t in model.graph.initializer
-        if t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= TINY.d_model * TINY.d_model
-    ]
+    big_floats = [t.name for t in model.graph.initializer
+                  if t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= TINY.d_model * TINY.d_model]
     assert big_floats == ["token_embedding"]
 
 
