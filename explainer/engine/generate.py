@@ -21,6 +21,7 @@ from explainer.engine.trace import LayerView, ModelInfo, Step, StepSampling, Tok
 from explainer.errors import ExplainerError
 
 PREFILL_CHUNK = 512
+ATTENTION_PASS_MAX = 64  # longest pass that also returns attention weights (see Engine._read)
 TOP_N = 50  # candidates kept per distribution in the trace: more than any chart shows
 
 
@@ -111,7 +112,7 @@ class Engine:
                 phase="prefill" if not trace.steps else "decode",
                 start=start,
                 tokens=list(reading),
-                embeddings=[[float(v) for v in row] for row in result.embeddings],
+                embeddings=result.embeddings.tolist(),  # Python floats, as float() gives
                 embedding_dim=int(result.embeddings.shape[1]),
                 layers=self._layer_views(result, lens),
                 sampling=StepSampling.from_result(sample, TOP_N, chosen.text),
@@ -132,13 +133,22 @@ class Engine:
             reading = [chosen]
 
     def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool) -> PassOutput:
-        """One recorded pass; a long prompt is read in chunks whose times add up."""
+        """One recorded pass; a long prompt is read in chunks whose times add up.
+
+        Only the last token's attention is recorded, and a pass that returns attention holds
+        every S x T weight per head, so a prompt longer than ATTENTION_PASS_MAX is read in
+        chunks that skip the weights, then its last token alone."""
         ids = [t.id for t in tokens]
-        chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
+        if len(ids) > ATTENTION_PASS_MAX:
+            body = ids[:-1]
+            passes = [body[i : i + PREFILL_CHUNK] for i in range(0, len(body), PREFILL_CHUNK)] + [ids[-1:]]
+        else:
+            passes = [ids]
         spent = 0.0
         embeddings = []
-        for n, chunk in enumerate(chunks):
-            out = self.runtime.forward(chunk, cache, lens=lens and n == len(chunks) - 1)
+        for n, chunk in enumerate(passes):
+            last = n == len(passes) - 1
+            out = self.runtime.forward(chunk, cache, lens=lens and last, attention=last)
             spent += out.seconds
             embeddings.append(out.embeddings)
         out.embeddings = np.concatenate(embeddings) if len(embeddings) > 1 else embeddings[0]
@@ -157,7 +167,7 @@ class Engine:
                 probs = out.lens_probs[i].astype(np.float64)
                 guess = TopList([int(t) for t in out.lens_ids[i]], [float(p) for p in probs],
                                 max(0.0, 1.0 - float(probs.sum())))
-            attention = out.attention_last[i].mean(axis=0)
-            views.append(LayerView(change=change, lens=guess, attention=[float(a) for a in attention]))
+            attention = out.attention_mean[i].tolist()  # the graph averaged the heads
+            views.append(LayerView(change=change, lens=guess, attention=attention))
             previous = state
         return views

@@ -21,7 +21,7 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-CONVERTER_VERSION = "2"  # 2: Q4_1 layer matrices as MatMulNBits; one hidden/attention output
+CONVERTER_VERSION = "3"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:
