@@ -89,8 +89,14 @@ class Engine:
         lens: bool = True,
         on_step: Callable[[Trace, Step], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> Trace:
-        """Run one request to its end and return everything it recorded."""
+        """Run one request to its end and return everything it recorded.
+
+        `on_progress(tokens_read, tokens_total)` follows the prompt's prefill: it is called
+        with 0 before the first chunk and after every chunk, because an 8k-token prompt takes
+        tens of seconds on a CPU. `should_stop` is asked before every pass, prefill chunks
+        included, so a stop takes effect within one chunk; it raises Cancelled."""
         settings.validate()
         prepared = self.prepare(prompt, chat)
         sampler = Sampler(settings)
@@ -99,10 +105,10 @@ class Engine:
         context = self.config["context_length"]
         reading = prepared.tokens
         while True:
-            if should_stop and should_stop():
-                raise Cancelled()
             start = cache.length
-            result = self._read(reading, cache, lens)
+            prefill = not trace.steps
+            result = self._read(reading, cache, lens, should_stop,
+                                on_progress if prefill else None)
             t0 = time.perf_counter()
             sample = sampler.sample(result.logits)
             sample_s = time.perf_counter() - t0
@@ -132,12 +138,15 @@ class Engine:
                 return trace
             reading = [chosen]
 
-    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool) -> PassOutput:
+    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool,
+              should_stop: Callable[[], bool] | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> PassOutput:
         """One recorded pass; a long prompt is read in chunks whose times add up.
 
         Only the last token's attention is recorded, and a pass that returns attention holds
         every S x T weight per head, so a prompt longer than ATTENTION_PASS_MAX is read in
-        chunks that skip the weights, then its last token alone."""
+        chunks that skip the weights, then its last token alone. Before every chunk it asks
+        `should_stop` (raising Cancelled): a stop during a long prefill waits for one chunk."""
         ids = [t.id for t in tokens]
         if len(ids) > ATTENTION_PASS_MAX:
             body = ids[:-1]
@@ -146,11 +155,19 @@ class Engine:
             passes = [ids]
         spent = 0.0
         embeddings = []
+        done = 0
+        if on_progress:
+            on_progress(done, len(ids))
         for n, chunk in enumerate(passes):
+            if should_stop and should_stop():
+                raise Cancelled()
             last = n == len(passes) - 1
             out = self.runtime.forward(chunk, cache, lens=lens and last, attention=last)
             spent += out.seconds
             embeddings.append(out.embeddings)
+            done += len(chunk)
+            if on_progress:
+                on_progress(done, len(ids))
         out.embeddings = np.concatenate(embeddings) if len(embeddings) > 1 else embeddings[0]
         out.seconds = spent
         return out
