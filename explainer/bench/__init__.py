@@ -1,0 +1,1 @@
+"""Benchmarks: measured figures, printed; speed is reported, never asserted."""
