@@ -122,7 +122,8 @@ def run_long_bench(built, context: int, new_tokens: int = 256, device: str | Non
     request = {"model": built.name, "device": device or "auto", "prompt": text, "new_tokens": new_tokens}
     env = {**os.environ, "EXPLAINER_CACHE_DIR": str(Path(built.dir).parent.parent)}
     ours = _run_worker("explainer", request, env)
-    report: dict[str, Any] = {"context": min(context, limit), "prompt_tokens": len(ids), "new_tokens": new_tokens}
+    report: dict[str, Any] = {"context": min(context, limit), "prompt_tokens": len(ids),
+                              "new_tokens": new_tokens}
     report.update(ours)
     if not _llama_cpp_installed():
         report["llama_cpp"] = "not installed (pip install llama-cpp-python to compare)"

@@ -64,7 +64,10 @@ class _GraphBuilder:
         self.names: set[str] = set()
 
     def const(self, name: str, value: np.ndarray) -> str:
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        """An initializer; a 0-d array stays a scalar (Gather then drops the axis it indexes)."""
+        value = np.asarray(value)
+        value = value if value.ndim == 0 else np.ascontiguousarray(value)
+        self.initializers.append(numpy_helper.from_array(value, name))
         self.names.add(name)
         return name
 
@@ -161,13 +164,11 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str, zeros_shape: 
         outs = [helper.make_tensor_value_info(n, f32, None) for n in (mixed, key, value, row)]
         return helper.make_graph(nodes, p + name, [], outs)
 
-    weights = p + "weights"  # [1, n_heads, S, T]
-    shown = branch("with_weights", [
-        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa",
+    shown = branch("with_weights", [  # row: [1, n_heads, S, T]
+        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, row], name=p + "gqa",
                          qk_output=2, **attrs),
-        helper.make_node("Gather", [weights, "last_index"], [row], axis=2, name=p + "attention_last"),
     ])
-    fast = branch("flash", [
+    fast = branch("flash", [  # row: zeros [1, n_heads, 1, T]
         helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
         helper.make_node("ConstantOfShape", [zeros_shape], [row], name=p + "no_attention",
                          value=numpy_helper.from_array(np.zeros(1, np.float32))),
@@ -205,7 +206,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
          outputs=["seqlens_k"], name="seqlens_k")  # [1]
     g.op("Cast", g.op("Squeeze", total_len, name="total_scalar"), to=TensorProto.INT32,
          outputs=["total_sequence_length"], name="total_sequence_length")  # scalar
-    zero = g.const("int_0", np.array(0, np.int64))
+    zero = g.const("int_0", np.array([0], np.int64))
     no_rows = g.op("Concat", g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)), total_len,
                    axis=0, name="no_attention_shape")  # [1, n_heads, 1, T]
 
@@ -287,14 +288,20 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
     # (all of them when fewer), and the full row averaged over heads. Picking the top in the
     # graph keeps a decode step's host copy and the trace's share independent of the context.
+    # Top and mean are taken over every row of the pass and the last row picked from their
+    # small results: a decode step reads one row, and picking it first would copy the
+    # [n_layers, n_heads, T] weights once more (9 MB at 8k).
     att = g.op("Concat", *[f"attention.{i}" for i in range(c.n_layers)], axis=0,
-               name="attention_stack")  # [n_layers, n_heads, 1, T]
-    att = g.op("Squeeze", att, g.const("axis_2", np.array([2], np.int64)), name="attention_rows")
+               name="attention_stack")  # [n_layers, n_heads, S, T] (S = 1 when skipped)
     top_k = g.op("Min", g.const("attention_top", np.array([ATTENTION_TOP], np.int64)), total_len,
                  name="attention_k")
-    g.op("TopK", att, top_k, outputs=["attention_top_weights", "attention_top_ids"], axis=-1,
-         name="attention_topk")
-    g.op("ReduceMean", att, "axis_1", keepdims=0, outputs=["attention_mean"], name="attention_mean")
+    top_w, top_i = g.op("TopK", att, top_k, outputs=["attention_top_w", "attention_top_i"], axis=-1,
+                        name="attention_topk"), "attention_top_i"
+    last_row = g.const("int_m1", np.array(-1, np.int64))
+    g.op("Gather", top_w, last_row, axis=2, outputs=["attention_top_weights"], name="attention_top_weights")
+    g.op("Gather", top_i, last_row, axis=2, outputs=["attention_top_ids"], name="attention_top_ids")
+    mean = g.op("ReduceMean", att, "axis_1", keepdims=0, name="attention_means")  # [n_layers, S, T]
+    g.op("Gather", mean, last_row, axis=1, outputs=["attention_mean"], name="attention_mean")
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
