@@ -178,6 +178,22 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str, zeros_shape: 
     return p + "attention"
 
 
+def _embed(g: _GraphBuilder, weights: LlamaWeights) -> str:
+    """Look the new tokens up in the embedding, from its Q8_0 codes when the GGUF has them.
+
+    The float32 embedding is also the output head, where onnxruntime's Gemm keeps a packed
+    copy of it; a lookup from that same float32 matrix would keep the original resident too,
+    113 MB more. The Q8_0 codes (28 MB) give the same numbers exactly: a code times its
+    float16 scale is exact in float32, as when the converter dequantises it."""
+    q8 = weights.token_embedding_q8
+    if q8 is None:
+        return g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
+    codes = g.const("token_embedding.codes", (q8.codes.astype(np.int16) + 128).astype(np.uint8))
+    return g.op("GatherBlockQuantized", codes, "input_ids", g.const("token_embedding.scale", q8.scale),
+                domain=MS_DOMAIN, bits=8, block_size=q8.BLOCK, gather_axis=0, quantize_axis=1,
+                outputs=["embeddings"], name="embed")  # unsigned codes, zero point 128
+
+
 def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     c = weights.config
     g = _GraphBuilder()
@@ -214,7 +230,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     g.const("rope.cos", cos)
     g.const("rope.sin", sin)
     g.const("token_embedding", weights.token_embedding)
-    x = g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
+    x = _embed(g, weights)
 
     for i, layer in enumerate(weights.layers):
         p = f"layer{i}."

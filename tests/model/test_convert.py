@@ -75,6 +75,21 @@ def test_q4_1_blocks_are_the_stored_weights(tiny):
             np.testing.assert_array_equal(read.q4[f"{i}.{f}"].dequantize(), getattr(layer, f))
 
 
+def test_embedding_is_looked_up_from_its_q8_0_codes(tiny):
+    """The lookup reads the 8-bit codes, so the float32 matrix serves the output head alone
+    (onnxruntime keeps one packed copy of it, not two), and gives exactly the same vectors."""
+    import onnx
+
+    truth, session, root = tiny
+    read = read_weights(root / "tiny.gguf")
+    np.testing.assert_array_equal(read.token_embedding_q8.dequantize(), truth.token_embedding)
+    model = onnx.load(str(root / "out" / "model.onnx"))
+    embed = next(n for n in model.graph.node if n.name == "embed")
+    assert embed.op_type == "GatherBlockQuantized"
+    ids = [0, 5, 79, 5]
+    np.testing.assert_array_equal(run(session, TINY, ids)["embeddings"][0], truth.token_embedding[ids])
+
+
 def test_layer_matrices_run_on_their_4bit_codes(tiny):
     """Decode speed comes from reading 4-bit codes: no float32 copy of a layer matrix is in the
     graph, only the tied embedding/output head."""
