@@ -2,7 +2,9 @@
 
 Prefill reads every prompt token in one pass (in chunks of PREFILL_CHUNK so a very long prompt
 needs bounded memory; the chunks are still one recorded step, because to the learner it is one
-phase). Decode reads only the token chosen last, against the KV cache. The loop stops on the
+phase). onnxruntime's arena keeps the largest pass's activations for the rest of the session:
+at an 8k prompt, 512-token chunks left it 60 MB larger than 256-token ones, for no measurable
+difference in prefill time on a 2-core CPU. Decode reads only the token chosen last, against the KV cache. The loop stops on the
 end-of-sequence token, the max-new-tokens limit, or a full context window, and says which.
 """
 
@@ -20,7 +22,7 @@ from explainer.engine.tokenizer import TextTokenizer
 from explainer.engine.trace import LayerView, ModelInfo, Step, StepSampling, TokenRef, TopList, Trace
 from explainer.errors import ExplainerError
 
-PREFILL_CHUNK = 512
+PREFILL_CHUNK = 256
 ATTENTION_PASS_MAX = 64  # longest pass that also returns attention weights (see Engine._read)
 TOP_N = 50  # candidates kept per distribution in the trace: more than any chart shows
 
