@@ -97,6 +97,13 @@ def _llama_cpp_worker(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_worker(kind: str, request: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run one worker in a fresh interpreter that imports this same explainer package (the
+    caller's checkout, not whichever one is installed)."""
+    import explainer
+
+    env = dict(os.environ if env is None else env)
+    root = str(Path(explainer.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     proc = subprocess.run(
         [sys.executable, "-m", "explainer.bench.long_context", kind, json.dumps(request)],
         capture_output=True, text=True, timeout=WORKER_TIMEOUT_S, env=env,
