@@ -133,7 +133,7 @@ def _linear(g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q
     return outputs
 
 
-def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str, zeros_shape: str) -> str:
+def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
     """Grouped-query causal attention with RoPE over a cache buffer updated in place.
 
     onnxruntime's GroupQueryAttention (com.microsoft) reads the packed q|k|v rows, rotates q
@@ -149,7 +149,7 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str, zeros_shape: 
       materialises all S x T weights per head, which is fine for one token;
     - without it, a tiled "flash" path never materialises them: a 512-token prefill chunk at
       8k context runs twice as fast and needs no S x T buffers. Prefill chunks whose
-      attention nobody looks at take this path, with a row of zeros in its place.
+      attention nobody looks at take this path, with zeros in its place.
     """
     p = f"layer{i}."
     inputs = [qkv, "", "", f"past.{i}.key", f"past.{i}.value", "seqlens_k", "total_sequence_length",
@@ -157,23 +157,35 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str, zeros_shape: 
     # scale 1: q arrives scaled by 1/sqrt(head_dim) (folded into its weights)
     attrs = dict(domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1,
                  rotary_interleaved=0, scale=1.0)
-    mixed, key, value, row = p + "mixed", f"present.{i}.key", f"present.{i}.value", f"attention.{i}"
-    f32 = TensorProto.FLOAT
+    mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
+    top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
 
     def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
-        outs = [helper.make_tensor_value_info(n, f32, None) for n in (mixed, key, value, row)]
+        outs = [helper.make_tensor_value_info(n, t, None)
+                for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))]
         return helper.make_graph(nodes, p + name, [], outs)
 
-    shown = branch("with_weights", [  # row: [1, n_heads, S, T]
-        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, row], name=p + "gqa",
+    # With the weights, each row's strongest positions and head mean are taken right away, while
+    # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
+    weights = p + "weights"
+    shown = branch("with_weights", [
+        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa",
                          qk_output=2, **attrs),
+        helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
+        helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
     ])
-    fast = branch("flash", [  # row: zeros [1, n_heads, 1, T]
+
+    def zeros(out: str, shape: str, dtype: type) -> onnx.NodeProto:
+        return helper.make_node("ConstantOfShape", [shape], [out], name=p + "no_" + out.split(".")[0],
+                                value=numpy_helper.from_array(np.zeros(1, dtype)))
+
+    fast = branch("flash", [
         helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
-        helper.make_node("ConstantOfShape", [zeros_shape], [row], name=p + "no_attention",
-                         value=numpy_helper.from_array(np.zeros(1, np.float32))),
+        zeros(top_w, "no_top_shape", np.float32), zeros(top_i, "no_top_shape", np.int64),
+        zeros(mean, "no_mean_shape", np.float32),
     ])
-    g.op("If", "attention", outputs=[p + "attention", key, value, row], then_branch=shown,
+    g.op("If", "attention", outputs=[p + "attention", key, value, top_w, top_i, mean], then_branch=shown,
          else_branch=fast, name=p + "attention")
     return p + "attention"
 
@@ -223,8 +235,15 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     g.op("Cast", g.op("Squeeze", total_len, name="total_scalar"), to=TensorProto.INT32,
          outputs=["total_sequence_length"], name="total_sequence_length")  # scalar
     zero = g.const("int_0", np.array([0], np.int64))
-    no_rows = g.op("Concat", g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)), total_len,
-                   axis=0, name="no_attention_shape")  # [1, n_heads, 1, T]
+    # The attention top-K is min(ATTENTION_TOP, T) wide; shapes of the zeros a pass without
+    # attention weights returns in its place (see _attention).
+    g.op("Min", g.const("attention_top", np.array([ATTENTION_TOP], np.int64)), total_len,
+         outputs=["attention_k"], name="attention_k")
+    g.op("Concat", g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)), "attention_k", axis=0,
+         outputs=["no_top_shape"], name="no_top_shape")  # [1, n_heads, 1, K]
+    g.op("Concat", g.const("one_row", np.array([1, 1], np.int64)), total_len, axis=0,
+         outputs=["no_mean_shape"], name="no_mean_shape")  # [1, 1, T]
+    g.const("axis_1", np.array([1], np.int64))
 
     cos, sin = _rope_cache(c)
     g.const("rope.cos", cos)
@@ -255,7 +274,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
                          [(layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
                           (layer.wk, q4("wk")), (layer.wv, q4("wv"))],
                          [p + "qkv"])  # one output: attention reads q|k|v packed
-        attn = _attention(g, c, i, qkv, no_rows)
+        attn = _attention(g, c, i, qkv)
         (attn_out,) = _linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
         h = g.op("RMSNormalization", x, g.const(p + "ffn_norm", layer.ffn_norm),
@@ -283,8 +302,8 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # the head is a 113 MB float32 matrix, and reading it once for 31 rows instead of once
     # for 30 and again for 1 saves a quarter of a short-context decode step.
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
-    last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big,
-                g.const("axis_1", np.array([1], np.int64)), name="last_positions")
+    last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1",
+                name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
     normed = g.op("RMSNormalization", rows, g.const("final_norm", weights.final_norm), epsilon=c.rms_eps,
                   axis=-1, name="final_norm")
@@ -304,20 +323,15 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
     # (all of them when fewer), and the full row averaged over heads. Picking the top in the
     # graph keeps a decode step's host copy and the trace's share independent of the context.
-    # Top and mean are taken over every row of the pass and the last row picked from their
-    # small results: a decode step reads one row, and picking it first would copy the
-    # [n_layers, n_heads, T] weights once more (9 MB at 8k).
-    att = g.op("Concat", *[f"attention.{i}" for i in range(c.n_layers)], axis=0,
-               name="attention_stack")  # [n_layers, n_heads, S, T] (S = 1 when skipped)
-    top_k = g.op("Min", g.const("attention_top", np.array([ATTENTION_TOP], np.int64)), total_len,
-                 name="attention_k")
-    top_w, top_i = g.op("TopK", att, top_k, outputs=["attention_top_w", "attention_top_i"], axis=-1,
-                        name="attention_topk"), "attention_top_i"
+    # Each layer reduced its pass's rows (_attention); the last row is picked from the small
+    # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
-    g.op("Gather", top_w, last_row, axis=2, outputs=["attention_top_weights"], name="attention_top_weights")
-    g.op("Gather", top_i, last_row, axis=2, outputs=["attention_top_ids"], name="attention_top_ids")
-    mean = g.op("ReduceMean", att, "axis_1", keepdims=0, name="attention_means")  # [n_layers, S, T]
-    g.op("Gather", mean, last_row, axis=1, outputs=["attention_mean"], name="attention_mean")
+    for out, per_layer, axis in (("attention_top_weights", "attention_top_w", 2),
+                                 ("attention_top_ids", "attention_top_i", 2),
+                                 ("attention_mean", "attention_mean", 1)):
+        stacked = g.op("Concat", *[f"{per_layer}.{i}" for i in range(c.n_layers)], axis=0,
+                       name=per_layer + "_stack")  # [n_layers, ..., S, ...]
+        g.op("Gather", stacked, last_row, axis=axis, outputs=[out], name=out)
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
