@@ -7,6 +7,10 @@ The explainer side runs `Engine.generate` as the app does, every stage captured 
 llama.cpp (llama-cpp-python, never a dependency) reads the same token ids from the same GGUF
 with one thread per core, as ONNX Runtime does, and decodes greedily from its own logits.
 
+The two engines run one after the other, so on a shared machine a burst of other work can
+land on either: run it on an idle machine, or repeat it (llama.cpp's spinning threads and
+onnxruntime's both lose far more than their share of time to a busy core).
+
 Run one worker by hand: `python -m explainer.bench.long_context explainer|llama_cpp REQUEST`,
 REQUEST being the JSON that `run_long_bench` passes.
 """
