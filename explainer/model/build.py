@@ -148,6 +148,15 @@ def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
                 raise _corrupt(name, f"{rel} is missing")
             if isinstance(size, int) and p.stat().st_size != size:
                 raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
+    built_by, current = info.get("converter_version"), _converter_version()
+    if built_by is not None and current is not None and str(built_by) != current:
+        # The graph's inputs and outputs change with the converter: an old graph would load,
+        # then fail on its first pass with onnxruntime's words instead of ours.
+        raise ExplainerError(
+            f"model {name} was built by an older version of explainer (converter {built_by}; "
+            f"this version needs {current})",
+            "run `explainer model build` to rebuild it",
+        )
     try:
         config = _read_json(d / CONFIG_JSON)
     except (OSError, ValueError) as exc:

@@ -91,6 +91,19 @@ def test_converter_version_change_triggers_rebuild(tmp_cache, fake_models, fake_
     assert fake_converter["calls"] == 2
 
 
+def test_a_model_built_by_another_converter_asks_for_a_rebuild(tmp_cache, fake_models, fake_converter):
+    """Its graph has other inputs and outputs: refusing it up front beats an onnxruntime error
+    on the first pass."""
+    name, _, _ = fake_models
+    build_model(name)
+    fake_converter["module"].CONVERTER_VERSION = "2"
+    with pytest.raises(ExplainerError, match="older version of explainer") as ei:
+        load_built(name)
+    assert "explainer model build" in ei.value.hint
+    build_model(name)
+    assert load_built(name).build_info["converter_version"] == "2"
+
+
 def test_interrupted_build_leaves_nothing_loadable(tmp_cache, fake_models, fake_converter):
     name, _, _ = fake_models
     fake_converter["fail_midway"] = True
@@ -218,7 +231,7 @@ print(json.dumps({"created": built.build_info["created"], "messages": messages})
 """
 
 
-def test_concurrent_builds_take_turns(tmp_cache, fake_models, tmp_path):
+def test_concurrent_builds_take_turns(tmp_cache, fake_models, fake_converter, tmp_path):
     """Two builds started at once (even with --force): one converts, the other waits for it
     and reuses its result, and one valid model is left."""
     name = fake_models[0]
