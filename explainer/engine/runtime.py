@@ -1,9 +1,8 @@
 """One ONNX Runtime session over a built model, and the KV cache that lives beside it.
 
 Why a class of its own: the provider question ("is this really running on the GPU?") and the
-cache's home (device memory on CUDA, via IO binding) are concerns of the runtime, not of the
-generation loop. Both devices go through the same IO-binding path, so there is one code path to
-test: on CPU the "device" is simply host memory.
+cache's home are concerns of the runtime, not of the generation loop. Both devices go through
+the same IO-binding path, so there is one code path to test.
 
 onnxruntime-gpu happily imports on a machine without a GPU and, when asked for CUDA, prints
 loader errors and silently runs on the CPU. So we only ask for CUDA when a CUDA driver with at
@@ -61,18 +60,30 @@ class PassOutput:
     logits: np.ndarray  # [vocab] for the last new token
     embeddings: np.ndarray  # [S, d_model] for every new token
     hidden_last: np.ndarray  # [n_layers, d_model] residual stream after each layer, last token
-    attention_last: np.ndarray  # [n_layers, n_heads, T] last token's attention weights
+    attention_top_ids: np.ndarray  # int64 [n_layers, n_heads, K] positions the last token attends
+    # to most, strongest first (K = ATTENTION_TOP, or every position when there are fewer)
+    attention_top_weights: np.ndarray  # float32 [n_layers, n_heads, K] their softmax weights
+    attention_mean: np.ndarray  # [n_layers, T] last token's attention averaged over heads
     lens_ids: np.ndarray  # [n_lens, k]
     lens_probs: np.ndarray  # [n_lens, k]
     seconds: float
 
 
 class KVCache:
-    """Keys and values of every token read so far, as OrtValues on the session's device."""
+    """Keys and values of every token read so far, in buffers that hold the whole context window.
 
-    def __init__(self, values: list, length: int) -> None:
-        self.values = values  # [key0, value0, key1, value1, ...]
-        self.length = length
+    The graph writes each pass's keys and values into these buffers in place (its `present`
+    outputs are bound to the same memory as its `past` inputs), so a decode step copies one
+    position per layer instead of the whole cache. The buffers are fresh anonymous memory:
+    pages the model never wrote cost no RAM, so a short prompt's cache stays small though the
+    buffers have room for the whole context window.
+    """
+
+    def __init__(self, values: list, capacity: int, keep: list) -> None:
+        self.values = values  # OrtValues [1, n_kv_heads, capacity, head_dim]: key0, value0, key1, ...
+        self.capacity = capacity
+        self.length = 0
+        self._keep = keep  # the host memory behind `values`
 
 
 class ModelRuntime:
@@ -110,9 +121,9 @@ class ModelRuntime:
         self.load_seconds = time.perf_counter() - start
         self.provider = self.session.get_providers()[0]
         self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
-        self._output_names = [o.name for o in self.session.get_outputs()]
         n = config["n_layers"]
         self._cache_names = [f"past.{i}.{kv}" for i in range(n) for kv in ("key", "value")]
+        self._host_outputs = [o.name for o in self.session.get_outputs() if not o.name.startswith("present.")]
 
     @property
     def device_label(self) -> str:
@@ -120,29 +131,50 @@ class ModelRuntime:
         return "CUDA" if self.device == "cuda" else "CPU"
 
     def new_cache(self) -> KVCache:
+        """Empty buffers for a whole context window, in host memory on either device: the
+        graph's float32 GroupQueryAttention has a CPU kernel only (onnxruntime's CUDA one takes
+        float16/bfloat16), so on CUDA it runs on the CPU too, where its cache must live for
+        the buffer to be shared between `past` and `present`."""
+        import mmap
+
         import onnxruntime as ort
 
         c = self.config
-        empty = np.zeros((1, c["n_kv_heads"], 0, c["head_dim"]), np.float32)
-        values = [ort.OrtValue.ortvalue_from_numpy(empty, self.device, 0) for _ in self._cache_names]
-        return KVCache(values, 0)
+        shape = (1, c["n_kv_heads"], c["context_length"], c["head_dim"])
+        nbytes = int(np.prod(shape)) * 4
+        memory = [mmap.mmap(-1, nbytes) for _ in self._cache_names]  # zero pages until written
+        arrays = [np.frombuffer(m, np.float32).reshape(shape) for m in memory]
+        values = [ort.OrtValue.ortvalue_from_numpy(a) for a in arrays]
+        return KVCache(values, shape[2], keep=[memory, arrays])
 
-    def forward(self, ids: list[int], cache: KVCache, lens: bool = False) -> PassOutput:
-        """Read `ids` after the cached tokens; the cache grows in place."""
+    def forward(self, ids: list[int], cache: KVCache, lens: bool = False,
+                attention: bool = True) -> PassOutput:
+        """Read `ids` after the cached tokens; the cache grows in place.
+
+        `attention=False` skips the last token's attention weights (the attention_* arrays are
+        then zeros): the graph takes a path that is twice as fast on a long prefill chunk and
+        never holds its S x T weights. `lens` reads every layer through the output head."""
         n_layers = self.config["n_layers"]
+        if cache.length + len(ids) > cache.capacity:
+            raise ExplainerError(
+                f"{cache.length + len(ids)} tokens do not fit the context window of {cache.capacity}",
+                "shorten the prompt or ask for fewer new tokens",
+            )
         start = time.perf_counter()
         binding = self.session.io_binding()
         binding.bind_cpu_input("input_ids", np.array([ids], np.int64))
         binding.bind_cpu_input("num_logits", np.array([1], np.int64))
+        binding.bind_cpu_input("past_length", np.array([cache.length], np.int64))
+        binding.bind_cpu_input("attention", np.array(attention))
         lens_layers = np.arange(n_layers if lens else 0, dtype=np.int64)
         binding.bind_cpu_input("lens_layers", lens_layers)
         for name, value in zip(self._cache_names, cache.values):
             binding.bind_ortvalue_input(name, value)
-        for name in self._output_names:
-            binding.bind_output(name, self.device if name.startswith("present.") else "cpu")
+            binding.bind_ortvalue_output(name.replace("past.", "present."), value)
+        for name in self._host_outputs:
+            binding.bind_output(name, "cpu")
         self.session.run_with_iobinding(binding)
-        outs = dict(zip(self._output_names, binding.get_outputs()))
-        cache.values = [outs[name.replace("past.", "present.")] for name in self._cache_names]
+        outs = dict(zip(self._host_outputs, binding.get_outputs()[len(self._cache_names):]))
         cache.length += len(ids)
 
         def host(name: str) -> np.ndarray:
@@ -153,7 +185,9 @@ class ModelRuntime:
             logits=host("logits")[0, -1],
             embeddings=host("embeddings")[0],
             hidden_last=host("hidden_last"),
-            attention_last=host("attention_last"),
+            attention_top_ids=host("attention_top_ids"),
+            attention_top_weights=host("attention_top_weights"),
+            attention_mean=host("attention_mean"),
             lens_ids=host("lens_ids"),
             lens_probs=host("lens_probs"),
             seconds=0.0,

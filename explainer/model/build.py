@@ -4,15 +4,22 @@ Everything is written into ``<model_dir>.partial-<pid>`` first; ``build.json`` i
 written last, then the directory is swapped into place with renames. A crash or
 Ctrl-C therefore never leaves a half-built model that looks complete; leftovers
 are removed by the next build.
+
+Builds of one model take turns through a lock file in the cache (``locks/build-<name>.lock``):
+two `explainer model build` started at once (two terminals, or the app and a terminal) would
+otherwise both download and convert, and the second swap would replace the first's result.
+The second waits, then finds the model built and reuses it. The lock is the `filelock`
+package's: flock on POSIX, msvcrt on Windows, released by the OS if the holder dies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +27,7 @@ from typing import Any
 
 from explainer.errors import ExplainerError
 from explainer.model.manifest import DEFAULT_MODEL, Manifest, load_manifest
-from explainer.model.paths import downloads_dir, ensure_writable_dir, model_dir
+from explainer.model.paths import cache_root, downloads_dir, ensure_writable_dir, model_dir
 
 BUILD_INFO = "build.json"
 MODEL_ONNX = "model.onnx"
@@ -120,6 +127,15 @@ def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
                 raise _corrupt(name, f"{rel} is missing")
             if isinstance(size, int) and p.stat().st_size != size:
                 raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
+    built_by, current = info.get("converter_version"), _converter_version()
+    if built_by is not None and current is not None and str(built_by) != current:
+        # The graph's inputs and outputs change with the converter: an old graph would load,
+        # then fail on its first pass with onnxruntime's words instead of ours.
+        raise ExplainerError(
+            f"model {name} was built by an older version of explainer (converter {built_by}; "
+            f"this version needs {current})",
+            "run `explainer model build` to rebuild it",
+        )
     try:
         config = _read_json(d / CONFIG_JSON)
     except (OSError, ValueError) as exc:
@@ -211,6 +227,26 @@ def _swap_into_place(partial: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _build_turn(name: str, progress: Progress, log: Log) -> Iterator[bool]:
+    """Hold the build lock of model ``name``; yields whether another build held it first."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(ensure_writable_dir(cache_root() / "locks") / f"build-{name}.lock"))
+    waited = False
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        waited = True
+        log(f"another build of model {name} is running; waiting for it to finish")
+        progress("waiting for another build", 0.0)
+        lock.acquire()
+    try:
+        yield waited
+    finally:
+        lock.release()
+
+
 def build_model(
     name: str = DEFAULT_MODEL,
     force: bool = False,
@@ -223,11 +259,19 @@ def build_model(
     manifest = load_manifest(name)
     final = model_dir(name)
     ensure_writable_dir(final.parent)
-    clean_stale(name)
+    with _build_turn(name, progress, log) as waited:
+        clean_stale(name)
+        # A build we waited for is as fresh as the one `force` asks for.
+        if (waited or not force) and is_up_to_date(manifest):
+            by = " (by the build we waited for)" if waited else ""
+            log(f"model {name} is already built in {final}{by}")
+            return load_built(name)
+        return _build(manifest, final, progress, log)
 
-    if not force and is_up_to_date(manifest):
-        log(f"model {name} is already built in {final}")
-        return load_built(name)
+
+def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> BuiltModel:
+    """Fetch, convert and swap into place; the caller holds the build lock."""
+    name = manifest.name
 
     started = time.monotonic()
     from explainer.model.fetch import fetch_gguf

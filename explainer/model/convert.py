@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 import onnx
+from onnx import external_data_helper
 
 from explainer.atomic import write_atomic
 from explainer.model.gguf_weights import read_weights
@@ -21,11 +22,13 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-CONVERTER_VERSION = "2"  # 2: Q4_1 layer matrices as MatMulNBits; one hidden/attention output
+CONVERTER_VERSION = "3"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
+MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:
-    """Write out_dir/model.onnx and out_dir/config.json; return the config dict."""
+    """Write out_dir/model.onnx (+ its weights, model.onnx.data) and out_dir/config.json;
+    return the config dict."""
     progress("reading and dequantising GGUF", 0.0)
     weights = read_weights(Path(gguf_path))
     progress("building ONNX graph", 0.4)
@@ -33,13 +36,38 @@ def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda pha
     config = weights.config.to_dict()
     del weights
     progress("writing model.onnx", 0.7)
+    weights_data = _move_weights_out(model, MODEL_DATA)
     data = model.SerializeToString()
     del model
     out_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(out_dir / MODEL_DATA, weights_data, "the model weights")
     write_atomic(out_dir / "model.onnx", data, "the model graph")
     write_atomic(out_dir / "config.json", json.dumps(config, indent=2).encode(), "the model config")
     progress("converted", 1.0)
     return config
+
+
+def _move_weights_out(model: onnx.ModelProto, location: str, align: int = 4096) -> bytes:
+    """Move the large initializers' bytes into one buffer, page-aligned, and point the graph
+    at `location` for them (ONNX external data).
+
+    onnxruntime maps an external data file into memory and uses the tensors it can in place
+    (the 113 MB token embedding): 45 MB less resident after loading, 45 MB lower peak while
+    loading, and pages the kernel can drop and re-read instead of swapping them out."""
+    chunks: list[bytes] = []
+    offset = 0
+    for tensor in model.graph.initializer:
+        raw = tensor.raw_data
+        if len(raw) < align:
+            continue
+        chunks.append(raw)
+        pad = -len(raw) % align
+        chunks.append(bytes(pad))
+        external_data_helper.set_external_data(tensor, location, offset, len(raw))
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+        tensor.ClearField("raw_data")
+        offset += len(raw) + pad
+    return b"".join(chunks)
 
 
 def check_model(path: Path) -> None:

@@ -108,6 +108,32 @@ def q4_1_blocks(raw: np.ndarray, rows: int) -> Q4Blocks:
     return Q4Blocks(np.ascontiguousarray(codes), scale, minimum)
 
 
+@dataclass(frozen=True)
+class Q8Blocks:
+    """A Q8_0 matrix as stored: w[n, 32 b + j] = codes[n, 32 b + j] * scale[n, b].
+
+    Kept for the token embedding, so the graph can look rows up from the 8-bit codes and
+    leave the float32 copy to the output head alone (see onnx_llama's embedding lookup)."""
+
+    codes: np.ndarray  # int8 [rows, cols]
+    scale: np.ndarray  # float32 [rows, cols / 32]
+
+    BLOCK = 32
+
+    def dequantize(self) -> np.ndarray:
+        rows, cols = self.codes.shape
+        blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
+        return (blocks * self.scale[..., None]).reshape(rows, cols)
+
+
+def q8_0_blocks(raw: np.ndarray, rows: int) -> Q8Blocks:
+    """Split GGUF Q8_0 bytes (per 32 weights: f16 scale, 32 signed bytes) into codes and scales."""
+    blocks = np.asarray(raw, np.uint8).reshape(rows, -1, 34)
+    scale = blocks[..., 0:2].copy().view(np.float16)[..., 0].astype(np.float32)
+    codes = blocks[..., 2:].copy().view(np.int8).reshape(rows, -1)
+    return Q8Blocks(np.ascontiguousarray(codes), scale)
+
+
 @dataclass
 class LlamaWeights:
     config: LlamaConfig
@@ -117,6 +143,7 @@ class LlamaWeights:
     # Layer matrices stored as Q4_1, by "{layer}.{field}" (e.g. "3.wq"), rows in the same
     # (unpermuted) order as the float32 copy; the graph uses these where present.
     q4: dict[str, Q4Blocks] = field(default_factory=dict)
+    token_embedding_q8: Q8Blocks | None = None  # the embedding's own codes when stored as Q8_0
 
 
 def llama_cpp_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
@@ -241,6 +268,8 @@ def read_weights(path: Path) -> LlamaWeights:
             )
         )
     embedding = get("token_embd.weight", (c.vocab_size, c.d_model))
+    embd = tensors["token_embd.weight"]
+    embedding_q8 = q8_0_blocks(embd.data, c.vocab_size) if embd.tensor_type.name == "Q8_0" else None
     if "output.weight" in tensors:
         raise ExplainerError(
             "this GGUF has a separate output head; only tied embeddings are supported so far",
@@ -252,4 +281,5 @@ def read_weights(path: Path) -> LlamaWeights:
         layers=layers,
         final_norm=get("output_norm.weight", (c.d_model,)),
         q4=q4,
+        token_embedding_q8=embedding_q8,
     )

@@ -3,26 +3,36 @@
 Off-the-shelf exports give logits and the KV cache only. The lesson needs more from the same
 forward pass: the embedding vectors of the new tokens, the hidden state after every layer, and
 every layer's attention weights per head. So we write the graph ourselves with `onnx.helper`:
-it is a thin, dependency-free layer over the ONNX protobuf, and with the opset-23 operators
-RMSNormalization and RotaryEmbedding a decoder layer reads like the model's definition
-(attention is spelled out, see `_attention`). (onnxscript would add a tracer and a dependency for no gain
-at this size.)
+it is a thin, dependency-free layer over the ONNX protobuf, and with the opset-23 operator
+RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads like the model's
+definition (see `_attention`). (onnxscript would add a tracer and a dependency for no gain at
+this size.)
 
-Graph interface (batch is always 1; S new tokens, P tokens already cached):
+Graph interface (batch is always 1; S new tokens, P tokens already cached, T = P + S; C is the
+cache buffers' capacity, at least T):
 
 inputs   input_ids        int64 [1, S]
-         past.{i}.key     float [1, n_kv_heads, P, head_dim]   (and .value), for every layer i
+         past_length      int64 [1]    P: how many positions of the cache buffers are filled
+         past.{i}.key     float [1, n_kv_heads, C, head_dim]   (and .value), for every layer i
          num_logits       int64 [1]    logits are computed for the last `num_logits` positions
          lens_layers      int64 [n]    layers whose last-position hidden state is read through
                                        the final norm and output head ("logit lens"); n may be 0
+         attention        bool  []     whether to return the last token's attention weights
 outputs  logits           float [1, num_logits, vocab]
-         present.{i}.key  float [1, n_kv_heads, P + S, head_dim]  (and .value)
+         present.{i}.key  float [1, n_kv_heads, C, head_dim]  (and .value): the same buffer with
+                                       positions P .. T-1 written; bind it to past.{i}.key's
+                                       memory and the cache is updated in place
          embeddings       float [1, S, d_model]      token vectors looked up for the new tokens
          hidden_last      float [n_layers, d_model]  residual stream after each layer, for the
                                        last new token
-         attention_last   float [n_layers, n_heads, P + S]  softmax attention weights of each
-                                       layer for the last new token (all rows of a long prompt
-                                       would be n_layers * n_heads * S * (P + S) floats: 72 GB at 8k)
+         attention_top_ids, attention_top_weights   int64/float [n_layers, n_heads, K]
+                                       the K = min(ATTENTION_TOP, T) positions the last new token
+                                       attends to most in each layer and head, strongest first,
+                                       and their softmax weights
+         attention_mean   float [n_layers, T]  the last new token's attention averaged over heads
+                                       (all rows of a long prompt would be
+                                       n_layers * n_heads * S * T floats: 72 GB at 8k);
+                                       with attention=false these three are zeros
          (one output per kind, not per layer: each bound output costs the caller a Python call)
          lens_ids, lens_probs  int64/float [n, LENS_TOP]  top predictions of each lens layer
 """
@@ -41,6 +51,7 @@ MS_DOMAIN = "com.microsoft"  # onnxruntime's contrib operators (MatMulNBits)
 NBITS_ACCURACY = 1
 IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
+ATTENTION_TOP = 16  # attended positions kept per layer and head
 
 
 class _GraphBuilder:
@@ -53,7 +64,10 @@ class _GraphBuilder:
         self.names: set[str] = set()
 
     def const(self, name: str, value: np.ndarray) -> str:
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        """An initializer; a 0-d array stays a scalar (Gather then drops the axis it indexes)."""
+        value = np.asarray(value)
+        value = value if value.ndim == 0 else np.ascontiguousarray(value)
+        self.initializers.append(numpy_helper.from_array(value, name))
         self.names.add(name)
         return name
 
@@ -112,39 +126,84 @@ def _linear(g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q
     else:
         w = np.concatenate([w for w, _ in parts]).T
         y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
-    if len(parts) == 1:
+    if len(outputs) == 1:
         return [y]
     g.op("Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1,
          outputs=outputs, name=name + ".split")
     return outputs
 
 
-def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, q: str, k: str, v: str, mask: str) -> str:
-    """Grouped-query causal attention written out op by op.
+def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
+    """Grouped-query causal attention with RoPE over a cache buffer updated in place.
 
-    onnxruntime's fused Attention kernel falls back to a path twice as slow when asked for its
-    softmax weights, and the weights are what the layer view draws. Spelled out, the query
-    heads sharing one key/value head are stacked as rows: [kv_heads, group * S, head_dim].
+    onnxruntime's GroupQueryAttention (com.microsoft) reads the packed q|k|v rows, rotates q
+    and k, writes the new keys and values into the cache buffer at their positions and
+    attends over the filled positions only. The runtime binds `present` to the same buffer as
+    `past`, so nothing is copied: the spelled-out attention this replaces grew every layer's
+    cache with Concat, copying all of it every step (380 MB a step at 8k), and built
+    [group * S, T] scores and masks.
+
+    The kernel has two paths, chosen by the `attention` input through an If:
+    - with its `output_qk` (qk_output=2) it hands back the softmax weights it computed, and
+      we keep the last new token's row: the layer view shows the model's own attention. It
+      materialises all S x T weights per head, which is fine for one token;
+    - without it, a tiled "flash" path never materialises them: a 512-token prefill chunk at
+      8k context runs twice as fast and needs no S x T buffers. Prefill chunks whose
+      attention nobody looks at take this path, with zeros in its place.
     """
     p = f"layer{i}."
-    hd, kv, group = c.head_dim, c.n_kv_heads, c.n_heads // c.n_kv_heads
+    inputs = [qkv, "", "", f"past.{i}.key", f"past.{i}.value", "seqlens_k", "total_sequence_length",
+              "rope.cos", "rope.sin"]
+    # scale 1: q arrives scaled by 1/sqrt(head_dim) (folded into its weights)
+    attrs = dict(domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1,
+                 rotary_interleaved=0, scale=1.0)
+    mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
+    top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
 
-    shape = g.shape
-    # q arrives already scaled by 1/sqrt(head_dim): the factor is folded into its weights
-    q_rows = g.op("Reshape", g.op("Transpose", g.op("Reshape", q, shape(-1, kv, group, hd)),
-                                  perm=[1, 2, 0, 3]), shape(1, kv, -1, hd), name=p + "q_rows")
-    new_k = g.op("Transpose", g.op("Reshape", k, shape(1, -1, kv, hd)), perm=[0, 2, 1, 3], name=p + "k_heads")
-    new_v = g.op("Transpose", g.op("Reshape", v, shape(1, -1, kv, hd)), perm=[0, 2, 1, 3], name=p + "v_heads")
-    keys = g.op("Concat", f"past.{i}.key", new_k, axis=2, outputs=[f"present.{i}.key"], name=p + "k_cache")
-    values = g.op("Concat", f"past.{i}.value", new_v, axis=2, outputs=[f"present.{i}.value"], name=p + "v_cache")
-    scores = g.op("MatMul", q_rows, g.op("Transpose", keys, perm=[0, 1, 3, 2]), name=p + "scores")
-    weights = g.op("Softmax", g.op("Add", scores, mask, name=p + "masked"), axis=-1, name=p + "softmax")
-    per_head = g.op("Reshape", weights, shape(1, c.n_heads, -1, 0), name=p + "attention_heads")
-    last_row = g.op("Gather", per_head, "last_index", axis=2, name=p + "attention_last")
-    g.op("Reshape", last_row, shape(1, c.n_heads, -1), outputs=[f"attention.{i}"], name=p + "attention_out")
-    mixed = g.op("MatMul", weights, values, name=p + "mix")  # [1, kv, group * S, hd]
-    merged = g.op("Transpose", g.op("Reshape", mixed, shape(kv, group, -1, hd)), perm=[2, 0, 1, 3])
-    return g.op("Reshape", merged, shape(1, -1, c.d_model), name=p + "heads_merged")
+    def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
+        outs = [helper.make_tensor_value_info(n, t, None)
+                for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))]
+        return helper.make_graph(nodes, p + name, [], outs)
+
+    # With the weights, each row's strongest positions and head mean are taken right away, while
+    # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
+    weights = p + "weights"
+    shown = branch("with_weights", [
+        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa",
+                         qk_output=2, **attrs),
+        helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
+        helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
+    ])
+
+    def zeros(out: str, shape: str, dtype: type) -> onnx.NodeProto:
+        return helper.make_node("ConstantOfShape", [shape], [out], name=p + "no_" + out.split(".")[0],
+                                value=numpy_helper.from_array(np.zeros(1, dtype)))
+
+    fast = branch("flash", [
+        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
+        zeros(top_w, "no_top_shape", np.float32), zeros(top_i, "no_top_shape", np.int64),
+        zeros(mean, "no_mean_shape", np.float32),
+    ])
+    g.op("If", "attention", outputs=[p + "attention", key, value, top_w, top_i, mean], then_branch=shown,
+         else_branch=fast, name=p + "attention")
+    return p + "attention"
+
+
+def _embed(g: _GraphBuilder, weights: LlamaWeights) -> str:
+    """Look the new tokens up in the embedding, from its Q8_0 codes when the GGUF has them.
+
+    The float32 embedding is also the output head, where onnxruntime's Gemm keeps a packed
+    copy of it; a lookup from that same float32 matrix would keep the original resident too,
+    113 MB more. The Q8_0 codes (28 MB) give the same numbers exactly: a code times its
+    float16 scale is exact in float32, as when the converter dequantises it."""
+    q8 = weights.token_embedding_q8
+    if q8 is None:
+        return g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
+    codes = g.const("token_embedding.codes", (q8.codes.astype(np.int16) + 128).astype(np.uint8))
+    return g.op("GatherBlockQuantized", codes, "input_ids", g.const("token_embedding.scale", q8.scale),
+                domain=MS_DOMAIN, bits=8, block_size=q8.BLOCK, gather_axis=0, quantize_axis=1,
+                outputs=["embeddings"], name="embed")  # unsigned codes, zero point 128
 
 
 def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
@@ -156,39 +215,41 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "S"]),
         helper.make_tensor_value_info("num_logits", TensorProto.INT64, [1]),
         helper.make_tensor_value_info("lens_layers", TensorProto.INT64, ["n_lens"]),
+        helper.make_tensor_value_info("past_length", TensorProto.INT64, [1]),
+        helper.make_tensor_value_info("attention", TensorProto.BOOL, []),
     ]
     outputs = [
         helper.make_tensor_value_info("logits", f32, [1, "num_logits", c.vocab_size]),
         helper.make_tensor_value_info("embeddings", f32, [1, "S", c.d_model]),
     ]
-    kv_shape = [1, c.n_kv_heads, "P", c.head_dim]
-    present_shape = [1, c.n_kv_heads, "T", c.head_dim]
+    kv_shape = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
 
-    # Positions of the new tokens continue after the cached ones; the mask lets each new
-    # token see every cached token and the new tokens up to itself.
-    zero, one = g.const("int_0", np.array(0, np.int64)), g.const("int_1", np.array(1, np.int64))
-    past_len = g.op("Squeeze", g.op("Shape", "past.0.key", start=2, end=3), name="past_len")
-    new_len = g.op("Squeeze", g.op("Shape", "input_ids", start=1, end=2), name="new_len")
-    total_len = g.op("Add", past_len, new_len, name="total_len")
+    # GroupQueryAttention is told how many positions are filled after this pass (its
+    # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
+    one = g.const("int_1", np.array([1], np.int64))
+    new_len = g.op("Shape", "input_ids", start=1, end=2, name="new_len")  # [1]
+    total_len = g.op("Add", "past_length", new_len, name="total_len")  # [1]
     g.op("Sub", new_len, one, outputs=["last_index"], name="last_index")
-    positions = g.op("Range", past_len, total_len, one, name="positions")
-    position_ids = g.op("Unsqueeze", positions, zero, name="position_ids")
-    key_positions = g.op("Unsqueeze", g.op("Range", zero, total_len, one), zero, name="key_positions")
-    query_positions = g.op("Unsqueeze", positions, one, name="query_positions")
-    mask = g.op("LessOrEqual", key_positions, query_positions, name="causal_mask")  # [S, T] bool
-    # Rows of the attention scores are (query-group member, position): tile the mask to match,
-    # once for all layers.
-    group = c.n_heads // c.n_kv_heads
-    additive = g.op("Where", mask, g.const("mask_open", np.array(0.0, np.float32)),
-                    g.const("mask_closed", np.array(-np.inf, np.float32)), name="mask_additive")
-    additive_mask = g.op("Tile", additive, g.const("mask_tiles", np.array([group, 1], np.int64)),
-                         name="mask_tiled")  # [group * S, T]
+    g.op("Cast", g.op("Sub", total_len, one, name="last_position"), to=TensorProto.INT32,
+         outputs=["seqlens_k"], name="seqlens_k")  # [1]
+    g.op("Cast", g.op("Squeeze", total_len, name="total_scalar"), to=TensorProto.INT32,
+         outputs=["total_sequence_length"], name="total_sequence_length")  # scalar
+    zero = g.const("int_0", np.array([0], np.int64))
+    # The attention top-K is min(ATTENTION_TOP, T) wide; shapes of the zeros a pass without
+    # attention weights returns in its place (see _attention).
+    g.op("Min", g.const("attention_top", np.array([ATTENTION_TOP], np.int64)), total_len,
+         outputs=["attention_k"], name="attention_k")
+    g.op("Concat", g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)), "attention_k", axis=0,
+         outputs=["no_top_shape"], name="no_top_shape")  # [1, n_heads, 1, K]
+    g.op("Concat", g.const("one_row", np.array([1, 1], np.int64)), total_len, axis=0,
+         outputs=["no_mean_shape"], name="no_mean_shape")  # [1, 1, T]
+    g.const("axis_1", np.array([1], np.int64))
 
     cos, sin = _rope_cache(c)
     g.const("rope.cos", cos)
     g.const("rope.sin", sin)
     g.const("token_embedding", weights.token_embedding)
-    x = g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
+    x = _embed(g, weights)
 
     for i, layer in enumerate(weights.layers):
         p = f"layer{i}."
@@ -197,8 +258,8 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             helper.make_tensor_value_info(f"past.{i}.value", f32, kv_shape),
         ]
         outputs += [
-            helper.make_tensor_value_info(f"present.{i}.key", f32, present_shape),
-            helper.make_tensor_value_info(f"present.{i}.value", f32, present_shape),
+            helper.make_tensor_value_info(f"present.{i}.key", f32, kv_shape),
+            helper.make_tensor_value_info(f"present.{i}.value", f32, kv_shape),
         ]
         h = g.op("RMSNormalization", x, g.const(p + "attn_norm", layer.attn_norm),
                  epsilon=c.rms_eps, axis=-1, name=p + "attn_norm")
@@ -209,15 +270,11 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         # head_dim is a power of 4, as here: 1/8); RoPE is linear, so the order does not matter.
         q_scale = 1.0 / np.sqrt(c.head_dim)
         wq_blocks = q4("wq")
-        q, k, v = _linear(g, h, p + "qkv_proj",
-                          [(layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
-                           (layer.wk, q4("wk")), (layer.wv, q4("wv"))],
-                          [p + "q", p + "k", p + "v"])
-        q = g.op("RotaryEmbedding", q, "rope.cos", "rope.sin", position_ids,
-                 num_heads=c.n_heads, name=p + "q_rope")
-        k = g.op("RotaryEmbedding", k, "rope.cos", "rope.sin", position_ids,
-                 num_heads=c.n_kv_heads, name=p + "k_rope")
-        attn = _attention(g, c, i, q, k, v, additive_mask)
+        (qkv,) = _linear(g, h, p + "qkv_proj",
+                         [(layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
+                          (layer.wk, q4("wk")), (layer.wv, q4("wv"))],
+                         [p + "qkv"])  # one output: attention reads q|k|v packed
+        attn = _attention(g, c, i, qkv)
         (attn_out,) = _linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
         h = g.op("RMSNormalization", x, g.const(p + "ffn_norm", layer.ffn_norm),
@@ -230,39 +287,56 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
                           [(layer.w_down, q4("w_down"))], [p + "down"])
         x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
 
-    # Output head, tied to the token embedding, for the last `num_logits` positions only:
-    # a 256-token prefill needs one row of logits, not 256.
-    final_norm = g.const("final_norm", weights.final_norm)
+    # Per layer, the last new token's state; the logit lens reads the chosen ones.
     flat = g.const("flat_shape", np.array([-1, c.d_model], np.int64))
-
-    def output_head(states: str, name: str) -> str:
-        """[rows, d_model] -> [rows, vocab] with the embedding matrix itself (transB), not a copy."""
-        return g.op("Gemm", g.op("Reshape", states, flat, name=name + "_flat"), "token_embedding",
-                    transB=1, name=name)
-
-    neg_n = g.op("Neg", "num_logits", name="neg_num_logits")
-    big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
-    last = g.op("Slice", x, neg_n, big, g.const("axis_1", np.array([1], np.int64)), name="last_positions")
-    normed = g.op("RMSNormalization", last, final_norm, epsilon=c.rms_eps, axis=-1, name="final_norm_op")
-    g.op("Unsqueeze", output_head(normed, "lm_head"), zero, outputs=["logits"], name="logits_batch")
-
-    # Logit lens: each chosen layer's last-position state through the same norm and head.
     per_layer = [
         g.op("Gather", f"hidden.{i}", "last_index", axis=1, name=f"lens_pick{i}")  # [1, 1, d_model]
         for i in range(c.n_layers)
     ]
     stacked = g.op("Reshape", g.op("Concat", *per_layer, axis=0, name="lens_stack"), flat,
                    outputs=["hidden_last"], name="hidden_last")  # [n_layers, d_model]
-    g.op("Concat", *[f"attention.{i}" for i in range(c.n_layers)], axis=0, outputs=["attention_last"],
-         name="attention_stack")
-    chosen = g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")
-    lens_norm = g.op("RMSNormalization", chosen, final_norm, epsilon=c.rms_eps, axis=-1, name="lens_norm")
-    lens_probs = g.op("Softmax", output_head(lens_norm, "lens_head"), axis=-1, name="lens_softmax")
-    g.op("TopK", lens_probs, g.const("lens_k", np.array([LENS_TOP], np.int64)),
-         outputs=["lens_probs", "lens_ids"], axis=-1, name="lens_topk")
+    chosen = g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")  # [n_lens, d_model]
+
+    # Output head, tied to the token embedding, for the last `num_logits` positions only (a
+    # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
+    # the head is a 113 MB float32 matrix, and reading it once for 31 rows instead of once
+    # for 30 and again for 1 saves a quarter of a short-context decode step.
+    big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
+    last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1",
+                name="last_positions")
+    rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
+    normed = g.op("RMSNormalization", rows, g.const("final_norm", weights.final_norm), epsilon=c.rms_eps,
+                  axis=-1, name="final_norm")
+    scores = g.op("Gemm", normed, "token_embedding", transB=1, name="head")  # [n_lens + num_logits, vocab]
+    n_lens = g.op("Shape", "lens_layers", name="n_lens")
+    g.op("Unsqueeze", g.op("Slice", scores, n_lens, big, g.const("axis_0", np.array([0], np.int64)),
+                           name="logit_rows"), zero, outputs=["logits"], name="logits_batch")
+    # Softmax and top-k over every row (the logits rows' share is a few microseconds) so that
+    # only the small top-k results are sliced, not the [n_lens, vocab] block.
+    probs = g.op("Softmax", scores, axis=-1, name="head_softmax")
+    g.op("TopK", probs, g.const("lens_k", np.array([LENS_TOP], np.int64)), axis=-1,
+         outputs=["head_top_probs", "head_top_ids"], name="lens_topk")
+    for name in ("probs", "ids"):
+        g.op("Slice", f"head_top_{name}", g.const(f"zero_{name}", np.array([0], np.int64)), n_lens, "axis_0",
+             outputs=[f"lens_{name}"], name=f"lens_{name}")
+
+    # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
+    # (all of them when fewer), and the full row averaged over heads. Picking the top in the
+    # graph keeps a decode step's host copy and the trace's share independent of the context.
+    # Each layer reduced its pass's rows (_attention); the last row is picked from the small
+    # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
+    last_row = g.const("int_m1", np.array(-1, np.int64))
+    for out, per_layer, axis in (("attention_top_weights", "attention_top_w", 2),
+                                 ("attention_top_ids", "attention_top_i", 2),
+                                 ("attention_mean", "attention_mean", 1)):
+        stacked = g.op("Concat", *[f"{per_layer}.{i}" for i in range(c.n_layers)], axis=0,
+                       name=per_layer + "_stack")  # [n_layers, ..., S, ...]
+        g.op("Gather", stacked, last_row, axis=axis, outputs=[out], name=out)
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
-        helper.make_tensor_value_info("attention_last", f32, [c.n_layers, c.n_heads, "T"]),
+        helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
+        helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
+        helper.make_tensor_value_info("attention_mean", f32, [c.n_layers, "T"]),
         helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens", LENS_TOP]),
         helper.make_tensor_value_info("lens_probs", f32, ["n_lens", LENS_TOP]),
     ]

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from explainer.engine.trace_file import load_trace, save_trace
-from explainer.engine.generate import Engine
+from explainer.engine import generate
+from explainer.engine.generate import Cancelled, Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
@@ -122,3 +123,55 @@ def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, sett
         assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
         old = _reference_sample(a.settings, rng, sa.logits)
         assert StepSampling.from_result(old, TOP_N, sa.sampling.chosen.text) == sa.sampling
+LONG_PROMPT = "A language model reads the text it is given, one token at a time. " * 8
+
+
+@pytest.fixture
+def counted_passes(engine, monkeypatch):
+    """Records the length of every forward pass the engine makes."""
+    passes: list[int] = []
+    real = engine.runtime.forward
+
+    def forward(ids, cache, **kwargs):
+        passes.append(len(ids))
+        return real(ids, cache, **kwargs)
+
+    monkeypatch.setattr(engine.runtime, "forward", forward)
+    return passes
+
+
+def test_prefill_reports_progress_once_per_chunk(engine, counted_passes, monkeypatch):
+    """An 8k-token prompt takes tens of seconds on a CPU: the caller hears after every chunk."""
+    whole = engine.generate(LONG_PROMPT, SamplingSettings(max_new_tokens=2))
+    monkeypatch.setattr(generate, "PREFILL_CHUNK", 16)
+    counted_passes.clear()
+    progress = []
+    chunked = engine.generate(LONG_PROMPT, SamplingSettings(max_new_tokens=2),
+                              on_progress=lambda done, total: progress.append((done, total)))
+    total = len(engine.prepare(LONG_PROMPT).tokens)
+    assert total > generate.ATTENTION_PASS_MAX  # read in chunks, then its last token alone
+    prefill_passes = counted_passes[:-1]  # the last pass is the decode step
+    assert prefill_passes == [16] * ((total - 1) // 16) + [(total - 1) % 16] * bool((total - 1) % 16) + [1]
+    assert progress[0] == (0, total) and progress[-1] == (total, total)
+    assert len(progress) == len(prefill_passes) + 1
+    assert [d for d, _ in progress] == sorted({d for d, _ in progress})  # strictly increasing
+    assert [t.id for t in chunked.output_tokens] == [t.id for t in whole.output_tokens]
+    np.testing.assert_allclose(chunked.steps[0].sampling.raw.probs, whole.steps[0].sampling.raw.probs, atol=2e-4)
+    assert len(chunked.steps[0].embeddings) == total
+    # the last token's attention, read in its own pass, covers the whole prompt: its top 16 positions
+    assert all((layer.attention_ids >= 0).sum(axis=1).tolist() == [16] * 9 for layer in chunked.steps[0].layers)
+
+
+def test_stop_during_prefill_ends_within_one_chunk(engine, counted_passes, monkeypatch):
+    """Stop pressed while a long prompt is read: no further pass runs, and Cancelled says so."""
+    monkeypatch.setattr(generate, "PREFILL_CHUNK", 16)
+    stop_at = 48
+    progress = []
+    with pytest.raises(Cancelled):
+        engine.generate(LONG_PROMPT, SamplingSettings(max_new_tokens=5),
+                        on_progress=lambda done, total: progress.append(done),
+                        should_stop=lambda: bool(progress) and progress[-1] >= stop_at)
+    assert progress[-1] == stop_at
+    assert counted_passes == [16, 16, 16]  # the three chunks before the stop, nothing after
+    # the engine is still usable afterwards
+    assert engine.generate("The capital of France is", SamplingSettings(max_new_tokens=1)).stop_reason

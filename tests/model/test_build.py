@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -89,6 +90,19 @@ def test_converter_version_change_triggers_rebuild(tmp_cache, fake_models, fake_
     fake_converter["module"].CONVERTER_VERSION = "2"
     build_model(name)
     assert fake_converter["calls"] == 2
+
+
+def test_a_model_built_by_another_converter_asks_for_a_rebuild(tmp_cache, fake_models, fake_converter):
+    """Its graph has other inputs and outputs: refusing it up front beats an onnxruntime error
+    on the first pass."""
+    name, _, _ = fake_models
+    build_model(name)
+    fake_converter["module"].CONVERTER_VERSION = "2"
+    with pytest.raises(ExplainerError, match="older version of explainer") as ei:
+        load_built(name)
+    assert "explainer model build" in ei.value.hint
+    build_model(name)
+    assert load_built(name).build_info["converter_version"] == "2"
 
 
 def test_interrupted_build_leaves_nothing_loadable(tmp_cache, fake_models, fake_converter):
@@ -179,3 +193,64 @@ def test_unwritable_cache(tmp_path, monkeypatch, fake_models, fake_converter):
     monkeypatch.setenv("EXPLAINER_CACHE_DIR", str(a_file / "cache"))
     with pytest.raises(ExplainerError, match="cache directory"):
         build_model(fake_models[0])
+
+
+# One `explainer model build` process, with a stand-in converter that holds its turn until the
+# other process says it is waiting: the race is then the same on a slow machine as on a fast one.
+_BUILD_PROCESS = """
+import json, sys, time, types
+from pathlib import Path
+
+calls, waiting, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+
+def convert_gguf(gguf_path, out_dir, progress):
+    with calls.open("a") as f:
+        f.write("convert\\n")
+    deadline = time.monotonic() + 60
+    while not waiting.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    (out_dir / "model.onnx").write_bytes(b"onnx-bytes" * 10)
+    cfg = {"num_hidden_layers": 1, "hidden_size": 8, "vocab_size": 300}
+    (out_dir / "config.json").write_text(json.dumps(cfg))
+    return cfg
+
+module = types.ModuleType("explainer.model.convert")
+module.convert_gguf = convert_gguf
+module.CONVERTER_VERSION = "1"
+sys.modules["explainer.model.convert"] = module
+
+from explainer.model.build import build_model
+
+messages = []
+def log(message):
+    messages.append(message)
+    if "waiting" in message:
+        waiting.touch()
+
+built = build_model(name, force=True, log=log)
+print(json.dumps({"created": built.build_info["created"], "messages": messages}))
+"""
+
+
+def test_concurrent_builds_take_turns(tmp_cache, fake_models, fake_converter, tmp_path):
+    """Two builds started at once (even with --force): one converts, the other waits for it
+    and reuses its result, and one valid model is left."""
+    name = fake_models[0]
+    calls, waiting = tmp_path / "calls", tmp_path / "waiting"
+    repo = Path(__file__).resolve().parents[2]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _BUILD_PROCESS, str(calls), str(waiting), name],
+                         cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out.splitlines()[-1]))
+    assert calls.read_text().splitlines() == ["convert"]
+    assert results[0]["created"] == results[1]["created"]
+    waited = [r for r in results if any("waiting" in m for m in r["messages"])]
+    assert len(waited) == 1 and any("by the build we waited for" in m for m in waited[0]["messages"])
+    assert load_built(name).build_info["created"] == results[0]["created"]
+    assert siblings(name) == [name]

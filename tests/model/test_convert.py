@@ -11,17 +11,23 @@ import pytest
 from explainer.errors import ExplainerError
 from explainer.model.convert import check_model, convert_gguf
 from explainer.model.gguf_weights import read_weights
+from explainer.model.onnx_llama import ATTENTION_TOP
 
 from .llama_numpy import forward, rms_norm
 from .tiny_gguf import TINY, write_tiny_gguf
 
 
-def run(session, config, ids, past=None, num_logits=None, lens=()):
-    """One forward pass through the ONNX graph; returns every output by name."""
+def run(session, config, ids, past=None, num_logits=None, lens=(), attention=True):
+    """One forward pass through the ONNX graph; returns every output by name.
+
+    The cache is passed as plain arrays holding exactly the past tokens (the runtime binds
+    buffers with room to spare instead, see test_cache_buffer_is_updated_in_place)."""
     feeds = {
         "input_ids": np.array([ids], np.int64),
         "num_logits": np.array([num_logits or len(ids)], np.int64),
         "lens_layers": np.array(lens, np.int64),
+        "past_length": np.array([past[0][0].shape[2] if past else 0], np.int64),
+        "attention": np.array(attention),
     }
     empty = np.zeros((1, config.n_kv_heads, 0, config.head_dim), np.float32)
     for i in range(config.n_layers):
@@ -69,6 +75,21 @@ def test_q4_1_blocks_are_the_stored_weights(tiny):
             np.testing.assert_array_equal(read.q4[f"{i}.{f}"].dequantize(), getattr(layer, f))
 
 
+def test_embedding_is_looked_up_from_its_q8_0_codes(tiny):
+    """The lookup reads the 8-bit codes, so the float32 matrix serves the output head alone
+    (onnxruntime keeps one packed copy of it, not two), and gives exactly the same vectors."""
+    import onnx
+
+    truth, session, root = tiny
+    read = read_weights(root / "tiny.gguf")
+    np.testing.assert_array_equal(read.token_embedding_q8.dequantize(), truth.token_embedding)
+    model = onnx.load(str(root / "out" / "model.onnx"))
+    embed = next(n for n in model.graph.node if n.name == "embed")
+    assert embed.op_type == "GatherBlockQuantized"
+    ids = [0, 5, 79, 5]
+    np.testing.assert_array_equal(run(session, TINY, ids)["embeddings"][0], truth.token_embedding[ids])
+
+
 def test_layer_matrices_run_on_their_4bit_codes(tiny):
     """Decode speed comes from reading 4-bit codes: no float32 copy of a layer matrix is in the
     graph, only the tied embedding/output head."""
@@ -90,21 +111,94 @@ def test_every_stage_matches_numpy(tiny):
     np.testing.assert_allclose(out["embeddings"][0], ref["embeddings"], atol=1e-6)
     for i in range(TINY.n_layers):
         np.testing.assert_allclose(out["hidden_last"][i], ref["hidden"][i][-1], atol=1e-4)
-        np.testing.assert_allclose(out["attention_last"][i], ref["attention"][i][:, -1], atol=1e-5)
+        np.testing.assert_allclose(attention_rows(out)[i], ref["attention"][i][:, -1], atol=1e-5)
+        np.testing.assert_allclose(out["attention_mean"][i], ref["attention"][i][:, -1].mean(0), atol=1e-5)
         np.testing.assert_allclose(out[f"present.{i}.key"][0], ref["present"][i][0], atol=1e-4)
         np.testing.assert_allclose(out[f"present.{i}.value"][0], ref["present"][i][1], atol=1e-4)
     np.testing.assert_allclose(out["logits"][0], ref["logits"], atol=1e-3, rtol=1e-4)
+
+
+def attention_rows(out):
+    """The last token's full attention rows [layers, heads, T] rebuilt from the top-K outputs
+    (exact while T <= ATTENTION_TOP: then every position is in the top)."""
+    ids, weights = out["attention_top_ids"], out["attention_top_weights"]
+    rows = np.zeros(ids.shape[:2] + (out["attention_mean"].shape[1],), np.float32)
+    np.put_along_axis(rows, ids, weights, axis=-1)
+    return rows
 
 
 def test_attention_is_causal_and_normalised(tiny):
     _, session, _ = tiny
     ids = [4, 8, 15, 16, 23]
     for n in range(1, len(ids) + 1):
-        att = run(session, TINY, ids[:n])["attention_last"][0]  # [heads, T] for the last token
+        out = run(session, TINY, ids[:n])
+        att = attention_rows(out)[0]  # [heads, T] for the last token
         assert att.shape == (TINY.n_heads, n)
+        assert out["attention_top_ids"].shape == (TINY.n_layers, TINY.n_heads, n)  # every position
         np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
+        np.testing.assert_allclose(out["attention_mean"].sum(-1), 1.0, atol=1e-5)
     past = cache_of(run(session, TINY, ids[:3]), TINY)
-    assert run(session, TINY, [ids[3]], past=past)["attention_last"].shape == (TINY.n_layers, TINY.n_heads, 4)
+    out = run(session, TINY, [ids[3]], past=past)
+    assert attention_rows(out).shape == (TINY.n_layers, TINY.n_heads, 4)
+    assert out["attention_mean"].shape == (TINY.n_layers, 4)
+
+
+def test_attention_keeps_the_strongest_positions_of_a_long_row(tiny):
+    """Past ATTENTION_TOP positions, each head keeps its strongest ones, strongest first."""
+    truth, session, _ = tiny
+    ids = [int(i) for i in np.random.default_rng(3).integers(3, TINY.vocab_size, 40)]
+    out = run(session, TINY, ids)
+    ref = forward(truth, ids)
+    assert out["attention_top_ids"].shape == (TINY.n_layers, TINY.n_heads, ATTENTION_TOP)
+    for i in range(TINY.n_layers):
+        row = ref["attention"][i][:, -1]  # [heads, 40]
+        np.testing.assert_allclose(out["attention_top_weights"][i], -np.sort(-row)[:, :ATTENTION_TOP], atol=1e-5)
+        picked = np.take_along_axis(row, out["attention_top_ids"][i], axis=-1)
+        np.testing.assert_allclose(picked, out["attention_top_weights"][i], atol=1e-5)
+        np.testing.assert_allclose(out["attention_mean"][i], row.mean(0), atol=1e-5)
+
+
+def test_a_pass_may_skip_the_attention_weights(tiny):
+    """Prefill chunks whose attention is not shown take the faster path: same states and
+    logits, zeros where the weights would be."""
+    _, session, _ = tiny
+    ids = [9, 3, 27, 8]
+    shown, skipped = run(session, TINY, ids), run(session, TINY, ids, attention=False)
+    np.testing.assert_allclose(skipped["logits"], shown["logits"], atol=1e-5)
+    np.testing.assert_allclose(skipped["hidden_last"], shown["hidden_last"], atol=1e-5)
+    for i in range(TINY.n_layers):
+        np.testing.assert_allclose(skipped[f"present.{i}.key"], shown[f"present.{i}.key"], atol=1e-6)
+    assert not skipped["attention_mean"].any() and not skipped["attention_top_weights"].any()
+
+
+def test_cache_buffer_is_updated_in_place(tiny):
+    """The runtime's way: past and present bound to one buffer with room to spare; each pass
+    writes its tokens' keys and values at their positions and nothing else moves."""
+    truth, session, _ = tiny
+    ids = [7, 1, 30, 12, 44, 2, 19]
+    shape = (1, TINY.n_kv_heads, TINY.context_length, TINY.head_dim)
+    buffers = [ort.OrtValue.ortvalue_from_numpy(np.zeros(shape, np.float32)) for _ in range(2 * TINY.n_layers)]
+    length = 0
+    for chunk in (ids[:4], ids[4:5], ids[5:]):
+        binding = session.io_binding()
+        for name, value in (("input_ids", np.array([chunk], np.int64)), ("num_logits", np.array([1], np.int64)),
+                            ("lens_layers", np.zeros(0, np.int64)), ("past_length", np.array([length], np.int64)),
+                            ("attention", np.array(True))):
+            binding.bind_cpu_input(name, value)
+        for i in range(TINY.n_layers):
+            for j, kind in enumerate(("key", "value")):
+                binding.bind_ortvalue_input(f"past.{i}.{kind}", buffers[2 * i + j])
+                binding.bind_ortvalue_output(f"present.{i}.{kind}", buffers[2 * i + j])
+        binding.bind_output("logits")
+        session.run_with_iobinding(binding)
+        length += len(chunk)
+    ref = forward(truth, ids)
+    np.testing.assert_allclose(binding.get_outputs()[-1].numpy()[0, -1], ref["logits"][-1], atol=1e-3, rtol=1e-4)
+    for i in range(TINY.n_layers):
+        for j in range(2):
+            cached = buffers[2 * i + j].numpy()[0]
+            np.testing.assert_allclose(cached[:, :length], ref["present"][i][j], atol=1e-4)
+            assert not cached[:, length:].any()  # positions not yet read are untouched
 
 
 def test_prefill_then_cached_decode_equals_one_pass(tiny):
