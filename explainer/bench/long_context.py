@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from explainer.engine.tokenizer import load_tokenizer
 
 # Ordinary English prose, repeated: the figures do not depend on what the tokens say.
 _TEXT = (
@@ -42,7 +43,7 @@ def _peak_rss_mb() -> float:
 
 def _prompt(built, n: int) -> tuple[str, list[int]]:
     """About `n` tokens of prose, and the ids the engine will read for it."""
-    tokenizer = built.load_tokenizer()
+    tokenizer = load_tokenizer(built.tokenizer_path)
     ids = tokenizer.encode_ids(_TEXT * (n // 20 + 2))[:n]
     text = tokenizer.decode(ids)
     return text, tokenizer.encode_ids(text)

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from explainer import atomic
-from explainer.engine.generate import top_attention
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.trace import (
     ATTENTION_TOP,
@@ -48,6 +47,19 @@ MODEL = ModelInfo(
 )
 PROMPT = [TokenRef(1, " the"), TokenRef(2, " cat"), TokenRef(3, " sat")]
 TIMES = [(0.30, 0.01), (0.05, 0.002), (0.07, 0.001), (0.04, 0.003)]  # (forward_s, sample_s) per step
+
+
+def top_attention(weights: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the graph records of attention rows [layers, heads, positions]: the ``k`` largest of
+    each row, largest first (int32 positions, float16 weights), padded with -1 / 0."""
+    n_layers, heads, positions = weights.shape
+    take = min(k, positions)
+    order = np.argsort(-weights, axis=-1, kind="stable")[..., :take]
+    ids = np.full((n_layers, heads, k), -1, np.int32)
+    out = np.zeros((n_layers, heads, k), np.float16)
+    ids[..., :take] = order
+    out[..., :take] = np.take_along_axis(weights, order, axis=-1)
+    return ids, out
 
 
 def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.random.Generator) -> Step:

@@ -83,7 +83,7 @@ def test_chunked_long_prompt_and_decode_agree_with_numpy(runtime, built_model, w
     alone, then decode steps, all over one cache buffer. Every distribution stays within the
     2e-3 the app promises, and each head's strongest positions are the reference's."""
     text = "The quick brown fox jumps over the lazy dog, and then it runs far away into the woods. "
-    ids = built_model.load_tokenizer().encode_ids(text * 12)[:203]
+    ids = load_tokenizer(built_model.tokenizer_path).encode_ids(text * 12)[:203]
     prompt, continuation = ids[:200], ids[200:]
     ref = forward(weights, ids)
     cache = runtime.new_cache()

@@ -97,7 +97,7 @@ def _run(program: Path, *args: str, cwd: Path, env: dict[str, str] | None = None
 def test_the_wheel_holds_the_data_folders_and_the_licence(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for must in (
-        "explainer/_data/assets/captions.json",
+        "explainer/_data/assets/en/captions.json",
         "explainer/_data/assets/icons/explainer.svg",
         "explainer/_data/assets/icons/explainer-512.png",
         "explainer/_data/models/smollm2-135m-instruct.json",
