@@ -17,6 +17,7 @@ REQUEST being the JSON that `run_long_bench` passes.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import resource
@@ -26,7 +27,9 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
 from explainer.engine.tokenizer import load_tokenizer
+from explainer.model.build import BuiltModel
 
 # Ordinary English prose, repeated: the figures do not depend on what the tokens say.
 _TEXT = (
@@ -41,7 +44,7 @@ def _peak_rss_mb() -> float:
     return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
-def _prompt(built, n: int) -> tuple[str, list[int]]:
+def _prompt(built: BuiltModel, n: int) -> tuple[str, list[int]]:
     """About `n` tokens of prose, and the ids the engine will read for it."""
     tokenizer = load_tokenizer(built.tokenizer_path)
     ids = tokenizer.encode_ids(_TEXT * (n // 20 + 2))[:n]
@@ -57,9 +60,13 @@ def _explainer_worker(request: dict[str, Any]) -> dict[str, Any]:
 
     engine = Engine(load_built(request["model"]), request["device"])
     stamps: list[float] = []
-    trace = engine.generate(request["prompt"], SamplingSettings(max_new_tokens=request["new_tokens"]),
-                            lens=True, on_step=lambda _trace, _step: stamps.append(time.perf_counter()))
-    walls = [b - a for a, b in zip(stamps, stamps[1:])]
+    trace = engine.generate(
+        request["prompt"],
+        SamplingSettings(max_new_tokens=request["new_tokens"]),
+        lens=True,
+        on_step=lambda _trace, _step: stamps.append(time.perf_counter()),
+    )
+    walls = [b - a for a, b in itertools.pairwise(stamps)]
     return {
         "provider": engine.runtime.provider,
         "prefill_s": trace.steps[0].forward_s,
@@ -76,9 +83,15 @@ def _llama_cpp_worker(request: dict[str, Any]) -> dict[str, Any]:
     import llama_cpp
     import numpy as np
 
-    llm = llama_cpp.Llama(model_path=request["gguf"], n_ctx=request["context_length"],
-                          n_threads=request["threads"], n_threads_batch=request["threads"],
-                          n_batch=512, logits_all=False, verbose=False)
+    llm = llama_cpp.Llama(
+        model_path=request["gguf"],
+        n_ctx=request["context_length"],
+        n_threads=request["threads"],
+        n_threads_batch=request["threads"],
+        n_batch=512,
+        logits_all=False,
+        verbose=False,
+    )
     n_vocab = llm.n_vocab()
 
     def next_token() -> int:
@@ -97,8 +110,7 @@ def _llama_cpp_worker(request: dict[str, Any]) -> dict[str, Any]:
         llm.eval([token])
         times.append(time.perf_counter() - start)
         token = next_token()
-    return {"prefill_s": prefill, "tpot_s": statistics.median(times) if times else None,
-            "peak_rss_mb": _peak_rss_mb()}
+    return {"prefill_s": prefill, "tpot_s": statistics.median(times) if times else None, "peak_rss_mb": _peak_rss_mb()}
 
 
 def _run_worker(kind: str, request: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -111,12 +123,16 @@ def _run_worker(kind: str, request: dict[str, Any], env: dict[str, str] | None =
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     proc = subprocess.run(
         [sys.executable, "-m", "explainer.bench.long_context", kind, json.dumps(request)],
-        capture_output=True, text=True, timeout=WORKER_TIMEOUT_S, env=env,
+        capture_output=True,
+        text=True,
+        timeout=WORKER_TIMEOUT_S,
+        env=env,
     )
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         return {"error": f"{kind} worker failed: {' / '.join(tail)}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return report
 
 
 def _llama_cpp_installed() -> bool:
@@ -125,7 +141,7 @@ def _llama_cpp_installed() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def run_long_bench(built, context: int, new_tokens: int = 256, device: str | None = None) -> dict:
+def run_long_bench(built: BuiltModel, context: int, new_tokens: int = 256, device: str | None = None) -> dict[str, Any]:
     """Prefill a prompt that leaves room for `new_tokens` in a `context`-token window, then
     decode them; return printable figures for explainer and, when installed, llama.cpp."""
     limit = int(built.config["context_length"])
@@ -134,8 +150,7 @@ def run_long_bench(built, context: int, new_tokens: int = 256, device: str | Non
     request = {"model": built.name, "device": device or "auto", "prompt": text, "new_tokens": new_tokens}
     env = {**os.environ, "EXPLAINER_CACHE_DIR": str(Path(built.dir).parent.parent)}
     ours = _run_worker("explainer", request, env)
-    report: dict[str, Any] = {"context": min(context, limit), "prompt_tokens": len(ids),
-                              "new_tokens": new_tokens}
+    report: dict[str, Any] = {"context": min(context, limit), "prompt_tokens": len(ids), "new_tokens": new_tokens}
     report.update(ours)
     if not _llama_cpp_installed():
         report["llama_cpp"] = "not installed (pip install llama-cpp-python to compare)"
@@ -143,10 +158,16 @@ def run_long_bench(built, context: int, new_tokens: int = 256, device: str | Non
     if built.gguf_path is None:
         report["llama_cpp"] = "GGUF not in the download cache"
         return report
-    theirs = _run_worker("llama_cpp", {
-        "gguf": str(built.gguf_path), "ids": ids, "new_tokens": new_tokens, "context_length": limit,
-        "threads": os.cpu_count() or 1,
-    })
+    theirs = _run_worker(
+        "llama_cpp",
+        {
+            "gguf": str(built.gguf_path),
+            "ids": ids,
+            "new_tokens": new_tokens,
+            "context_length": limit,
+            "threads": os.cpu_count() or 1,
+        },
+    )
     report.update({f"llama_cpp_{k}": v for k, v in theirs.items()})
     for key in ("prefill_s", "tpot_s", "peak_rss_mb"):
         a, b = report.get(key), report.get(f"llama_cpp_{key}")

@@ -4,23 +4,28 @@ Prefill reads every prompt token in one pass (in chunks of PREFILL_CHUNK so a ve
 needs bounded memory; the chunks are still one recorded step, because to the learner it is one
 phase). onnxruntime's arena keeps the largest pass's activations for the rest of the session:
 at an 8k prompt, 512-token chunks left it 60 MB larger than 256-token ones, for no measurable
-difference in prefill time on a 2-core CPU. Decode reads only the token chosen last, against the KV cache. The loop stops on the
-end-of-sequence token, the max-new-tokens limit, or a full context window, and says which.
+difference in prefill time on a 2-core CPU. Decode reads only the token chosen last, against
+the KV cache. The loop stops on the end-of-sequence token, the max-new-tokens limit, or a full
+context window, and says which.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
-from explainer.engine.tokenizer import load_tokenizer, TextTokenizer
+from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, StepSampling, TokenRef, Trace
 from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from explainer.model.build import BuiltModel
 
 PREFILL_CHUNK = 256
 ATTENTION_PASS_MAX = 64  # longest pass that also returns attention weights (see Engine._read)
@@ -40,7 +45,7 @@ class PreparedPrompt:
 class Engine:
     """A built model ready to answer prompts: runtime + tokenizer + chat template."""
 
-    def __init__(self, built, device: str | None = None, threads: int | None = None) -> None:
+    def __init__(self, built: BuiltModel, device: str | None = None, threads: int | None = None) -> None:
         self.built = built
         self.config = built.config
         self.runtime = ModelRuntime(built.onnx_path, built.config, device, threads)
@@ -56,9 +61,15 @@ class Engine:
     def model_info(self) -> ModelInfo:
         c = self.config
         return ModelInfo(
-            name=self.display_name, provider=self.runtime.device_label, n_layers=c["n_layers"],
-            d_model=c["d_model"], n_heads=c["n_heads"], n_kv_heads=c["n_kv_heads"],
-            vocab_size=c["vocab_size"], context_length=c["context_length"], n_params=c["n_params"],
+            name=self.display_name,
+            provider=self.runtime.device_label,
+            n_layers=c["n_layers"],
+            d_model=c["d_model"],
+            n_heads=c["n_heads"],
+            n_kv_heads=c["n_kv_heads"],
+            vocab_size=c["vocab_size"],
+            context_length=c["context_length"],
+            n_params=c["n_params"],
         )
 
     def prepare(self, prompt: str, chat: bool = False) -> PreparedPrompt:
@@ -109,8 +120,7 @@ class Engine:
         while True:
             start = cache.length
             prefill = not trace.steps
-            result = self._read(reading, cache, lens, should_stop,
-                                on_progress if prefill else None)
+            result = self._read(reading, cache, lens, should_stop, on_progress if prefill else None)
             t0 = time.perf_counter()
             sample = sampler.sample(result.logits)
             sample_s = time.perf_counter() - t0
@@ -141,9 +151,14 @@ class Engine:
                 return trace
             reading = [chosen]
 
-    def _read(self, tokens: list[TokenRef], cache: KVCache, lens: bool,
-              should_stop: Callable[[], bool] | None = None,
-              on_progress: Callable[[int, int], None] | None = None) -> PassOutput:
+    def _read(
+        self,
+        tokens: list[TokenRef],
+        cache: KVCache,
+        lens: bool,
+        should_stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> PassOutput:
         """One recorded pass; a long prompt is read in chunks whose times add up.
 
         Only the last token's attention is recorded, and a pass that returns attention holds

@@ -12,11 +12,13 @@ least one device is present, silence the loader while the session is created, an
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +81,7 @@ class KVCache:
     buffers have room for the whole context window.
     """
 
-    def __init__(self, values: list, capacity: int, keep: list) -> None:
+    def __init__(self, values: list[Any], capacity: int, keep: list[Any]) -> None:
         self.values = values  # OrtValues [1, n_kv_heads, capacity, head_dim]: key0, value0, key1, ...
         self.capacity = capacity
         self.length = 0
@@ -89,8 +91,9 @@ class KVCache:
 class ModelRuntime:
     """Loads model.onnx on the best available device and runs forward passes over a cache."""
 
-    def __init__(self, onnx_path: Path, config: dict, device: str | None = None,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self, onnx_path: Path, config: dict[str, Any], device: str | None = None, threads: int | None = None
+    ) -> None:
         """`threads`: CPU threads for one pass (default: ONNX Runtime's, one per core). An
         interactive caller passes fewer, so the GUI thread keeps a core to draw with."""
         import onnxruntime as ort
@@ -108,12 +111,10 @@ class ModelRuntime:
         start = time.perf_counter()
         try:
             if "CUDAExecutionProvider" in providers and hasattr(ort, "preload_dlls"):
-                try:
+                with contextlib.suppress(Exception):
                     ort.preload_dlls()
-                except Exception:
-                    pass
             self.session = ort.InferenceSession(str(onnx_path), options, providers=providers)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises many kinds for a damaged graph
             raise ExplainerError(
                 f"cannot load the model graph {onnx_path.name} ({type(exc).__name__})",
                 "the built model may be damaged: run `explainer model build --force`",
@@ -147,8 +148,7 @@ class ModelRuntime:
         values = [ort.OrtValue.ortvalue_from_numpy(a) for a in arrays]
         return KVCache(values, shape[2], keep=[memory, arrays])
 
-    def forward(self, ids: list[int], cache: KVCache, lens: bool = False,
-                attention: bool = True) -> PassOutput:
+    def forward(self, ids: list[int], cache: KVCache, lens: bool = False, attention: bool = True) -> PassOutput:
         """Read `ids` after the cached tokens; the cache grows in place.
 
         `attention=False` skips the last token's attention weights (the attention_* arrays are
@@ -174,11 +174,12 @@ class ModelRuntime:
         for name in self._host_outputs:
             binding.bind_output(name, "cpu")
         self.session.run_with_iobinding(binding)
-        outs = dict(zip(self._host_outputs, binding.get_outputs()[len(self._cache_names):]))
+        outs = dict(zip(self._host_outputs, binding.get_outputs()[len(self._cache_names) :]))
         cache.length += len(ids)
 
         def host(name: str) -> np.ndarray:
-            return outs[name].numpy()
+            array: np.ndarray = outs[name].numpy()
+            return array
 
         # The clock stops once every stage is in host memory: that is what a user waits for.
         result = PassOutput(

@@ -189,7 +189,8 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     # Shift before dividing: the largest term becomes exp(0) = 1 and tiny
     # temperatures give -inf (probability 0) instead of inf - inf = NaN.
     e = np.exp((x - x.max()) / float(temperature))
-    return e / e.sum()
+    out: np.ndarray = e / e.sum()
+    return out
 
 
 def _order(probs: np.ndarray) -> np.ndarray:
@@ -200,7 +201,8 @@ def _order(probs: np.ndarray) -> np.ndarray:
 def _renormalise(probs: np.ndarray, keep: np.ndarray) -> np.ndarray:
     out = np.zeros_like(probs)
     out[keep] = probs[keep]
-    return out / out.sum()
+    normalised: np.ndarray = out / out.sum()
+    return normalised
 
 
 def pick_from(final_probs: np.ndarray, draw: float) -> int:

@@ -10,8 +10,8 @@ state between calls, so a frame depends only on what it was given.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Callable, Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from explainer.engine.trace import Trace
 

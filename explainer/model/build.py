@@ -21,7 +21,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +167,7 @@ def _pid_alive(pid: int) -> bool:
     try:
         import psutil
 
-        return psutil.pid_exists(pid)
+        return bool(psutil.pid_exists(pid))
     except ImportError:  # pragma: no cover
         try:
             os.kill(pid, 0)
@@ -206,9 +206,7 @@ def _versions() -> dict[str, str | None]:
 
 def _file_sizes(d: Path) -> dict[str, int]:
     return {
-        str(p.relative_to(d)): p.stat().st_size
-        for p in sorted(d.rglob("*"))
-        if p.is_file() and p.name != BUILD_INFO
+        str(p.relative_to(d)): p.stat().st_size for p in sorted(d.rglob("*")) if p.is_file() and p.name != BUILD_INFO
     }
 
 
@@ -292,7 +290,7 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
     partial.mkdir(parents=True)
     try:
         log(f"converting {gguf_path.name} to ONNX")
-        config = convert_gguf(gguf_path, partial, progress)
+        convert_gguf(gguf_path, partial, progress)
         for fname in (MODEL_ONNX, CONFIG_JSON):
             if not (partial / fname).is_file():
                 raise ExplainerError(
@@ -314,7 +312,7 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
             "gguf_sha256": manifest.source.gguf_sha256,
             "gguf_path": str(gguf_path),
             "converter_version": _converter_version(),
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "build_seconds": round(time.monotonic() - started, 2),
             "versions": _versions(),
             "files": _file_sizes(partial),

@@ -9,8 +9,9 @@ written to a temporary name first so a crash never leaves a file that looks comp
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import onnx
 from onnx import external_data_helper
@@ -26,7 +27,7 @@ CONVERTER_VERSION = "3"  # 3: GroupQueryAttention over an in-place cache; top-K 
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
 
 
-def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict:
+def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict[str, Any]:
     """Write out_dir/model.onnx (+ its weights, model.onnx.data) and out_dir/config.json;
     return the config dict."""
     progress("reading and dequantising GGUF", 0.0)

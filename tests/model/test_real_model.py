@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer.engine.tokenizer import load_tokenizer
 from explainer.engine.runtime import ModelRuntime
+from explainer.engine.tokenizer import load_tokenizer
 from explainer.model.gguf_weights import read_weights
 
 from .llama_numpy import forward
@@ -100,6 +100,7 @@ def test_chunked_long_prompt_and_decode_agree_with_numpy(runtime, built_model, w
             row = ref["attention"][i][:, position, : position + 1]  # [heads, T]
             assert out.attention_top_ids.shape[1:] == (row.shape[0], 16)
             np.testing.assert_allclose(out.attention_top_weights[i], -np.sort(-row)[:, :16], atol=1e-4)
-            np.testing.assert_allclose(np.take_along_axis(row, out.attention_top_ids[i], -1),
-                                       out.attention_top_weights[i], atol=1e-4)
+            np.testing.assert_allclose(
+                np.take_along_axis(row, out.attention_top_ids[i], -1), out.attention_top_weights[i], atol=1e-4
+            )
             np.testing.assert_allclose(out.attention_mean[i], row.mean(0), atol=1e-4)

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.engine.tokenizer import load_tokenizer, TextTokenizer, Token
+from explainer.engine.tokenizer import TextTokenizer, Token, load_tokenizer
 from explainer.model.tokenizer_build import build_tokenizer
-
 
 # ------------------------------------------------------------------- tiny vocabulary
 
