@@ -67,6 +67,8 @@ def _explainer_worker(request: dict[str, Any]) -> dict[str, Any]:
         on_step=lambda _trace, _step: stamps.append(time.perf_counter()),
     )
     walls = [b - a for a, b in itertools.pairwise(stamps)]
+    peak_generate = _peak_rss_mb()
+    trace_figures = _trace_figures(trace)
     return {
         "provider": engine.runtime.provider,
         "prefill_s": trace.steps[0].forward_s,
@@ -74,8 +76,27 @@ def _explainer_worker(request: dict[str, Any]) -> dict[str, Any]:
         # what the loop adds around the pass (recording the step) shows in the wall time
         "step_wall_s": statistics.median(walls) if walls else None,
         "decode_steps": len(trace.steps) - 1,
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_generate,
+        **trace_figures,
     }
+
+
+def _trace_figures(trace: Any) -> dict[str, Any]:
+    """What the recorded run costs to keep: its size on disk, and the seconds to save and
+    open it (opening is what stepping back through an old lecture's run starts with)."""
+    import tempfile
+
+    from explainer.engine.trace_file import load_trace, save_trace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.trace"
+        start = time.perf_counter()
+        save_trace(trace, path)
+        saved = time.perf_counter() - start
+        start = time.perf_counter()
+        load_trace(path)
+        loaded = time.perf_counter() - start
+        return {"trace_bytes": path.stat().st_size, "trace_save_s": saved, "trace_load_s": loaded}
 
 
 def _llama_cpp_worker(request: dict[str, Any]) -> dict[str, Any]:

@@ -24,8 +24,25 @@ def add_parser(sub: Subcommands) -> None:
         metavar="FILE.trace",
         help="with --gui: step through a saved trace (no model) and time every press of Next",
     )
+    p.add_argument(
+        "--context",
+        type=_context_size,
+        metavar="N",
+        help="measure a long prompt instead: fill an N-token window (256 of it decoded), beside "
+        "llama.cpp when llama-cpp-python is installed",
+    )
     add_model_args(p)
     p.set_defaults(func=run)
+
+
+def _context_size(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 2:
+        raise argparse.ArgumentTypeError("the window must hold at least 2 tokens")
+    return n
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(run_gui_bench(args.model, args.device, args.tokens))
         return 0
     built = load_model(args)
+    if args.context is not None:
+        from explainer.bench.long_context import run_long_bench
+
+        print_json(run_long_bench(built, args.context, new_tokens=min(256, args.context // 2), device=args.device))
+        return 0
     if args.export:
         from explainer.bench.export import run_export_bench
         from explainer.export.figure import ensure_qt_app
