@@ -99,11 +99,18 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
             "Save everything this run recorded, to reopen or export later without the model",
         ),
         (
+            "save_lesson",
+            "Save lesson…",
+            [QKeySequence("Ctrl+Shift+S")],
+            w.files.save_lesson_dialog,
+            "Save this run with the tour's step and the stage on screen, to replay the lesson offline",
+        ),
+        (
             "open_trace",
-            "Open trace…",
+            "Open run or lesson…",
             [QKeySequence(ctrl | key.Key_O)],
             w.files.open_trace_dialog,
-            "Step through a saved run; the model is not run again",
+            "Step through a saved run or lesson; the model is not run again",
         ),
         ("quit", "Quit", [QKeySequence.StandardKey.Quit], w.close, ""),
     ]
@@ -137,7 +144,7 @@ def build_menus(w: MainWindow, a: dict[str, QAction]) -> tuple[dict[str, QAction
     file_menu.addAction(a["open_trace"])
     recent = file_menu.addMenu("Open recent")
     recent.setObjectName("recent")
-    for name in ("save_trace", None, "export", None, "quit"):
+    for name in ("save_trace", "save_lesson", None, "export", None, "quit"):
         file_menu.addSeparator() if name is None else file_menu.addAction(a[name])
     run = mb.addMenu("&Run")
     for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):

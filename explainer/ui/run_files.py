@@ -1,7 +1,9 @@
-"""Saving and opening recorded runs, and exporting the illustration, from the window.
+"""Saving and opening recorded runs and lessons, and exporting the illustration, from the window.
 
 A saved trace is everything a run recorded: opening it steps through exactly that run without
-the model (and `explainer export --trace` draws figures from it).
+the model (and `explainer export --trace` draws figures from it). A lesson file is the same
+trace with where the instructor was (the tour's step, the stage on screen): opening it puts the
+learner there, offline. Either is checked in full before anything on screen changes.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
-from explainer.engine.trace_file import load_trace, save_trace
+from explainer.engine.trace_file import open_trace_file, save_trace
 from explainer.errors import ExplainerError
+from explainer.lesson.place import LessonPlace, place_record, read_place
 
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
@@ -42,25 +45,60 @@ class RunFiles:
         w.remember_file(path)
         w.set_activity(f"Saved {path}")
 
+    def save_lesson_dialog(self) -> None:
+        w = self.window
+        if not w.stepper.ready or w.generating:
+            return
+        path, _ = QFileDialog.getSaveFileName(w, "Save the lesson", "explainer.lesson", "Lesson (*.lesson)")
+        if path:
+            self.save_lesson(path)
+
+    def save_lesson(self, path: str) -> None:
+        """Write the run with the tour's step and the stage on screen (atomically): a lesson to
+        replay offline from where it was saved."""
+        w = self.window
+        if w.trace is None or w.cursor is None:
+            return
+        session = w.lesson_ui
+        place = place_record(LessonPlace(session.state, w.cursor), session.tour)
+        try:
+            save_trace(w.trace, path, lesson=place)
+        except ExplainerError as exc:
+            w.show_error(f"could not save the lesson: {exc.message}", exc.hint)
+            return
+        w.remember_file(path)
+        w.set_activity(f"Saved {path}")
+
     def open_trace_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Open a recorded run", "", "Traces (*.trace *.json);;All files (*)"
+            self.window,
+            "Open a recorded run or lesson",
+            "",
+            "Runs and lessons (*.trace *.lesson *.json);;All files (*)",
         )
         if path:
             self.open_trace(path)
 
     def open_trace(self, path: str) -> None:
-        """Step through a saved run from its first stage; nothing is recomputed."""
-
+        """Step through a saved run from its first stage, or a lesson from where it was saved;
+        nothing is recomputed. A file that does not read (or whose lesson record does not fit
+        its run) changes nothing on screen."""
         w = self.window
         try:
-            trace = load_trace(path)
+            opened = open_trace_file(path)
+            place = None if opened.lesson is None else read_place(opened.lesson, w.texts.tour, opened.trace)
         except ExplainerError as exc:
-            w.show_error(f"could not open the trace: {exc.message}", exc.hint)
+            what = "lesson" if path.lower().endswith(".lesson") else "trace"
+            w.show_error(f"could not open the {what}: {exc.message}", exc.hint)
             return
+        trace = opened.trace
         w.show_recorded(trace)
         w.remember_file(path)
-        w.set_activity(f"Opened {path}: {len(trace.steps)} recorded tokens. Step through with → / Space.")
+        if place is not None:
+            w.stepper.show(place.cursor)
+            w.lesson_ui.resume_at(place.tour)
+        tokens = f"{len(trace.steps)} recorded token{'s' if len(trace.steps) != 1 else ''}"
+        w.set_activity(f"Opened {path}: {tokens}. Step through with → / Space.")
 
     def export_dialog(self) -> None:
         w = self.window

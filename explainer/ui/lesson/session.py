@@ -173,6 +173,11 @@ class LessonSession(QObject):
     def go_to(self, index: int) -> None:
         self._set(self.state.go_to(self.tour, index), moved=True)
 
+    def resume_at(self, state: TourState) -> None:
+        """A lesson file was opened: the tour continues at its step, and the lesson is in view."""
+        self.dock.show()
+        self._set(state, moved=True)
+
     def finish(self) -> None:
         """ "Finish the lesson": the tour is done, the completion page opens with the score."""
         self._set(self.state.go_to(self.tour, len(self.tour.steps)), moved=True)
