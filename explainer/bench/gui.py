@@ -93,8 +93,8 @@ class _Probe(QObject):
 
 
 class _GuiBench:
-    def __init__(self, window: MainWindow, app: QApplication, tokens: int) -> None:
-        self.window, self.app, self.tokens = window, app, tokens
+    def __init__(self, window: MainWindow, app: QApplication, tokens: int, prompt: str) -> None:
+        self.window, self.app, self.tokens, self.prompt = window, app, tokens, prompt
         self.t_start = _process_start()
         self.first_paint_wall: float | None = None
         self.heartbeat_last: float | None = None
@@ -173,7 +173,7 @@ class _GuiBench:
         self.result["device"] = model.info.provider
         self.result["model_load_s"] = model.load_s
         w = self.window
-        w.prompt.setPlainText(PROMPT)
+        w.prompt.setPlainText(self.prompt)
         w.chat.setChecked(False)
         w.sampling.greedy.setChecked(True)
         w.sampling.max_new_tokens.setText(str(self.tokens))
@@ -252,19 +252,22 @@ def _quiet_offscreen_noise() -> Any:
     return previous
 
 
-def run_gui_bench(model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS) -> dict[str, object]:
+def run_gui_bench(
+    model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS, prompt: str = PROMPT
+) -> dict[str, object]:
+    """Measure the app on ``prompt`` (a long one: what the window costs at full context)."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     previous_handler = _quiet_offscreen_noise()
     try:
-        return _run(model, device, tokens)
+        return _run(model, device, tokens, prompt)
     finally:
         from PySide6.QtCore import qInstallMessageHandler
 
         qInstallMessageHandler(previous_handler)
 
 
-def _run(model: str, device: str | None, tokens: int) -> dict[str, object]:
+def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, object]:
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController, app_threads
     from explainer.ui.main_window import MainWindow
@@ -279,7 +282,7 @@ def _run(model: str, device: str | None, tokens: int) -> dict[str, object]:
     read_before_window(model)
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
-    bench = _GuiBench(window, app, tokens)
+    bench = _GuiBench(window, app, tokens, prompt)
     prepare_to_show(window)
     bench.start()
     bench.loop.exec()

@@ -44,7 +44,7 @@ def _peak_rss_mb() -> float:
     return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
-def _prompt(built: BuiltModel, n: int) -> tuple[str, list[int]]:
+def long_prompt(built: BuiltModel, n: int) -> tuple[str, list[int]]:
     """About `n` tokens of prose, and the ids the engine will read for it."""
     tokenizer = load_tokenizer(built.tokenizer_path)
     ids = tokenizer.encode_ids(_TEXT * (n // 20 + 2))[:n]
@@ -167,7 +167,7 @@ def run_long_bench(built: BuiltModel, context: int, new_tokens: int = 256, devic
     decode them; return printable figures for explainer and, when installed, llama.cpp."""
     limit = int(built.config["context_length"])
     n_prompt = max(1, min(context, limit) - new_tokens)
-    text, ids = _prompt(built, n_prompt)
+    text, ids = long_prompt(built, n_prompt)
     request = {"model": built.name, "device": device or "auto", "prompt": text, "new_tokens": new_tokens}
     env = {**os.environ, "EXPLAINER_CACHE_DIR": str(Path(built.dir).parent.parent)}
     ours = _run_worker("explainer", request, env)

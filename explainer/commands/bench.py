@@ -29,7 +29,7 @@ def add_parser(sub: Subcommands) -> None:
         type=_context_size,
         metavar="N",
         help="measure a long prompt instead: fill an N-token window (256 of it decoded), beside "
-        "llama.cpp when llama-cpp-python is installed",
+        "llama.cpp when llama-cpp-python is installed; with --gui: the app on that prompt",
     )
     add_model_args(p)
     p.set_defaults(func=run)
@@ -50,6 +50,16 @@ def run(args: argparse.Namespace) -> int:
         from explainer.bench.stepping import run_stepping_bench
 
         print_json(run_stepping_bench(args.step_through))
+        return 0
+    if args.gui and args.context is not None:
+        from explainer.bench.gui import run_gui_bench
+        from explainer.bench.long_context import long_prompt
+
+        built, new_tokens = load_model(args), min(256, args.context // 2)
+        limit = int(built.config["context_length"])
+        text, ids = long_prompt(built, max(1, min(args.context, limit) - new_tokens))
+        report = run_gui_bench(args.model, args.device, new_tokens, text)
+        print_json({"context": min(args.context, limit), "prompt_tokens": len(ids), **report})
         return 0
     if args.gui:
         from explainer.bench.gui import run_gui_bench

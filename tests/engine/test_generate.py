@@ -187,3 +187,30 @@ def test_stop_during_prefill_ends_within_one_chunk(engine, counted_passes, monke
     assert counted_passes == [16, 16, 16]  # the three chunks before the stop, nothing after
     # the engine is still usable afterwards
     assert engine.generate("The capital of France is", SamplingSettings(max_new_tokens=1)).stop_reason
+
+
+def test_the_trace_grows_by_the_same_few_arrays_every_step(engine):
+    """Memory for a long answer is the trace's arrays, and every decode step adds the same amount:
+    what a run holds grows in a straight line with its steps, nothing else accumulates."""
+    import gc
+    import tracemalloc
+
+    def held_after(n: int) -> int:
+        gc.collect()
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            trace = engine.generate("Once upon a time", SamplingSettings(max_new_tokens=n))
+            assert len(trace.steps) == n
+            gc.collect()
+            return tracemalloc.get_traced_memory()[0] - base
+        finally:
+            tracemalloc.stop()
+
+    held = {n: held_after(n) for n in (4, 12, 20)}
+    first, second = held[12] - held[4], held[20] - held[12]  # 8 decode steps each
+    per_step = second / 8
+    print(f"held: {held}; per decode step: {per_step / 1024:.0f} KiB")
+    assert first == pytest.approx(second, rel=0.05)  # linear: the same cost per step
+    logits = 49152 * 4  # the raw scores kept for "what if?" are most of a step
+    assert logits <= per_step < 1.5 * logits
