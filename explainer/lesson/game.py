@@ -15,6 +15,7 @@ The score is a frozen :class:`GameState` the UI replaces after each reveal.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -61,8 +62,20 @@ class Reveal:
 
 
 def _context_end(trace: Trace, step: int, names: TokenNames) -> str:
-    tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
-    text = " ".join("".join(names.display(t.id, t.text) for t in tokens if not is_special(t.text)).split())
+    """The last words before ``step``, read backwards from the step only as far as the quote
+    needs: every frame of an 8k-token prompt asks for it, and the whole text is long."""
+    before = chain((s.sampling.chosen for s in reversed(trace.steps[:step])), reversed(trace.prompt_tokens))
+    pieces: list[str] = []
+    text = ""
+    for token in before:
+        if is_special(token.text):
+            continue
+        pieces.append(names.display(token.id, token.text))
+        # whitespace runs collapse to one space, so the end of the collapsed whole is the
+        # collapsed end: once that is longer than the quote, earlier tokens cannot change it
+        text = " ".join("".join(reversed(pieces)).split())
+        if len(text) > CONTEXT_CHARS:
+            break
     return f"“{text if len(text) <= CONTEXT_CHARS else '…' + text[-(CONTEXT_CHARS - 1) :]}”"
 
 

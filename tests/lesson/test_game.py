@@ -90,3 +90,20 @@ def test_score_and_streak(real_trace):
     assert GameState.from_dict(g.to_dict()) == g
     for junk in (None, {"played": 1, "score": 2, "streak": 0, "best": 0}, {"played": "1"}, {"played": -1}):
         assert GameState.from_dict(junk) == GameState()
+
+
+@pytest.mark.parametrize("name", ["paris", "sampled", "chat"])
+def test_the_round_quotes_the_end_of_the_text_so_far(real_trace, name):
+    """The question quotes the last words before the step (control tokens left out), whole when
+    short, with an ellipsis when cut; however long the prompt, only its end is read."""
+    trace = real_trace(name)
+    names = names_for(trace)
+    for step in range(len(trace.steps)):
+        tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
+        whole = " ".join("".join(names.display(t.id, t.text) for t in tokens if not is_special(t.text)).split())
+        quoted = new_round(TEXTS, trace, step, names, seed=7).context
+        inner = quoted.removeprefix("“").removesuffix("”")
+        if len(whole) <= 40:
+            assert inner == whole
+        else:
+            assert inner.startswith("…") and len(inner) == 40 and whole.endswith(inner[1:])
