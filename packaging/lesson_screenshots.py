@@ -4,7 +4,8 @@
 
 The real window on the real model (built in the cache), with settings of its own (a temporary
 folder: the user's lesson and layout are untouched): a short sampled run, then the lesson dock at
-each section, and presenter mode (full screen: the Xvfb screen's size). Writes PNGs to OUT_DIR
+each section, presenter mode (full screen: the Xvfb screen's size), and the window and presenter
+mode with the lesson closed. Writes PNGs to OUT_DIR
 (default docs/screenshots/). Under Xvfb rather than offscreen so that presenter mode's full
 screen is a real screen's size.
 """
@@ -123,6 +124,14 @@ def main(out: Path) -> int:
     w.stepper.show(Cursor(1, Stage.PROBABILITIES))
     w.presenter.enter()
     shot("lesson-presenter")
+    w.presenter.leave()
+
+    # without the lesson (F1 closes it): the README's first picture, and presenter mode alone
+    dock.hide()
+    w.stepper.show(Cursor(3, Stage.SAMPLING))
+    shot("main-window")
+    w.presenter.enter()
+    shot("presenter-mode")
     w.presenter.leave()
     w.close()
     return 0
