@@ -80,9 +80,21 @@ class _Live:
     number: float = 0.0  # NUMBER: the right answer
 
 
-_Maker = Callable[
-    [QuestionSpec, LessonTexts, dict[str, str], Trace | None, ModelInfo | None, TokenNames, int, int], "_Live | None"
-]
+@dataclass(frozen=True)
+class _Asked:
+    """What a live answer is computed from: the question, this run and model (None before
+    there is one), and the pass a step-dependent question asks about."""
+
+    spec: QuestionSpec
+    texts: LessonTexts
+    trace: Trace | None
+    model: ModelInfo | None
+    names: TokenNames
+    step: int
+    seed: int
+
+
+_Maker = Callable[[_Asked], "_Live | None"]
 
 
 def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> tuple[str, ...]:
@@ -95,90 +107,48 @@ def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> 
     return (right, *out)
 
 
-def _prompt_tokens(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
-    if trace is None:
+def _prompt_tokens(a: _Asked) -> _Live | None:
+    if a.trace is None:
         return None
-    c = conversions(trace, texts.lesson)
+    c = conversions(a.trace, a.texts.lesson)
     n = c.n_tokens
     # the counts a beginner confuses with tokens first, then near misses
     cands = [c.n_words, c.n_chars, n * 2, n + 1, n + 2, max(1, n - 1), n + 3, n + 4]
     return _Live({}, _distinct(number(n), [number(v) for v in cands]))
 
 
-def _context_words(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
-    if model is None:
+def _context_words(a: _Asked) -> _Live | None:
+    if a.model is None:
         return None
-    return _Live({}, number=context_words(model, texts.lesson))
+    return _Live({}, number=context_words(a.model, a.texts.lesson))
 
 
-def _embedding_width(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
+def _embedding_width(a: _Asked) -> _Live | None:
+    model = a.model
     if model is None:
         return None
     cands = [model.n_layers, model.vocab_size, model.context_length, model.n_heads, model.d_model * 4]
     return _Live({}, _distinct(number(model.d_model), [number(v) for v in cands]))
 
 
-def _memory16(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
-    if model is None:
+def _memory16(a: _Asked) -> _Live | None:
+    if a.model is None:
         return None
-    high, low = texts.lesson.bits
-    right = weight_bytes(model.n_params, high)
-    cands = [weight_bytes(model.n_params, low), right * 1000, right / 1000, weight_bytes(model.n_params, 32)]
+    params = a.model.n_params
+    high, low = a.texts.lesson.bits
+    right = weight_bytes(params, high)
+    cands = [weight_bytes(params, low), right * 1000, right / 1000, weight_bytes(params, 32)]
     return _Live({}, _distinct(byte_size(right), [byte_size(v) for v in cands]))
 
 
-def _greedy_pick(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
+def _greedy_pick(a: _Asked) -> _Live | None:
+    trace, names = a.trace, a.names
     if trace is None or not trace.steps:
         return None
-    step = max(0, min(step, len(trace.steps) - 1))
+    step = max(0, min(a.step, len(trace.steps) - 1))
     raw = trace.steps[step].sampling.raw
     names.use(trace)
-    rnd = new_round(texts, trace, step, names, seed)
+    rnd = new_round(a.texts, trace, step, names, a.seed)
     if rnd is not None:
         context = rnd.context
         others = [c.label for c in rnd.candidates if c.id != rnd.top.id]
@@ -196,16 +166,8 @@ def _greedy_pick(
     return _Live(extra, _distinct(right, others))
 
 
-def _ttft(
-    spec: QuestionSpec,
-    texts: LessonTexts,
-    fields: dict[str, str],
-    trace: Trace | None,
-    model: ModelInfo | None,
-    names: TokenNames,
-    step: int,
-    seed: int,
-) -> _Live | None:
+def _ttft(a: _Asked) -> _Live | None:
+    trace, spec = a.trace, a.spec
     if trace is None or not trace.steps:
         return None
     ttft = milliseconds(trace.ttft_s)
@@ -275,7 +237,7 @@ def build_question(
     ``step``: the pass a step-dependent question asks about)."""
     live: _Live | None = None
     if spec.live is not None:
-        live = LIVE[spec.live](spec, texts, fields, trace, model, names, step, seed)
+        live = LIVE[spec.live](_Asked(spec, texts, trace, model, names, step, seed))
         if live is None:
             return _unavailable(spec, texts)
     all_fields = {**fields, **(live.fields if live else {})}
