@@ -8,7 +8,8 @@ learner there, offline. Either is checked in full before anything on screen chan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QFileDialog
 
@@ -25,46 +26,40 @@ class RunFiles:
         self.window = window
 
     def save_trace_dialog(self) -> None:
+        self._ask_where("Save the recorded run", "explainer-run.trace", "Trace (*.trace)", self.save_trace)
+
+    def save_lesson_dialog(self) -> None:
+        self._ask_where("Save the lesson", "explainer.lesson", "Lesson (*.lesson)", self.save_lesson)
+
+    def _ask_where(self, title: str, name: str, kind: str, save: Callable[[str], None]) -> None:
         w = self.window
         if not w.stepper.ready or w.generating:
             return
-        path, _ = QFileDialog.getSaveFileName(w, "Save the recorded run", "explainer-run.trace", "Trace (*.trace)")
+        path, _ = QFileDialog.getSaveFileName(w, title, name, kind)
         if path:
-            self.save_trace(path)
+            save(path)
 
     def save_trace(self, path: str) -> None:
         """Write the recorded run (atomically); `explainer export --trace` reads it too."""
-        w = self.window
-        if w.trace is None:
-            return
-        try:
-            save_trace(w.trace, path)
-        except ExplainerError as exc:
-            w.show_error(f"could not save the trace: {exc.message}", exc.hint)
-            return
-        w.remember_file(path)
-        w.set_activity(f"Saved {path}")
-
-    def save_lesson_dialog(self) -> None:
-        w = self.window
-        if not w.stepper.ready or w.generating:
-            return
-        path, _ = QFileDialog.getSaveFileName(w, "Save the lesson", "explainer.lesson", "Lesson (*.lesson)")
-        if path:
-            self.save_lesson(path)
+        self._save(path, "trace", None)
 
     def save_lesson(self, path: str) -> None:
         """Write the run with the tour's step and the stage on screen (atomically): a lesson to
         replay offline from where it was saved."""
         w = self.window
-        if w.trace is None or w.cursor is None:
+        if w.cursor is None:
             return
         session = w.lesson_ui
-        place = place_record(LessonPlace(session.state, w.cursor), session.tour)
+        self._save(path, "lesson", place_record(LessonPlace(session.state, w.cursor), session.tour))
+
+    def _save(self, path: str, what: str, lesson: dict[str, Any] | None) -> None:
+        w = self.window
+        if w.trace is None:
+            return
         try:
-            save_trace(w.trace, path, lesson=place)
+            save_trace(w.trace, path, lesson=lesson)
         except ExplainerError as exc:
-            w.show_error(f"could not save the lesson: {exc.message}", exc.hint)
+            w.show_error(f"could not save the {what}: {exc.message}", exc.hint)
             return
         w.remember_file(path)
         w.set_activity(f"Saved {path}")
