@@ -29,10 +29,11 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(autouse=True)
 def own_settings_store(tmp_path_factory):
     """The app's remembered settings (window layout, recent files, the lesson's place) go to a
-    folder of the test session, never to the user's own."""
+    folder of each test's own, never to the user's: every test starts as a first start, whatever
+    the tests before it left (a tour step, a docked layout)."""
     from PySide6.QtCore import QSettings
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path_factory.mktemp("settings")))

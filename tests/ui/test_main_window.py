@@ -5,6 +5,8 @@ compared with what the engine really produced. Generations are kept short (3-8 t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -297,6 +299,8 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     qtbot.addWidget(view)
     view.resize(w.view.size())
     view.show()
+    w.scene.settle()  # the panels drawn a turn after the others, in both, whatever the load
+    fresh.settle()
     qtbot.wait(50)
     a, b = _viewport_pixels(w.view), _viewport_pixels(view)
     assert a.shape == b.shape
@@ -340,7 +344,8 @@ def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, s
 def test_a_damaged_settings_store_gives_defaults(qtbot, make_window, shared_engine):
     from explainer.ui.settings import AppSettings
 
-    path = AppSettings().store.fileName()
+    path = Path(AppSettings().store.fileName())
+    path.parent.mkdir(parents=True, exist_ok=True)  # a first start: nothing written there yet
     with open(path, "wb") as f:
         f.write(b"\x00\xff[window]\ngeometry=@ByteArray(garbage\nstate=12\n[files]\nrecent=not json [\n\xfe")
     w = make_window(lambda: shared_engine)
