@@ -1,0 +1,292 @@
+"""Reading a version-2 trace file's members back into a :class:`Trace`, checking every field and
+every array's shape against the header before anything is allocated (see trace_file.py for the
+layout). Every failure is a TraceError naming the field."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from typing import Any, cast
+
+import numpy as np
+
+from explainer.engine import trace_fields as f
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import (
+    PHASES,
+    PROB_TOLERANCE,
+    STOP_REASONS,
+    Layers,
+    Phase,
+    Step,
+    StepSampling,
+    StopReason,
+    TokenRef,
+    TopList,
+    Trace,
+    TraceError,
+    trace_error,
+)
+from explainer.engine.trace_layout import (
+    ARRAYS,
+    FORMAT,
+    HEADER,
+    LESSON,
+    MAX_HEADER_BYTES,
+    MAX_LESSON_BYTES,
+    STEP_FIELDS,
+    SUFFIX,
+    VERSION,
+    TraceFile,
+)
+from explainer.errors import ExplainerError
+
+
+def read_members(zf: zipfile.ZipFile) -> TraceFile:
+    names = set(zf.namelist())
+    if HEADER not in names:
+        raise TraceError(
+            "this zip file is not a trace: it has no trace.json", f"Pick a {SUFFIX} file saved by this app."
+        )
+    info = zf.getinfo(HEADER)
+    if info.file_size > MAX_HEADER_BYTES:
+        raise trace_error(HEADER, f"{info.file_size:,} bytes is more than a trace header can be")
+    try:
+        header = json.loads(zf.read(HEADER).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise trace_error(HEADER, f"not valid JSON text ({e})") from e
+    trace, steps = _parse_header(header)
+    missing = [f"{name}.npy" for name in ARRAYS if f"{name}.npy" not in names]
+    if missing:
+        raise trace_error("", f"the file lacks {', '.join(missing)}")
+    shapes = {name: _array_header(zf, name) for name in ARRAYS}
+    _check_shapes(trace, [int(s["tokens"]) for s in steps], shapes)
+    arrays = {name: _array_data(zf, name, shapes[name]) for name in ARRAYS}
+    trace.steps = _steps(trace, steps, arrays)
+    trace.validate()
+    return TraceFile(trace, _read_lesson(zf) if LESSON in names else None)
+
+
+def _read_lesson(zf: zipfile.ZipFile) -> dict[str, Any]:
+    if zf.getinfo(LESSON).file_size > MAX_LESSON_BYTES:
+        raise trace_error(LESSON, "more than a lesson's record can be")
+    try:
+        lesson = json.loads(zf.read(LESSON).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise trace_error(LESSON, f"not valid JSON text ({e})") from e
+    if not isinstance(lesson, dict):
+        raise trace_error(LESSON, f"expected an object, got {type(lesson).__name__}")
+    return lesson
+
+
+def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
+    """The trace without its steps, and each step's header (its number of tokens checked)."""
+    if isinstance(d, dict) and d.get("format") == FORMAT and d.get("version") != VERSION:
+        raise TraceError(
+            f"version: unsupported trace version {d.get('version')!r} (this app reads {VERSION})",
+            "The trace was saved by a different version of the app.",
+        )
+    d = f.obj(
+        d,
+        "",
+        (
+            "format",
+            "version",
+            "model",
+            "prompt",
+            "chat",
+            "settings",
+            "created",
+            "stop_reason",
+            "prompt_tokens",
+            "steps",
+        ),
+    )
+    if d["format"] != FORMAT:
+        raise trace_error("format", f"expected {FORMAT!r}, got {d['format']!r}")
+    try:
+        settings = SamplingSettings.from_dict(d["settings"])
+    except ExplainerError as e:
+        raise trace_error("settings", e.message) from e
+    pt = f.obj(d["prompt_tokens"], "prompt_tokens", ("ids", "texts"))
+    ids = f.array(pt["ids"], "prompt_tokens.ids")
+    texts = f.array(pt["texts"], "prompt_tokens.texts")
+    if len(ids) != len(texts):
+        raise trace_error("prompt_tokens.texts", f"expected {len(ids)} texts (one per id), got {len(texts)}")
+    stop = d["stop_reason"]
+    trace = Trace(
+        model=f.model_info(d["model"], "model"),
+        prompt=f.text(d["prompt"], "prompt"),
+        chat=f.boolean(d["chat"], "chat"),
+        settings=settings,
+        prompt_tokens=[
+            TokenRef(f.integer(i, f"prompt_tokens.ids[{j}]", 0), f.text(t, f"prompt_tokens.texts[{j}]"))
+            for j, (i, t) in enumerate(zip(ids, texts))
+        ],
+        stop_reason=None if stop is None else cast(StopReason, f.choice(stop, "stop_reason", STOP_REASONS)),
+        created=f.text(d["created"], "created"),
+    )
+    steps = [f.obj(s, f"steps[{i}]", STEP_FIELDS) for i, s in enumerate(f.array(d["steps"], "steps"))]
+    total = sum(f.integer(s["tokens"], f"steps[{i}].tokens", 1) for i, s in enumerate(steps))
+    if total > trace.model.context_length:
+        raise trace_error(
+            "steps", f"{total:,} tokens read in all, more than the context of {trace.model.context_length:,}"
+        )
+    return trace, steps
+
+
+def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[int, ...]:
+    """The shape of a member array, after checking its type (nothing is allocated yet)."""
+    member = f"{name}.npy"
+    with zf.open(member) as fp:
+        try:
+            version = np.lib.format.read_magic(fp)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read(fp)
+        except ValueError as e:
+            raise trace_error(member, f"not a numpy array ({e})") from e
+    if dtype != ARRAYS[name] or fortran:
+        raise trace_error(member, f"expected {ARRAYS[name]} numbers, got {dtype}")
+    return tuple(shape)
+
+
+def _check_shapes(trace: Trace, tokens: list[int], shapes: dict[str, tuple[int, ...]]) -> None:
+    """Every array's shape follows from the header and the model (a few widths are free within
+    limits), so a tampered file is refused before it can make the app allocate much."""
+    n, layers, m = len(tokens), trace.model.n_layers, trace.model
+
+    def free(name: str, axis: int, lo: int, hi: int) -> int:
+        shape = shapes[name]
+        if len(shape) <= axis or not lo <= shape[axis] <= hi:
+            raise trace_error(f"{name}.npy", f"unexpected shape {list(shape)}")
+        return shape[axis]
+
+    width = free("embeddings", 1, 1, m.d_model)
+    k_lens = free("lens_ids", 2, 0, m.vocab_size)
+    heads = free("attention_ids", 2, 1, m.n_heads)
+    k_att = free("attention_ids", 3, 0, m.context_length)
+    n_top = free("top_ids", 2, 0, m.vocab_size)
+    want = {
+        "embeddings": (sum(tokens), width),
+        "layer_change": (n, layers),
+        "lens_ids": (n, layers, k_lens),
+        "lens_probs": (n, layers, k_lens),
+        "attention_ids": (n, layers, heads, k_att),
+        "attention_weights": (n, layers, heads, k_att),
+        "top_ids": (n, 4, n_top),
+        "top_probs": (n, 4, n_top),
+        "top_rest": (n, 4),
+        "logits": (n if shapes["logits"][:1] == (n,) else 0, m.vocab_size),
+    }
+    for name, shape in want.items():
+        if shapes[name] != shape:
+            raise trace_error(f"{name}.npy", f"expected shape {list(shape)}, got {list(shapes[name])}")
+
+
+def _array_data(zf: zipfile.ZipFile, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    member = f"{name}.npy"
+    dtype = ARRAYS[name]
+    size = int(np.prod(shape)) * dtype.itemsize
+    with zf.open(member) as fp:
+        version = np.lib.format.read_magic(fp)
+        (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)(fp)
+        data = fp.read(size)
+    if len(data) != size:
+        raise trace_error(member, "the array is truncated")
+    return np.frombuffer(data, dtype).reshape(shape)
+
+
+def _steps(trace: Trace, headers: list[dict[str, Any]], arrays: dict[str, np.ndarray]) -> list[Step]:
+    """The steps, their arrays views into the file's arrays, checked field by field."""
+    m = trace.model
+    top_ids, top_probs, top_rest = arrays["top_ids"], arrays["top_probs"], arrays["top_rest"]
+    _check_probs(top_probs, "sampling", top_ids)
+    _check_probs(arrays["lens_probs"], "layers.lens", arrays["lens_ids"])
+    _check_ids(top_ids, m.vocab_size, "sampling")
+    _check_ids(arrays["lens_ids"], m.vocab_size, "layers.lens")
+    if not np.all(np.isfinite(top_rest)) or np.any(top_rest < 0) or np.any(top_rest > 1 + PROB_TOLERANCE):
+        raise trace_error(
+            _first_step(~((top_rest >= 0) & (top_rest <= 1 + PROB_TOLERANCE)), "sampling"),
+            "the rest of a candidate list must be a probability",
+        )
+    if not np.all(np.isfinite(arrays["embeddings"].astype(np.float32))):
+        raise trace_error("embeddings.npy", "every number must be finite")
+    logits = arrays["logits"] if len(arrays["logits"]) else None
+    if logits is not None and not np.all(np.isfinite(logits)):
+        raise trace_error(_first_step(~np.isfinite(logits), "logits"), "every score must be finite")
+    steps: list[Step] = []
+    row = 0
+    prev_chosen: TokenRef | None = None
+    for i, h in enumerate(headers):
+        p = f"steps[{i}]"
+        n_read = h["tokens"]
+        phase = cast(Phase, f.choice(h["phase"], f.join(p, "phase"), PHASES))
+        if phase == "prefill" or prev_chosen is None:
+            read = list(trace.prompt_tokens) if n_read == len(trace.prompt_tokens) else []
+        else:
+            read = [prev_chosen]
+        if len(read) != n_read:
+            raise trace_error(f.join(p, "tokens"), f"{n_read} tokens read, but the trace says {len(read)}")
+        chosen = f.token(h["chosen"], f.join(p, "chosen"))
+        draw = h["draw"]
+        lists = [_top_list(top_ids[i, k], top_probs[i, k], float(top_rest[i, k])) for k in range(4)]
+        hi = 1.0 + PROB_TOLERANCE
+        sampling = StepSampling(
+            raw=lists[0],
+            after_temperature=lists[1],
+            after_top_k=lists[2],
+            after_top_p=lists[3],
+            kept=f.integer(h["kept"], f.join(p, "kept"), 1),
+            draw=None if draw is None else f.draw(draw, f.join(p, "draw")),
+            chosen=chosen,
+            chosen_prob=f.number(h["chosen_prob"], f.join(p, "chosen_prob"), 0.0, hi),
+            chosen_raw_prob=f.number(h["chosen_raw_prob"], f.join(p, "chosen_raw_prob"), 0.0, hi),
+        )
+        lens_ids = arrays["lens_ids"][i]
+        computed = lens_ids.shape[1] > 0 and bool(np.any(lens_ids[:, 0] >= 0))
+        layers = Layers(
+            arrays["layer_change"][i],
+            lens_ids if computed else None,
+            arrays["lens_probs"][i] if computed else None,
+            arrays["attention_ids"][i],
+            arrays["attention_weights"][i],
+        )
+        steps.append(
+            Step(
+                index=i,
+                phase=phase,
+                start=f.integer(h["start"], f.join(p, "start"), 0),
+                tokens=read,
+                embeddings=arrays["embeddings"][row : row + n_read],
+                embedding_dim=f.integer(h["embedding_dim"], f.join(p, "embedding_dim"), 1),
+                layers=layers,
+                sampling=sampling,
+                forward_s=f.number(h["forward_s"], f.join(p, "forward_s"), 0.0),
+                sample_s=f.number(h["sample_s"], f.join(p, "sample_s"), 0.0),
+                logits=logits[i] if logits is not None else None,
+            )
+        )
+        row += n_read
+        prev_chosen = chosen
+    return steps
+
+
+def _top_list(ids: np.ndarray, probs: np.ndarray, rest: float) -> TopList:
+    n = int(np.count_nonzero(ids >= 0))
+    return TopList(ids[:n], probs[:n], rest)
+
+
+def _first_step(bad: np.ndarray, what: str) -> str:
+    return f"steps[{int(np.argwhere(bad)[0][0])}].{what}"
+
+
+def _check_probs(probs: np.ndarray, what: str, ids: np.ndarray) -> None:
+    bad = ~(np.isfinite(probs) & (probs >= 0) & (probs <= 1 + PROB_TOLERANCE))
+    if np.any(bad):
+        raise trace_error(_first_step(bad, what), "probabilities must be numbers from 0 to 1")
+
+
+def _check_ids(ids: np.ndarray, vocab: int, what: str) -> None:
+    bad = (ids < -1) | (ids >= vocab)
+    if np.any(bad):
+        raise trace_error(_first_step(bad, what), f"token ids must be within the vocabulary of {vocab}")
