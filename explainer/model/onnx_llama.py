@@ -5,8 +5,8 @@ forward pass: the embedding vectors of the new tokens, the hidden state after ev
 every layer's attention weights per head. So we write the graph ourselves with `onnx.helper`:
 it is a thin, dependency-free layer over the ONNX protobuf, and with the opset-23 operator
 RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads like the model's
-definition (see `_attention`). (onnxscript would add a tracer and a dependency for no gain at
-this size.)
+definition (see `_attention`; the pieces it is built from are in onnx_blocks.py). (onnxscript
+would add a tracer and a dependency for no gain at this size.)
 
 Graph interface (batch is always 1; S new tokens, P tokens already cached, T = P + S; C is the
 cache buffers' capacity, at least T):
@@ -46,112 +46,15 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from explainer.model.gguf_weights import LlamaConfig, LlamaWeights, Q4Blocks
+from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, embed, linear, rope_cache
 
 OPSET = 23
-MS_DOMAIN = "com.microsoft"  # onnxruntime's contrib operators (MatMulNBits)
-# MatMulNBits accuracy_level 1: float32 arithmetic on the 4-bit codes (see `_linear`)
-NBITS_ACCURACY = 1
 IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
 
 
-class _GraphBuilder:
-    """Accumulates nodes and initializers; `op` returns the name of the node's output."""
-
-    def __init__(self) -> None:
-        self.nodes: list[onnx.NodeProto] = []
-        self.initializers: list[onnx.TensorProto] = []
-        self._count = 0
-        self.names: set[str] = set()
-
-    def const(self, name: str, value: np.ndarray) -> str:
-        """An initializer; a 0-d array stays a scalar (Gather then drops the axis it indexes)."""
-        value = np.asarray(value)
-        value = value if value.ndim == 0 else np.ascontiguousarray(value)
-        self.initializers.append(numpy_helper.from_array(value, name))
-        self.names.add(name)
-        return name
-
-    def shape(self, *dims: int) -> str:
-        """A shared int64 constant for Reshape targets."""
-        name = "shape_" + "_".join(str(d) for d in dims).replace("-", "m")
-        return name if name in self.names else self.const(name, np.array(dims, np.int64))
-
-    def op(self, op_type: str, *inputs: str, outputs: list[str] | None = None, name: str = "", **attrs: Any) -> str:
-        self._count += 1
-        node_name = name or f"{op_type}_{self._count}"
-        outs = outputs or [f"{node_name}/out"]
-        self.nodes.append(helper.make_node(op_type, list(inputs), outs, name=node_name, **attrs))
-        return outs[0]
-
-
-def _rope_cache(config: LlamaConfig) -> tuple[np.ndarray, np.ndarray]:
-    """cos/sin tables [context, head_dim/2] for the rotate-half RoPE of Llama."""
-    half = config.head_dim // 2
-    inv_freq = 1.0 / (config.rope_base ** (np.arange(half, dtype=np.float64) * 2 / config.head_dim))
-    angles = np.outer(np.arange(config.context_length, dtype=np.float64), inv_freq)
-    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
-
-
-def _linear(
-    g: _GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]], outputs: list[str]
-) -> list[str]:
-    """x @ W.T for several matrices read from the same input, as one product split afterwards
-    into `outputs` (a single matrix returns the product itself).
-
-    Q4_1 matrices are multiplied by their 4-bit codes with MatMulNBits, so a decode step reads a
-    seventh of the bytes of float32 weights, and stays exact: MatMulNBits computes
-    sum_k x_k (codes_k - 8) scale_b in float32, and the min term, sum_b (min_b + 8 scale_b) *
-    (sum of x over block b), is a small float32 MatMul on block sums of x. (Its int8 mode,
-    accuracy_level=4, is 2.5x faster but rounds the activations the way llama.cpp does. Measured
-    on 20 prompts x 10 steps against the float32 graph: it moved probabilities by up to 0.13 and
-    changed the top token 9 times in 200; this path moved them by 6e-6 and changed none.)
-    """
-    sizes = [w.shape[0] for w, _ in parts]
-    blocks = [q for _, q in parts if q is not None]
-    if len(blocks) == len(parts):
-        codes = np.concatenate([q.codes for q in blocks])
-        scale = np.concatenate([q.scale for q in blocks])
-        minimum = np.concatenate([q.minimum for q in blocks])
-        n, k = codes.shape
-        block = Q4Blocks.BLOCK
-        pairs = codes.reshape(n, k // block, block // 2, 2)
-        packed = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
-        product = g.op(
-            "MatMulNBits",
-            x,
-            g.const(name + ".codes", packed),
-            g.const(name + ".scale", scale.reshape(-1)),
-            domain=MS_DOMAIN,
-            K=k,
-            N=n,
-            bits=4,
-            block_size=block,
-            accuracy_level=NBITS_ACCURACY,
-            name=name,
-        )
-        block_sums = g.op(
-            "ReduceSum",
-            g.op("Reshape", x, g.shape(1, -1, k // block, block)),
-            g.const(name + ".sum_axis", np.array([-1], np.int64)),
-            keepdims=0,
-            name=name + ".block_sums",
-        )
-        offset = (minimum + 8 * scale).T  # [k / block, n]
-        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
-    else:
-        w = np.concatenate([w for w, _ in parts]).T
-        y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
-    if len(outputs) == 1:
-        return [y]
-    g.op(
-        "Split", y, g.const(name + ".sizes", np.array(sizes, np.int64)), axis=-1, outputs=outputs, name=name + ".split"
-    )
-    return outputs
-
-
-def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
+def _attention(g: GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
     """Grouped-query causal attention with RoPE over a cache buffer updated in place.
 
     onnxruntime's GroupQueryAttention (com.microsoft) reads the packed q|k|v rows, rotates q
@@ -239,35 +142,9 @@ def _attention(g: _GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
     return p + "attention"
 
 
-def _embed(g: _GraphBuilder, weights: LlamaWeights) -> str:
-    """Look the new tokens up in the embedding, from its Q8_0 codes when the GGUF has them.
-
-    The float32 embedding is also the output head, where onnxruntime's Gemm keeps a packed
-    copy of it; a lookup from that same float32 matrix would keep the original resident too,
-    113 MB more. The Q8_0 codes (28 MB) give the same numbers exactly: a code times its
-    float16 scale is exact in float32, as when the converter dequantises it."""
-    q8 = weights.token_embedding_q8
-    if q8 is None:
-        return g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
-    codes = g.const("token_embedding.codes", (q8.codes.astype(np.int16) + 128).astype(np.uint8))
-    return g.op(
-        "GatherBlockQuantized",
-        codes,
-        "input_ids",
-        g.const("token_embedding.scale", q8.scale),
-        domain=MS_DOMAIN,
-        bits=8,
-        block_size=q8.BLOCK,
-        gather_axis=0,
-        quantize_axis=1,
-        outputs=["embeddings"],
-        name="embed",
-    )  # unsigned codes, zero point 128
-
-
 def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     c = weights.config
-    g = _GraphBuilder()
+    g = GraphBuilder()
     f32 = TensorProto.FLOAT
 
     inputs = [
@@ -331,11 +208,11 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
 
-    cos, sin = _rope_cache(c)
+    cos, sin = rope_cache(c)
     g.const("rope.cos", cos)
     g.const("rope.sin", sin)
     g.const("token_embedding", weights.token_embedding)
-    x = _embed(g, weights)
+    x = embed(g, weights)
 
     for i, layer in enumerate(weights.layers):
         p = f"layer{i}."
@@ -363,7 +240,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         # head_dim is a power of 4, as here: 1/8); RoPE is linear, so the order does not matter.
         q_scale = 1.0 / np.sqrt(c.head_dim)
         wq_blocks = q4("wq")
-        (qkv,) = _linear(
+        (qkv,) = linear(
             g,
             h,
             p + "qkv_proj",
@@ -375,7 +252,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             [p + "qkv"],
         )  # one output: attention reads q|k|v packed
         attn = _attention(g, c, i, qkv)
-        (attn_out,) = _linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
+        (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
         h = g.op(
             "RMSNormalization",
@@ -385,11 +262,11 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             axis=-1,
             name=p + "ffn_norm",
         )
-        gate, up = _linear(
+        gate, up = linear(
             g, h, p + "gate_up_proj", [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))], [p + "gate", p + "up"]
         )
         silu = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
-        (down,) = _linear(
+        (down,) = linear(
             g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, q4("w_down"))], [p + "down"]
         )
         x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
