@@ -11,7 +11,11 @@ import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
+
+from explainer.errors import ExplainerError
+from explainer.resources import data_dir
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -25,7 +29,21 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName("explainer")
     app.setDesktopFileName("explainer")
     app.setStyle("Fusion")  # the same look everywhere, and it honours the theme palettes
+    if app.windowIcon().isNull():
+        app.setWindowIcon(window_icon())
     return app
+
+
+def window_icon() -> QIcon:
+    """The app's icon for its windows, at every size drawn for the launcher (PNG, not the SVG:
+    a PNG needs no image plugin, so the bundle shows it too). Where the desktop matches the
+    window to its launcher it uses the launcher's icon anyway; elsewhere (the taskbar of a
+    desktop that does not, Alt+Tab, Windows) this is what is shown."""
+    icon = QIcon()
+    with contextlib.suppress(ExplainerError):  # an install without its assets: Qt's default icon
+        for png in sorted((data_dir("assets") / "icons").glob("explainer-*.png")):
+            icon.addFile(str(png))
+    return icon
 
 
 def read_before_window(model: str | None = None) -> None:

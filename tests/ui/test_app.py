@@ -86,3 +86,14 @@ def test_bench_step_through_times_every_press_without_a_model(qtbot, real_trace,
             f"\nbench --gui --step-through: median {report['step_median_ms']:.1f} ms a press, "
             f"max block {report['gui_max_block_ms']:.0f} ms"
         )
+
+
+def test_windows_carry_the_apps_icon_at_the_launchers_sizes(qtbot):
+    """Alt+Tab and taskbars that do not match a window to its launcher show the window's icon:
+    ours, not Qt's default, at the sizes drawn for the launcher."""
+    from explainer.ui.app import make_app
+
+    icon = make_app().windowIcon()
+    assert not icon.isNull()
+    sizes = {s.width() for s in icon.availableSizes()}
+    assert {16, 32, 48, 256} <= sizes
