@@ -26,3 +26,9 @@ class ExplainerError(Exception):
         if self.hint:
             text += f"\n  {self.hint}"
         return text
+
+
+def out_of_memory(doing: str, hint: str = "Close other programs and try again.") -> ExplainerError:
+    """Memory running out is something the user can act on (close programs, shorten the
+    prompt), so it is reported like any other error rather than as a crash or a bug."""
+    return ExplainerError(f"there is not enough memory to {doing}", hint)

@@ -22,7 +22,7 @@ from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, StepSampling, TokenRef, Trace
-from explainer.errors import ExplainerError
+from explainer.errors import ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
     from explainer.model.build import BuiltModel
@@ -110,6 +110,23 @@ class Engine:
         with 0 before the first chunk and after every chunk, because an 8k-token prompt takes
         tens of seconds on a CPU. `should_stop` is asked before every pass, prefill chunks
         included, so a stop takes effect within one chunk; it raises Cancelled."""
+        try:
+            return self._generate(prompt, settings, chat, lens, on_step, should_stop, on_progress)
+        except MemoryError as exc:  # numpy's allocations (the trace, the host copies)
+            raise out_of_memory(
+                "record this run", "close other programs, or use a shorter prompt or fewer new tokens"
+            ) from exc
+
+    def _generate(
+        self,
+        prompt: str,
+        settings: SamplingSettings,
+        chat: bool,
+        lens: bool,
+        on_step: Callable[[Trace, Step], None] | None,
+        should_stop: Callable[[], bool] | None,
+        on_progress: Callable[[int, int], None] | None,
+    ) -> Trace:
         settings.validate()
         prepared = self.prepare(prompt, chat)
         sampler = Sampler(settings)

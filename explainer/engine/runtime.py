@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from explainer.errors import ExplainerError
+from explainer.errors import ExplainerError, out_of_memory
 
 DEVICE_ENV = "EXPLAINER_DEVICE"  # auto (default), cpu or cuda
 
@@ -173,7 +173,15 @@ class ModelRuntime:
             binding.bind_ortvalue_output(name.replace("past.", "present."), value)
         for name in self._host_outputs:
             binding.bind_output(name, "cpu")
-        self.session.run_with_iobinding(binding)
+        try:
+            self.session.run_with_iobinding(binding)
+        except Exception as exc:  # onnxruntime reports a failed allocation as a plain runtime error
+            if "allocate" in str(exc).lower():
+                raise out_of_memory(
+                    f"run the model on {len(ids):,} tokens after {cache.length:,}",
+                    "close other programs, or use a shorter prompt or fewer new tokens",
+                ) from exc
+            raise
         outs = dict(zip(self._host_outputs, binding.get_outputs()[len(self._cache_names) :]))
         cache.length += len(ids)
 

@@ -214,3 +214,37 @@ def test_the_trace_grows_by_the_same_few_arrays_every_step(engine):
     assert first == pytest.approx(second, rel=0.05)  # linear: the same cost per step
     logits = 49152 * 4  # the raw scores kept for "what if?" are most of a step
     assert logits <= per_step < 1.5 * logits
+
+
+class _SessionOutOfMemory:
+    """An ONNX Runtime session whose next run fails to allocate, as onnxruntime words it."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def run_with_iobinding(self, binding):
+        raise RuntimeError(
+            "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running "
+            "MatMulNBits node. Status Message: Failed to allocate memory for requested buffer of size 1073741824"
+        )
+
+
+def test_running_out_of_memory_in_the_model_is_a_clear_message(engine, monkeypatch):
+    monkeypatch.setattr(engine.runtime, "session", _SessionOutOfMemory(engine.runtime.session))
+    with pytest.raises(ExplainerError, match="not enough memory to run the model on 5 tokens") as info:
+        engine.generate("The capital of France is", SamplingSettings(max_new_tokens=2))
+    assert "shorter prompt" in info.value.hint
+    monkeypatch.undo()  # memory is back: the same engine runs again
+    assert engine.generate("The capital of France is", SamplingSettings(max_new_tokens=1)).steps
+
+
+def test_running_out_of_memory_while_recording_is_a_clear_message(engine, monkeypatch):
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(generate, "layers_record", no_memory)
+    with pytest.raises(ExplainerError, match="not enough memory to record this run"):
+        engine.generate("The capital of France is", SamplingSettings(max_new_tokens=2))

@@ -66,6 +66,26 @@ def test_engine_errors_reach_the_banner(qtbot, window):
     generate(qtbot, w, PARIS, max_new_tokens=2)
 
 
+def test_running_out_of_memory_is_shown_as_such_and_the_app_goes_on(qtbot, window, shared_engine, monkeypatch):
+    """A lecture-hall PC short of memory gets a message that says so and what to do, not a
+    "this is a bug" report; the prompt stays, and once memory is back the same window runs."""
+    from tests.engine.test_generate import _SessionOutOfMemory
+
+    w = window
+    runtime = shared_engine.runtime  # the window's engine
+    monkeypatch.setattr(runtime, "session", _SessionOutOfMemory(runtime.session))
+    type_into(qtbot, w.prompt, PARIS)
+    with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
+        click(qtbot, w.generate_button)
+    message, hint = blocker.args
+    assert "not enough memory" in message and "bug" not in message + hint
+    assert "close other programs" in hint
+    qtbot.waitUntil(lambda: w.banner.isVisible())
+    assert w.prompt.toPlainText() == PARIS and not w.generating
+    monkeypatch.undo()
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+
+
 def test_missing_model_offers_to_build_it(qtbot, make_window, tmp_cache):
     w = make_window(load=False)
     with qtbot.waitSignal(w.controller.model_missing, timeout=10_000) as blocker:
