@@ -16,13 +16,13 @@ so an author who breaks a text finds out at once rather than in the middle of a 
 from __future__ import annotations
 
 import json
-import string
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
 from explainer.lesson.facts import field_names
+from explainer.lesson.json_checks import CheckedJson
 from explainer.lesson.stages import Stage
 from explainer.lesson.texts import (
     REQUIRED_STRINGS,
@@ -68,7 +68,6 @@ PANELS = (
 SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
 LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
 LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
-_RESTORE = "restore the file from the repository"
 
 
 def assets_dir() -> Path:
@@ -89,83 +88,19 @@ def languages() -> tuple[str, ...]:
     return tuple(sorted(p.name for p in root.iterdir() if (p / "captions.json").is_file()))
 
 
-class _File:
-    """One JSON file being checked; every error names the file and the key path."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.name = f"{path.parent.name}/{path.name}"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ExplainerError(f"cannot read {path}: {exc}", "reinstall the app or restore the file") from exc
-        if not isinstance(data, dict):
-            raise self.error("", "must hold a JSON object")
-        self.data: dict[str, Any] = data
-
-    def error(self, key: str, what: str) -> ExplainerError:
-        where = f"{self.name}: {key}" if key else self.name
-        return ExplainerError(f"{where} {what}", _RESTORE)
-
-    def get(self, obj: Any, key: str, where: str) -> Any:
-        if not isinstance(obj, dict) or key not in obj:
-            raise self.error(f"{where}.{key}".lstrip("."), "is missing")
-        return obj[key]
-
-    def text(self, obj: Any, key: str, where: str) -> str:
-        v = self.get(obj, key, where)
-        if not isinstance(v, str) or not v.strip():
-            raise self.error(f"{where}.{key}".lstrip("."), "must be a non-empty text")
-        return v
-
-    def texts(self, obj: Any, where: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
-        """A mapping of names to texts (keys starting with "_" are comments; ``skip`` holds data)."""
-        if not isinstance(obj, dict):
-            raise self.error(where, "must map names to texts")
-        out: dict[str, str] = {}
-        for k, v in obj.items():
-            if k.startswith("_") or k in skip:
-                continue
-            if not isinstance(v, str) or not v.strip():
-                raise self.error(f"{where}.{k}", "must be a non-empty text")
-            out[k] = v
-        return out
-
-    def items(self, obj: Any, where: str) -> list[Any]:
-        if not isinstance(obj, list) or not obj:
-            raise self.error(where, "must be a non-empty list")
-        return obj
-
-    def strings(self, obj: Any, where: str) -> tuple[str, ...]:
-        if not isinstance(obj, list) or not all(isinstance(v, str) and v.strip() for v in obj):
-            raise self.error(where, "must be a list of texts")
-        return tuple(obj)
-
-    def number(self, obj: Any, key: str, where: str) -> float:
-        v = self.get(obj, key, where)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise self.error(f"{where}.{key}", "must be a number")
-        return float(v)
-
-    def fields_known(self, template: str, where: str, known: frozenset[str]) -> None:
-        """Refuse a template that names a field the code never fills (a typo would show braces)."""
-        try:
-            names = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
-        except ValueError as exc:
-            raise self.error(where, f"has a broken {{field}}: {exc}") from None
-        unknown = sorted(n for n in names if n.split(".")[0].split("[")[0] not in known)
-        if unknown:
-            raise self.error(where, f"uses unknown field(s) {', '.join(unknown)}")
-
-
-def _read(language: str, name: str) -> _File:
-    return _File(assets_dir() / language / name)
+def _read(language: str, name: str) -> CheckedJson:
+    path = assets_dir() / language / name
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ExplainerError(f"cannot read {path}: {exc}", "reinstall the app or restore the file") from exc
+    return CheckedJson(f"{path.parent.name}/{path.name}", data)
 
 
 # ------------------------------------------------------------------ the five files
 
 
-def _captions(f: _File) -> dict[str, Any]:
+def _captions(f: CheckedJson) -> dict[str, Any]:
     titles = f.texts(f.get(f.data, "titles", ""), "titles")
     missing = [s.value for s in Stage if s.value not in titles]
     if missing:
@@ -180,7 +115,7 @@ def _captions(f: _File) -> dict[str, Any]:
     }
 
 
-def _glossary(f: _File) -> Glossary:
+def _glossary(f: CheckedJson) -> Glossary:
     terms = f.get(f.data, "terms", "")
     if not isinstance(terms, dict) or not terms:
         raise f.error("terms", "must map each term to its definition")
@@ -201,7 +136,7 @@ def _glossary(f: _File) -> Glossary:
     return Glossary(tuple(entries))
 
 
-def _target(f: _File, raw: Any, where: str) -> Target:
+def _target(f: CheckedJson, raw: Any, where: str) -> Target:
     kind_name = f.text(raw, "kind", where)
     name = f.text(raw, "name", where)
     try:
@@ -216,7 +151,7 @@ def _target(f: _File, raw: Any, where: str) -> Target:
     return Target(kind, name)
 
 
-def _condition(f: _File, raw: Any, where: str, question_ids: set[str]) -> Condition:
+def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> Condition:
     try:
         kind = ConditionKind(f.text(raw, "kind", where))
     except ValueError:
@@ -242,7 +177,7 @@ def _condition(f: _File, raw: Any, where: str, question_ids: set[str]) -> Condit
     return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question)
 
 
-def _tour(f: _File, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
+def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
     chapters = []
     for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
         chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), f.text(c, "title", f"chapters[{i}]")))
@@ -278,7 +213,7 @@ def _tour(f: _File, question_ids: set[str], outcomes: set[str], known: frozenset
     return TourScript(tuple(chapters), tuple(steps))
 
 
-def _question(f: _File, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
+def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
     qid = f.text(q, "id", where)
     where = f"{where} ({qid})"
     try:
@@ -338,7 +273,7 @@ def _question(f: _File, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
     return QuestionSpec(**spec)
 
 
-def _questions(f: _File, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
+def _questions(f: CheckedJson, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
     out = tuple(
         _question(f, q, f"questions[{i}]", outcomes)
         for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
@@ -348,7 +283,7 @@ def _questions(f: _File, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
     return out
 
 
-def _lesson(f: _File) -> LessonInfo:
+def _lesson(f: CheckedJson) -> LessonInfo:
     d = f.data
     outcomes = tuple(
         Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
