@@ -137,3 +137,9 @@ def embed(g: GraphBuilder, weights: LlamaWeights) -> str:
         outputs=["embeddings"],
         name="embed",
     )  # unsigned codes, zero point 128
+
+
+def rms_norm(g: GraphBuilder, x: str, name: str, weight: np.ndarray, eps: float) -> str:
+    """RMS normalisation over the last axis (opset 23's own operator), its weight a constant of
+    the same name as the node."""
+    return g.op("RMSNormalization", x, g.const(name, weight), epsilon=eps, axis=-1, name=name)

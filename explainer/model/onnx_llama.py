@@ -46,7 +46,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from explainer.model.gguf_weights import LlamaConfig, LlamaWeights, Q4Blocks
-from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, embed, linear, rope_cache
+from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, embed, linear, rms_norm, rope_cache
 
 OPSET = 23
 IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
@@ -224,14 +224,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
             helper.make_tensor_value_info(f"present.{i}.key", f32, kv_shape),
             helper.make_tensor_value_info(f"present.{i}.value", f32, kv_shape),
         ]
-        h = g.op(
-            "RMSNormalization",
-            x,
-            g.const(p + "attn_norm", layer.attn_norm),
-            epsilon=c.rms_eps,
-            axis=-1,
-            name=p + "attn_norm",
-        )
+        h = rms_norm(g, x, p + "attn_norm", layer.attn_norm, c.rms_eps)
 
         def q4(field: str, i: int = i) -> Q4Blocks | None:
             return weights.q4.get(f"{i}.{field}")
@@ -254,14 +247,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         attn = _attention(g, c, i, qkv)
         (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
-        h = g.op(
-            "RMSNormalization",
-            x,
-            g.const(p + "ffn_norm", layer.ffn_norm),
-            epsilon=c.rms_eps,
-            axis=-1,
-            name=p + "ffn_norm",
-        )
+        h = rms_norm(g, x, p + "ffn_norm", layer.ffn_norm, c.rms_eps)
         gate, up = linear(
             g, h, p + "gate_up_proj", [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))], [p + "gate", p + "up"]
         )
@@ -293,14 +279,7 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
-    normed = g.op(
-        "RMSNormalization",
-        rows,
-        g.const("final_norm", weights.final_norm),
-        epsilon=c.rms_eps,
-        axis=-1,
-        name="final_norm",
-    )
+    normed = rms_norm(g, rows, "final_norm", weights.final_norm, c.rms_eps)
     scores = g.op("Gemm", normed, "token_embedding", transB=1, name="head")  # [n_lens + num_logits, vocab]
     n_lens = g.op("Shape", "lens_layers", name="n_lens")
     g.op(
