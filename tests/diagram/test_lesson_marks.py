@@ -10,23 +10,14 @@ from PySide6.QtGui import QTextDocument
 from explainer.lesson.assets import load_texts
 from explainer.lesson.glossary import HREF_PREFIX, terms_in
 from explainer.lesson.stages import Cursor, Lesson, Stage
+from tests.support.readback import link_fragments
 
 TEXTS = load_texts()
 
 
 def anchors(doc: QTextDocument) -> list[tuple[str, str]]:
     """(link text, href) of every anchor drawn in a document."""
-    out = []
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            frag = it.fragment()
-            if frag.isValid() and frag.charFormat().isAnchor():
-                out.append((frag.text(), frag.charFormat().anchorHref()))
-            it += 1
-        block = block.next()
-    return out
+    return [(frag.text(), frag.charFormat().anchorHref()) for _, frag in link_fragments(doc)]
 
 
 def test_every_term_of_a_drawn_caption_is_a_link(scene, real_trace):

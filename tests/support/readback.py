@@ -7,10 +7,11 @@ needs none of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextBlock, QTextDocument, QTextFragment
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
@@ -169,3 +170,17 @@ def _shape_state(item: QGraphicsItem) -> dict[str, Any] | None:
             "size": list(item.size),
         }
     return None
+
+
+def link_fragments(doc: QTextDocument) -> Iterator[tuple[QTextBlock, QTextFragment]]:
+    """Every link drawn in a text document (a caption, a tour step), in reading order, with the
+    block it sits in."""
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            if frag.isValid() and frag.charFormat().isAnchor():
+                yield block, frag
+            it += 1
+        block = block.next()

@@ -7,6 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 from explainer.lesson.texts import TargetKind, TourStep
 from explainer.ui.settings import AppSettings
+from tests.support.readback import link_fragments
 
 ALT = Qt.KeyboardModifier.AltModifier
 
@@ -67,19 +68,10 @@ def assert_points_at(w, step: TourStep) -> None:
 def first_anchor_point(doc: QTextDocument) -> tuple[QPointF, str]:
     """Where the first link of a document is drawn (document coordinates), and its href."""
     layout = doc.documentLayout()
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            frag = it.fragment()
-            if frag.isValid() and frag.charFormat().isAnchor():
-                pos = frag.position() - block.position() + max(1, frag.length() // 2)
-                line = block.layout().lineForTextPosition(pos)
-                x = line.cursorToX(pos)[0] if isinstance(line.cursorToX(pos), tuple) else line.cursorToX(pos)
-                origin = layout.blockBoundingRect(block).topLeft()
-                return QPointF(
-                    origin.x() + x, origin.y() + line.y() + line.height() / 2
-                ), frag.charFormat().anchorHref()
-            it += 1
-        block = block.next()
+    for block, frag in link_fragments(doc):
+        pos = frag.position() - block.position() + max(1, frag.length() // 2)
+        line = block.layout().lineForTextPosition(pos)
+        x = line.cursorToX(pos)[0] if isinstance(line.cursorToX(pos), tuple) else line.cursorToX(pos)
+        origin = layout.blockBoundingRect(block).topLeft()
+        return QPointF(origin.x() + x, origin.y() + line.y() + line.height() / 2), frag.charFormat().anchorHref()
     raise AssertionError("no link in the document")
