@@ -162,16 +162,22 @@ def _llama_cpp_installed() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
+def window_prompt(built: BuiltModel, context: int, new_tokens: int) -> tuple[int, str, list[int]]:
+    """The window measured (``context``, at most the model's), and a prompt that fills it but
+    for ``new_tokens``: the same for the engine's bench and the app's."""
+    window = min(context, int(built.config["context_length"]))
+    text, ids = long_prompt(built, max(1, window - new_tokens))
+    return window, text, ids
+
+
 def run_long_bench(built: BuiltModel, context: int, new_tokens: int = 256, device: str | None = None) -> dict[str, Any]:
     """Prefill a prompt that leaves room for `new_tokens` in a `context`-token window, then
     decode them; return printable figures for explainer and, when installed, llama.cpp."""
-    limit = int(built.config["context_length"])
-    n_prompt = max(1, min(context, limit) - new_tokens)
-    text, ids = long_prompt(built, n_prompt)
+    window, text, ids = window_prompt(built, context, new_tokens)
     request = {"model": built.name, "device": device or "auto", "prompt": text, "new_tokens": new_tokens}
     env = {**os.environ, "EXPLAINER_CACHE_DIR": str(Path(built.dir).parent.parent)}
     ours = _run_worker("explainer", request, env)
-    report: dict[str, Any] = {"context": min(context, limit), "prompt_tokens": len(ids), "new_tokens": new_tokens}
+    report: dict[str, Any] = {"context": window, "prompt_tokens": len(ids), "new_tokens": new_tokens}
     report.update(ours)
     if not _llama_cpp_installed():
         report["llama_cpp"] = "not installed (pip install llama-cpp-python to compare)"
@@ -185,7 +191,7 @@ def run_long_bench(built: BuiltModel, context: int, new_tokens: int = 256, devic
             "gguf": str(built.gguf_path),
             "ids": ids,
             "new_tokens": new_tokens,
-            "context_length": limit,
+            "context_length": int(built.config["context_length"]),  # llama.cpp allocates the whole window, as we do
             "threads": os.cpu_count() or 1,
         },
     )

@@ -53,13 +53,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.gui and args.context is not None:
         from explainer.bench.gui import run_gui_bench
-        from explainer.bench.long_context import long_prompt
+        from explainer.bench.long_context import window_prompt
 
-        built, new_tokens = load_model(args), min(256, args.context // 2)
-        limit = int(built.config["context_length"])
-        text, ids = long_prompt(built, max(1, min(args.context, limit) - new_tokens))
+        new_tokens = min(256, args.context // 2)
+        window, text, ids = window_prompt(load_model(args), args.context, new_tokens)
         report = run_gui_bench(args.model, args.device, new_tokens, text)
-        print_json({"context": min(args.context, limit), "prompt_tokens": len(ids), **report})
+        print_json({"context": window, "prompt_tokens": len(ids), **report})
         return 0
     if args.gui:
         from explainer.bench.gui import run_gui_bench
