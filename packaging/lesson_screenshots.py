@@ -31,7 +31,7 @@ def main(out: Path) -> int:
 
     app = make_app([])
     from explainer.lesson.questions import QuizState
-    from explainer.lesson.stages import Cursor, Stage
+    from explainer.stages import Cursor, Stage
     from explainer.ui.lesson.show_me import Section
     from explainer.ui.main_window import MainWindow
 

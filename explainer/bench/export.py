@@ -10,9 +10,9 @@ from pathlib import Path
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.export.figure import cursor_for, export_figure
-from explainer.lesson.stages import Stage
-from explainer.lesson.vocab import vocabulary_of
+from explainer.illustration.vocab import vocabulary_of
 from explainer.model.build import BuiltModel
+from explainer.stages import Stage
 
 PROMPT = "The capital of France is"
 

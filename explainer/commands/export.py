@@ -17,10 +17,10 @@ from explainer.commands.options import (
     sampling_settings,
 )
 from explainer.errors import ExplainerError
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 if TYPE_CHECKING:
-    from explainer.lesson.vocab import Vocabulary
+    from explainer.illustration.vocab import Vocabulary
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -56,7 +56,7 @@ def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
     """Labels for the candidate tokens of a saved trace: the built model's tokenizer if there is
     one; a trace is drawn without the model too, its candidates then read ``#1234``."""
     from explainer.engine.tokenizer import load_tokenizer
-    from explainer.lesson.vocab import vocabulary_of
+    from explainer.illustration.vocab import vocabulary_of
 
     try:
         return vocabulary_of(load_tokenizer(load_model(args).tokenizer_path))
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
         prompt = read_prompt(args)
         settings = sampling_settings(args)
-        from explainer.lesson.vocab import vocabulary_of
+        from explainer.illustration.vocab import vocabulary_of
 
         engine = Engine(load_model(args), args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)

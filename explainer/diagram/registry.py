@@ -25,7 +25,7 @@ from explainer.diagram.items.pretraining import PretrainingItem
 from explainer.diagram.items.probabilities import ProbabilityChartItem
 from explainer.diagram.items.tokens import TokenStripItem
 from explainer.diagram.theme import Theme
-from explainer.lesson.stages import STAGE_ORDER, Stage
+from explainer.stages import STAGE_ORDER, Stage
 
 # z-order: panels below arrows below flying chips
 Z_PANEL, Z_ARROW, Z_FLY = 0.0, 5.0, 10.0

@@ -14,6 +14,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem
 
+from explainer.content.glossary import term_of_href
+from explainer.content.texts import LessonTexts
 from explainer.diagram import layout as L
 from explainer.diagram.animator import Animator
 from explainer.diagram.items.append import LoopArrowItem
@@ -34,10 +36,9 @@ from explainer.diagram.theme import THEMES, Theme
 from explainer.diagram.transitions import TRANSITIONS, Actors
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.frames import Frame, FrameBuilder
-from explainer.lesson.glossary import term_of_href
-from explainer.lesson.stages import Cursor, Lesson
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import Vocabulary
+from explainer.illustration.vocab import Vocabulary
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor
 
 MAX_TRAVELLERS = 9
 
@@ -288,7 +289,7 @@ class LifecycleScene(QGraphicsScene):
             return False
         if prev_trace is not trace and (prev_trace.created, prev_trace.prompt) != (trace.created, trace.prompt):
             return False
-        return Lesson(trace).next(prev) == cursor
+        return Walk(trace).next(prev) == cursor
 
     def _animation_done(self, completed: bool) -> None:
         if completed:

@@ -21,7 +21,7 @@ from explainer.diagram.items.probabilities import AFTER_TOP_P, ProbabilityChartI
 from explainer.diagram.items.tokens import TokenChipItem, TokenStripItem
 from explainer.diagram.theme import Theme
 from explainer.frames import Frame
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 Phases = list[list[Track]]
 

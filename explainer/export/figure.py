@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explainer.atomic import write_atomic
+from explainer.content.assets import load_texts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
-from explainer.lesson.assets import load_texts
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.vocab import Vocabulary
+from explainer.illustration.vocab import Vocabulary
+from explainer.stages import Cursor, Stage
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QCoreApplication

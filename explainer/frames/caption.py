@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explainer.content.glossary import TextPart, link_terms
 from explainer.frames.moment import Moment
-from explainer.lesson.captions import caption
-from explainer.lesson.glossary import TextPart, link_terms
-from explainer.lesson.stages import Stage
+from explainer.illustration.captions import caption
+from explainer.stages import Stage
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from explainer.engine.trace import TokenRef, Trace
-from explainer.lesson.formatting import is_special, visible
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.formatting import is_special, visible
+from explainer.illustration.vocab import TokenNames
 
 ChipKind = Literal["input", "output"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer.frames.moment import Moment
-from explainer.lesson.formatting import milliseconds
+from explainer.illustration.formatting import milliseconds
 
 
 @dataclass(frozen=True)

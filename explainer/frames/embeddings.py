@@ -8,7 +8,7 @@ import numpy as np
 
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 N_CELLS = 32  # embedding cells drawn per token (sampled evenly from the vector)
 MAX_ROWS = 9  # token rows drawn; a longer prefill shows its first and last rows

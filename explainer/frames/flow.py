@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer.frames.moment import Moment
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 FLOW_TARGETS = (Stage.EMBEDDINGS, Stage.LAYERS, Stage.PROBABILITIES)  # where each arrow points
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.frames.caption import CaptionValue, caption_value
 from explainer.frames.chips import ChipMaker
@@ -23,9 +24,8 @@ from explainer.frames.moment import Moment
 from explainer.frames.pretraining import PretrainingValue, pretraining_value
 from explainer.frames.probabilities import ProbabilitiesValue, probabilities_value
 from explainer.frames.tokens import TokensValue, tokens_value
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames, Vocabulary
+from explainer.illustration.vocab import TokenNames, Vocabulary
+from explainer.stages import Cursor, Stage
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explainer.engine.analysis import lens_settles_at
 from explainer.frames.moment import Moment
-from explainer.lesson.captions import lens_settles_at
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 SKETCH_LAYERS = 30  # layers drawn before any model is known
 

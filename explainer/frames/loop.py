@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer.frames.moment import Moment
-from explainer.lesson.formatting import SPECIAL_MEANING
-from explainer.lesson.stages import Stage
+from explainer.illustration.formatting import SPECIAL_MEANING
+from explainer.stages import Stage
 
 
 @dataclass(frozen=True)

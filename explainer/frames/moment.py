@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Step, Trace
 from explainer.frames.chips import Chip
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames
+from explainer.stages import Cursor, Stage
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ import numpy as np
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, TopList
 from explainer.frames.moment import Moment
-from explainer.lesson.captions import chart_labels, settings_parts
-from explainer.lesson.stages import Stage
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.captions import chart_labels, settings_parts
+from explainer.illustration.vocab import TokenNames
+from explainer.stages import Stage
 
 N_BARS = 10  # candidates drawn in the chart (plus "other")
 RAW, AFTER_TEMPERATURE, AFTER_TOP_K, AFTER_TOP_P = range(4)  # the sampling phases the chart can show

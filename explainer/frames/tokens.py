@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment
-from explainer.lesson.formatting import NEWLINE, SPACE, TAB
-from explainer.lesson.stages import Stage
+from explainer.illustration.formatting import NEWLINE, SPACE, TAB
+from explainer.stages import Stage
 
 WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
 

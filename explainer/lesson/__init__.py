@@ -1,16 +1,11 @@
-"""The lesson, Qt-free: the illustration's script and the guided lesson around it.
+"""The guided lesson, Qt-free: the tour, the prediction game, what-if, the questions, completion.
 
-- stages, captions, vocab, formatting: the illustration's stages, a cursor over a Trace, captions;
-- texts, assets: every learner text as data (assets/<language>/), read once by assets.load_texts;
 - facts: the numbers the lesson quotes, computed from the run and the model;
-- glossary: key terms found in a text, for links;
 - tour, game, whatif, questions, completion, outcomes: the guided tour, "predict the next token",
-  "what if?", "check your understanding", "lesson complete", and which of them covers each outcome.
+  "what if?", "check your understanding", "lesson complete", and which of them covers each outcome;
+- place: where the instructor was, as saved in a lesson file.
 
 Everything here is pure: functions take what they need (texts, trace, token names) and return
-frozen values; only assets.py reads files.
+frozen values. The illustration (frames/, diagram/, export/) never imports this package: it is
+drawn the same with or without a lesson around it.
 """
-
-from explainer.lesson.stages import STAGE_ORDER, Cursor, Lesson, Stage
-
-__all__ = ["STAGE_ORDER", "Cursor", "Lesson", "Stage"]

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import TokenRef, Trace
-from explainer.lesson.formatting import percent, quoted
+from explainer.illustration.formatting import percent, quoted
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import Question, QuizState
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
 
 N_TARGETS = 3  # tokens named in the sentence
 

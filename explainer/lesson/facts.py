@@ -20,10 +20,11 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from explainer.content.texts import LessonInfo, LessonTexts, Provenance
+from explainer.engine.analysis import lens_settles_at
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.lesson.captions import lens_settles_at
-from explainer.lesson.formatting import (
+from explainer.illustration.formatting import (
     byte_size,
     clipped,
     is_special,
@@ -33,64 +34,10 @@ from explainer.lesson.formatting import (
     quoted,
     short_count,
 )
-from explainer.lesson.stages import Stage
-from explainer.lesson.texts import LessonInfo, LessonTexts, Provenance
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames
+from explainer.stages import Stage
 
 _WORD = re.compile(r"\S+")
-MODEL_FIELDS = (
-    "model",
-    "params",
-    "layers",
-    "d_model",
-    "heads",
-    "vocab",
-    "context",
-    "context_words",
-    "device",
-    "mem_high",
-    "mem_low",
-    "bits_high",
-    "bits_low",
-    "rule_chars",
-    "rule_words",
-)
-TRACE_FIELDS = (
-    "prompt",
-    "n_prompt",
-    "n_chars",
-    "n_words",
-    "chars_per_token",
-    "words_per_token",
-    "est_from_chars",
-    "est_from_words",
-    "n_out",
-    "answer",
-    "ttft",
-    "tpot",
-    "tokens_per_s",
-    "words_per_s",
-    "prefill",
-    "first_pick",
-    "decode_total",
-    "n_decode",
-    "stop",
-    "first",
-    "top",
-    "top_pct",
-    "second",
-    "second_pct",
-    "lens_layer",
-    "settings",
-    "used",
-    "total",
-)
-
-
-def field_names(lesson: LessonInfo) -> frozenset[str]:
-    """Every field :func:`lesson_fields` can fill (the reference models add theirs)."""
-    refs = {f"{kind}_{r.id}" for r in lesson.reference for kind in ("mem_high", "mem_low", "times")}
-    return frozenset(MODEL_FIELDS) | frozenset(TRACE_FIELDS) | refs
 
 
 # ------------------------------------------------------------------ conversions

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
-from explainer.lesson.formatting import is_special, percent, quoted
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.formatting import is_special, percent, quoted
+from explainer.illustration.vocab import TokenNames
 
 N_TOP = 3  # the model's real top candidates in a round
 LONG_SHOT_FROM = 10  # the long shot comes from below the chart's ten bars when the list allows

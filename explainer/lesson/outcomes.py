@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explainer.lesson.texts import LessonTexts, Outcome
+from explainer.content.texts import LessonTexts, Outcome
 
 
 @dataclass(frozen=True)

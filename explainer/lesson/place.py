@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
-from explainer.lesson.stages import Cursor, Lesson, Stage
-from explainer.lesson.texts import TourScript
+from explainer.illustration.walk import Walk
 from explainer.lesson.tour import TourState
+from explainer.stages import Cursor, Stage
 
 PLACE_VERSION = 1
 
@@ -75,7 +76,7 @@ def read_place(record: dict[str, Any], tour: TourScript, trace: Trace) -> Lesson
     except ValueError:
         raise _error("cursor.stage", f"{cursor.get('stage')!r} is not a stage of the illustration") from None
     at = Cursor(step, stage)
-    if not Lesson(trace).is_available(at):
+    if not Walk(trace).is_available(at):
         last = len(trace.steps) - 1
         raise _error("cursor", f"step {step} at stage {stage.value} is not in the recorded run (steps 0 to {last})")
     return LessonPlace(TourState.from_dict(state, tour), at)

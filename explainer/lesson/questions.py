@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from explainer.content.texts import LessonTexts, QuestionKind, QuestionSpec
 from explainer.engine.trace import ModelInfo, Trace
+from explainer.illustration.formatting import byte_size, milliseconds, number, percent, quoted
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
-from explainer.lesson.formatting import byte_size, milliseconds, number, percent, quoted
 from explainer.lesson.game import new_round
-from explainer.lesson.texts import LessonTexts, QuestionKind, QuestionSpec
-from explainer.lesson.vocab import TokenNames
 
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
 N_OPTIONS = 4

@@ -1,7 +1,7 @@
 """The guided tour: where the learner is, what completes a step, and the step as shown.
 
 The tour's words and structure are data (tour.json, parsed into
-:class:`~explainer.lesson.texts.TourScript`); this module is the small state machine over it:
+:class:`~explainer.content.texts.TourScript`); this module is the small state machine over it:
 
 - :class:`TourState` is the position (a step index) and whether the current step's condition
   has been met. It is a frozen value: :meth:`TourState.next`, :meth:`~TourState.back`,
@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from explainer.content.texts import Chapter, Condition, ConditionKind, LessonTexts, Target, TourScript, TourStep
 from explainer.lesson.facts import fill
-from explainer.lesson.stages import Stage
-from explainer.lesson.texts import Chapter, Condition, ConditionKind, LessonTexts, Target, TourScript, TourStep
+from explainer.stages import Stage
 
 STATE_VERSION = 1
 

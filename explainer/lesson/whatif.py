@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.sampler import SamplingSettings, SamplingStages, pick_from, sampling_stages
 from explainer.engine.trace import Step
-from explainer.lesson.captions import chart_labels
+from explainer.illustration.captions import chart_labels
+from explainer.illustration.formatting import percent, quoted
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import settings_text
-from explainer.lesson.formatting import percent, quoted
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
 
 N_BARS = 10
 RAW, AFTER_TEMPERATURE, AFTER_TOP_K, AFTER_TOP_P = range(4)

@@ -94,7 +94,7 @@ def loaded_model(engine: Engine, load_s: float) -> LoadedModel:
     """What the window needs of a loaded engine. Every token's label is built here, in the
     worker (a quarter second), so the diagram can name candidate tokens without the GUI thread
     touching the engine's tokenizer."""
-    from explainer.lesson.vocab import display_piece
+    from explainer.illustration.vocab import display_piece
 
     tok = engine.tokenizer
     labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))

@@ -24,13 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explainer.content.assets import load_texts
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
-from explainer.lesson.assets import load_texts
-from explainer.lesson.stages import Cursor, Lesson, Stage
-from explainer.lesson.vocab import Vocabulary, vocabulary_from_labels
+from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
         return self.stepper.trace
 
     @property
-    def lesson(self) -> Lesson | None:
+    def lesson(self) -> Walk | None:
         return self.stepper.lesson
 
     @property

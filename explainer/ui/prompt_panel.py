@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from explainer.lesson.texts import LessonTexts
+from explainer.content.texts import LessonTexts
 from explainer.ui.sampling_panel import SamplingPanel
 
 # (button label, prompt, chat mode)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLineEdit, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.sampler import InvalidSetting, SamplingSettings
 from explainer.errors import ExplainerError
-from explainer.lesson.texts import LessonTexts
 
 DEFAULT_TEMPERATURE = "0.8"
 

@@ -6,8 +6,8 @@ import time
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.lesson.texts import LessonTexts
 
 
 class StatusLine:

@@ -13,7 +13,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
-from explainer.lesson.stages import Cursor, Lesson
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor
 
 PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
 INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
@@ -30,7 +31,7 @@ class Stepper(QObject):
         super().__init__(parent)
         self.scene = scene
         self.trace: Trace | None = None
-        self.lesson: Lesson | None = None
+        self.lesson: Walk | None = None
         self.cursor: Cursor | None = None
         self.playing = False
         self.generating = False
@@ -45,7 +46,7 @@ class Stepper(QObject):
     def ready(self) -> bool:
         return self._at() is not None
 
-    def _at(self) -> tuple[Lesson, Cursor] | None:
+    def _at(self) -> tuple[Walk, Cursor] | None:
         """The walk and where it is, once the first step of a trace has arrived."""
         if self.trace is None or self.lesson is None or self.cursor is None:
             return None
@@ -78,7 +79,7 @@ class Stepper(QObject):
         """One more recorded step (or the final trace): grow the walk, continue a waiting Play."""
         self.trace = trace
         if self.lesson is None:
-            self.lesson = Lesson(trace)
+            self.lesson = Walk(trace)
         else:
             self.lesson.set_trace(trace)
         if self.cursor is None:

@@ -25,9 +25,9 @@ def no_running_animation(request):
 
 @pytest.fixture
 def scene(qapp):
+    from explainer.content.assets import load_texts
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
-    from explainer.lesson.assets import load_texts
     from tests.support.lesson import model_vocabulary
 
     s = LifecycleScene(load_texts(), THEMES["light"])

@@ -17,7 +17,8 @@ from PySide6.QtGui import QImage
 
 from explainer.diagram.render import render_scene_image, render_scene_png, render_scene_svg
 from explainer.diagram.theme import THEMES
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 
 APPROVED = Path(__file__).parent / "approved"
 FAILURES = Path(__file__).parent / "failures"
@@ -61,7 +62,7 @@ def check_image(scene, name: str) -> None:
 FRAMES = [
     ("paris_probabilities_light", "paris", "light", lambda t: Cursor(0, Stage.PROBABILITIES), False),
     ("sampled_sampling_dark", "sampled", "dark", lambda t: Cursor(1, Stage.SAMPLING), False),
-    ("chat_end_projector", "chat", "projector", lambda t: Lesson(t).last(), False),
+    ("chat_end_projector", "chat", "projector", lambda t: Walk(t).last(), False),
     ("paris_layers_spotlight_light", "paris", "light", lambda t: Cursor(2, Stage.LAYERS), True),
 ]
 

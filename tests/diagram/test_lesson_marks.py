@@ -7,9 +7,10 @@ from urllib.parse import unquote
 
 from PySide6.QtGui import QTextDocument
 
-from explainer.lesson.assets import load_texts
-from explainer.lesson.glossary import HREF_PREFIX, terms_in
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.content.assets import load_texts
+from explainer.content.glossary import HREF_PREFIX, terms_in
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 from tests.support.readback import link_fragments
 
 TEXTS = load_texts()
@@ -24,7 +25,7 @@ def test_every_term_of_a_drawn_caption_is_a_link(scene, real_trace):
     seen: set[str] = set()
     for name in ("paris", "sampled", "chat"):
         trace = real_trace(name)
-        for cursor in Lesson(trace).cursors():
+        for cursor in Walk(trace).cursors():
             scene.show_frame(trace, cursor, animate=False)
             text = scene.caption.text.toPlainText()
             links = anchors(scene.caption.text.document())

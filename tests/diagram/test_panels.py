@@ -7,11 +7,11 @@ import random
 
 import pytest
 
+from explainer.content.assets import load_texts
 from explainer.diagram.registry import PANELS
 from explainer.diagram.scene import LifecycleScene
 from explainer.frames import Frame, build_frame
-from explainer.lesson.assets import load_texts
-from explainer.lesson.stages import Lesson
+from explainer.illustration.walk import Walk
 from tests.support import readback as rb
 from tests.support.lesson import model_vocabulary
 
@@ -22,7 +22,7 @@ def test_every_value_of_a_frame_has_its_panel():
 
 def test_frames_are_pure_values(real_trace):
     trace = real_trace("sampled")
-    for c in Lesson(trace).cursors():
+    for c in Walk(trace).cursors():
         a = build_frame(trace, c, load_texts(), model_vocabulary())
         b = build_frame(trace, c, load_texts(), model_vocabulary())
         assert a == b and a is not b
@@ -32,7 +32,7 @@ def test_frames_are_pure_values(real_trace):
 @pytest.mark.parametrize("name", ["sampled", "chat"])
 def test_drawing_only_changed_panels_equals_drawing_everything_anew(scene, real_trace, name):
     trace = real_trace(name)
-    cursors = Lesson(trace).cursors()
+    cursors = Walk(trace).cursors()
     walk = cursors + list(reversed(cursors))
     rng = random.Random(0)
     walk += [rng.choice(cursors) for _ in range(40)]  # jumps back and forth
@@ -57,7 +57,7 @@ def test_a_panel_is_drawn_exactly_when_its_value_changes(scene, real_trace):
 
         item.draw = counting
     previous = scene.frame
-    for c in Lesson(trace).cursors():
+    for c in Walk(trace).cursors():
         drawn.clear()
         scene.show_frame(trace, c, animate=False)
         frame = scene.frame
@@ -70,7 +70,7 @@ def test_a_tour_step_can_point_at_every_panel(scene, real_trace):
     from explainer.diagram import layout as L
     from explainer.diagram.items.base import Panel
 
-    scene.show_frame(real_trace("paris"), Lesson(real_trace("paris")).first(), animate=False)
+    scene.show_frame(real_trace("paris"), Walk(real_trace("paris")).first(), animate=False)
     for spec in PANELS:
         scene.set_highlight(spec.name)
         outline = scene.highlight.sceneBoundingRect()

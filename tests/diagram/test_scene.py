@@ -11,7 +11,8 @@ from explainer.diagram import layout as L
 from explainer.diagram.theme import THEMES
 from explainer.frames.embeddings import sample_vector
 from explainer.frames.probabilities import N_BARS
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
 from tests.support.lesson import token_text
 
@@ -113,7 +114,7 @@ def test_append_adds_the_sampled_token(scene, real_trace):
 def test_loop_ends_on_eos_with_the_end_label(scene, real_trace):
     trace = real_trace("chat")
     assert trace.stop_reason == "eos"
-    last = Lesson(trace).last()
+    last = Walk(trace).last()
     scene.show_frame(trace, last, animate=False)
     assert rb.token_chips(scene)[-1][1] == "<|im_end|>"
     assert scene.loop.end_text.isVisible() and "end of answer" in scene.loop.end_text.text()
@@ -124,7 +125,7 @@ def test_loop_ends_on_eos_with_the_end_label(scene, real_trace):
 
 def test_loop_ends_on_the_length_limit(scene, real_trace):
     trace = real_trace("paris")
-    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    scene.show_frame(trace, Walk(trace).last(), animate=False)
     assert trace.stop_reason == "max_tokens"
     assert "limit reached: 8 tokens" in scene.loop.end_text.text()
 
@@ -262,7 +263,7 @@ def test_themes_switch_colours_and_type(scene, real_trace):
 
 def test_step_back_restores_the_frame_exactly(scene, real_trace):
     trace = real_trace("sampled")
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     cursors = lesson.cursors()[:16]
     states = []
     for c in cursors:
@@ -276,7 +277,7 @@ def test_step_back_restores_the_frame_exactly(scene, real_trace):
 
 def test_animated_transitions_end_in_the_instant_frame(scene, real_trace, qtbot):
     trace = real_trace("sampled")
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     scene.set_speed(8.0)
     c = lesson.first()
     scene.show_frame(trace, c, animate=False)
@@ -304,7 +305,7 @@ def test_finish_animation_is_deterministic(scene, real_trace):
     trace = real_trace("sampled")
     scene.set_speed(1.0)
     for stage in (Stage.EMBEDDINGS, Stage.LAYERS, Stage.PROBABILITIES, Stage.SAMPLING, Stage.APPEND):
-        prev = Lesson(trace).prev(Cursor(1, stage))
+        prev = Walk(trace).prev(Cursor(1, stage))
         scene.show_frame(trace, prev, animate=False)
         scene.show_frame(trace, Cursor(1, stage), animate=True)
         assert scene.is_animating(), stage
@@ -342,7 +343,7 @@ def test_prefill_chips_travel_together(scene, real_trace, qtbot):
 
 def test_long_prompt_elides_and_stays_inside(scene, real_trace):
     trace = real_trace("long")
-    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    scene.show_frame(trace, Walk(trace).last(), animate=False)
     chips = rb.token_chips(scene)
     n_total = len(trace.prompt_tokens) + len(trace.steps)
     assert len(chips) < n_total
@@ -366,7 +367,7 @@ def test_everything_stays_on_the_canvas(scene, real_trace):
         scene.set_theme(theme)
         for name in ("chat", "sampled", "long"):
             trace = real_trace(name)
-            for c in (Cursor(0, Stage.TOKENS), Cursor(0, Stage.SAMPLING), Lesson(trace).last()):
+            for c in (Cursor(0, Stage.TOKENS), Cursor(0, Stage.SAMPLING), Walk(trace).last()):
                 scene.show_frame(trace, c, animate=False)
                 for item in scene.items():
                     if item.isVisible() and item.data(0):
@@ -389,7 +390,7 @@ def test_odd_unicode_renders(scene, real_trace, real_engine, tmp_path):
     labels = [c.label.text() for c in scene.tokens.chips if c.isVisible() and c.token is not None]
     assert any(label.startswith("⟨") for label in labels)  # a piece of a character shows its bytes
     assert not any("\ufffd" in label for label in labels)
-    scene.show_frame(trace, Lesson(trace).last(), animate=False)
+    scene.show_frame(trace, Walk(trace).last(), animate=False)
     out = render_scene_png(scene, tmp_path / "u.png", scale=0.5)
     assert out.stat().st_size > 1000
 

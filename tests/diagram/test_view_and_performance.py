@@ -10,7 +10,8 @@ import time
 from explainer.diagram.theme import THEMES, Theme, system_theme_name
 from explainer.diagram.transitions import TRANSITIONS
 from explainer.diagram.view import DiagramView
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 
 
 def test_view_fits_and_zooms(scene, qtbot):
@@ -45,7 +46,7 @@ def test_animation_frames_only_change_existing_items(scene, real_trace, capsys):
     trace = real_trace("chat")
     scene.set_speed(1.0)
     ticks: list[float] = []
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     for c in lesson.cursors()[1:14]:
         scene.show_frame(trace, lesson.prev(c), animate=False)
         scene.show_frame(trace, c, animate=False)
@@ -67,7 +68,7 @@ def test_animation_frames_only_change_existing_items(scene, real_trace, capsys):
 
 def test_stepping_draws_every_stage(scene, real_trace, capsys):
     trace = real_trace("chat")
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     scene.show_frame(trace, Cursor(1, Stage.LAYERS), animate=False)  # token texts loaded once
     times = []
     for c in lesson.cursors():

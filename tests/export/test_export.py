@@ -14,7 +14,7 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
 from explainer.export.figure import cursor_for, export_figure, figure_bytes
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 pytestmark = pytest.mark.slow
 SVG = "{http://www.w3.org/2000/svg}"
@@ -78,10 +78,10 @@ def test_svg_rendered_back_matches_the_screen_frame(trace, text_as_paths):
     from PySide6.QtGui import QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
+    from explainer.content.assets import load_texts
     from explainer.diagram.render import render_scene_image
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
-    from explainer.lesson.assets import load_texts
     from tests.support.lesson import model_vocabulary
 
     cursor = cursor_for(trace, Stage.SAMPLING)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
+from explainer.content.assets import load_texts
 from explainer.engine.trace_file import load_trace
-from explainer.lesson.assets import load_texts
+from explainer.illustration.formatting import percent, quoted
 from explainer.lesson.completion import attention_look, completion, context_tokens, is_averaged
-from explainer.lesson.formatting import percent, quoted
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import QuizState, build_questions, check
 from tests.support.lesson import names_for

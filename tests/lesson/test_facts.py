@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from explainer.content.assets import load_texts
+from explainer.content.fields import field_names
+from explainer.content.texts import Provenance
 from explainer.engine.trace import ModelInfo
-from explainer.lesson.assets import load_texts
+from explainer.illustration.formatting import byte_size, milliseconds
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import (
     conversions,
-    field_names,
     fill,
     lesson_fields,
     request_lifecycle,
     scale_rows,
     weight_bytes,
 )
-from explainer.lesson.formatting import byte_size, milliseconds
-from explainer.lesson.texts import Provenance
-from explainer.lesson.vocab import TokenNames
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.lesson.assets import load_texts
-from explainer.lesson.formatting import is_special, percent
+from explainer.content.assets import load_texts
+from explainer.illustration.formatting import is_special, percent
 from explainer.lesson.game import GameState, new_round, reveal
 from tests.support.lesson import names_for
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explainer.lesson.assets import load_texts
+from explainer.content.assets import load_texts
 from explainer.lesson.outcomes import outcome_coverage, uncovered
 
 TEXTS = load_texts()

@@ -7,11 +7,11 @@ import copy
 
 import pytest
 
+from explainer.content.assets import load_texts
 from explainer.errors import ExplainerError
-from explainer.lesson.assets import load_texts
 from explainer.lesson.place import LessonPlace, place_record, read_place
-from explainer.lesson.stages import Cursor, Stage
 from explainer.lesson.tour import TourState
+from explainer.stages import Cursor, Stage
 
 TOUR = load_texts().tour
 

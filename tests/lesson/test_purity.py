@@ -1,4 +1,4 @@
-"""The lesson and frame layers stay pure: no Qt, and no file reading outside lesson/assets.py.
+"""The Qt-free layers stay pure: no Qt, and no file reading outside content/assets.py.
 
 import-linter checks the imports in CI; this also catches a stray ``open()`` or ``read_text()``,
 which an import contract cannot see.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2] / "explainer"
-MODULES = sorted([*(ROOT / "lesson").glob("*.py"), *(ROOT / "frames").glob("*.py")])
+MODULES = sorted([p for d in ("lesson", "frames", "illustration", "content") for p in (ROOT / d).glob("*.py")])
 READS = {"open", "read_text", "read_bytes", "load", "loads", "iterdir", "glob", "is_file", "exists"}
 
 
@@ -31,5 +31,5 @@ def test_pure_modules(path):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             assert name not in READS, f"{path.name}:{node.lineno} calls {name}()"
-        if isinstance(node, ast.ImportFrom) and node.module == "explainer.lesson.assets":
-            pytest.fail(f"{path.name} imports lesson.assets: texts must be passed in")
+        if isinstance(node, ast.ImportFrom) and node.module == "explainer.content.assets":
+            pytest.fail(f"{path.name} imports content.assets: texts must be passed in")

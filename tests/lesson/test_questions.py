@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.lesson.assets import load_texts
-from explainer.lesson.formatting import milliseconds, quoted
+from explainer.content.assets import load_texts
+from explainer.content.texts import QuestionKind
+from explainer.illustration.formatting import milliseconds, quoted
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.questions import Question, QuizState, build_questions, check, parse_number
-from explainer.lesson.texts import QuestionKind
-from explainer.lesson.vocab import TokenNames
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.lesson.assets import load_texts
+from explainer.content.assets import load_texts
+from explainer.content.texts import Condition, ConditionKind, TargetKind
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import lesson_fields
-from explainer.lesson.stages import Stage
-from explainer.lesson.texts import Condition, ConditionKind, TargetKind
 from explainer.lesson.tour import (
     Answered,
     Generated,
@@ -20,7 +20,7 @@ from explainer.lesson.tour import (
     condition_met,
     tour_view,
 )
-from explainer.lesson.vocab import TokenNames
+from explainer.stages import Stage
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()

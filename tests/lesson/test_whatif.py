@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explainer.content.assets import load_texts
 from explainer.engine.sampler import InvalidSetting, Sampler, SampleResult, SamplingSettings, pick_from
 from explainer.engine.trace import StepSampling
 from explainer.engine.trace_file import load_trace
-from explainer.lesson.assets import load_texts
-from explainer.lesson.formatting import quoted
+from explainer.illustration.formatting import quoted
 from explainer.lesson.whatif import N_BARS, what_if, what_if_stages
 from tests.support.lesson import names_for
 

@@ -123,7 +123,7 @@ def test_installed_app_finds_its_data_from_outside_the_repository(kind, request,
     info = json.loads(_run(explainer, "model", "info", "--json", cwd=tmp_path, env=env).stdout)
     assert info["name"] == "smollm2-135m-instruct" and info["license"] == "Apache-2.0"
     # the code and the data both come from this install, not from the checkout
-    code = "import explainer; from explainer.lesson.assets import assets_dir; print(explainer.__file__, assets_dir())"
+    code = "import explainer; from explainer.content.assets import assets_dir; print(explainer.__file__, assets_dir())"
     where = _run(_interpreter_of(explainer), "-c", code, cwd=tmp_path, env=env).stdout.split()
     assert all(Path(p).is_relative_to(bin_dir.parent) for p in where), where
     assert where[1].endswith("explainer/_data/assets")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from explainer.content.assets import load_texts
 from explainer.engine.tokenizer import load_tokenizer
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.frames.frame import Frame, build_frame
-from explainer.lesson.assets import load_texts
-from explainer.lesson.captions import caption
-from explainer.lesson.stages import Cursor
-from explainer.lesson.vocab import TokenNames, Vocabulary, vocabulary_of
+from explainer.illustration.captions import caption
+from explainer.illustration.vocab import TokenNames, Vocabulary, vocabulary_of
+from explainer.stages import Cursor
 
 
 @lru_cache(maxsize=1)

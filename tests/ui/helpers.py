@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from explainer.lesson.stages import Cursor, Stage
+from explainer.stages import Cursor, Stage
 
 
 def type_into(qtbot, widget, text: str) -> None:

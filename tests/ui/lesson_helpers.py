@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 
-from explainer.lesson.texts import TargetKind, TourStep
+from explainer.content.texts import TargetKind, TourStep
 from explainer.ui.settings import AppSettings
 from tests.support.readback import link_fragments
 

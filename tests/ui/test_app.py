@@ -74,12 +74,12 @@ def test_bench_dates_the_process_start_to_the_clock_tick():
 def test_bench_step_through_times_every_press_without_a_model(qtbot, real_trace, tmp_path, capsys):
     from explainer.bench.stepping import run_stepping_bench
     from explainer.engine.trace_file import save_trace
-    from explainer.lesson.stages import Lesson
+    from explainer.illustration.walk import Walk
 
     trace = real_trace("sampled")
     save_trace(trace, tmp_path / "run.trace")
     report = run_stepping_bench(tmp_path / "run.trace")
-    assert report["presses"] == Lesson(trace).count() - 1  # every stage of every step, to the end
+    assert report["presses"] == Walk(trace).count() - 1  # every stage of every step, to the end
     assert report["steps"] == len(trace.steps) and report["step_max_ms"] >= report["step_median_ms"] > 0
     with capsys.disabled():  # figures, never asserted
         print(

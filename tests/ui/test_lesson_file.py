@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from PySide6.QtCore import Qt
 
-from explainer.lesson.stages import Cursor, Stage
+from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
 from tests.ui.helpers import forward_to, generate, press
 
@@ -115,8 +115,8 @@ def test_a_lesson_whose_run_was_tampered_with_is_refused(qtbot, window, tmp_path
 def test_a_lesson_opens_on_a_pc_where_the_model_was_never_built(qtbot, real_trace, tmp_cache, make_window, tmp_path):
     """The instructor's lecture-hall PC has no model yet: the lesson still opens where it was
     saved and steps through the recorded run, and nothing starts building."""
+    from explainer.content.assets import load_texts
     from explainer.engine.trace_file import save_trace
-    from explainer.lesson.assets import load_texts
     from explainer.lesson.place import LessonPlace, place_record
     from explainer.lesson.tour import TourState
 

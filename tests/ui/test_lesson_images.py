@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.lesson.assets import load_texts
-from explainer.lesson.stages import Lesson
-from explainer.lesson.texts import TargetKind
+from explainer.content.assets import load_texts
+from explainer.content.texts import TargetKind
+from explainer.illustration.walk import Walk
 from tests.diagram.test_images import check_image
 from tests.ui.helpers import click
 from tests.ui.lesson_helpers import forget_the_lesson
@@ -37,7 +37,7 @@ def fresh_lesson():
 
 def show_chapter(qtbot, w, trace, chapter_id: str) -> None:
     """The recorded run at its end, the tour at the chapter's first pointer, "Show me" pressed."""
-    w.stepper.show(Lesson(trace).last())
+    w.stepper.show(Walk(trace).last())
     w.lesson_ui.go_to(first_pointer(chapter_id))
     if w.lesson_ui.dock.tour.show_me_button.isEnabled():
         click(qtbot, w.lesson_ui.dock.tour.show_me_button)

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from explainer.content.assets import load_texts
+from explainer.content.glossary import HREF_PREFIX
+from explainer.content.texts import QuestionKind
 from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
-from explainer.lesson.assets import load_texts
+from explainer.illustration.formatting import percent
 from explainer.lesson.completion import attention_look
-from explainer.lesson.formatting import percent
 from explainer.lesson.game import GameState
-from explainer.lesson.glossary import HREF_PREFIX
 from explainer.lesson.questions import QuizState
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import QuestionKind
 from explainer.lesson.tour import TourState
+from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import first_anchor_point, forget_the_lesson, tour_key

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from explainer.lesson.assets import load_texts
+from explainer.content.assets import load_texts
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import QuizState
-from explainer.lesson.stages import Cursor, Stage
+from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import assert_points_at, forget_the_lesson, tour_key

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from explainer.lesson.stages import Cursor, Stage
+from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
 from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into
 

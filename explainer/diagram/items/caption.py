@@ -1,6 +1,6 @@
 """The caption under the illustration: the stage's title and what it does, in plain words.
 
-The caption's key terms are links (``term:KEY``, see :mod:`explainer.lesson.glossary`): a
+The caption's key terms are links (``term:KEY``, see :mod:`explainer.content.glossary`): a
 beginner who meets "prefill" is one hover away from its meaning and one click away from the
 glossary. The item only draws the links and reports hovers and clicks as hrefs; the scene turns
 them into glossary terms (it holds the texts) and the window opens the glossary.
@@ -13,10 +13,10 @@ import html
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
+from explainer.content.glossary import TextPart, href_of
 from explainer.diagram.items.base import Panel, Para, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.caption import CaptionValue
-from explainer.lesson.glossary import TextPart, href_of
 
 
 def linked_caption_html(parts: tuple[TextPart, ...], text: str, link_color: str) -> str:

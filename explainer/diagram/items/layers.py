@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from explainer.diagram.items.base import RAW, Box, Panel, Rect, Text, elide, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.layers import SKETCH_LAYERS, LayersValue
-from explainer.lesson.formatting import visible
+from explainer.illustration.formatting import visible
 
 
 class LayerStackItem(Panel):

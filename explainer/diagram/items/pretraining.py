@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QGraphicsPathItem
 from explainer.diagram.items.base import Arrow, Box, Panel, Para, Text, elide, pen, tag, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.pretraining import PretrainingValue
-from explainer.lesson.formatting import short_count
+from explainer.illustration.formatting import short_count
 
 SOURCES = ("books", "web", "code")
 

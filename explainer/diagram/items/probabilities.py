@@ -29,7 +29,7 @@ from explainer.diagram.theme import Theme
 from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
 
 __all__ = ["AFTER_TOP_P", "CumulativeBarItem", "ProbabilityChartItem"]
-from explainer.lesson.formatting import percent, visible
+from explainer.illustration.formatting import percent, visible
 
 ROWS = N_BARS + 1  # candidates + "other"
 

@@ -13,8 +13,8 @@ import html
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.lesson.completion import Completion
-from explainer.lesson.texts import LessonTexts
 from explainer.ui.lesson.links import coloured_links
 from explainer.ui.style import TextKeyGuard
 

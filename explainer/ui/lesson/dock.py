@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
 
-from explainer.lesson.texts import LessonTexts
+from explainer.content.texts import LessonTexts
 from explainer.ui.lesson.completion_section import CompletionSection
 from explainer.ui.lesson.glossary_section import GlossarySection
 from explainer.ui.lesson.predict_section import PredictSection

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from explainer.lesson.texts import LessonTexts
+from explainer.content.texts import LessonTexts
 from explainer.ui.lesson.links import LinkedLabel
 from explainer.ui.style import TextKeyGuard
 

@@ -1,7 +1,7 @@
 """Labels whose glossary terms are links: hover shows the definition, click opens the glossary.
 
 Every text of the lesson (tour steps, questions, explanations, definitions) goes through
-:func:`explainer.lesson.glossary.linked_html`, so a term is linked wherever it appears, the same
+:func:`explainer.content.glossary.linked_html`, so a term is linked wherever it appears, the same
 way as in the diagram's caption. The label reports a click as the glossary key; the dock opens
 the glossary at it.
 """
@@ -12,8 +12,8 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCursor, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QWidget
 
-from explainer.lesson.glossary import link_terms, linked_html, term_of_href
-from explainer.lesson.texts import Glossary
+from explainer.content.glossary import link_terms, linked_html, term_of_href
+from explainer.content.texts import Glossary
 
 
 def coloured_links(body: str, widget: QWidget) -> str:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
-from explainer.lesson.formatting import percent
+from explainer.illustration.formatting import percent
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.game import GameState, Reveal, Round, new_round, reveal
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
+from explainer.stages import Cursor, Stage
 
 N_CANDIDATES = 4
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explainer.content.texts import LessonTexts, QuestionKind
 from explainer.lesson.questions import Question, check
-from explainer.lesson.texts import LessonTexts, QuestionKind
 from explainer.ui.lesson.links import LinkedLabel
 from explainer.ui.style import TextKeyGuard
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.lesson.questions import Question, QuizState, Verdict
-from explainer.lesson.texts import LessonTexts
 from explainer.ui.lesson.question_card import QuestionCard
 
 

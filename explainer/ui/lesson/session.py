@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from explainer.content.texts import ConditionKind
 from explainer.engine.trace import ModelInfo, Trace
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.completion import completion
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.game import GameState, Reveal
 from explainer.lesson.questions import Question, QuizState, build_questions
-from explainer.lesson.stages import Cursor
-from explainer.lesson.texts import ConditionKind
 from explainer.lesson.tour import (
     Answered,
     Generated,
@@ -33,7 +33,7 @@ from explainer.lesson.tour import (
     WhatIfChanged,
     tour_view,
 )
-from explainer.lesson.vocab import TokenNames
+from explainer.stages import Cursor
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me

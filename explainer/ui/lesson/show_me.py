@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from explainer.content.texts import Condition, ConditionKind, Target, TargetKind
 from explainer.diagram.registry import SPOTLIGHT
-from explainer.lesson.stages import Cursor, Lesson, Stage
-from explainer.lesson.texts import Condition, ConditionKind, Target, TargetKind
+from explainer.illustration.walk import Walk
 from explainer.lesson.tour import TourView
+from explainer.stages import Cursor, Stage
 
 
 class Section(StrEnum):
@@ -35,7 +36,7 @@ class Section(StrEnum):
 @dataclass(frozen=True)
 class Pointing:
     panel: str | None = None  # a panel of the illustration (scene.set_highlight)
-    control: str | None = None  # a control of the window (lesson.assets.CONTROLS)
+    control: str | None = None  # a control of the window (content.assets.CONTROLS)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def _panel_stage(panel: str) -> Stage | None:
     return next((stage for stage, names in SPOTLIGHT.items() if panel in names), None)
 
 
-def stage_cursor(condition: Condition, lesson: Lesson | None, cursor: Cursor | None) -> Cursor | None:
+def stage_cursor(condition: Condition, lesson: Walk | None, cursor: Cursor | None) -> Cursor | None:
     """A recorded cursor that shows ``condition``'s stage: the pass it names (the prefill, a
     decode pass, the last one), else the pass under the cursor. None when not recorded."""
     stage = condition.stage
@@ -87,7 +88,7 @@ def stage_cursor(condition: Condition, lesson: Lesson | None, cursor: Cursor | N
     return found if lesson.is_available(found) else None
 
 
-def show_me(view: TourView | None, lesson: Lesson | None, cursor: Cursor | None) -> ShowMe | None:
+def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -> ShowMe | None:
     """The help the step offers, or None (a step about a panel drawn at every stage)."""
     if view is None:
         return None

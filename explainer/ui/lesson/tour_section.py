@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from explainer.lesson.texts import ConditionKind, LessonTexts
+from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.lesson.tour import TourView
 from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.links import LinkedLabel

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explainer.diagram.theme import THEMES, Theme
 from explainer.frames.probabilities import nice_scale
-from explainer.lesson.formatting import percent
+from explainer.illustration.formatting import percent
 from explainer.lesson.whatif import AFTER_TEMPERATURE, AFTER_TOP_P, RAW, WhatIf
 
 ROW_H = 20.0

@@ -16,13 +16,13 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.diagram.theme import Theme
 from explainer.engine.sampler import InvalidSetting, SamplingSettings
 from explainer.engine.trace import Step, Trace
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames
 from explainer.lesson.whatif import AFTER_TOP_P, WhatIf, what_if
+from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.keys import SliderKeyGuard
 from explainer.ui.lesson.whatif_chart import WhatIfChart
 

@@ -1,6 +1,6 @@
 """The words the lesson shows, as one value: titles, captions, glossary, tour, questions, lesson.
 
-They are data (``assets/<language>/*.json``, read and checked by :mod:`explainer.lesson.assets`),
+They are data (``assets/<language>/*.json``, read and checked by :mod:`explainer.content.assets`),
 loaded once by the app or the export command and passed to whatever needs them, so the
 functions that build frames, captions, tour steps and questions never touch the disk and give
 the same result whatever ran before them. Nothing a learner reads is written in the code: the
@@ -8,7 +8,7 @@ code only chooses a template and fills its ``{fields}`` with numbers from the ru
 
 The records below are plain frozen values parsed from those files; the behaviour that uses them
 lives in the modules named after them (:mod:`~explainer.lesson.tour`,
-:mod:`~explainer.lesson.questions`, :mod:`~explainer.lesson.glossary`, ...).
+:mod:`~explainer.lesson.questions`, :mod:`~explainer.content.glossary`, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from explainer.lesson.stages import Stage
+from explainer.stages import Stage
 
 # Every key the code reads from lesson.json's text sections; assets.py refuses a file without one,
 # naming the file and the key, so a missing text is found when the app starts, not mid-lesson.
@@ -131,7 +131,7 @@ class GlossaryEntry:
 @dataclass(frozen=True)
 class Glossary:
     """The glossary in the order the panel lists it; hashable, so the term matcher is compiled
-    once per glossary (see :mod:`explainer.lesson.glossary`)."""
+    once per glossary (see :mod:`explainer.content.glossary`)."""
 
     entries: tuple[GlossaryEntry, ...]
 

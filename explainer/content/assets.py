@@ -1,7 +1,7 @@
 """Finding, reading and checking the lesson's data files in ``assets/<language>/``.
 
 The one module of the lesson layer that reads files: the app and the export command call
-:func:`load_texts` once and pass the result down (see :class:`~explainer.lesson.texts.LessonTexts`).
+:func:`load_texts` once and pass the result down (see :class:`~explainer.content.texts.LessonTexts`).
 Every file is checked here, when the app starts, with errors that name the file and the key,
 so an author who breaks a text finds out at once rather than in the middle of a lesson:
 
@@ -20,11 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from explainer.errors import ExplainerError
-from explainer.lesson.facts import field_names
-from explainer.lesson.json_checks import CheckedJson
-from explainer.lesson.stages import Stage
-from explainer.lesson.texts import (
+from explainer.content.fields import field_names
+from explainer.content.json_checks import CheckedJson
+from explainer.content.texts import (
     REQUIRED_STRINGS,
     Chapter,
     Condition,
@@ -43,7 +41,9 @@ from explainer.lesson.texts import (
     TourScript,
     TourStep,
 )
+from explainer.errors import ExplainerError
 from explainer.resources import data_dirs
+from explainer.stages import Stage
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 DEFAULT_LANGUAGE = "en"

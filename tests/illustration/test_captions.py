@@ -7,10 +7,11 @@ import re
 
 import pytest
 
-from explainer.lesson.assets import assets_dir, load_texts
-from explainer.lesson.captions import lens_settles_at
-from explainer.lesson.formatting import percent, quoted, short_count, visible
-from explainer.lesson.stages import Cursor, Lesson, Stage
+from explainer.content.assets import assets_dir, load_texts
+from explainer.engine.analysis import lens_settles_at
+from explainer.illustration.formatting import percent, quoted, short_count, visible
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
 from tests.support.lesson import caption_at
 
 TEXTS = load_texts()
@@ -30,7 +31,7 @@ def test_text_helpers():
 def test_every_cursor_has_a_short_filled_caption(real_trace):
     for name in ("paris", "chat", "sampled"):
         trace = real_trace(name)
-        for c in Lesson(trace).cursors():
+        for c in Walk(trace).cursors():
             text = caption_at(trace, c)
             assert "{" not in text and "}" not in text, text
             assert 40 < len(text) < 320, text
@@ -51,7 +52,7 @@ def test_captions_carry_real_numbers(real_trace):
     decode = caption_at(trace, Cursor(1, Stage.TOKENS))
     assert "“␣Paris”" in decode and f"{trace.steps[1].end} of 8,192" in decode
     assert f"{trace.steps[1].start} cached" in caption_at(trace, Cursor(1, Stage.LAYERS))
-    last = caption_at(trace, Lesson(trace).last())
+    last = caption_at(trace, Walk(trace).last())
     # (worded "output tokens" since issue 11, where "new tokens" said it before)
     assert "limit of 8 output tokens" in last and "ms" in last and "CPU" in last
 
@@ -67,7 +68,7 @@ def test_sampled_caption_names_the_draw(real_trace):
 def test_chat_ends_on_end_of_answer(real_trace):
     trace = real_trace("chat")
     assert trace.stop_reason == "eos"
-    text = caption_at(trace, Lesson(trace).last())
+    text = caption_at(trace, Walk(trace).last())
     assert "<|im_end|>" in text and "end-of-answer" in text
     assert "chat template" in caption_at(trace, Cursor(0, Stage.TOKENS))
 
@@ -152,7 +153,7 @@ def test_the_key_words_appear_where_they_belong(real_trace):
     tokens = caption_at(trace, Cursor(0, Stage.TOKENS))
     assert "Tokenization" in tokens and "input tokens" in tokens
     assert "autoregressive generation" in caption_at(trace, Cursor(1, Stage.APPEND))
-    last = caption_at(trace, Lesson(trace).last())
+    last = caption_at(trace, Walk(trace).last())
     assert "output tokens" in last
     assert "prefill plus picking it" in last  # TTFT as it is measured here
 
@@ -165,7 +166,7 @@ def test_the_whitespace_legend_is_one_text(real_trace):
     assert frame.tokens.legend == TEXTS.legend  # the prompt's chips show ␣
     assert "␣" not in "".join(
         caption_at(real_trace("paris"), c)
-        for c in Lesson(real_trace("paris")).cursors()
+        for c in Walk(real_trace("paris")).cursors()
         if c.stage is Stage.TOKENS and c.step == 0
     )
 

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from explainer.lesson.assets import load_texts
+from explainer.content.assets import load_texts
+from explainer.content.glossary import href_of, link_terms, linked_html, term_of_href, terms_in
+from explainer.illustration.walk import Walk
 from explainer.lesson.facts import lesson_fields
-from explainer.lesson.glossary import href_of, link_terms, linked_html, term_of_href, terms_in
 from explainer.lesson.questions import build_questions
-from explainer.lesson.stages import Lesson
 from explainer.lesson.tour import TourState, tour_view
 from tests.support.lesson import caption_at, names_for
 
@@ -121,7 +121,7 @@ def _unlinked(text: str) -> list[str]:
 def test_every_caption_links_its_key_terms(real_trace):
     for name in ("paris", "chat", "sampled"):
         trace = real_trace(name)
-        for c in Lesson(trace).cursors():
+        for c in Walk(trace).cursors():
             text = caption_at(trace, c)
             assert _unlinked(text) == [], (c, text)
 

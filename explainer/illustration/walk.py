@@ -1,82 +1,20 @@
-"""Where the learner is in the illustration: which request step, which stage of it.
+"""The walk over a recorded trace: which cursors exist, and the one before or after each.
 
-The request loop repeats the same stages for every forward pass, so a position is a
-``Cursor(step, stage)``.  Pretraining is shown once, before the first pass.  Moving
-only ever visits what the trace has recorded, so stepping back and forth is a pure
-read of the trace, never a rerun of the model.
+Moving only ever visits what the trace has recorded, so stepping back and forth is a pure read
+of the trace, never a rerun of the model.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING
+
+from explainer.stages import LOOP_STAGES, STAGE_ORDER, Cursor, Stage, stages_of
 
 if TYPE_CHECKING:  # (a type only: `explainer --help` need not import numpy)
     from explainer.engine.trace import Trace
 
 
-class Stage(str, Enum):
-    """The stages of the illustration, in teaching order.
-
-    Comparisons follow that order (not the alphabetical order of the string values),
-    so ``Cursor`` ordering is (step, stage position).
-    """
-
-    PRETRAINING = "pretraining"
-    TOKENS = "tokens"
-    EMBEDDINGS = "embeddings"
-    LAYERS = "layers"
-    PROBABILITIES = "probabilities"
-    SAMPLING = "sampling"
-    APPEND = "append"
-
-    @property
-    def position(self) -> int:
-        return _POSITION[self]
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Stage):
-            return NotImplemented
-        return self.position < other.position
-
-    def __le__(self, other: object) -> bool:
-        if not isinstance(other, Stage):
-            return NotImplemented
-        return self.position <= other.position
-
-    def __gt__(self, other: object) -> bool:
-        if not isinstance(other, Stage):
-            return NotImplemented
-        return self.position > other.position
-
-    def __ge__(self, other: object) -> bool:
-        if not isinstance(other, Stage):
-            return NotImplemented
-        return self.position >= other.position
-
-    __hash__ = str.__hash__
-
-
-STAGE_ORDER: tuple[Stage, ...] = tuple(Stage)
-_POSITION = {s: i for i, s in enumerate(STAGE_ORDER)}
-LOOP_STAGES: tuple[Stage, ...] = STAGE_ORDER[1:]
-
-
-@dataclass(frozen=True, order=True)
-class Cursor:
-    """A position in the illustration: request step ``step`` (0 = prefill), stage ``stage``."""
-
-    step: int
-    stage: Stage
-
-
-def stages_of(step: int) -> tuple[Stage, ...]:
-    """The stages shown for one step: pretraining only before the first pass."""
-    return STAGE_ORDER if step == 0 else LOOP_STAGES
-
-
-class Lesson:
+class Walk:
     """Navigation over a (possibly still growing) trace.
 
     A cursor is *available* when its step has been recorded; ``Cursor(0, PRETRAINING)``

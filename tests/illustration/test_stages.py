@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from explainer.lesson.stages import STAGE_ORDER, Cursor, Lesson, Stage
+from explainer.illustration.walk import Walk
+from explainer.stages import STAGE_ORDER, Cursor, Stage
 
 
 def test_stage_order_is_teaching_order_not_alphabetical():
@@ -26,7 +27,7 @@ def test_stage_order_is_teaching_order_not_alphabetical():
 
 def test_walk_forward_and_back(real_trace):
     trace = real_trace("paris")
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     n = len(trace.steps)
     cursors = lesson.cursors()
     assert cursors[0] == Cursor(0, Stage.PRETRAINING) == lesson.first()
@@ -44,7 +45,7 @@ def test_walk_forward_and_back(real_trace):
 
 def test_next_token_jumps_to_append(real_trace):
     trace = real_trace("paris")
-    lesson = Lesson(trace)
+    lesson = Walk(trace)
     c = lesson.first()
     assert lesson.next_token(c) == Cursor(0, Stage.APPEND)
     assert lesson.next_token(Cursor(0, Stage.APPEND)) == Cursor(1, Stage.APPEND)
@@ -57,7 +58,7 @@ def test_growing_trace(real_trace):
     partial = copy.copy(full)
     partial.steps = full.steps[:2]
     partial.stop_reason = None
-    lesson = Lesson(partial)
+    lesson = Walk(partial)
     assert lesson.last() == Cursor(1, Stage.APPEND)
     assert lesson.next(lesson.last()) is None  # nothing recorded beyond yet
     assert not lesson.is_finished(lesson.last())  # still running
@@ -70,8 +71,8 @@ def test_empty_trace_has_only_pretraining(real_trace):
     empty = copy.copy(real_trace("paris"))
     empty.steps = []
     empty.stop_reason = None
-    lesson = Lesson(empty)
+    lesson = Walk(empty)
     assert lesson.cursors() == [Cursor(0, Stage.PRETRAINING)]
     assert lesson.last() == lesson.first() and lesson.next(lesson.first()) is None
     assert not lesson.is_finished(lesson.first())
-    assert Lesson(None).cursors() == [Cursor(0, Stage.PRETRAINING)]
+    assert Walk(None).cursors() == [Cursor(0, Stage.PRETRAINING)]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from explainer.content import assets
+from explainer.content.assets import FILES, PANELS, assets_dir, languages, load_texts, read_texts
+from explainer.content.texts import REQUIRED_STRINGS, ConditionKind, TargetKind
 from explainer.errors import ExplainerError
 from explainer.frames.frame import Frame
-from explainer.lesson import assets
-from explainer.lesson.assets import FILES, PANELS, assets_dir, languages, load_texts, read_texts
-from explainer.lesson.texts import REQUIRED_STRINGS, ConditionKind, TargetKind
 
 
 def test_english_is_the_default_and_loads_once():

@@ -9,26 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from explainer.content.texts import LessonTexts
+from explainer.engine.analysis import lens_settles_at
 from explainer.engine.sampler import SamplingSettings
-from explainer.engine.trace import Step, Trace
-from explainer.lesson.formatting import milliseconds, percent, quoted, short_count
-from explainer.lesson.stages import Cursor, Stage
-from explainer.lesson.texts import LessonTexts
-from explainer.lesson.vocab import TokenNames
-
-
-def lens_settles_at(step: Step) -> int | None:
-    """1-based layer from which every layer's lens top-1 equals the final top token
-    (the layer where stopping early would already give the same answer)."""
-    final = int(step.sampling.raw.ids[0]) if len(step.sampling.raw.ids) else None
-    first: int | None = None
-    for i, top in enumerate(step.layers.guesses()):
-        if top == final:
-            if first is None:
-                first = i + 1
-        else:
-            first = None
-    return first
+from explainer.engine.trace import Trace
+from explainer.illustration.formatting import milliseconds, percent, quoted, short_count
+from explainer.illustration.vocab import TokenNames
+from explainer.stages import Cursor, Stage
 
 
 def caption_fields(trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explainer.engine.tokenizer import load_tokenizer
-from explainer.lesson.vocab import display_piece
+from explainer.illustration.vocab import display_piece
 
 pytestmark = pytest.mark.slow
 

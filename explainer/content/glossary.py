@@ -16,7 +16,7 @@ Matching rules, so that links land where a reader expects them:
 - a plural ending ``s`` or ``es`` is allowed ("tokens", "layer guesses"), other forms are
   listed as aliases in glossary.json.
 
-The pattern is compiled once per glossary (a :class:`~explainer.lesson.texts.Glossary` is a
+The pattern is compiled once per glossary (a :class:`~explainer.content.texts.Glossary` is a
 hashable value), so linking a caption per frame costs a regex search.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote, unquote
 
-from explainer.lesson.texts import Glossary
+from explainer.content.texts import Glossary
 
 HREF_PREFIX = "term:"
 

@@ -1,6 +1,6 @@
 """Checking a JSON document field by field, with errors that name the file and the key path
 (``en/tour.json: steps[3] (tok-ids).text must be a non-empty text``): an author who breaks a
-lesson text learns where at once. Pure: :mod:`explainer.lesson.assets` reads the files."""
+lesson text learns where at once. Pure: :mod:`explainer.content.assets` reads the files."""
 
 from __future__ import annotations
 
