@@ -1,17 +1,25 @@
-"""The panels of the illustration: which item draws which value of a Frame.
+"""The panels of the illustration as drawn: which item draws each panel, where, and when.
 
-Adding a panel is one entry here (next to its value in explainer/frames/ and its item in
-items/). The name is the Frame field holding the panel's value; the scene draws the item again
-exactly when that value changes.
+One ``PanelSpec`` per row of the Qt-free panel table (:mod:`explainer.frames.panels`), in the
+same order (which is also the drawing order; checked when this module loads). A spec carries
+everything the scene needs to know of a panel: the item that draws its value, its rectangle on
+the fixed canvas, its z-order and the stages whose arrival draws it at once. ``PanelSpec[V]``
+takes a ``FramePanel[V]`` and an item whose ``draw`` takes a ``V``, so mypy rejects the wrong
+item for a panel. Adding a panel is one spec here (ARCHITECTURE.md, "Add a panel").
+
+The canvas: one 16:9 logical canvas for every theme and window size; the view scales it. The
+request loop reads left to right and back: tokens on top, then embeddings -> layers ->
+probabilities, and the append arrow climbs back up to the tokens. Pretraining stands apart on
+the left.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtCore import QRectF
 
 from explainer.diagram.items.append import LoopArrowItem
 from explainer.diagram.items.caption import CaptionItem
@@ -25,43 +33,91 @@ from explainer.diagram.items.pretraining import PretrainingItem
 from explainer.diagram.items.probabilities import ProbabilityChartItem
 from explainer.diagram.items.tokens import TokenStripItem
 from explainer.diagram.theme import Theme
+from explainer.frames import panels as F
+from explainer.frames.panel import FramePanel
 from explainer.stages import STAGE_ORDER, Stage
+
+WIDTH, HEIGHT = 1600.0, 900.0  # the canvas, in scene units
 
 # z-order: panels below arrows below flying chips
 Z_PANEL, Z_ARROW, Z_FLY = 0.0, 5.0, 10.0
 
-
-class PanelItem(Protocol):
-    """What every panel item does: draw its value in a theme."""
-
-    def draw(self, value: Any, theme: Theme) -> None: ...
+V = TypeVar("V")
+V_contra = TypeVar("V_contra", contravariant=True)
 
 
-@dataclass(frozen=True)
-class PanelSpec:
-    name: str  # the Frame field with this panel's value
-    make: Callable[[], QGraphicsItem]  # the item; it must also be a PanelItem
+class PanelItem(Protocol[V_contra]):
+    """What every panel item does: draw its panel's value in a theme (items are QGraphicsItems)."""
+
+    def draw(self, value: V_contra, theme: Theme) -> None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class PanelSpec(Generic[V]):
+    panel: FramePanel[V]  # the row of the panel table whose value the item draws
+    make: Callable[[], PanelItem[V]]  # the item (a QGraphicsItem)
+    # where it sits on the canvas; None: an arrow, routed between the panels (placement.py)
+    rect: QRectF | None = None
     z: float = Z_PANEL
     # stages whose arrival draws this panel at once; at other stages a window draws it one
     # event-loop turn later, so no single turn holds up the window for every panel
     urgent_at: frozenset[Stage] = frozenset()
 
+    @property
+    def name(self) -> str:
+        return self.panel.name
+
+    def canvas_rect(self) -> QRectF:
+        """The rectangle of a panel that has one (a copy: QRectF is mutable)."""
+        if self.rect is None:
+            raise ValueError(f"the {self.name} panel is an arrow: it has no rectangle of its own")
+        return QRectF(self.rect)
+
 
 EVERY_STAGE = frozenset(STAGE_ORDER)
 
-PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("header", HeaderItem),
-    PanelSpec("pretraining", PretrainingItem),
-    PanelSpec("tokens", TokenStripItem, urgent_at=frozenset({Stage.TOKENS, Stage.APPEND})),
-    PanelSpec("embeddings", EmbeddingStripItem, urgent_at=frozenset({Stage.EMBEDDINGS})),
-    PanelSpec("layers", LayerStackItem, urgent_at=frozenset({Stage.LAYERS})),
-    PanelSpec("probabilities", ProbabilityChartItem, urgent_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING})),
-    PanelSpec("kvcache", KVCacheItem, urgent_at=frozenset({Stage.LAYERS, Stage.APPEND})),
-    PanelSpec("counters", CountersItem),
-    PanelSpec("caption", CaptionItem),
-    PanelSpec("loop", LoopArrowItem, Z_ARROW, EVERY_STAGE),
-    PanelSpec("flow", FlowItem, Z_ARROW, EVERY_STAGE),
+HEADER = PanelSpec(F.HEADER, HeaderItem, QRectF(12, 6, 1576, 44))
+PRETRAINING = PanelSpec(F.PRETRAINING, PretrainingItem, QRectF(12, 56, 238, 736))
+TOKENS = PanelSpec(
+    F.TOKENS, TokenStripItem, QRectF(274, 56, 1314, 158), urgent_at=frozenset({Stage.TOKENS, Stage.APPEND})
 )
+EMBEDDINGS = PanelSpec(
+    F.EMBEDDINGS, EmbeddingStripItem, QRectF(274, 252, 330, 466), urgent_at=frozenset({Stage.EMBEDDINGS})
+)
+LAYERS = PanelSpec(F.LAYERS, LayerStackItem, QRectF(628, 252, 420, 466), urgent_at=frozenset({Stage.LAYERS}))
+PROBABILITIES = PanelSpec(
+    F.PROBABILITIES,
+    ProbabilityChartItem,
+    QRectF(1072, 252, 516, 466),
+    urgent_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING}),
+)
+KVCACHE = PanelSpec(
+    F.KVCACHE, KVCacheItem, QRectF(274, 728, 870, 64), urgent_at=frozenset({Stage.LAYERS, Stage.APPEND})
+)
+COUNTERS = PanelSpec(F.COUNTERS, CountersItem, QRectF(1156, 728, 432, 64))
+CAPTION = PanelSpec(F.CAPTION, CaptionItem, QRectF(12, 802, 1576, 90))
+LOOP = PanelSpec(F.LOOP, LoopArrowItem, z=Z_ARROW, urgent_at=EVERY_STAGE)
+FLOW = PanelSpec(F.FLOW, FlowItem, z=Z_ARROW, urgent_at=EVERY_STAGE)
+
+PANELS: tuple[PanelSpec[Any], ...] = (
+    HEADER,
+    PRETRAINING,
+    TOKENS,
+    EMBEDDINGS,
+    LAYERS,
+    PROBABILITIES,
+    KVCACHE,
+    COUNTERS,
+    CAPTION,
+    LOOP,
+    FLOW,
+)
+BY_NAME: dict[str, PanelSpec[Any]] = {spec.name: spec for spec in PANELS}
+
+if tuple(BY_NAME) != F.PANEL_NAMES:  # (at import: the app does not start with a panel undrawn)
+    raise RuntimeError(
+        f"diagram/registry.py draws {tuple(BY_NAME)}, but the panel table (frames/panels.py) has {F.PANEL_NAMES}"
+    )
 
 # Spotlight (presenter mode): the items that show each stage stay lit, the other panels dim.
 # Items named here and never lit for the current stage are dimmed; header, counters and caption

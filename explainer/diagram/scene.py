@@ -8,7 +8,7 @@ panels whose value changed. Drawing the less urgent panels later (scheduler.py),
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleText
 
 from explainer.content.glossary import term_of_href
 from explainer.content.texts import LessonTexts
-from explainer.diagram import layout as L
+from explainer.diagram import registry as R
 from explainer.diagram.animator import Animator
 from explainer.diagram.items.append import LoopArrowItem
 from explainer.diagram.items.caption import CaptionItem
@@ -36,11 +36,19 @@ from explainer.diagram.theme import THEMES, Theme
 from explainer.diagram.transitions import TRANSITIONS, Actors
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.frames import Frame, FrameBuilder
+from explainer.frames import panels as F
 from explainer.illustration.vocab import Vocabulary
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 
 MAX_TRAVELLERS = 9
+
+
+def _make(spec: R.PanelSpec[Any]) -> QGraphicsItem:
+    item = spec.make()
+    if not isinstance(item, QGraphicsItem):
+        raise TypeError(f"the {spec.name} panel's item {type(item).__name__} is not a QGraphicsItem")
+    return item
 
 
 class LifecycleScene(QGraphicsScene):
@@ -51,12 +59,12 @@ class LifecycleScene(QGraphicsScene):
     term_activated = Signal(str)  # a glossary term clicked in the caption (the window opens the glossary)
 
     def __init__(self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None) -> None:
-        super().__init__(0, 0, L.WIDTH, L.HEIGHT, parent)
+        super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
         self.theme = theme or THEMES["light"]
         self.spotlight = False
         self.interactive = False  # see set_interactive
         self.builder = FrameBuilder(texts)
-        self.panels: dict[str, QGraphicsItem] = {spec.name: spec.make() for spec in PANELS}
+        self.panels: dict[str, QGraphicsItem] = {spec.name: _make(spec) for spec in PANELS}
         for spec in PANELS:
             self.panels[spec.name].setZValue(spec.z)
             self.addItem(self.panels[spec.name])
@@ -157,10 +165,6 @@ class LifecycleScene(QGraphicsScene):
     def set_speed(self, factor: float) -> None:
         self.animator.set_speed(factor)
 
-    @property
-    def show_timings(self) -> bool:
-        return self.builder.timings
-
     # --- what is shown ------------------------------------------------------------------
 
     def is_animating(self) -> bool:
@@ -216,7 +220,7 @@ class LifecycleScene(QGraphicsScene):
         if self._trace is not None and self._cursor is not None:
             self._frame = self.builder.frame(self._trace, self._cursor)
         else:
-            self._frame = self.builder.empty(self._frame.caption.text if self._cursor is None else "", self._model)
+            self._frame = self.builder.empty(self._frame[F.CAPTION].text if self._cursor is None else "", self._model)
         self._apply(self._frame)
 
     def _apply(self, frame: Frame, force: bool = False) -> None:
@@ -244,7 +248,7 @@ class LifecycleScene(QGraphicsScene):
 
     def _draw_panel(self, name: str) -> None:
         value = self._frame.panel(name)
-        cast(PanelItem, self.panels[name]).draw(value, self.theme)
+        cast(PanelItem[Any], self.panels[name]).draw(value, self.theme)
         self._drawn[name] = value
 
     def _cache_texts(self) -> None:

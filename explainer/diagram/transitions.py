@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEasingCurve, QPointF
+from PySide6.QtCore import QEasingCurve
 
-from explainer.diagram import layout as L
+from explainer.diagram import registry as R
 from explainer.diagram.animator import Track
 from explainer.diagram.items.embeddings import EmbeddingStripItem
 from explainer.diagram.items.kvcache import KVCacheItem
@@ -21,6 +21,7 @@ from explainer.diagram.items.probabilities import AFTER_TOP_P, ProbabilityChartI
 from explainer.diagram.items.tokens import TokenChipItem, TokenStripItem
 from explainer.diagram.theme import Theme
 from explainer.frames import Frame
+from explainer.frames import panels as F
 from explainer.stages import Stage
 
 Phases = list[list[Track]]
@@ -48,20 +49,20 @@ class Transition:
 
 def _tokens_in(a: Actors, frame: Frame, theme: Theme) -> Phases:
     if frame.cursor is not None and frame.cursor.step > 0:  # decode: the token read now pulses
-        lo, _ = frame.tokens.reading
+        lo, _ = frame[F.TOKENS].reading
         return [[Track(900, lambda t: a.tokens.pulse(lo, t))]]
     return [[Track(900, a.tokens.fade_in)]]
 
 
 def _travel(a: Actors, frame: Frame, theme: Theme) -> Phases:
     """Copies of the tokens read in this pass fly together from the strip to the embedding rows."""
-    lo, hi = frame.tokens.reading
+    lo, hi = frame[F.TOKENS].reading
     sources = a.tokens.chips_in(lo, hi)
-    rows = frame.embeddings.rows
+    rows = frame[F.EMBEDDINGS].rows
     pairs = []
     for k, target in enumerate(a.embeddings.row_labels()[: len(a.travellers)]):
         src = sources[min(k, len(sources) - 1)] if sources else None
-        start = src.scenePos() if src is not None else QPointF(L.TOKENS.left(), L.TOKENS.bottom())
+        start = src.scenePos() if src is not None else R.TOKENS.canvas_rect().bottomLeft()
         traveller = a.travellers[k]
         traveller.set_token(rows[k].chip, theme, reading=True, show_id=False)
         pairs.append((traveller, start, target.scenePos(), target.scale()))
@@ -92,18 +93,18 @@ def _sample(a: Actors, frame: Frame, theme: Theme) -> Phases:
     chart = a.probabilities
     chart.set_draw(False)  # no draw until the cuts are shown
     marker = Track(500, lambda t: chart.set_draw(True, t))
-    if frame.probabilities.greedy:
+    if frame[F.PROBABILITIES].greedy:
         return [[marker]]
     return [[Track(2400, lambda t: chart.set_phase(AFTER_TOP_P * t))], [marker]]
 
 
 def _append(a: Actors, frame: Frame, theme: Theme) -> Phases:
-    idx = frame.tokens.appended
+    idx = frame[F.TOKENS].appended
     target = a.tokens.chip_for_index(idx) if idx is not None else None
     if target is None or idx is None:
         return []
     start = a.probabilities.chosen_anchor()
-    a.flyer.set_token(frame.tokens.chips[idx], theme)
+    a.flyer.set_token(frame[F.TOKENS].chips[idx], theme)
     end = target.scenePos()
     target.setOpacity(0.0)
 

@@ -10,34 +10,16 @@ from explainer.illustration.formatting import milliseconds
 
 @dataclass(frozen=True)
 class CountersValue:
-    timing: str  # first line: TTFT and TPOT
+    timing: str  # first line: TTFT and TPOT (or, in a reproducible figure, their names only)
     device: str  # second line: this pass, where it was measured
-    context_used: int
-    context_window: int
-    ttft_s: float | None  # None: not known here, or left out of a reproducible figure
-    tpot_s: float | None
-    pass_s: float | None
-    device_name: str
 
 
 def counters_value(m: Moment) -> CountersValue:
     trace, step = m.trace, m.step
-    device = m.model.provider if m.model is not None else ""
-    window = m.model.context_length if m.model is not None else 0
-    used = len(m.chips)
-    dev = device or "—"
+    dev = (m.model.provider if m.model is not None else "") or "—"
     panels = m.texts.panels
     if not m.timings:  # a reproducible figure: no run-to-run numbers
-        return CountersValue(
-            panels["timing_untimed"],
-            panels["device_untimed"].format(device=dev),
-            used,
-            window,
-            None,
-            None,
-            None,
-            device,
-        )
+        return CountersValue(panels["timing_untimed"], panels["device_untimed"].format(device=dev))
     known = trace is not None and step is not None
     ttft = trace.ttft_s if known and trace is not None else None
     tpot = trace.tpot_s if known and trace is not None else None
@@ -50,10 +32,4 @@ def counters_value(m: Moment) -> CountersValue:
     return CountersValue(
         panels["timing"].format(ttft=milliseconds(ttft), tpot=milliseconds(tpot)),
         panels["device"].format(this_pass=this, device=dev, extra=extra),
-        used,
-        window,
-        ttft,
-        tpot,
-        pass_s,
-        device,
     )

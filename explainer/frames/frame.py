@@ -1,57 +1,49 @@
-"""A whole frame: one value per panel, built from (trace, cursor) and the inputs passed in.
+"""A whole frame: one value per panel of the table, built from (trace, cursor) and the inputs passed in.
 
-To add a panel: a module here with its frozen value and ``<name>_value(moment)``, a field below
-and its line in :meth:`FrameBuilder._frame`, an item in ``explainer/diagram/items/``, and its
-entry in ``explainer/diagram/registry.py`` (ARCHITECTURE.md walks through it).
+The panels are those of :mod:`explainer.frames.panels`, in its order; ``frame[TOKENS]`` gives
+the tokens panel's value, typed. Adding a panel changes nothing here (ARCHITECTURE.md, "Add a
+panel").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.frames.caption import CaptionValue, caption_value
 from explainer.frames.chips import ChipMaker
-from explainer.frames.counters import CountersValue, counters_value
-from explainer.frames.embeddings import EmbeddingsValue, embeddings_value
-from explainer.frames.flow import FlowValue, flow_value
-from explainer.frames.header import HeaderValue, header_value
-from explainer.frames.kvcache import KVCacheValue, kvcache_value
-from explainer.frames.layers import LayersValue, layers_value
-from explainer.frames.loop import LoopValue, loop_value
 from explainer.frames.moment import Moment
-from explainer.frames.pretraining import PretrainingValue, pretraining_value
-from explainer.frames.probabilities import ProbabilitiesValue, probabilities_value
-from explainer.frames.tokens import TokensValue, tokens_value
+from explainer.frames.panel import FramePanel
+from explainer.frames.panels import INDEX, PANEL_NAMES, PANELS, check_texts
 from explainer.illustration.vocab import TokenNames, Vocabulary
 from explainer.stages import Cursor, Stage
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
 class Frame:
-    """What the illustration shows at one cursor (``cursor`` None: before any trace)."""
+    """What the illustration shows at one cursor (``cursor`` None: before any trace).
+
+    ``values`` holds one value per panel of the table, in its order; two frames are equal
+    exactly when every panel shows the same, which is the diagram's redraw rule.
+    """
 
     cursor: Cursor | None
     stage: Stage
-    header: HeaderValue
-    pretraining: PretrainingValue
-    tokens: TokensValue
-    embeddings: EmbeddingsValue
-    layers: LayersValue
-    probabilities: ProbabilitiesValue
-    kvcache: KVCacheValue
-    counters: CountersValue
-    caption: CaptionValue
-    loop: LoopValue
-    flow: FlowValue
+    values: tuple[object, ...]
+
+    def __getitem__(self, panel: FramePanel[V]) -> V:
+        return cast(V, self.values[INDEX[panel.name]])
 
     @staticmethod
     def panel_names() -> tuple[str, ...]:
-        return tuple(f.name for f in fields(Frame) if f.name not in ("cursor", "stage"))
+        return PANEL_NAMES
 
     def panel(self, name: str) -> object:
-        return getattr(self, name)
+        """A panel's value by name (the diagram walks the table by name)."""
+        return self.values[INDEX[name]]
 
 
 class FrameBuilder:
@@ -63,6 +55,7 @@ class FrameBuilder:
     """
 
     def __init__(self, texts: LessonTexts, vocabulary: Vocabulary | None = None, timings: bool = True) -> None:
+        check_texts(texts)
         self.texts = texts
         self.timings = timings
         self._names = TokenNames(vocabulary)
@@ -110,21 +103,7 @@ class FrameBuilder:
 
     @staticmethod
     def _frame(m: Moment) -> Frame:
-        return Frame(
-            cursor=m.cursor,
-            stage=m.stage,
-            header=header_value(m),
-            pretraining=pretraining_value(m),
-            tokens=tokens_value(m),
-            embeddings=embeddings_value(m),
-            layers=layers_value(m),
-            probabilities=probabilities_value(m),
-            kvcache=kvcache_value(m),
-            counters=counters_value(m),
-            caption=caption_value(m),
-            loop=loop_value(m),
-            flow=flow_value(m),
-        )
+        return Frame(m.cursor, m.stage, tuple(panel.value(m) for panel in PANELS))
 
 
 def build_frame(

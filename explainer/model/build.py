@@ -67,10 +67,6 @@ class BuiltModel:
         return self.dir / TOKENIZER_JSON
 
     @property
-    def config_path(self) -> Path:
-        return self.dir / CONFIG_JSON
-
-    @property
     def gguf_path(self) -> Path | None:
         """The source GGUF in the download cache, if it is still there."""
         p = self.build_info.get("gguf_path")

@@ -57,10 +57,6 @@ class Manifest:
     tokenizer: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
-    def format_prompt(self, prompt: str) -> str:
-        """Wrap a user prompt in the model's chat template."""
-        return self.chat_template.replace("{prompt}", prompt)
-
     @property
     def build_key(self) -> str:
         """Hash of everything that affects the built files (not display text)."""

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from explainer.content import assets
-from explainer.content.assets import FILES, PANELS, assets_dir, languages, load_texts, read_texts
+from explainer.content.assets import FILES, assets_dir, languages, load_texts, read_texts
 from explainer.content.texts import REQUIRED_STRINGS, ConditionKind, TargetKind
 from explainer.errors import ExplainerError
-from explainer.frames.frame import Frame
+from explainer.frames.frame import Frame, FrameBuilder
+from explainer.frames.panels import PANEL_NAMES
 
 
 def test_english_is_the_default_and_loads_once():
@@ -37,7 +38,7 @@ def test_an_unknown_language_is_refused_clearly():
 def test_the_panels_a_tour_may_name_are_the_illustrations():
     from explainer.diagram.registry import PANELS as REGISTRY
 
-    assert PANELS == tuple(p.name for p in REGISTRY) == Frame.panel_names()
+    assert PANEL_NAMES == tuple(p.name for p in REGISTRY) == Frame.panel_names()
     kinds = {s.target.kind for s in load_texts().tour.steps}
     assert kinds == set(TargetKind)  # the tour uses panels, stages and controls
     assert {s.target.name for s in load_texts().tour.steps if s.target.kind is TargetKind.CONTROL} <= set(
@@ -47,7 +48,8 @@ def test_the_panels_a_tour_may_name_are_the_illustrations():
 
 @pytest.fixture
 def broken(tmp_path, monkeypatch) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
-    """broken(file, edit) -> the error load_texts raises after ``edit`` changed a copy of ``file``."""
+    """broken(file, edit) -> the error the app's start raises after ``edit`` changed a copy of
+    ``file``: loading the texts, then making a frame builder (which checks them against the panels)."""
     root = tmp_path / "assets"
     shutil.copytree(assets_dir() / "en", root / "en")
     monkeypatch.setattr(assets, "assets_dir", lambda: root)
@@ -58,7 +60,7 @@ def broken(tmp_path, monkeypatch) -> Callable[[str, Callable[[dict], None]], Exp
         edit(data)
         path.write_text(json.dumps(data), encoding="utf-8")
         with pytest.raises(ExplainerError) as err:
-            read_texts("en")  # past the cache: this copy, not the real files
+            FrameBuilder(read_texts("en"))  # past the cache: this copy, not the real files
         return err.value
 
     return run

@@ -9,6 +9,7 @@ import pytest
 
 from explainer.content.assets import assets_dir, load_texts
 from explainer.engine.analysis import lens_settles_at
+from explainer.frames.panels import PROBABILITIES, TOKENS
 from explainer.illustration.formatting import percent, quoted, short_count, visible
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor, Stage
@@ -163,7 +164,7 @@ def test_the_whitespace_legend_is_one_text(real_trace):
     from tests.support.lesson import frame_at
 
     frame = frame_at(real_trace("paris"), Cursor(0, Stage.TOKENS))
-    assert frame.tokens.legend == TEXTS.legend  # the prompt's chips show ␣
+    assert frame[TOKENS].legend == TEXTS.legend  # the prompt's chips show ␣
     assert "␣" not in "".join(
         caption_at(real_trace("paris"), c)
         for c in Walk(real_trace("paris")).cursors()
@@ -175,10 +176,10 @@ def test_the_chart_says_raw_or_after_the_cuts(real_trace):
     from tests.support.lesson import frame_at
 
     trace = real_trace("sampled")
-    at_probs = frame_at(trace, Cursor(1, Stage.PROBABILITIES)).probabilities
-    at_sampling = frame_at(trace, Cursor(1, Stage.SAMPLING)).probabilities
+    at_probs = frame_at(trace, Cursor(1, Stage.PROBABILITIES))[PROBABILITIES]
+    at_sampling = frame_at(trace, Cursor(1, Stage.SAMPLING))[PROBABILITIES]
     assert at_probs.phase_label == TEXTS.chart["raw"] == at_probs.phase_labels[0]
     assert at_sampling.phase_label == TEXTS.chart["after_cuts"]
     assert "temperature 0.9" in at_sampling.phase_labels[1] and "top-k 40" in at_sampling.phase_labels[2]
-    greedy = frame_at(real_trace("paris"), Cursor(0, Stage.SAMPLING)).probabilities
+    greedy = frame_at(real_trace("paris"), Cursor(0, Stage.SAMPLING))[PROBABILITIES]
     assert set(greedy.phase_labels) == {TEXTS.chart["greedy"]}

@@ -1,0 +1,97 @@
+"""The panel table and the diagram's registry: one row per panel, typed, and checked at start.
+
+A newcomer adds a panel in the places ARCHITECTURE.md names; these tests are what tells them,
+before the app is run, that a piece is missing or wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from mypy import api as mypy_api
+
+from explainer.content.assets import load_texts
+from explainer.diagram import registry as R
+from explainer.errors import ExplainerError
+from explainer.frames import FrameBuilder
+from explainer.frames import panels as F
+from explainer.frames.frame import Frame
+from explainer.illustration.walk import Walk
+from tests.support.lesson import model_vocabulary
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_the_registry_draws_the_table_in_its_order():
+    assert tuple(spec.name for spec in R.PANELS) == F.PANEL_NAMES == Frame.panel_names()
+    assert all(spec.panel is row for spec, row in zip(R.PANELS, F.PANELS))
+
+
+def test_a_wrong_item_for_a_panel_is_a_type_error(tmp_path):
+    """PanelSpec[V] binds the table's row and the item's draw(): mypy refuses a mismatch."""
+    snippet = tmp_path / "new_panel.py"
+    snippet.write_text(
+        "from explainer.diagram.items.counters import CountersItem\n"
+        "from explainer.diagram.registry import PanelSpec\n"
+        "from explainer.frames import panels as F\n"
+        "RIGHT = PanelSpec(F.COUNTERS, CountersItem)\n"
+        "WRONG = PanelSpec(F.TOKENS, CountersItem)\n",
+        encoding="utf-8",
+    )
+    out, err, status = mypy_api.run(["--config-file", str(ROOT / "pyproject.toml"), str(snippet)])
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1, out + err
+    assert len(errors) == 1 and "new_panel.py:5:" in errors[0] and "PanelItem[TokensValue]" in errors[0], out
+
+
+def test_every_panel_with_a_rectangle_sits_on_the_canvas_apart_from_the_others():
+    canvas = R.PanelSpec(F.HEADER, R.HeaderItem, R.QRectF(0, 0, R.WIDTH, R.HEIGHT)).canvas_rect()
+    boxes = [(spec.name, spec.canvas_rect()) for spec in R.PANELS if spec.rect is not None]
+    assert {name for name, _ in boxes} == set(F.PANEL_NAMES) - {"loop", "flow"}  # the arrows are routed
+    for i, (name, rect) in enumerate(boxes):
+        assert canvas.contains(rect), name
+        for other, rect2 in boxes[i + 1 :]:
+            assert not rect.intersects(rect2), (name, other)
+
+
+def test_the_builders_read_only_the_texts_their_row_declares(real_trace, monkeypatch):
+    """Each row names the captions.json keys its builder reads, so that the start-up check
+    (check_texts) covers every key; reading an undeclared one is caught here."""
+    read: set[str] = set()
+
+    class Recording(dict):
+        def __getitem__(self, key):
+            read.add(key)
+            return super().__getitem__(key)
+
+    texts = load_texts()
+    recording = dataclasses.replace(texts, panels=Recording(texts.panels))
+    undeclared: dict[str, set[str]] = {}
+
+    def frame(m):
+        values = []
+        for row in F.PANELS:
+            read.clear()
+            values.append(row.value(m))
+            if extra := read - set(row.texts):
+                undeclared.setdefault(row.name, set()).update(extra)
+        return Frame(m.cursor, m.stage, tuple(values))
+
+    monkeypatch.setattr(FrameBuilder, "_frame", staticmethod(frame))
+    for timings in (True, False):
+        builder = FrameBuilder(recording, model_vocabulary(), timings)
+        builder.empty("Loading the model…")
+        for name in ("paris", "sampled", "chat"):
+            trace = real_trace(name)
+            for c in Walk(trace).cursors():
+                builder.frame(trace, c)
+    assert undeclared == {}
+
+
+def test_a_missing_panel_text_is_refused_at_start_naming_file_and_key():
+    texts = load_texts()
+    panels = {k: v for k, v in texts.panels.items() if k != "kv_empty"}
+    with pytest.raises(ExplainerError, match=r"en/captions.json: panels.kv_empty is missing \(the kvcache panel"):
+        FrameBuilder(dataclasses.replace(texts, panels=panels))
