@@ -10,6 +10,10 @@ embeddings and attention weights, which are only ever drawn as colours and bars,
 Every record is checked when it is appended or loaded (:meth:`Trace.validate`), with errors
 naming the exact field, because a trace that loads but is inconsistent would make the views
 draw nonsense.
+
+Records holding arrays compare with :func:`~explainer.engine.trace_equality.record_eq` (every
+field, arrays by dtype, shape and value), so a field added to a record is part of ``==`` at once;
+TokenRef and ModelInfo hold plain values and keep the dataclass's own ``==`` and hash.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Literal, overload
 import numpy as np
 
 from explainer.engine.sampler import SampleResult, SamplingSettings, top_candidates
+from explainer.engine.trace_equality import record_eq
 from explainer.errors import ExplainerError
 
 PHASES = ("prefill", "decode")
@@ -41,12 +46,6 @@ def trace_error(path: str, what: str) -> TraceError:
     return TraceError(
         f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program."
     )
-
-
-def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +70,7 @@ class TopList:
         ids, top, rest = top_candidates(probs, n)
         return cls(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, TopList)
-            and _same(self.ids, other.ids)
-            and _same(self.probs, other.probs)
-            and self.rest == other.rest
-        )
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -117,16 +110,10 @@ class StepSampling:
     def stages(self) -> tuple[TopList, TopList, TopList, TopList]:
         return self.raw, self.after_temperature, self.after_top_k, self.after_top_p
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, StepSampling)
-            and self.stages == other.stages
-            and (self.kept, self.draw, self.chosen, self.chosen_prob, self.chosen_raw_prob)
-            == (other.kept, other.draw, other.chosen, other.chosen_prob, other.chosen_raw_prob)
-        )
+    __eq__ = record_eq
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class LayerView:
     """One layer of a :class:`Layers` record, read as plain values."""
 
@@ -134,6 +121,8 @@ class LayerView:
     lens: TopList | None
     attention_ids: np.ndarray  # int32 [heads, K]: the positions most attended to (-1: none)
     attention_weights: np.ndarray  # float16 [heads, K]
+
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -188,11 +177,7 @@ class Layers:
             return [None] * len(self)
         return [int(i) if i >= 0 else None for i in self.lens_ids[:, 0].tolist()]
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Layers) and all(
-            _same(getattr(self, f), getattr(other, f))
-            for f in ("change", "lens_ids", "lens_probs", "attention_ids", "attention_weights")
-        )
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -224,24 +209,7 @@ class Step:
         """Tokens in the context after this pass."""
         return self.start + len(self.tokens)
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Step)
-            and (self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s)
-            == (
-                other.index,
-                other.phase,
-                other.start,
-                other.tokens,
-                other.embedding_dim,
-                other.forward_s,
-                other.sample_s,
-            )
-            and _same(self.embeddings, other.embeddings)
-            and self.layers == other.layers
-            and self.sampling == other.sampling
-            and _same(self.logits, other.logits)
-        )
+    __eq__ = record_eq
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +227,7 @@ class ModelInfo:
     n_params: int
 
 
-@dataclass(slots=True)
+@dataclass(eq=False, slots=True)
 class Trace:
     """Everything one request recorded. Build with :meth:`new` and :meth:`append`; save and open
     with :mod:`explainer.engine.trace_file` (``save_trace``, ``load_trace``)."""
@@ -328,21 +296,7 @@ class Trace:
             check_step(self, step, i, prev)
             prev = step
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Trace)
-            and (self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created)
-            == (
-                other.model,
-                other.prompt,
-                other.chat,
-                other.settings,
-                other.prompt_tokens,
-                other.stop_reason,
-                other.created,
-            )
-            and self.steps == other.steps
-        )
+    __eq__ = record_eq
 
 
 def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
