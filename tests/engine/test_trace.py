@@ -25,8 +25,8 @@ from explainer.engine.trace import (
     TokenRef,
     TopList,
     Trace,
-    TraceError,
 )
+from explainer.engine.trace_checks import TraceError
 from explainer.engine.trace_file import ARRAYS, load_trace, save_trace
 from explainer.engine.trace_v1 import read_v1
 from explainer.errors import ExplainerError
