@@ -26,7 +26,7 @@ from typing import Literal, overload
 
 import numpy as np
 
-from explainer.engine.sampler import SampleResult, SamplingSettings, top_candidates
+from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace_checks import check_step, check_trace
 from explainer.engine.trace_equality import record_eq
 
@@ -53,12 +53,6 @@ class TopList:
     probs: np.ndarray
     rest: float
 
-    @classmethod
-    def from_probs(cls, probs: np.ndarray, n: int) -> TopList:
-        """The top ``n`` of a full distribution (descending, lower id first on ties)."""
-        ids, top, rest = top_candidates(probs, n)
-        return cls(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
-
     __eq__ = record_eq
 
 
@@ -67,7 +61,8 @@ class StepSampling:
     """How the token of one step was picked: the top of every stage, and the draw.
 
     ``draw`` is None for greedy decoding; ``chosen_prob`` is the chosen token's final probability
-    and ``chosen_raw_prob`` its probability before any temperature or cut.
+    and ``chosen_raw_prob`` its probability before any temperature or cut. The engine makes one
+    from the sampler's result with :func:`explainer.engine.trace_sampling.step_sampling`.
     """
 
     raw: TopList
@@ -79,21 +74,6 @@ class StepSampling:
     chosen: TokenRef
     chosen_prob: float
     chosen_raw_prob: float
-
-    @classmethod
-    def from_result(cls, result: SampleResult, n: int, chosen_text: str) -> StepSampling:
-        """Summarise a :class:`SampleResult` keeping the top ``n`` of each stage."""
-        return cls(
-            raw=TopList.from_probs(result.raw, n),
-            after_temperature=TopList.from_probs(result.after_temperature, n),
-            after_top_k=TopList.from_probs(result.after_top_k, n),
-            after_top_p=TopList.from_probs(result.after_top_p, n),
-            kept=int(result.kept),
-            draw=None if result.draw is None else float(result.draw),
-            chosen=TokenRef(int(result.chosen), chosen_text),
-            chosen_prob=float(result.after_top_p[result.chosen]),
-            chosen_raw_prob=float(result.raw[result.chosen]),
-        )
 
     @property
     def stages(self) -> tuple[TopList, TopList, TopList, TopList]:
