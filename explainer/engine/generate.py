@@ -21,7 +21,8 @@ import numpy as np
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
-from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, StepSampling, TokenRef, Trace
+from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, TokenRef, Trace
+from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ class Engine:
                 embeddings=result.embeddings.astype(np.float16),
                 embedding_dim=int(result.embeddings.shape[1]),
                 layers=layers_record(result, lens),
-                sampling=StepSampling.from_result(sample, TOP_N, chosen.text),
+                sampling=step_sampling(sample, TOP_N, chosen.text),
                 forward_s=result.seconds,
                 sample_s=sample_s,
                 logits=result.logits.astype(np.float32),

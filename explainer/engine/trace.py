@@ -7,9 +7,13 @@ and step, never Python floats in lists: a long prompt records millions of number
 is recorded with one array write per output. Probabilities are kept at float32, as shown;
 embeddings and attention weights, which are only ever drawn as colours and bars, at float16.
 
-Every record is checked when it is appended or loaded (:meth:`Trace.validate`), with errors
-naming the exact field, because a trace that loads but is inconsistent would make the views
-draw nonsense.
+Every record is checked when it is appended or loaded (:meth:`Trace.validate`; the rules are in
+trace_checks.py), with errors naming the exact field, because a trace that loads but is
+inconsistent would make the views draw nonsense.
+
+Records holding arrays compare with :func:`~explainer.engine.trace_equality.record_eq` (every
+field, arrays by dtype, shape and value), so a field added to a record is part of ``==`` at once;
+TokenRef and ModelInfo hold plain values and keep the dataclass's own ``==`` and hash.
 """
 
 from __future__ import annotations
@@ -22,31 +26,15 @@ from typing import Literal, overload
 
 import numpy as np
 
-from explainer.engine.sampler import SampleResult, SamplingSettings, top_candidates
-from explainer.errors import ExplainerError
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace_checks import check_step, check_trace
+from explainer.engine.trace_equality import record_eq
 
 PHASES = ("prefill", "decode")
 STOP_REASONS = ("eos", "max_tokens", "context")
 Phase = Literal["prefill", "decode"]
 StopReason = Literal["eos", "max_tokens", "context"]
-PROB_TOLERANCE = 1e-6  # engines may compute in float32 before converting
 ATTENTION_TOP = 16  # attended positions kept per layer and head (the ones the lesson names)
-
-
-class TraceError(ExplainerError):
-    """A trace that cannot be read or is inconsistent; the message names the field."""
-
-
-def trace_error(path: str, what: str) -> TraceError:
-    return TraceError(
-        f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program."
-    )
-
-
-def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,19 +53,7 @@ class TopList:
     probs: np.ndarray
     rest: float
 
-    @classmethod
-    def from_probs(cls, probs: np.ndarray, n: int) -> TopList:
-        """The top ``n`` of a full distribution (descending, lower id first on ties)."""
-        ids, top, rest = top_candidates(probs, n)
-        return cls(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, TopList)
-            and _same(self.ids, other.ids)
-            and _same(self.probs, other.probs)
-            and self.rest == other.rest
-        )
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -85,7 +61,8 @@ class StepSampling:
     """How the token of one step was picked: the top of every stage, and the draw.
 
     ``draw`` is None for greedy decoding; ``chosen_prob`` is the chosen token's final probability
-    and ``chosen_raw_prob`` its probability before any temperature or cut.
+    and ``chosen_raw_prob`` its probability before any temperature or cut. The engine makes one
+    from the sampler's result with :func:`explainer.engine.trace_sampling.step_sampling`.
     """
 
     raw: TopList
@@ -98,35 +75,14 @@ class StepSampling:
     chosen_prob: float
     chosen_raw_prob: float
 
-    @classmethod
-    def from_result(cls, result: SampleResult, n: int, chosen_text: str) -> StepSampling:
-        """Summarise a :class:`SampleResult` keeping the top ``n`` of each stage."""
-        return cls(
-            raw=TopList.from_probs(result.raw, n),
-            after_temperature=TopList.from_probs(result.after_temperature, n),
-            after_top_k=TopList.from_probs(result.after_top_k, n),
-            after_top_p=TopList.from_probs(result.after_top_p, n),
-            kept=int(result.kept),
-            draw=None if result.draw is None else float(result.draw),
-            chosen=TokenRef(int(result.chosen), chosen_text),
-            chosen_prob=float(result.after_top_p[result.chosen]),
-            chosen_raw_prob=float(result.raw[result.chosen]),
-        )
-
     @property
     def stages(self) -> tuple[TopList, TopList, TopList, TopList]:
         return self.raw, self.after_temperature, self.after_top_k, self.after_top_p
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, StepSampling)
-            and self.stages == other.stages
-            and (self.kept, self.draw, self.chosen, self.chosen_prob, self.chosen_raw_prob)
-            == (other.kept, other.draw, other.chosen, other.chosen_prob, other.chosen_raw_prob)
-        )
+    __eq__ = record_eq
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class LayerView:
     """One layer of a :class:`Layers` record, read as plain values."""
 
@@ -134,6 +90,8 @@ class LayerView:
     lens: TopList | None
     attention_ids: np.ndarray  # int32 [heads, K]: the positions most attended to (-1: none)
     attention_weights: np.ndarray  # float16 [heads, K]
+
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -188,11 +146,7 @@ class Layers:
             return [None] * len(self)
         return [int(i) if i >= 0 else None for i in self.lens_ids[:, 0].tolist()]
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Layers) and all(
-            _same(getattr(self, f), getattr(other, f))
-            for f in ("change", "lens_ids", "lens_probs", "attention_ids", "attention_weights")
-        )
+    __eq__ = record_eq
 
 
 @dataclass(eq=False, slots=True)
@@ -224,24 +178,7 @@ class Step:
         """Tokens in the context after this pass."""
         return self.start + len(self.tokens)
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Step)
-            and (self.index, self.phase, self.start, self.tokens, self.embedding_dim, self.forward_s, self.sample_s)
-            == (
-                other.index,
-                other.phase,
-                other.start,
-                other.tokens,
-                other.embedding_dim,
-                other.forward_s,
-                other.sample_s,
-            )
-            and _same(self.embeddings, other.embeddings)
-            and self.layers == other.layers
-            and self.sampling == other.sampling
-            and _same(self.logits, other.logits)
-        )
+    __eq__ = record_eq
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +196,7 @@ class ModelInfo:
     n_params: int
 
 
-@dataclass(slots=True)
+@dataclass(eq=False, slots=True)
 class Trace:
     """Everything one request recorded. Build with :meth:`new` and :meth:`append`; save and open
     with :mod:`explainer.engine.trace_file` (``save_trace``, ``load_trace``)."""
@@ -318,105 +255,7 @@ class Trace:
         self.steps.append(step)
 
     def validate(self) -> None:
-        """Check the cross-field rules that types alone cannot express."""
-        vocab = self.model.vocab_size
-        for i, t in enumerate(self.prompt_tokens):
-            if not 0 <= t.id < vocab:
-                raise trace_error(f"prompt_tokens[{i}].id", f"token id {t.id} is outside the vocabulary of {vocab}")
-        prev: Step | None = None
-        for i, step in enumerate(self.steps):
-            check_step(self, step, i, prev)
-            prev = step
+        """Check the cross-field rules that types alone cannot express (see trace_checks.py)."""
+        check_trace(self)
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Trace)
-            and (self.model, self.prompt, self.chat, self.settings, self.prompt_tokens, self.stop_reason, self.created)
-            == (
-                other.model,
-                other.prompt,
-                other.chat,
-                other.settings,
-                other.prompt_tokens,
-                other.stop_reason,
-                other.created,
-            )
-            and self.steps == other.steps
-        )
-
-
-def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:
-    """The rules a step must keep to follow ``prev`` in ``trace``; the error names the field."""
-    p = f"steps[{i}]"
-    m = trace.model
-    if step.index != i:
-        raise trace_error(f"{p}.index", f"expected {i}, got {step.index}")
-    if prev is None:
-        if step.phase != "prefill":
-            raise trace_error(f"{p}.phase", f"the first step must be 'prefill', got {step.phase!r}")
-        if step.start != 0:
-            raise trace_error(f"{p}.start", f"the first step must start at 0, got {step.start}")
-        if step.tokens != trace.prompt_tokens:
-            raise trace_error(f"{p}.tokens", "the first step must read exactly the prompt tokens")
-    else:
-        if step.phase != "decode":
-            raise trace_error(f"{p}.phase", f"steps after the first must be 'decode', got {step.phase!r}")
-        if step.start != prev.end:
-            raise trace_error(f"{p}.start", f"expected {prev.end} (where steps[{i - 1}] ended), got {step.start}")
-        if len(step.tokens) != 1:
-            raise trace_error(f"{p}.tokens", f"a decode step reads exactly 1 token, got {len(step.tokens)}")
-        if step.tokens[0] != prev.sampling.chosen:
-            raise trace_error(
-                f"{p}.tokens[0]",
-                f"expected the token chosen at steps[{i - 1}] ({prev.sampling.chosen.id}), got {step.tokens[0].id}",
-            )
-    if step.end > m.context_length:
-        raise trace_error(p, f"context of {step.end} tokens exceeds the model's {m.context_length}")
-    emb = step.embeddings
-    if emb.ndim != 2:
-        raise trace_error(f"{p}.embeddings", f"expected one row of numbers per token, got shape {list(emb.shape)}")
-    if emb.shape[0] != len(step.tokens):
-        raise trace_error(f"{p}.embeddings", f"expected {len(step.tokens)} vectors (one per token), got {emb.shape[0]}")
-    if not 1 <= emb.shape[1] <= step.embedding_dim:
-        raise trace_error(
-            f"{p}.embeddings", f"vectors must all have the same length, from 1 to embedding_dim={step.embedding_dim}"
-        )
-    check_layers(step.layers, f"{p}.layers", m.n_layers, step.end)
-    if step.logits is not None and (step.logits.shape != (m.vocab_size,) or not np.all(np.isfinite(step.logits))):
-        raise trace_error(f"{p}.logits", f"expected {m.vocab_size} finite scores, one per vocabulary entry")
-    for t, what in [(t, f"tokens[{j}]") for j, t in enumerate(step.tokens)] + [
-        (step.sampling.chosen, "sampling.chosen")
-    ]:
-        if not 0 <= t.id < m.vocab_size:
-            raise trace_error(f"{p}.{what}", f"token id {t.id} is outside the vocabulary of {m.vocab_size}")
-
-
-def check_layers(layers: Layers, p: str, n_layers: int, context: int) -> None:
-    if len(layers) != n_layers:
-        raise trace_error(p, f"expected {n_layers} layers, got {len(layers)}")
-    if layers.change.shape != (n_layers,) or not np.all(np.isfinite(layers.change)) or np.any(layers.change < 0):
-        raise trace_error(f"{p}.change", f"expected {n_layers} finite numbers of at least 0")
-    if (layers.lens_ids is None) != (layers.lens_probs is None):
-        raise trace_error(f"{p}.lens", "guesses and their probabilities must come together")
-    if layers.lens_ids is not None and layers.lens_probs is not None:
-        if layers.lens_ids.shape != layers.lens_probs.shape or layers.lens_ids.shape[:1] != (n_layers,):
-            raise trace_error(
-                f"{p}.lens",
-                f"expected one row of guesses and probabilities per layer, got shapes "
-                f"{list(layers.lens_ids.shape)} and {list(layers.lens_probs.shape)}",
-            )
-        probs = layers.lens_probs
-        if not np.all(np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1 + PROB_TOLERANCE):
-            raise trace_error(f"{p}.lens", "probabilities must be numbers from 0 to 1")
-    ids, weights = layers.attention_ids, layers.attention_weights
-    if ids.ndim != 3 or ids.shape[0] != n_layers or ids.shape != weights.shape:
-        raise trace_error(
-            f"{p}.attention",
-            f"expected [layers, heads, positions] arrays for {n_layers} layers, got "
-            f"shapes {list(ids.shape)} and {list(weights.shape)}",
-        )
-    if np.any(ids < -1) or np.any(ids >= context):
-        raise trace_error(f"{p}.attention", f"positions must be within the {context} tokens of the context")
-    w = weights.astype(np.float32)
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or np.any(w > 1 + 1e-3):
-        raise trace_error(f"{p}.attention", "weights must be numbers from 0 to 1")
+    __eq__ = record_eq

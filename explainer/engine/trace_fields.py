@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from explainer.engine.trace import ModelInfo, TokenRef, trace_error
+from explainer.engine.trace import ModelInfo, TokenRef
+from explainer.engine.trace_checks import trace_error
 
 
 def join(path: str, key: str | int) -> str:

@@ -35,7 +35,8 @@ import numpy as np
 
 from explainer.atomic import write_atomic_with
 from explainer.engine import trace_fields as f
-from explainer.engine.trace import Trace, TraceError
+from explainer.engine.trace import Trace
+from explainer.engine.trace_checks import TraceError
 from explainer.engine.trace_layout import (
     ARRAYS,
     FORMAT,

@@ -14,7 +14,6 @@ from explainer.engine import trace_fields as f
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import (
     PHASES,
-    PROB_TOLERANCE,
     STOP_REASONS,
     Layers,
     Phase,
@@ -24,9 +23,8 @@ from explainer.engine.trace import (
     TokenRef,
     TopList,
     Trace,
-    TraceError,
-    trace_error,
 )
+from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, trace_error
 from explainer.engine.trace_layout import (
     ARRAYS,
     FORMAT,

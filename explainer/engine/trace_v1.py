@@ -17,7 +17,6 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import (
     ATTENTION_TOP,
     PHASES,
-    PROB_TOLERANCE,
     STOP_REASONS,
     Layers,
     Phase,
@@ -26,9 +25,8 @@ from explainer.engine.trace import (
     StopReason,
     TopList,
     Trace,
-    TraceError,
-    trace_error,
 )
+from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, trace_error
 from explainer.errors import ExplainerError
 
 VERSION = 1

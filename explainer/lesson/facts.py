@@ -17,7 +17,6 @@ shows a "generate first" text instead of a half-filled sentence.
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
 
 from explainer.content.texts import LessonInfo, LessonTexts, Provenance
@@ -151,9 +150,11 @@ def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[Lifecycl
     """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream.
 
     TTFT is tied to the prefill (its pass plus picking the first token); TPOT to the decode loop.
+    Both are the trace's own ``ttft_s`` and ``tpot_s``, so the lesson quotes the numbers the status
+    bar and the captions show, defined in one place.
     """
-    first = trace.steps[0] if trace is not None and trace.steps else None
-    decode = [s.forward_s + s.sample_s for s in trace.steps[1:]] if trace is not None else []
+    ttft = trace.ttft_s if trace is not None else None
+    tpot = trace.tpot_s if trace is not None else None
     out = []
     for part in texts.lesson.lifecycle:
         prov = Provenance.LIVE if part.live else Provenance.ILLUSTRATIVE
@@ -161,10 +162,10 @@ def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[Lifecycl
         timing = ""
         if part.id == "prefill":
             timing = "TTFT"
-            seconds = first.forward_s + first.sample_s if first is not None else None
+            seconds = ttft
         elif part.id == "decode":
             timing = "TPOT"
-            seconds = statistics.median(decode) if decode else None
+            seconds = tpot
         label = texts.text("labels", prov.value)
         out.append(LifecycleItem(part.id, part.title, part.text, prov, label, part.stage, seconds, timing))
     return tuple(out)

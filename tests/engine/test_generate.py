@@ -119,7 +119,7 @@ def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, sett
     each recorded step is what the old ``Sampler.sample`` (kept verbatim in test_sampler) makes
     of the step's recorded logits, bit for bit, and a second run records the same numbers."""
     from explainer.engine.generate import TOP_N
-    from explainer.engine.trace import StepSampling
+    from explainer.engine.trace_sampling import step_sampling
     from tests.engine.test_sampler import _reference_sample
 
     a = engine.generate("The sky is", settings, lens=False)
@@ -128,7 +128,7 @@ def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, sett
     for sa, sb in zip(a.steps, b.steps, strict=True):
         assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
         old = _reference_sample(a.settings, rng, sa.logits)
-        assert StepSampling.from_result(old, TOP_N, sa.sampling.chosen.text) == sa.sampling
+        assert step_sampling(old, TOP_N, sa.sampling.chosen.text) == sa.sampling
 
 
 LONG_PROMPT = "A language model reads the text it is given, one token at a time. " * 8

@@ -21,13 +21,12 @@ from explainer.engine.trace import (
     Layers,
     ModelInfo,
     Step,
-    StepSampling,
     TokenRef,
-    TopList,
     Trace,
-    TraceError,
 )
+from explainer.engine.trace_checks import TraceError
 from explainer.engine.trace_file import ARRAYS, load_trace, save_trace
+from explainer.engine.trace_sampling import step_sampling, top_list
 from explainer.engine.trace_v1 import read_v1
 from explainer.errors import ExplainerError
 
@@ -67,7 +66,7 @@ def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.
     result = sampler.sample(logits)
     end = start + len(tokens)
     n = MODEL.n_layers
-    lens_ids = np.array([TopList.from_probs(rng.dirichlet(np.ones(MODEL.vocab_size)), 3).ids for _ in range(n)])
+    lens_ids = np.array([top_list(rng.dirichlet(np.ones(MODEL.vocab_size)), 3).ids for _ in range(n)])
     lens_probs = np.sort(rng.dirichlet(np.ones(3), size=n).astype(np.float32), axis=1)[:, ::-1].copy()
     lens_ids[1::2] = -1  # odd layers: no guess computed (as a v1 trace may hold)
     att = rng.random((n, MODEL.n_heads, end))
@@ -80,7 +79,7 @@ def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.
         embeddings=rng.normal(size=(len(tokens), 4)).astype(np.float16),  # a 4-of-8 sample
         embedding_dim=MODEL.d_model,
         layers=Layers(rng.random(n).astype(np.float32), lens_ids.astype(np.int32), lens_probs, att_ids, att_w),
-        sampling=StepSampling.from_result(result, 5, VOCAB[result.chosen]),
+        sampling=step_sampling(result, 5, VOCAB[result.chosen]),
         forward_s=TIMES[i][0],
         sample_s=TIMES[i][1],
         logits=logits,
@@ -168,7 +167,7 @@ def test_version_1_json_traces_still_open(tmp_path: Path):
 def test_step_sampling_summarises_the_sample_result():
     sampler = Sampler(SamplingSettings(temperature=1.0, top_k=3, seed=3))
     r = sampler.sample(np.array([0.0, 1.0, 2.0, 3.0, -1.0]))
-    s = StepSampling.from_result(r, 2, "tok")
+    s = step_sampling(r, 2, "tok")
     assert s.chosen == TokenRef(r.chosen, "tok") and s.kept == 3 and s.draw == r.draw
     assert s.chosen_prob == r.after_top_p[r.chosen] and s.chosen_raw_prob == r.raw[r.chosen]
     # candidate lists are kept at float32, as the chart shows them

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.engine.trace import Trace, TraceError
+from explainer.engine.trace import Trace
+from explainer.engine.trace_checks import TraceError
 from explainer.engine.trace_file import load_trace, save_trace
 from tests.engine.test_trace import make_trace
 

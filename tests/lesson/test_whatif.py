@@ -9,8 +9,8 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.engine.sampler import InvalidSetting, Sampler, SampleResult, SamplingSettings, pick_from
-from explainer.engine.trace import StepSampling
 from explainer.engine.trace_file import load_trace
+from explainer.engine.trace_sampling import step_sampling
 from explainer.illustration.formatting import quoted
 from explainer.lesson.whatif import N_BARS, what_if, what_if_stages
 from tests.support.lesson import names_for
@@ -87,7 +87,7 @@ def test_the_runs_own_settings_give_back_what_was_recorded(real_trace):
             result = SampleResult(
                 st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, step.sampling.draw, choice
             )
-            again = StepSampling.from_result(result, TOP_N, step.sampling.chosen.text)
+            again = step_sampling(result, TOP_N, step.sampling.chosen.text)
             assert again == step.sampling
 
 
