@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.stepper = Stepper(self.scene, self)
-        self.presenter = PresenterMode(self)
+        self.presenter = PresenterMode(self, self)
         self.files = RunFiles(self)
 
         self._build_controls()

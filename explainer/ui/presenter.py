@@ -8,13 +8,30 @@ window exactly as it was (theme choice, docks, bars, window state).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QWidget
 
-if TYPE_CHECKING:
-    from explainer.ui.main_window import MainWindow
+from explainer.diagram.scene import LifecycleScene
+
+
+class PresenterHost(Protocol):
+    """What presenter mode needs of the window beyond a QMainWindow's own: the theme it restores,
+    the diagram it spotlights, the bar it hides, and where it says that it changed."""
+
+    @property
+    def theme_choice(self) -> str: ...
+    @property
+    def scene(self) -> LifecycleScene: ...
+    @property
+    def view(self) -> QGraphicsView: ...
+    @property
+    def transport(self) -> QWidget: ...
+    @property
+    def presenter_changed(self) -> SignalInstance: ...
+
+    def apply_theme(self, choice: str, remember: bool = True) -> None: ...
 
 
 @dataclass
@@ -25,8 +42,9 @@ class _Saved:
 
 
 class PresenterMode:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(self, window: QMainWindow, host: PresenterHost) -> None:
+        self.window = window  # (the same object as ``host``: seen as a Qt window, and as ours)
+        self.host = host
         self._saved: _Saved | None = None
 
     @property
@@ -38,31 +56,31 @@ class PresenterMode:
         lesson), each coming back as it was."""
         w = self.window
         docks = {f"dock:{d.objectName()}": d for d in w.findChildren(QDockWidget) if d.parent() is w}
-        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": w.transport, **docks}
+        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": self.host.transport, **docks}
 
     def enter(self) -> None:
         if self.active:
             return
-        w = self.window
+        w, st = self.window, self.host
         self._saved = _Saved(
-            w.theme_choice, w.windowState(), {name: widget.isVisible() for name, widget in self._chrome().items()}
+            st.theme_choice, w.windowState(), {name: widget.isVisible() for name, widget in self._chrome().items()}
         )
         for widget in self._chrome().values():
             widget.hide()
-        w.apply_theme("projector", remember=False)
-        w.scene.set_spotlight(True)
-        w.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        st.apply_theme("projector", remember=False)
+        st.scene.set_spotlight(True)
+        st.view.setFocus(Qt.FocusReason.OtherFocusReason)
         w.showFullScreen()
-        w.presenter_changed.emit(True)
+        st.presenter_changed.emit(True)
 
     def leave(self) -> None:
         if not self.active:
             return
         saved, self._saved = self._saved, None
         assert saved is not None
-        w = self.window
-        w.scene.set_spotlight(False)
-        w.apply_theme(saved.theme_choice)
+        w, st = self.window, self.host
+        st.scene.set_spotlight(False)
+        st.apply_theme(saved.theme_choice)
         for name, widget in self._chrome().items():
             widget.setVisible(saved.visible.get(name, True))
         if saved.window_state & Qt.WindowState.WindowFullScreen:
@@ -71,7 +89,7 @@ class PresenterMode:
             w.showMaximized()
         else:
             w.showNormal()
-        w.presenter_changed.emit(False)
+        st.presenter_changed.emit(False)
 
     def toggle(self) -> None:
         self.leave() if self.active else self.enter()
