@@ -3,6 +3,8 @@
 - facts: the numbers the lesson quotes, computed from the run and the model;
 - tour, game, whatif, questions, completion, outcomes: the guided tour, "predict the next token",
   "what if?", "check your understanding", "lesson complete", and which of them covers each outcome;
+- state: the learner's record in one value (the tour's position, the quiz, the game), which
+  the session keeps, saves and shows;
 - place: where the instructor was, as saved in a lesson file.
 
 Everything here is pure: functions take what they need (texts, trace, token names) and return

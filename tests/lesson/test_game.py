@@ -6,7 +6,7 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.illustration.formatting import is_special, percent
-from explainer.lesson.game import GameState, new_round, reveal
+from explainer.lesson.game import GameState, Rounds, new_round, reveal
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
@@ -41,6 +41,23 @@ def test_rounds_are_deterministic_given_the_seed(real_trace):
     assert len(rounds) > 1  # the order (or the long shot) changes with the seed
     orders = {tuple(c.rank for c in r.candidates) for r in rounds if r is not None}
     assert len(orders) > 1
+
+
+def test_rounds_are_made_once_per_pass_of_the_run_asked_about(real_trace):
+    """The session's memo: a pass's round is made on first asking and then the same object
+    (stepping over a pass stays cheap); another run's passes are made for that run."""
+    paris, sampled = real_trace("paris"), real_trace("sampled")
+    names = names_for(paris)
+    rounds = Rounds()
+    first = rounds.at(TEXTS, paris, 1, names)
+    assert first == new_round(TEXTS, paris, 1, names, paris.settings.seed or 0)
+    assert rounds.at(TEXTS, paris, 1, names) is first
+    other = rounds.at(TEXTS, sampled, 1, names_for(sampled))
+    assert other == new_round(TEXTS, sampled, 1, names_for(sampled), sampled.settings.seed or 0) != first
+    again = rounds.at(TEXTS, paris, 1, names)
+    assert again == first and again is not first  # made anew: the memo is one run's
+    rounds.clear()
+    assert rounds.at(TEXTS, paris, 1, names) is not again
 
 
 def test_picks_are_scored_against_the_real_probabilities(real_trace):
