@@ -50,7 +50,7 @@ class RunFiles:
         if w.cursor is None:
             return
         session = w.lesson_ui
-        self._save(path, "lesson", place_record(LessonPlace(session.state, w.cursor), session.tour))
+        self._save(path, "lesson", place_record(LessonPlace(session.state.tour, w.cursor), session.tour))
 
     def _save(self, path: str, what: str, lesson: dict[str, Any] | None) -> None:
         w = self.window
