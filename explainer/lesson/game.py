@@ -132,22 +132,21 @@ class Rounds:
     pass must stay cheap, and the same pass must offer the same four.
 
     This is a memo of :func:`new_round` (everything in a round follows from the trace and its
-    seed), not the learner's record: it forgets everything when asked about another trace.
+    seed), not the learner's record. It is one run's: while a run is generated every step
+    arrives as a new snapshot of the same run, so the owner calls :meth:`clear` when a new run
+    starts rather than the memo guessing from the trace object.
     """
 
     def __init__(self) -> None:
-        self._trace: Trace | None = None
         self._made: dict[int, Round | None] = {}
 
     def at(self, texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> Round | None:
-        if trace is not self._trace:
-            self._trace, self._made = trace, {}
         if step not in self._made:
             self._made[step] = new_round(texts, trace, step, names, trace.settings.seed or 0)
         return self._made[step]
 
     def clear(self) -> None:
-        self._trace, self._made = None, {}
+        self._made = {}
 
 
 def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> str:
