@@ -87,6 +87,20 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
     assert w.lesson_ui.state.game.played == 3
 
 
+def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):
+    w = window
+    game, session = w.lesson_ui.dock.predict, w.lesson_ui
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    click(qtbot, game.buttons[0])
+    assert session.state.play_at(0) is not None and session.state.game.played == 1
+    generate(qtbot, w, STORY, max_new_tokens=2)
+    assert session.state.plays == () and session.state.game.played == 1  # the score is the learner's
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    assert game.round is not None and game.revealed is None
+    assert game.score.text() == session.state.game.text(TEXTS)
+
+
 def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
     w = window
     game = w.lesson_ui.dock.predict
