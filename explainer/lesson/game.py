@@ -9,7 +9,8 @@ greedy versus sampled with the step's real numbers.
 
 Everything is deterministic given ``seed`` (the long shot and the order come from a generator
 seeded with the seed and the step), so tests, replays and a saved lesson show the same round.
-The score is a frozen :class:`GameState` the UI replaces after each reveal.
+The score is a frozen :class:`GameState`; with the passes played this run (:class:`Play`) it is
+part of the learner's record, :class:`explainer.lesson.state.LessonState`.
 """
 
 from __future__ import annotations
@@ -59,6 +60,15 @@ class Reveal:
     ranked: tuple[Candidate, ...]  # the four candidates by probability, for the revealed chart
     message: str  # right or wrong, with the pick's real probability
     explanation: str  # greedy vs sampled, with this step's numbers
+
+
+@dataclass(frozen=True)
+class Play:
+    """A pass played this run: the round as it was offered and its reveal (shown again when the
+    learner comes back to the pass, so a pass is scored once)."""
+
+    round: Round
+    reveal: Reveal
 
 
 def _context_end(trace: Trace, step: int, names: TokenNames) -> str:
@@ -115,6 +125,28 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
         quoted(names.display(chosen.id, chosen.text)),
         texts.text("game", "ask").format(context=context),
     )
+
+
+class Rounds:
+    """The rounds of one run, each made once, on first asking: stepping back and forth over a
+    pass must stay cheap, and the same pass must offer the same four.
+
+    This is a memo of :func:`new_round` (everything in a round follows from the trace and its
+    seed), not the learner's record. It is one run's: while a run is generated every step
+    arrives as a new snapshot of the same run, so the owner calls :meth:`clear` when a new run
+    starts rather than the memo guessing from the trace object.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[int, Round | None] = {}
+
+    def at(self, texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> Round | None:
+        if step not in self._made:
+            self._made[step] = new_round(texts, trace, step, names, trace.settings.seed or 0)
+        return self._made[step]
+
+    def clear(self) -> None:
+        self._made = {}
 
 
 def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenNames) -> str:

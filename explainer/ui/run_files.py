@@ -3,19 +3,22 @@
 A saved trace is everything a run recorded: opening it steps through exactly that run without
 the model (and `explainer export --trace` draws figures from it). A lesson file is the same
 trace with where the instructor was (the tour's step, the stage on screen): opening it puts the
-learner there, offline. Either is checked in full before anything on screen changes.
+learner there, offline. Either is checked in full before anything on screen changes; what a
+lesson file holds, and how it is read, is :mod:`explainer.lesson.lesson_file`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
-from explainer.engine.trace_file import open_trace_file, save_trace
+from explainer.engine.trace import Trace
+from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
-from explainer.lesson.place import LessonPlace, place_record, read_place
+from explainer.lesson.lesson_file import open_run, save_lesson
+from explainer.lesson.place import LessonPlace
 
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
@@ -41,7 +44,7 @@ class RunFiles:
 
     def save_trace(self, path: str) -> None:
         """Write the recorded run (atomically); `explainer export --trace` reads it too."""
-        self._save(path, "trace", None)
+        self._save(path, "trace", lambda trace: save_trace(trace, path))
 
     def save_lesson(self, path: str) -> None:
         """Write the run with the tour's step and the stage on screen (atomically): a lesson to
@@ -50,14 +53,15 @@ class RunFiles:
         if w.cursor is None:
             return
         session = w.lesson_ui
-        self._save(path, "lesson", place_record(LessonPlace(session.state, w.cursor), session.tour))
+        place = LessonPlace(session.state.tour, w.cursor)
+        self._save(path, "lesson", lambda trace: save_lesson(trace, path, place, session.tour))
 
-    def _save(self, path: str, what: str, lesson: dict[str, Any] | None) -> None:
+    def _save(self, path: str, what: str, write: Callable[[Trace], object]) -> None:
         w = self.window
         if w.trace is None:
             return
         try:
-            save_trace(w.trace, path, lesson=lesson)
+            write(w.trace)
         except ExplainerError as exc:
             w.show_error(f"could not save the {what}: {exc.message}", exc.hint)
             return
@@ -80,8 +84,7 @@ class RunFiles:
         its run) changes nothing on screen."""
         w = self.window
         try:
-            opened = open_trace_file(path)
-            place = None if opened.lesson is None else read_place(opened.lesson, w.texts.tour, opened.trace)
+            opened = open_run(path, w.texts.tour)
         except ExplainerError as exc:
             what = "lesson" if path.lower().endswith(".lesson") else "trace"
             w.show_error(f"could not open the {what}: {exc.message}", exc.hint)
@@ -89,9 +92,9 @@ class RunFiles:
         trace = opened.trace
         w.show_recorded(trace)
         w.remember_file(path)
-        if place is not None:
-            w.stepper.show(place.cursor)
-            w.lesson_ui.resume_at(place.tour)
+        if opened.place is not None:
+            w.stepper.show(opened.place.cursor)
+            w.lesson_ui.resume_at(opened.place.tour)
         tokens = f"{len(trace.steps)} recorded token{'s' if len(trace.steps) != 1 else ''}"
         w.set_activity(f"Opened {path}: {tokens}. Step through with → / Space.")
 

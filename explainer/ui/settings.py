@@ -64,5 +64,13 @@ class AppSettings:
     def set_json(self, key: str, value: Any) -> None:
         self.store.setValue(key, json.dumps(value))
 
+    def has(self, key: str) -> bool:
+        """Whether anything is stored under ``key`` (readable or not): a migration reads old
+        records only where no new one was ever written."""
+        return bool(self.store.contains(key))
+
+    def remove(self, key: str) -> None:
+        self.store.remove(key)
+
     def sync(self) -> None:
         self.store.sync()

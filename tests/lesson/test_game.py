@@ -6,7 +6,7 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.illustration.formatting import is_special, percent
-from explainer.lesson.game import GameState, new_round, reveal
+from explainer.lesson.game import GameState, Rounds, new_round, reveal
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
@@ -41,6 +41,20 @@ def test_rounds_are_deterministic_given_the_seed(real_trace):
     assert len(rounds) > 1  # the order (or the long shot) changes with the seed
     orders = {tuple(c.rank for c in r.candidates) for r in rounds if r is not None}
     assert len(orders) > 1
+
+
+def test_rounds_are_made_once_per_pass_until_a_new_run(real_trace):
+    """The session's memo: a pass's round is made on first asking and then the same object
+    (stepping over a pass stays cheap); cleared for a new run, its passes are made anew."""
+    paris, sampled = real_trace("paris"), real_trace("sampled")
+    names = names_for(paris)
+    rounds = Rounds()
+    first = rounds.at(TEXTS, paris, 1, names)
+    assert first == new_round(TEXTS, paris, 1, names, paris.settings.seed or 0)
+    assert rounds.at(TEXTS, paris, 1, names) is first
+    rounds.clear()
+    other = rounds.at(TEXTS, sampled, 1, names_for(sampled))
+    assert other == new_round(TEXTS, sampled, 1, names_for(sampled), sampled.settings.seed or 0) != first
 
 
 def test_picks_are_scored_against_the_real_probabilities(real_trace):

@@ -48,9 +48,9 @@ def test_a_saved_lesson_replays_where_it_was_saved_without_the_model(qtbot, wind
     trace = generate(qtbot, w, PROMPT, max_new_tokens=3)
     w.lesson_ui.go_to(6)  # the tour's step highlights a panel in every frame
     frames = _walk(qtbot, w)
-    assert w.lesson_ui.state.index == 6
+    assert w.lesson_ui.state.tour.index == 6
     w.stepper.show(Cursor(1, Stage.LAYERS))
-    quiz = w.lesson_ui.dock.questions.quiz
+    quiz = w.lesson_ui.state.quiz
     path = tmp_path / "week3.lesson"
     w.files.save_lesson(str(path))
     assert path.is_file() and not w.banner.isVisible()
@@ -66,9 +66,9 @@ def test_a_saved_lesson_replays_where_it_was_saved_without_the_model(qtbot, wind
     assert w.trace == trace and w.trace is not trace
     assert w.prompt.toPlainText() == PROMPT
     assert w.cursor == Cursor(1, Stage.LAYERS)
-    assert w.lesson_ui.state.index == 6
+    assert w.lesson_ui.state.tour.index == 6
     assert w.lesson_ui.dock.isVisible()
-    assert w.lesson_ui.dock.questions.quiz == quiz  # the learner's own answers are not the file's
+    assert w.lesson_ui.state.quiz == quiz  # the learner's own answers are not the file's
     assert _walk(qtbot, w) == frames
     assert len(generate_calls) == 1
     assert w.recent_menu.actions()[0].toolTip() == str(path)
@@ -131,7 +131,7 @@ def test_a_lesson_opens_on_a_pc_where_the_model_was_never_built(qtbot, real_trac
     w.files.open_trace(str(path))
     assert not w.banner.isVisible(), w.banner.message.text()
     assert w.trace == trace
-    assert (w.cursor, w.lesson_ui.state.index) == (Cursor(1, Stage.PROBABILITIES), 4)
+    assert (w.cursor, w.lesson_ui.state.tour.index) == (Cursor(1, Stage.PROBABILITIES), 4)
     press(qtbot, w, Qt.Key.Key_Right)
     assert w.cursor == Cursor(1, Stage.SAMPLING)
     assert not (tmp_cache / "models").exists() or not any((tmp_cache / "models").iterdir())

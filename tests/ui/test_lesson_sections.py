@@ -57,7 +57,7 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
     assert game.round is None and not game.buttons[0].isVisible()  # offered at the layers stage only
     w.lesson_ui.go_to(TOUR.index_of("choose-game") or 0)
-    assert not w.lesson_ui.state.done
+    assert not w.lesson_ui.state.tour.done
     results = []
     for step, right in ((0, True), (1, False), (2, True)):
         forward_to(qtbot, w, step, Stage.LAYERS)
@@ -77,14 +77,28 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
             assert percent(probs[c.id]) in label.text()
         assert game.message.text() == shown[1].message
         results.append(right)
-    assert game.game == GameState(played=3, score=2, streak=1, best=1)
+    assert w.lesson_ui.state.game == GameState(played=3, score=2, streak=1, best=1)
     assert game.score.text() == GameState(3, 2, 1, 1).text(TEXTS)
-    assert w.lesson_ui.state.done  # the tour's "play a round" step
+    assert w.lesson_ui.state.tour.done  # the tour's "play a round" step
     forward_to(qtbot, w, 2, Stage.APPEND)
     press(qtbot, w, Qt.Key.Key_Home)
     forward_to(qtbot, w, 0, Stage.LAYERS)
     assert game.round is None and game.revealed is not None  # a pass is played once per run
-    assert game.game.played == 3
+    assert w.lesson_ui.state.game.played == 3
+
+
+def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):
+    w = window
+    game, session = w.lesson_ui.dock.predict, w.lesson_ui
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    click(qtbot, game.buttons[0])
+    assert session.state.play_at(0) is not None and session.state.game.played == 1
+    generate(qtbot, w, STORY, max_new_tokens=2)
+    assert session.state.plays == () and session.state.game.played == 1  # the score is the learner's
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    assert game.round is not None and game.revealed is None
+    assert game.score.text() == session.state.game.text(TEXTS)
 
 
 def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
@@ -150,7 +164,7 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
         assert section.settings() == SamplingSettings(temperature / 100, top_k, top_p / 100, 3, 3)
         chart_matches_the_sampler(section, step)
         assert section.message.text() == section.chart.value.message
-    assert w.lesson_ui.state.done  # "move a what-if slider"
+    assert w.lesson_ui.state.tour.done  # "move a what-if slider"
     section.top_k.setFocus()
     value = section.top_k.value()
     press(qtbot, w, Qt.Key.Key_Right, target=section.top_k)  # a focused slider keeps its arrows
@@ -227,11 +241,11 @@ def test_every_question_can_be_answered_right_through_the_widgets(qtbot, window)
         wrong_then_right(qtbot, card, q)
         assert card.feedback.text() == TEXTS.text("quiz", "right"), q.id
         assert not card.explanation.isHidden() and card.explanation.plain == q.explanation
-        assert section.quiz.is_right(q.id)
+        assert w.lesson_ui.state.quiz.is_right(q.id)
         if q.id == "prompt_tokens":
-            assert w.lesson_ui.state.done  # the tour's question step
-    assert section.quiz.right() == len(questions) and section.quiz.first_try() == 0
-    assert section.score.text() == section.quiz.text(TEXTS, questions)
+            assert w.lesson_ui.state.tour.done  # the tour's question step
+    assert w.lesson_ui.state.quiz.right() == len(questions) and w.lesson_ui.state.quiz.first_try() == 0
+    assert section.score.text() == w.lesson_ui.state.quiz.text(TEXTS, questions)
     assert f"{len(questions)} of {len(questions)}" in section.score.text()
 
 
@@ -241,7 +255,7 @@ def test_show_the_answer_explains_without_scoring(qtbot, window):
     section.go(0)
     card = section.card
     click(qtbot, card.answer_button)
-    assert not card.explanation.isHidden() and not section.quiz.is_right(card.question.id)
+    assert not card.explanation.isHidden() and not w.lesson_ui.state.quiz.is_right(card.question.id)
     click(qtbot, card.check_button)  # nothing chosen yet
     assert card.feedback.text() == TEXTS.text("ui", "answer_first")
 
@@ -287,12 +301,13 @@ def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, windo
     session, dock = w.lesson_ui, w.lesson_ui.dock
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     questions = session.questions
-    dock.questions.set_quiz(QuizState(tuple((q.id, 1 + (i % 2), True) for i, q in enumerate(questions))))
+    quiz = QuizState(tuple((q.id, 1 + (i % 2), True) for i, q in enumerate(questions)))
+    session.set_state(dataclasses.replace(session.state, quiz=quiz))
     session.go_to(len(TOUR.steps) - 1)
     assert dock.tour.finish_button.isVisible()
     assert not dock.tabs.isTabVisible(dock.tabs.indexOf(dock.completion.parentWidget().parentWidget()))
     tour_key(qtbot, w.view, Qt.Key.Key_Right)  # past the last step, every question right: complete
-    assert session.state.finished(TOUR)
+    assert session.state.tour.finished(TOUR)
     assert dock.section() is Section.COMPLETE
     page = dock.completion
     n, first = len(questions), sum(1 for i in range(len(questions)) if i % 2 == 0)
@@ -313,10 +328,10 @@ def test_finish_the_lesson_at_the_last_step_shows_the_page(qtbot, window):
     session, dock = w.lesson_ui, w.lesson_ui.dock
     session.go_to(len(TOUR.steps) - 1)
     click(qtbot, dock.tour.finish_button)
-    assert session.state == TourState(len(TOUR.steps)) and dock.section() is Section.COMPLETE
+    assert session.state.tour == TourState(len(TOUR.steps)) and dock.section() is Section.COMPLETE
     assert dock.completion.look.text() == TEXTS.text("completion", "attention_none")  # no run yet
     click(qtbot, dock.tour.restart_button)
-    assert session.state.index == 0
+    assert session.state.tour.index == 0
 
 
 # ------------------------------------------------------------------ presenter mode

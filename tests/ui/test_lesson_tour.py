@@ -3,12 +3,16 @@ fed by what the learner does, and resumed where it was left."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from PySide6.QtCore import Qt
 
 from explainer.content.assets import load_texts
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import QuizState
+from explainer.lesson.state import LessonState
+from explainer.lesson.tour import TourState
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
@@ -37,7 +41,7 @@ def index_of(step_id: str) -> int:
 def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, window):
     w = window
     session, dock = w.lesson_ui, w.lesson_ui.dock
-    assert session.state.index == 0 and dock.isVisible()
+    assert session.state.tour.index == 0 and dock.isVisible()
     generate(qtbot, w, PARIS, max_new_tokens=3)  # the steps quote the learner's own run
     forward_to(qtbot, w, 0, Stage.LAYERS)
     here = w.cursor
@@ -53,14 +57,14 @@ def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, win
         assert_points_at(w, step)
         tour_key(qtbot, places[i % len(places)], Qt.Key.Key_Right)
         assert w.cursor == here, "Alt+→ walks the tour, never the diagram"
-    assert session.state.finished(TOUR) and session.view is None
+    assert session.state.tour.finished(TOUR) and session.view is None
     assert w.scene.highlighted is None and not session.pointer.outline.isVisible()
     assert dock.tour.chapter.text() == TEXTS.text("tour", "finished")
     tour_key(qtbot, w.view, Qt.Key.Key_Left)  # back to the last step
     assert session.view is not None and session.view.step_id == TOUR.steps[-1].id
     for _ in range(3):
         tour_key(qtbot, w.prompt, Qt.Key.Key_Left)
-    assert session.state.index == len(TOUR.steps) - 4
+    assert session.state.tour.index == len(TOUR.steps) - 4
     press(qtbot, w, Qt.Key.Key_Right)  # the plain arrow still steps the diagram
     assert w.cursor == Cursor(0, Stage.PROBABILITIES)
 
@@ -82,28 +86,28 @@ def test_the_learners_actions_complete_the_steps(qtbot, window):
     w = window
     session, dock = w.lesson_ui, w.lesson_ui.dock
     session.go_to(index_of("start-run"))  # type a prompt and press Generate
-    assert not session.state.done
+    assert not session.state.tour.done
     generate(qtbot, w, PARIS, max_new_tokens=3)
-    assert session.state.done and dock.tour.task.text().startswith("✓")
+    assert session.state.tour.done and dock.tour.task.text().startswith("✓")
     session.go_to(index_of("tok-split"))  # the tokens stage of the first pass
     forward_to(qtbot, w, 0, Stage.TOKENS)
-    assert session.state.done
+    assert session.state.tour.done
     session.go_to(index_of("loop-decode"))  # the tokens stage of a decode pass
     forward_to(qtbot, w, 0, Stage.APPEND)
-    assert not session.state.done
+    assert not session.state.tour.done
     forward_to(qtbot, w, 1, Stage.TOKENS)
-    assert session.state.done
+    assert session.state.tour.done
     session.go_to(index_of("loop-stop"))  # the end of the run
-    assert not session.state.done
+    assert not session.state.tour.done
     press(qtbot, w, Qt.Key.Key_N, times=2)
-    assert w.cursor == Cursor(2, Stage.APPEND) and session.state.done
+    assert w.cursor == Cursor(2, Stage.APPEND) and session.state.tour.done
     session.go_to(index_of("choose-temperature"))  # a sampling setting changed
     assert w.control_dock.isVisible()
     click(qtbot, w.sampling.greedy)
-    assert session.state.done
+    assert session.state.tour.done
     session.go_to(index_of("choose-cuts"))
     type_into(qtbot, w.sampling.top_k, "20")
-    assert session.state.done
+    assert session.state.tour.done
 
 
 def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):
@@ -151,18 +155,43 @@ def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):
     w.lesson_ui.go_to(index_of("in-layers"))
     assert w.lesson_ui.view is not None and w.lesson_ui.view.step_id == "in-layers"
     quiz = QuizState((("core", 2, True), ("stop", 1, False)))
-    w.lesson_ui.dock.questions.set_quiz(quiz)
-    w.lesson_ui.dock.questions.quiz_changed.emit()
     game = GameState(played=4, score=3, streak=2, best=2)
-    w.lesson_ui.dock.predict.set_game(game)
-    w.lesson_ui.dock.predict.score_changed.emit()  # (what a round played reports)
+    w.lesson_ui.set_state(dataclasses.replace(w.lesson_ui.state, quiz=quiz, game=game))
     qtbot.keyClick(w.view, Qt.Key.Key_F1)  # the dock closed: the layout remembers it
     w.close()
     again = make_window(lambda: shared_engine)
-    assert again.lesson_ui.state.index == index_of("in-layers")
+    assert again.lesson_ui.state.tour.index == index_of("in-layers")
     assert again.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
     assert again.scene.highlighted == "layers"
-    assert again.lesson_ui.dock.questions.quiz == quiz and again.lesson_ui.dock.predict.game == game
+    assert again.lesson_ui.state.quiz == quiz and again.lesson_ui.state.game == game
     assert not again.lesson_ui.dock.isVisible()
     qtbot.keyClick(again.view, Qt.Key.Key_F1)
     assert again.lesson_ui.dock.isVisible()
+
+
+def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
+    """Versions before the one record saved the tour, the quiz and the game under three keys:
+    the first start after the update reads them into the one record and removes them."""
+    from explainer.ui.lesson.session import OLD_GAME_KEY, OLD_QUIZ_KEY, OLD_TOUR_KEY, STATE_KEY
+    from explainer.ui.settings import AppSettings
+
+    tour = TourState(index_of("in-layers"), True)
+    quiz = QuizState((("core", 2, True), ("stop", 1, False)))
+    game = GameState(played=4, score=3, streak=2, best=2)
+    store = AppSettings()
+    store.set_json(OLD_TOUR_KEY, tour.to_dict(TOUR))
+    store.set_json(OLD_QUIZ_KEY, quiz.to_dict())
+    store.set_json(OLD_GAME_KEY, game.to_dict())
+    store.sync()
+    w = make_window(load=False)
+    assert w.lesson_ui.state == LessonState(tour, quiz, game)
+    assert w.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
+    assert w.lesson_ui.dock.predict.score.text() == game.text(TEXTS)
+    assert w.lesson_ui.dock.questions.score.text() == quiz.text(TEXTS, w.lesson_ui.questions)
+    saved = AppSettings()
+    assert LessonState.from_dict(saved.json_value(STATE_KEY, None), TOUR) == LessonState(tour, quiz, game)
+    assert not any(saved.has(key) for key in (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY))
+    w.lesson_ui.next()
+    w.close()
+    again = make_window(load=False)  # read once: the one record is what counts from now on
+    assert again.lesson_ui.state == LessonState(TourState(index_of("in-layers") + 1), quiz, game)

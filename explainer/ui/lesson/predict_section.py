@@ -2,10 +2,15 @@
 
 At a pass's layers stage (the chart is not drawn yet) the section offers that pass's round
 (:func:`explainer.lesson.game.new_round`: the model's real top three and one long shot,
-shuffled). A pick is scored by :func:`~explainer.lesson.game.reveal`, and the window steps to
-the same pass's probabilities, where the learner sees the real chart; the section shows the four
-real probabilities, the verdict, and, when the sampler did not take the favourite, why. Each pass
-is played once per run: coming back to it shows its reveal again, so the score cannot be farmed.
+shuffled). A pick goes to the session, which scores it (:func:`~explainer.lesson.game.reveal`),
+records it in the learner's :class:`~explainer.lesson.state.LessonState` and steps the window to
+the same pass's probabilities, where the learner sees the real chart; the section then shows the
+four real probabilities, the verdict, and, when the sampler did not take the favourite, why. Each
+pass is played once per run: coming back to it shows its reveal again, so the score cannot be
+farmed.
+
+The section keeps no record of its own: what it shows (the score, the round offered, the reveal)
+is what the session last gave it, so the state has one owner and one saved copy.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QV
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import percent
-from explainer.illustration.vocab import TokenNames
-from explainer.lesson.game import GameState, Reveal, Round, new_round, reveal
+from explainer.lesson.game import Play, Reveal, Round
+from explainer.lesson.state import LessonState
 from explainer.stages import Cursor, Stage
 
 N_CANDIDATES = 4
@@ -32,20 +37,13 @@ def _wrapped(name: str) -> QLabel:
 
 
 class PredictSection(QWidget):
-    played = Signal(object)  # the Reveal of a round just played
-    step_to = Signal(object)  # the Cursor that reveals the chart of the pass just played
-    score_changed = Signal()
+    picked = Signal(object, int)  # the Round offered, the id of the candidate the learner picked
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.texts = texts
-        self.game = GameState()
         self.round: Round | None = None  # the round offered now
         self.revealed: tuple[Round, Reveal] | None = None  # the reveal shown now
-        self._played: dict[int, tuple[Round, Reveal]] = {}  # pass -> its round and reveal, this run
-        self._rounds: dict[int, Round | None] = {}  # pass -> its round (made once per run: stepping stays cheap)
-        self._trace: Trace | None = None
-        self._names = TokenNames()
         self._drawn = False
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
@@ -90,56 +88,51 @@ class PredictSection(QWidget):
         col.addWidget(self.message)
         col.addWidget(self.explanation)
         col.addStretch(1)
-        self.set_game(GameState())
+        self.show_state(LessonState())
         self._show(None, None)
 
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
 
-    def set_game(self, game: GameState) -> None:
-        self.game = game
-        self.score.setText(game.text(self.texts))
+    def show_state(self, state: LessonState) -> None:
+        """The learner's record changed: the score, and the reveal of the round on screen once it
+        is played (or no reveal once a new run has forgotten it)."""
+        self.score.setText(state.game.text(self.texts))
+        if self.round is not None:
+            play = state.play_at(self.round.step)
+            if play is not None:
+                self._show(None, (play.round, play.reveal))
+        elif self.revealed is not None and state.play_at(self.revealed[0].step) is None:
+            self._show(None, None)
 
     def new_run(self) -> None:
-        """A new run: its passes have not been played."""
-        self._played.clear()
-        self._rounds.clear()
-        self._trace = None
+        """A new run: nothing of the last one is offered or shown."""
         self._show(None, None)
 
-    def update_for(self, trace: Trace | None, cursor: Cursor | None, names: TokenNames) -> None:
-        """Offer the round of the pass under the cursor (at its layers stage), or show its reveal."""
-        self._trace, self._names = trace, names
+    def update_for(self, trace: Trace | None, cursor: Cursor | None, offer: Round | None, played: Play | None) -> None:
+        """Show the pass under the cursor: its reveal when ``played`` this run, else, at its layers
+        stage, the round ``offer`` (None: too few candidates recorded to make one)."""
         if trace is None or cursor is None or cursor.step >= len(trace.steps):
             self.hint.setText(self._ui("predict_needs_run" if trace is None else "predict_hint"))
             self._show(None, None)
             return
-        if cursor.step in self._played:
+        if played is not None:
             self.hint.setText("")
-            self._show(None, self._played[cursor.step])
+            self._show(None, (played.round, played.reveal))
             return
         if cursor.stage is not Stage.LAYERS:
             self.hint.setText(self._ui("predict_hint"))
             self._show(None, None)
             return
-        if cursor.step not in self._rounds:
-            self._rounds[cursor.step] = new_round(self.texts, trace, cursor.step, names, trace.settings.seed or 0)
-        rnd = self._rounds[cursor.step]
-        self.hint.setText("" if rnd is not None else self.texts.text("game", "no_candidates"))
-        self._show(rnd, None)
+        self.hint.setText("" if offer is not None else self.texts.text("game", "no_candidates"))
+        self._show(offer, None)
 
     def pick(self, index: int) -> None:
-        """The learner picks the ``index``-th candidate shown."""
-        rnd, trace = self.round, self._trace
-        if rnd is None or trace is None or index >= len(rnd.candidates):
+        """The learner picks the ``index``-th candidate shown (the session scores it)."""
+        rnd = self.round
+        if rnd is None or index >= len(rnd.candidates):
             return
-        result = reveal(self.texts, trace, rnd, rnd.candidates[index].id, self._names)
-        self._played[rnd.step] = (rnd, result)
-        self.set_game(self.game.after(result))
-        self._show(None, (rnd, result))
-        self.score_changed.emit()
-        self.played.emit(result)
-        self.step_to.emit(Cursor(rnd.step, Stage.PROBABILITIES))
+        self.picked.emit(rnd, rnd.candidates[index].id)
 
     def _show(self, rnd: Round | None, shown: tuple[Round, Reveal] | None) -> None:
         if (rnd, shown) == (self.round, self.revealed) and self._drawn:

@@ -2,8 +2,10 @@
 
 The set comes from :func:`explainer.lesson.questions.build_questions` for the current run (the
 session rebuilds it when a run or the model arrives: the live questions' answers are the run's
-numbers). The learner's record is a :class:`~explainer.lesson.questions.QuizState`, which the
-session keeps in the settings; a question answered right stays right across runs and restarts.
+numbers). The learner's record is the session's (the quiz of its
+:class:`~explainer.lesson.state.LessonState`, kept in the settings): the section shows the quiz
+the session last gave it and reports each answer, so a question answered right stays right
+across runs and restarts without a second copy here to fall out of step.
 """
 
 from __future__ import annotations
@@ -19,15 +21,14 @@ from explainer.ui.lesson.question_card import QuestionCard
 
 
 class QuestionsSection(QWidget):
-    answered = Signal(str, bool)  # question id, right or not
-    quiz_changed = Signal()
+    answered = Signal(str, object)  # question id, its Verdict
     term_activated = Signal(str)
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.texts = texts
         self.questions: tuple[Question, ...] = ()
-        self.quiz = QuizState()
+        self._quiz = QuizState()  # as the session last gave it, for the marks and the score shown
         self.index = 0
         self.card: QuestionCard | None = None
         ui = self._ui
@@ -60,8 +61,9 @@ class QuestionsSection(QWidget):
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
 
-    def set_quiz(self, quiz: QuizState) -> None:
-        self.quiz = quiz
+    def show_quiz(self, quiz: QuizState) -> None:
+        """The learner's record changed: the score and the current question's mark."""
+        self._quiz = quiz
         self._refresh_header()
 
     def set_questions(self, questions: Sequence[Question]) -> None:
@@ -89,24 +91,22 @@ class QuestionsSection(QWidget):
         self.card = None
         if self.questions:
             q = self.questions[self.index]
-            self.card = QuestionCard(self.texts, q, self.quiz.is_right(q.id))
+            self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id))
             self.card.answered.connect(self._answered)
             self.card.term_activated.connect(self.term_activated)
             self.holder.setWidget(self.card)
         self._refresh_header()
 
     def _refresh_header(self) -> None:
-        self.score.setText(self.quiz.text(self.texts, self.questions))
+        self.score.setText(self._quiz.text(self.texts, self.questions))
         n = len(self.questions)
         self.prev_button.setEnabled(self.index > 0)
         self.next_button.setEnabled(self.index < n - 1)
         if n:
             q = self.questions[self.index]
-            mark = self._ui("question_right_mark") if self.quiz.is_right(q.id) else ""
+            mark = self._ui("question_right_mark") if self._quiz.is_right(q.id) else ""
             self.position.setText(self._ui("question_position").format(n=self.index + 1, total=n, mark=mark))
 
     def _answered(self, question_id: str, verdict: Verdict) -> None:
-        self.quiz = self.quiz.record(question_id, verdict)
-        self._refresh_header()
-        self.quiz_changed.emit()
-        self.answered.emit(question_id, verdict.correct)
+        """Reported, not recorded: the session records the answer and gives the quiz back."""
+        self.answered.emit(question_id, verdict)

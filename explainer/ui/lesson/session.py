@@ -1,10 +1,12 @@
 """The learner's progress through the lesson, and what moves it.
 
-One object keeps the three records of :mod:`explainer.lesson` (where the tour is, the quiz, the
-game's score), stores each in the app's settings the moment it changes (so the lesson resumes
-where it was left, even after a crash), and turns what happens in the window into the tour's
-events: every frame shown, a setting changed, a run finished, a round played, a slider moved, a
-question answered. It reads only what the window already has (the recorded trace, the loaded
+One object owns the learner's record, a :class:`~explainer.lesson.state.LessonState` (where the
+tour is, the quiz, the game's score and this run's rounds played): it turns what happens in the
+window into the state's events (every frame shown, a setting changed, a run finished, a round
+played, a slider moved, a question answered), stores the new state in the app's settings the
+moment it changes (under one key, so the lesson resumes where it was left, even after a crash),
+and gives it to the sections to show. The sections keep no copy of their own to fall out of
+step. It reads only what the window already has (the recorded trace, the loaded
 model's description and vocabulary): the GUI thread never waits on the model here.
 """
 
@@ -19,8 +21,9 @@ from explainer.engine.trace import ModelInfo, Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.completion import completion
 from explainer.lesson.facts import lesson_fields
-from explainer.lesson.game import GameState, Reveal
-from explainer.lesson.questions import Question, QuizState, build_questions
+from explainer.lesson.game import Round, Rounds, reveal
+from explainer.lesson.questions import Question, Verdict, build_questions
+from explainer.lesson.state import LessonState
 from explainer.lesson.tour import (
     Answered,
     Generated,
@@ -33,7 +36,7 @@ from explainer.lesson.tour import (
     WhatIfChanged,
     tour_view,
 )
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
@@ -41,7 +44,9 @@ from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, sho
 if TYPE_CHECKING:
     from explainer.ui.main_window import MainWindow
 
-TOUR_KEY, QUIZ_KEY, GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
+STATE_KEY = "lesson/state"
+# where versions before the one record kept its three parts; read once, then removed
+OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
 
 
 class LessonSession(QObject):
@@ -50,10 +55,9 @@ class LessonSession(QObject):
         self.window, self.dock, self.pointer = window, dock, pointer
         self.texts = window.texts
         self.tour = self.texts.tour
-        store = window.settings
-        self.state = TourState.from_dict(store.json_value(TOUR_KEY, None), self.tour)
-        dock.questions.set_quiz(QuizState.from_dict(store.json_value(QUIZ_KEY, None)))
-        dock.predict.set_game(GameState.from_dict(store.json_value(GAME_KEY, None)))
+        self.state = self._restore()
+        self._push()
+        self.rounds = Rounds()  # the rounds of the run on screen, made once per pass
         self.model: ModelInfo | None = None
         self.questions: tuple[Question, ...] = ()
         self.fields: dict[str, str] = {}
@@ -69,16 +73,29 @@ class LessonSession(QObject):
         d.tour.show_me_clicked.connect(self.show_me)
         d.tour.finish_clicked.connect(self.finish)
         d.tour.restart_clicked.connect(self.restart)
-        d.predict.played.connect(self._on_played)
-        d.predict.step_to.connect(self.window.stepper.show)
-        d.predict.score_changed.connect(lambda: store.set_json(GAME_KEY, d.predict.game.to_dict()))
+        d.predict.picked.connect(self._on_picked)
         d.whatif.changed.connect(lambda name: self.observe(WhatIfChanged(name)))
         d.questions.answered.connect(self._on_answered)
-        d.questions.quiz_changed.connect(lambda: store.set_json(QUIZ_KEY, d.questions.quiz.to_dict()))
         d.completion.look_changed.connect(lambda layer, head: self.show_completion(layer, head, open_it=False))
         self._rebuild()
-        self.dock.show_complete_tab(self.state.finished(self.tour))
+        self.dock.show_complete_tab(self.state.tour.finished(self.tour))
         self._refresh(moved=False)
+
+    def _restore(self) -> LessonState:
+        """The record as it was left. A store from before the one record has the three parts
+        under their old keys instead: they are read once, written as the one record, and
+        removed, so a learner who updates keeps their progress and nothing reads them again."""
+        store = self.window.settings
+        if store.has(STATE_KEY):
+            return LessonState.from_dict(store.json_value(STATE_KEY, None), self.tour)
+        old = (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY)
+        tour, quiz, game = (store.json_value(key, None) for key in old)
+        state = LessonState.from_old_keys(tour, quiz, game, self.tour)
+        if any(store.has(key) for key in old):
+            store.set_json(STATE_KEY, state.to_dict(self.tour))
+            for key in old:
+                store.remove(key)
+        return state
 
     # --- what the lesson reads of the window ---------------------------------------
 
@@ -114,7 +131,9 @@ class LessonSession(QObject):
         """The stepper changed; a new run (the trace gone) forgets the passes played."""
         has = self.trace is not None
         if self._had_trace and not has:
+            self.rounds.clear()
             self.dock.predict.new_run()
+            self._keep(self.state.new_run())
             self.dock.whatif.update_for(None, None, self.names())
         self._had_trace = has
 
@@ -124,7 +143,7 @@ class LessonSession(QObject):
             return
         last = not self.window.generating and trace.stop_reason is not None and cursor.step == len(trace.steps) - 1
         names = self.names()
-        self.dock.predict.update_for(trace, cursor, names)
+        self._update_predict(trace, cursor)
         self.dock.whatif.update_for(trace, cursor, names)
         self.observe(StageShown(cursor.stage, "prefill" if cursor.step == 0 else "decode", last))
 
@@ -134,22 +153,43 @@ class LessonSession(QObject):
         self._rebuild()
         self.observe(Generated())
         if self.window.cursor is not None:  # the final snapshot: offer what the cursor shows
-            self.dock.predict.update_for(trace, self.window.cursor, self.names())
+            self._update_predict(trace, self.window.cursor)
             self.dock.whatif.update_for(trace, self.window.cursor, self.names())
 
     def on_setting(self, name: str) -> None:
         self.observe(SettingChanged(name))
 
-    def _on_played(self, result: Reveal) -> None:
-        self.observe(Predicted(result.correct))
+    def _update_predict(self, trace: Trace, cursor: Cursor) -> None:
+        """The game at the cursor: the pass's reveal if it was played this run, else (at the
+        layers stage, where the chart is not drawn yet) its round."""
+        played = offer = None
+        if cursor.step < len(trace.steps):
+            played = self.state.play_at(cursor.step)
+            if played is None and cursor.stage is Stage.LAYERS:
+                offer = self.rounds.at(self.texts, trace, cursor.step, self.names())
+        self.dock.predict.update_for(trace, cursor, offer, played)
 
-    def _on_answered(self, question_id: str, correct: bool) -> None:
-        self.observe(Answered(question_id, correct))
+    def _on_picked(self, rnd: Round, pick_id: int) -> None:
+        """A round played: scored and recorded, told to the tour, then the window steps to the
+        pass's probabilities, where the learner sees the real chart."""
+        trace = self.trace
+        if trace is None:
+            return
+        result = reveal(self.texts, trace, rnd, pick_id, self.names())
+        played = self.state.played(rnd, result)
+        if played == self.state:  # (the pass was played already: the widgets offer it once)
+            return
+        self._set(played.tour_event(self.tour, Predicted(result.correct)), moved=False)
+        self.window.stepper.show(Cursor(rnd.step, Stage.PROBABILITIES))
+
+    def _on_answered(self, question_id: str, verdict: Verdict) -> None:
+        answered = self.state.answer(question_id, verdict)
+        self._set(answered.tour_event(self.tour, Answered(question_id, verdict.correct)), moved=False)
         self._maybe_complete()
 
     def observe(self, event: TourEvent) -> None:
         """Report what the learner did to the tour (it may complete the current step)."""
-        new = self.state.observe(self.tour, event)
+        new = self.state.tour_event(self.tour, event)
         if new != self.state:
             self._set(new, moved=False)
         else:
@@ -159,7 +199,7 @@ class LessonSession(QObject):
 
     def next(self) -> None:
         """Next step (always allowed: a tour must never trap anyone); past the last: finished."""
-        if self.state.finished(self.tour):
+        if self.state.tour.finished(self.tour):
             return
         self._set(self.state.next(self.tour), moved=True)
         self._maybe_complete()
@@ -168,7 +208,7 @@ class LessonSession(QObject):
         self._set(self.state.back(self.tour), moved=True)
 
     def restart(self) -> None:
-        self._set(TourState(), moved=True)
+        self._set(self.state.restart(), moved=True)
 
     def go_to(self, index: int) -> None:
         self._set(self.state.go_to(self.tour, index), moved=True)
@@ -176,7 +216,7 @@ class LessonSession(QObject):
     def resume_at(self, state: TourState) -> None:
         """A lesson file was opened: the tour continues at its step, and the lesson is in view."""
         self.dock.show()
-        self._set(state, moved=True)
+        self._set(self.state.resumed_at(state), moved=True)
 
     def finish(self) -> None:
         """ "Finish the lesson": the tour is done, the completion page opens with the score."""
@@ -207,15 +247,29 @@ class LessonSession(QObject):
             return None
         return found
 
-    def _set(self, state: TourState, moved: bool) -> None:
-        self.state = state
-        self.window.settings.set_json(TOUR_KEY, state.to_dict(self.tour))
+    def set_state(self, state: LessonState, moved: bool = False) -> None:
+        """Replace the whole record (what a test or the screenshots script sets up); ``moved``
+        as for the tour's own moves."""
+        self._set(state, moved)
+
+    def _set(self, state: LessonState, moved: bool) -> None:
+        self._keep(state)
         self._refresh(moved)
+
+    def _keep(self, state: LessonState) -> None:
+        """The new record: saved at once (a crash loses nothing) and shown by the sections."""
+        self.state = state
+        self.window.settings.set_json(STATE_KEY, state.to_dict(self.tour))
+        self._push()
+
+    def _push(self) -> None:
+        self.dock.questions.show_quiz(self.state.quiz)
+        self.dock.predict.show_state(self.state)
 
     def _refresh(self, moved: bool) -> None:
         """Show the step and point at its target; ``moved``: the learner just arrived at it, so
         a hidden control is shown and the section holding the task is opened."""
-        self.view = view = tour_view(self.texts, self.state, self.fields)
+        self.view = view = tour_view(self.texts, self.state.tour, self.fields)
         shown = (view, self._show_me() is not None)
         if moved or shown != self._shown:  # (a frame shown changes nothing most of the time)
             self._shown = shown
@@ -237,16 +291,15 @@ class LessonSession(QObject):
 
     def _maybe_complete(self) -> None:
         """The tour finished and every question right: the lesson is complete (shown once)."""
-        quiz = self.dock.questions.quiz
-        if not self.completed and self.state.finished(self.tour) and quiz.all_right(self.questions):
+        if not self.completed and self.state.complete(self.tour, self.questions):
             self.show_completion()
 
     def show_completion(self, layer: int | None = None, head: int = 0, open_it: bool = True) -> None:
         value = completion(
             self.texts,
-            self.dock.questions.quiz,
+            self.state.quiz,
             self.questions,
-            self.dock.predict.game,
+            self.state.game,
             self.trace,
             self.names(),
             layer,
