@@ -66,7 +66,7 @@ def main(out: Path) -> int:
     w.controller.load_model()
     wait(lambda: bool(ready))
     w.transport.set_speed(0.0)
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     tour = w.texts.tour
 
     def step(step_id: str) -> None:

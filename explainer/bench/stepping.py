@@ -43,7 +43,7 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     t0 = time.perf_counter()
     window.files.open_trace(str(Path(path)))
     open_s = time.perf_counter() - t0
-    trace, lesson = window.trace, window.lesson
+    trace, lesson = window.trace, window.walk
     if trace is None or lesson is None:
         window.close()
         return {"status": f"could not open {path}: {window.banner.message.text()}"}

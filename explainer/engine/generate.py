@@ -22,6 +22,7 @@ from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, TokenRef, Trace
+from explainer.engine.trace_checks import append_step
 from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import ExplainerError, out_of_memory
 
@@ -156,7 +157,7 @@ class Engine:
                 sample_s=sample_s,
                 logits=result.logits.astype(np.float32),
             )
-            trace.append(step)
+            append_step(trace, step)
             if on_step:
                 on_step(trace, step)
             if sample.chosen == self.eos_id:

@@ -7,7 +7,7 @@ and step, never Python floats in lists: a long prompt records millions of number
 is recorded with one array write per output. Probabilities are kept at float32, as shown;
 embeddings and attention weights, which are only ever drawn as colours and bars, at float16.
 
-Every record is checked when it is appended or loaded (:meth:`Trace.validate`; the rules are in
+Every record is checked when it is appended or loaded (``append_step`` and ``check_trace``, in
 trace_checks.py), with errors naming the exact field, because a trace that loads but is
 inconsistent would make the views draw nonsense.
 
@@ -27,7 +27,6 @@ from typing import Literal, overload
 import numpy as np
 
 from explainer.engine.sampler import SamplingSettings
-from explainer.engine.trace_checks import check_step, check_trace
 from explainer.engine.trace_equality import record_eq
 
 PHASES = ("prefill", "decode")
@@ -246,16 +245,5 @@ class Trace:
     def context_used(self, step_index: int) -> int:
         """Tokens in the context after the given step's pass."""
         return self.steps[step_index].end
-
-    # --- building and checking ------------------------------------------
-
-    def append(self, step: Step) -> None:
-        """Add the next step, refusing one that does not follow from the trace so far."""
-        check_step(self, step, len(self.steps), self.steps[-1] if self.steps else None)
-        self.steps.append(step)
-
-    def validate(self) -> None:
-        """Check the cross-field rules that types alone cannot express (see trace_checks.py)."""
-        check_trace(self)
 
     __eq__ = record_eq

@@ -5,20 +5,16 @@ every layer row has one entry per layer; a trace that breaks such a rule would s
 the views would draw nonsense from it. Each check raises a :class:`TraceError` whose path names
 the exact field (``steps[3].layers.attention``), so a damaged file is reported, not drawn.
 
-The records are only read here (their types are imported for annotations alone), so trace.py,
-whose ``Trace.append`` and ``Trace.validate`` call these checks, can import this module.
+The schema (trace.py) does not know these rules: whoever builds a trace step by step appends
+through :func:`append_step`, and whoever reads one from a file ends with :func:`check_trace`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from explainer.engine.trace import Layers, Step, Trace
 from explainer.errors import ExplainerError
-
-if TYPE_CHECKING:
-    from explainer.engine.trace import Layers, Step, Trace
 
 PROB_TOLERANCE = 1e-6  # engines may compute in float32 before converting
 
@@ -36,6 +32,12 @@ def trace_error(path: str, what: str) -> TraceError:
     return TraceError(
         f"{path}: {what}" if path else what, "The trace file is damaged or was written by another program."
     )
+
+
+def append_step(trace: Trace, step: Step) -> None:
+    """Add the next step to ``trace``, refusing one that does not follow from the trace so far."""
+    check_step(trace, step, len(trace.steps), trace.steps[-1] if trace.steps else None)
+    trace.steps.append(step)
 
 
 def check_trace(trace: Trace) -> None:

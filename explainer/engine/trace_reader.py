@@ -24,7 +24,7 @@ from explainer.engine.trace import (
     TopList,
     Trace,
 )
-from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, trace_error
+from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, check_trace, trace_error
 from explainer.engine.trace_layout import (
     ARRAYS,
     FORMAT,
@@ -61,7 +61,7 @@ def read_members(zf: zipfile.ZipFile) -> TraceFile:
     _check_shapes(trace, [int(s["tokens"]) for s in steps], shapes)
     arrays = {name: _array_data(zf, name, shapes[name]) for name in ARRAYS}
     trace.steps = _steps(trace, steps, arrays)
-    trace.validate()
+    check_trace(trace)
     return TraceFile(trace, _read_lesson(zf) if LESSON in names else None)
 
 

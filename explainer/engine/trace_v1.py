@@ -26,7 +26,7 @@ from explainer.engine.trace import (
     TopList,
     Trace,
 )
-from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, trace_error
+from explainer.engine.trace_checks import PROB_TOLERANCE, TraceError, check_trace, trace_error
 from explainer.errors import ExplainerError
 
 VERSION = 1
@@ -84,7 +84,7 @@ def read_v1(d: object) -> Trace:
     )
     rows: list[tuple[str, int, int]] = []  # attention rows whose length is not the step's context
     trace.steps = [_step(s, f"steps[{i}]", rows) for i, s in enumerate(f.array(d["steps"], "steps"))]
-    trace.validate()
+    check_trace(trace)
     if rows:  # reported after the order of the steps, as version 1 itself did
         path, want, got = rows[0]
         raise trace_error(path, f"expected {want} values, got {got}")

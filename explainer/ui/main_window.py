@@ -123,11 +123,12 @@ class MainWindow(QMainWindow):
         return self.stepper.trace
 
     @property
-    def lesson(self) -> Walk | None:
-        return self.stepper.lesson
+    def walk(self) -> Walk | None:
+        return self.stepper.walk
 
     @property
-    def cursor(self) -> Cursor | None:  # type: ignore[override]  # (the lesson's cursor, not the mouse's)
+    def position(self) -> Cursor | None:
+        """Where the illustration is: the cursor on screen (None before the first pass)."""
         return self.stepper.cursor
 
     @property
@@ -206,7 +207,7 @@ class MainWindow(QMainWindow):
         keys and menu entries, wired to this window in one call: the window does not know the
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
         it recorded. Before restore_window, so the dock's place is restored with the layout."""
-        self.lesson_ui = install_lesson(self)
+        self.lesson = install_lesson(self, self)
 
     # --- themes ----------------------------------------------------------------------
 
@@ -373,7 +374,7 @@ class MainWindow(QMainWindow):
         else:
             self.transport.set_position("")
         a["prev"].setEnabled(
-            ready and st.lesson is not None and st.cursor is not None and st.lesson.prev(st.cursor) is not None
+            ready and st.walk is not None and st.cursor is not None and st.walk.prev(st.cursor) is not None
         )
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)

@@ -50,10 +50,10 @@ class RunFiles:
         """Write the run with the tour's step and the stage on screen (atomically): a lesson to
         replay offline from where it was saved."""
         w = self.window
-        if w.cursor is None:
+        if w.position is None:
             return
-        session = w.lesson_ui
-        place = LessonPlace(session.state.tour, w.cursor)
+        session = w.lesson
+        place = LessonPlace(session.state.tour, w.position)
         self._save(path, "lesson", lambda trace: save_lesson(trace, path, place, session.tour))
 
     def _save(self, path: str, what: str, write: Callable[[Trace], object]) -> None:
@@ -94,7 +94,7 @@ class RunFiles:
         w.remember_file(path)
         if opened.place is not None:
             w.stepper.show(opened.place.cursor)
-            w.lesson_ui.resume_at(opened.place.tour)
+            w.lesson.resume_at(opened.place.tour)
         tokens = f"{len(trace.steps)} recorded token{'s' if len(trace.steps) != 1 else ''}"
         w.set_activity(f"Opened {path}: {tokens}. Step through with → / Space.")
 
@@ -116,10 +116,10 @@ class RunFiles:
 
         w = self.window
         w.stepper.finish_animation()
-        if w.trace is None or w.cursor is None:
+        if w.trace is None or w.position is None:
             return
         try:
-            export_figure(w.trace, w.cursor, path, theme=w.theme_name, timings=True, vocabulary=w.vocabulary)
+            export_figure(w.trace, w.position, path, theme=w.theme_name, timings=True, vocabulary=w.vocabulary)
         except ExplainerError as exc:
             w.show_error(f"could not export: {exc.message}", exc.hint)
             return

@@ -31,7 +31,7 @@ class Stepper(QObject):
         super().__init__(parent)
         self.scene = scene
         self.trace: Trace | None = None
-        self.lesson: Walk | None = None
+        self.walk: Walk | None = None
         self.cursor: Cursor | None = None
         self.playing = False
         self.generating = False
@@ -48,9 +48,9 @@ class Stepper(QObject):
 
     def _at(self) -> tuple[Walk, Cursor] | None:
         """The walk and where it is, once the first step of a trace has arrived."""
-        if self.trace is None or self.lesson is None or self.cursor is None:
+        if self.trace is None or self.walk is None or self.cursor is None:
             return None
-        return self.lesson, self.cursor
+        return self.walk, self.cursor
 
     def set_speed(self, factor: float) -> None:
         self.speed = float(factor)
@@ -65,7 +65,7 @@ class Stepper(QObject):
         """A new request: forget the old trace until the first step of the new one arrives."""
         self.set_playing(False)
         self.finish_animation()
-        self.trace, self.lesson, self.cursor = None, None, None
+        self.trace, self.walk, self.cursor = None, None, None
         self.generating = True
         self._waiting = False
         self.changed.emit()
@@ -78,12 +78,12 @@ class Stepper(QObject):
     def add_snapshot(self, trace: Trace) -> None:
         """One more recorded step (or the final trace): grow the walk, continue a waiting Play."""
         self.trace = trace
-        if self.lesson is None:
-            self.lesson = Walk(trace)
+        if self.walk is None:
+            self.walk = Walk(trace)
         else:
-            self.lesson.set_trace(trace)
+            self.walk.set_trace(trace)
         if self.cursor is None:
-            self._show(self.lesson.first(), animate=False)
+            self._show(self.walk.first(), animate=False)
         if self.playing and self._waiting:
             self._waiting = False
             self._play_step()

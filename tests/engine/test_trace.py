@@ -24,7 +24,7 @@ from explainer.engine.trace import (
     TokenRef,
     Trace,
 )
-from explainer.engine.trace_checks import TraceError
+from explainer.engine.trace_checks import TraceError, append_step
 from explainer.engine.trace_file import ARRAYS, load_trace, save_trace
 from explainer.engine.trace_sampling import step_sampling, top_list
 from explainer.engine.trace_v1 import read_v1
@@ -94,7 +94,7 @@ def make_trace(n_steps: int = 4) -> Trace:
     start, tokens = 0, list(PROMPT)
     for i in range(n_steps):
         step = _step(i, start, tokens, sampler, rng)
-        t.append(step)
+        append_step(t, step)
         start, tokens = step.end, [step.sampling.chosen]
     t.stop_reason = "max_tokens"
     return t
@@ -129,7 +129,7 @@ def test_binary_round_trip_is_lossless(tmp_path: Path):
 def test_greedy_trace_round_trips_with_no_draw(tmp_path: Path):
     sampler = Sampler(SamplingSettings(temperature=0.0, seed=1))
     t = Trace.new(MODEL, "x", False, sampler.effective_settings, PROMPT)
-    t.append(_step(0, 0, list(PROMPT), sampler, np.random.default_rng(1)))
+    append_step(t, _step(0, 0, list(PROMPT), sampler, np.random.default_rng(1)))
     assert t.steps[0].sampling.draw is None
     save_trace(t, tmp_path / "g.trace")
     assert load_trace(tmp_path / "g.trace") == t
@@ -352,7 +352,7 @@ def test_append_refuses_a_step_that_does_not_follow():
     bad.start = last.end
     bad.tokens = [TokenRef((last.sampling.chosen.id + 1) % 10, "?")]
     with pytest.raises(TraceError, match=r"steps\[2\].tokens\[0\]: expected the token chosen at steps\[1\]"):
-        t.append(bad)
+        append_step(t, bad)
     assert len(t.steps) == 2
     first = copy.deepcopy(t.steps[0])
     with pytest.raises(TraceError, match=r"steps\[0\].layers: expected 2 layers, got 1"):
@@ -360,7 +360,7 @@ def test_append_refuses_a_step_that_does_not_follow():
         first.layers = Layers(
             ly.change[:1], ly.lens_ids[:1], ly.lens_probs[:1], ly.attention_ids[:1], ly.attention_weights[:1]
         )
-        Trace.new(MODEL, "x", False, SamplingSettings(), PROMPT).append(first)
+        append_step(Trace.new(MODEL, "x", False, SamplingSettings(), PROMPT), first)
 
 
 # --- files -------------------------------------------------------------------

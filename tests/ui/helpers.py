@@ -44,9 +44,9 @@ def forward_to(qtbot, w, step: int, stage: Stage, limit: int = 300) -> None:
     """Press Right (on the diagram) until the cursor is at (step, stage)."""
     want = Cursor(step, stage)
     for _ in range(limit):
-        if w.cursor == want:
+        if w.position == want:
             return
-        before = w.cursor
+        before = w.position
         press(qtbot, w, Qt.Key.Key_Right)
-        assert w.cursor != before, f"Right did not move from {before} (want {want})"
+        assert w.position != before, f"Right did not move from {before} (want {want})"
     raise AssertionError(f"never reached {want}")

@@ -42,13 +42,13 @@ def control_widget(w, name: str):
         "prompt": w.prompt,
         "generate": w.generate_button,
         "sampling": w.sampling,
-        "lesson": w.lesson_ui.dock.splitter,
+        "lesson": w.lesson.dock.splitter,
     }[name]
 
 
 def assert_points_at(w, step: TourStep) -> None:
     """The live window outlines exactly what ``step`` names, and nothing else."""
-    session = w.lesson_ui
+    session = w.lesson
     outline = session.pointer.outline
     target = step.target
     if target.kind is TargetKind.CONTROL:

@@ -24,10 +24,10 @@ def _walk(qtbot, w) -> dict[Cursor, object]:
     press(qtbot, w, Qt.Key.Key_Home)
     frames = {}
     while True:
-        frames[w.cursor] = rb.frame_state(w.scene)
-        before = w.cursor
+        frames[w.position] = rb.frame_state(w.scene)
+        before = w.position
         press(qtbot, w, Qt.Key.Key_Right)
-        if w.cursor == before:
+        if w.position == before:
             return frames
 
 
@@ -46,29 +46,29 @@ def _rewrite_place(src, dst, change) -> None:
 def test_a_saved_lesson_replays_where_it_was_saved_without_the_model(qtbot, window, generate_calls, tmp_path):
     w = window
     trace = generate(qtbot, w, PROMPT, max_new_tokens=3)
-    w.lesson_ui.go_to(6)  # the tour's step highlights a panel in every frame
+    w.lesson.go_to(6)  # the tour's step highlights a panel in every frame
     frames = _walk(qtbot, w)
-    assert w.lesson_ui.state.tour.index == 6
+    assert w.lesson.state.tour.index == 6
     w.stepper.show(Cursor(1, Stage.LAYERS))
-    quiz = w.lesson_ui.state.quiz
+    quiz = w.lesson.state.quiz
     path = tmp_path / "week3.lesson"
     w.files.save_lesson(str(path))
     assert path.is_file() and not w.banner.isVisible()
 
     # the learner moves on: another prompt, the tour restarted, the lesson closed
-    w.lesson_ui.restart()
+    w.lesson.restart()
     press(qtbot, w, Qt.Key.Key_Home)
-    w.lesson_ui.dock.hide()
+    w.lesson.dock.hide()
     w.prompt.setPlainText("something else")
 
     w.files.open_trace(str(path))
     assert not w.banner.isVisible(), w.banner.message.text()
     assert w.trace == trace and w.trace is not trace
     assert w.prompt.toPlainText() == PROMPT
-    assert w.cursor == Cursor(1, Stage.LAYERS)
-    assert w.lesson_ui.state.tour.index == 6
-    assert w.lesson_ui.dock.isVisible()
-    assert w.lesson_ui.state.quiz == quiz  # the learner's own answers are not the file's
+    assert w.position == Cursor(1, Stage.LAYERS)
+    assert w.lesson.state.tour.index == 6
+    assert w.lesson.dock.isVisible()
+    assert w.lesson.state.quiz == quiz  # the learner's own answers are not the file's
     assert _walk(qtbot, w) == frames
     assert len(generate_calls) == 1
     assert w.recent_menu.actions()[0].toolTip() == str(path)
@@ -91,11 +91,11 @@ def test_a_tampered_lesson_is_refused_and_nothing_changes(qtbot, window, tmp_pat
 
     generate(qtbot, w, "Once upon a time", max_new_tokens=2)
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
-    trace, cursor, tour = w.trace, w.cursor, w.lesson_ui.state
+    trace, cursor, tour = w.trace, w.position, w.lesson.state
     w.files.open_trace(str(tmp_path / "bad.lesson"))
     message = w.banner.message.text()
     assert w.banner.isVisible() and "could not open the lesson" in message.lower() and named in message, message
-    assert (w.trace, w.cursor, w.lesson_ui.state) == (trace, cursor, tour)
+    assert (w.trace, w.position, w.lesson.state) == (trace, cursor, tour)
     assert w.prompt.toPlainText() == "Once upon a time"
 
 
@@ -131,7 +131,7 @@ def test_a_lesson_opens_on_a_pc_where_the_model_was_never_built(qtbot, real_trac
     w.files.open_trace(str(path))
     assert not w.banner.isVisible(), w.banner.message.text()
     assert w.trace == trace
-    assert (w.cursor, w.lesson_ui.state.tour.index) == (Cursor(1, Stage.PROBABILITIES), 4)
+    assert (w.position, w.lesson.state.tour.index) == (Cursor(1, Stage.PROBABILITIES), 4)
     press(qtbot, w, Qt.Key.Key_Right)
-    assert w.cursor == Cursor(1, Stage.SAMPLING)
+    assert w.position == Cursor(1, Stage.SAMPLING)
     assert not (tmp_cache / "models").exists() or not any((tmp_cache / "models").iterdir())

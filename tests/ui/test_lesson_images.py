@@ -38,9 +38,9 @@ def fresh_lesson():
 def show_chapter(qtbot, w, trace, chapter_id: str) -> None:
     """The recorded run at its end, the tour at the chapter's first pointer, "Show me" pressed."""
     w.stepper.show(Walk(trace).last())
-    w.lesson_ui.go_to(first_pointer(chapter_id))
-    if w.lesson_ui.dock.tour.show_me_button.isEnabled():
-        click(qtbot, w.lesson_ui.dock.tour.show_me_button)
+    w.lesson.go_to(first_pointer(chapter_id))
+    if w.lesson.dock.tour.show_me_button.isEnabled():
+        click(qtbot, w.lesson.dock.tour.show_me_button)
     w.scene.finish_animation()
     w.scene.settle()
 
@@ -64,6 +64,6 @@ def test_presenter_mode_with_the_tours_pointer(qtbot, window, real_trace):
     w.presenter.enter()
     show_chapter(qtbot, w, trace, "choose")  # the probabilities, spotlit and outlined
     assert w.scene.spotlight and w.scene.highlighted == "probabilities"
-    assert not w.lesson_ui.dock.isVisible()
+    assert not w.lesson.dock.isVisible()
     check_image(w.scene, "lesson_choose_presenter")
     w.presenter.leave()

@@ -52,12 +52,12 @@ def sampled_run(qtbot, w, max_new_tokens: int = 3):
 
 def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(qtbot, window):
     w = window
-    game = w.lesson_ui.dock.predict
+    game = w.lesson.dock.predict
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
     assert game.round is None and not game.buttons[0].isVisible()  # offered at the layers stage only
-    w.lesson_ui.go_to(TOUR.index_of("choose-game") or 0)
-    assert not w.lesson_ui.state.tour.done
+    w.lesson.go_to(TOUR.index_of("choose-game") or 0)
+    assert not w.lesson.state.tour.done
     results = []
     for step, right in ((0, True), (1, False), (2, True)):
         forward_to(qtbot, w, step, Stage.LAYERS)
@@ -69,7 +69,7 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
         assert rnd.top.id == int(raw.ids[0])
         pick = next(i for i, c in enumerate(rnd.candidates) if (c.id == rnd.top.id) == right)
         click(qtbot, game.buttons[pick])
-        assert w.cursor == Cursor(step, Stage.PROBABILITIES)  # the chart is revealed
+        assert w.position == Cursor(step, Stage.PROBABILITIES)  # the chart is revealed
         shown = game.revealed
         assert shown is not None and shown[1].correct is right
         for c, label in zip(shown[1].ranked, game.row_labels):
@@ -77,19 +77,19 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
             assert percent(probs[c.id]) in label.text()
         assert game.message.text() == shown[1].message
         results.append(right)
-    assert w.lesson_ui.state.game == GameState(played=3, score=2, streak=1, best=1)
+    assert w.lesson.state.game == GameState(played=3, score=2, streak=1, best=1)
     assert game.score.text() == GameState(3, 2, 1, 1).text(TEXTS)
-    assert w.lesson_ui.state.tour.done  # the tour's "play a round" step
+    assert w.lesson.state.tour.done  # the tour's "play a round" step
     forward_to(qtbot, w, 2, Stage.APPEND)
     press(qtbot, w, Qt.Key.Key_Home)
     forward_to(qtbot, w, 0, Stage.LAYERS)
     assert game.round is None and game.revealed is not None  # a pass is played once per run
-    assert w.lesson_ui.state.game.played == 3
+    assert w.lesson.state.game.played == 3
 
 
 def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):
     w = window
-    game, session = w.lesson_ui.dock.predict, w.lesson_ui
+    game, session = w.lesson.dock.predict, w.lesson
     generate(qtbot, w, PARIS, max_new_tokens=2)
     forward_to(qtbot, w, 0, Stage.LAYERS)
     click(qtbot, game.buttons[0])
@@ -103,7 +103,7 @@ def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):
 
 def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
     w = window
-    game = w.lesson_ui.dock.predict
+    game = w.lesson.dock.predict
     trace = sampled_run(qtbot, w, max_new_tokens=6)
     off = [i for i, s in enumerate(trace.steps) if s.sampling.chosen.id != int(s.sampling.raw.ids[0])]
     on = [i for i, s in enumerate(trace.steps) if s.sampling.chosen.id == int(s.sampling.raw.ids[0])]
@@ -138,11 +138,11 @@ def chart_matches_the_sampler(section, step) -> None:
 
 def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     w = window
-    section = w.lesson_ui.dock.whatif
+    section = w.lesson.dock.whatif
     trace = sampled_run(qtbot, w)
     forward_to(qtbot, w, 1, Stage.SAMPLING)  # the What if? tab closed: nothing is computed
     assert section.step is trace.steps[1] and section.value is None and section.computed == 0
-    w.lesson_ui.dock.open_section(Section.WHATIF)
+    w.lesson.dock.open_section(Section.WHATIF)
     qtbot.waitUntil(lambda: section.value is not None)
     w.stepper.show(Cursor(1, Stage.PROBABILITIES))
     assert section.step is None and not section.hint.isHidden()  # the sampling stage only
@@ -153,7 +153,7 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     assert section.settings() == dataclasses.replace(trace.settings)  # it starts at the run's own settings
     assert section.chart.value.same and section.chart.value.landed_id == step.sampling.chosen.id
     chart_matches_the_sampler(section, step)
-    w.lesson_ui.go_to(TOUR.index_of("choose-whatif") or 0)
+    w.lesson.go_to(TOUR.index_of("choose-whatif") or 0)
     for temperature, top_k, top_p in ((150, 0, 100), (30, 5, 50), (0, 40, 90), (200, 100, 5), (90, 1, 100)):
         before = section.computed
         section.temperature.setValue(temperature)
@@ -164,11 +164,11 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
         assert section.settings() == SamplingSettings(temperature / 100, top_k, top_p / 100, 3, 3)
         chart_matches_the_sampler(section, step)
         assert section.message.text() == section.chart.value.message
-    assert w.lesson_ui.state.tour.done  # "move a what-if slider"
+    assert w.lesson.state.tour.done  # "move a what-if slider"
     section.top_k.setFocus()
     value = section.top_k.value()
     press(qtbot, w, Qt.Key.Key_Right, target=section.top_k)  # a focused slider keeps its arrows
-    assert section.top_k.value() == value + 1 and w.cursor == Cursor(1, Stage.SAMPLING)
+    assert section.top_k.value() == value + 1 and w.position == Cursor(1, Stage.SAMPLING)
     click(qtbot, section.reset_button)
     assert section.settings() == trace.settings
     qtbot.waitUntil(lambda: section.chart.value is not None and section.chart.value.settings == trace.settings)
@@ -177,9 +177,9 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
 
 def test_what_if_says_when_it_cannot_reshape(qtbot, window):
     w = window
-    section = w.lesson_ui.dock.whatif
+    section = w.lesson.dock.whatif
     trace = generate(qtbot, w, PARIS, max_new_tokens=2)  # greedy: no random number was drawn
-    w.lesson_ui.dock.open_section(Section.WHATIF)
+    w.lesson.dock.open_section(Section.WHATIF)
     forward_to(qtbot, w, 0, Stage.SAMPLING)
     section.temperature.setValue(120)
     section.recompute()
@@ -228,12 +228,12 @@ def wrong_then_right(qtbot, card, question) -> None:
 
 def test_every_question_can_be_answered_right_through_the_widgets(qtbot, window):
     w = window
-    section = w.lesson_ui.dock.questions
+    section = w.lesson.dock.questions
     assert any(not q.available for q in section.questions)  # the live ones need a run
     generate(qtbot, w, PARIS, max_new_tokens=3)
     questions = section.questions
     assert all(q.available for q in questions) and len(questions) == len(TEXTS.questions)
-    w.lesson_ui.go_to(TOUR.index_of("tok-count") or 0)
+    w.lesson.go_to(TOUR.index_of("tok-count") or 0)
     for i, q in enumerate(questions):
         section.go(i)
         card = section.card
@@ -241,21 +241,21 @@ def test_every_question_can_be_answered_right_through_the_widgets(qtbot, window)
         wrong_then_right(qtbot, card, q)
         assert card.feedback.text() == TEXTS.text("quiz", "right"), q.id
         assert not card.explanation.isHidden() and card.explanation.plain == q.explanation
-        assert w.lesson_ui.state.quiz.is_right(q.id)
+        assert w.lesson.state.quiz.is_right(q.id)
         if q.id == "prompt_tokens":
-            assert w.lesson_ui.state.tour.done  # the tour's question step
-    assert w.lesson_ui.state.quiz.right() == len(questions) and w.lesson_ui.state.quiz.first_try() == 0
-    assert section.score.text() == w.lesson_ui.state.quiz.text(TEXTS, questions)
+            assert w.lesson.state.tour.done  # the tour's question step
+    assert w.lesson.state.quiz.right() == len(questions) and w.lesson.state.quiz.first_try() == 0
+    assert section.score.text() == w.lesson.state.quiz.text(TEXTS, questions)
     assert f"{len(questions)} of {len(questions)}" in section.score.text()
 
 
 def test_show_the_answer_explains_without_scoring(qtbot, window):
     w = window
-    section = w.lesson_ui.dock.questions
+    section = w.lesson.dock.questions
     section.go(0)
     card = section.card
     click(qtbot, card.answer_button)
-    assert not card.explanation.isHidden() and not w.lesson_ui.state.quiz.is_right(card.question.id)
+    assert not card.explanation.isHidden() and not w.lesson.state.quiz.is_right(card.question.id)
     click(qtbot, card.check_button)  # nothing chosen yet
     assert card.feedback.text() == TEXTS.text("ui", "answer_first")
 
@@ -265,7 +265,7 @@ def test_show_the_answer_explains_without_scoring(qtbot, window):
 
 def test_the_glossary_opens_at_a_term_clicked_in_the_caption_or_a_tour_step(qtbot, window):
     w = window
-    dock = w.lesson_ui.dock
+    dock = w.lesson.dock
     generate(qtbot, w, PARIS, max_new_tokens=2)
     forward_to(qtbot, w, 0, Stage.PROBABILITIES)
     dock.open_section(Section.PREDICT)
@@ -279,9 +279,9 @@ def test_the_glossary_opens_at_a_term_clicked_in_the_caption_or_a_tour_step(qtbo
     assert dock.section() is Section.GLOSSARY and dock.glossary.current == term.term
     assert dock.glossary.definition.plain == term.definition
     press(qtbot, w, Qt.Key.Key_Right)  # a clicked caption link leaves the stepping keys alone
-    assert w.cursor == Cursor(0, Stage.SAMPLING)
+    assert w.position == Cursor(0, Stage.SAMPLING)
 
-    w.lesson_ui.go_to(TOUR.index_of("tok-split") or 0)  # "... tokenization cuts your prompt ..."
+    w.lesson.go_to(TOUR.index_of("tok-split") or 0)  # "... tokenization cuts your prompt ..."
     dock.open_section(Section.PREDICT)
     linked = dock.tour.text.hrefs()
     assert "tokenization" in linked
@@ -298,7 +298,7 @@ def test_the_glossary_opens_at_a_term_clicked_in_the_caption_or_a_tour_step(qtbo
 
 def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, window):
     w = window
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     questions = session.questions
     quiz = QuizState(tuple((q.id, 1 + (i % 2), True) for i, q in enumerate(questions)))
@@ -325,7 +325,7 @@ def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, windo
 
 def test_finish_the_lesson_at_the_last_step_shows_the_page(qtbot, window):
     w = window
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     session.go_to(len(TOUR.steps) - 1)
     click(qtbot, dock.tour.finish_button)
     assert session.state.tour == TourState(len(TOUR.steps)) and dock.section() is Section.COMPLETE
@@ -339,7 +339,7 @@ def test_finish_the_lesson_at_the_last_step_shows_the_page(qtbot, window):
 
 def test_presenter_mode_hides_the_lesson_and_brings_it_back(qtbot, window):
     w = window
-    dock = w.lesson_ui.dock
+    dock = w.lesson.dock
     generate(qtbot, w, PARIS, max_new_tokens=2)
     assert dock.isVisible()
     press(qtbot, w, Qt.Key.Key_F11)
@@ -355,8 +355,8 @@ def test_presenter_mode_hides_the_lesson_and_brings_it_back(qtbot, window):
 def test_stepping_never_runs_the_model_again(qtbot, window, generate_calls):
     w = window
     generate(qtbot, w, PARIS, max_new_tokens=3)
-    w.lesson_ui.dock.open_section(Section.WHATIF)
+    w.lesson.dock.open_section(Section.WHATIF)
     for _ in range(25):
         press(qtbot, w, Qt.Key.Key_Right)
     assert len(generate_calls) == 1
-    assert np.isfinite(w.lesson_ui.dock.whatif.chart.scale())
+    assert np.isfinite(w.lesson.dock.whatif.chart.scale())

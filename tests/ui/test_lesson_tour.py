@@ -40,11 +40,11 @@ def index_of(step_id: str) -> int:
 
 def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, window):
     w = window
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     assert session.state.tour.index == 0 and dock.isVisible()
     generate(qtbot, w, PARIS, max_new_tokens=3)  # the steps quote the learner's own run
     forward_to(qtbot, w, 0, Stage.LAYERS)
-    here = w.cursor
+    here = w.position
     # the focus anywhere: the diagram, the prompt box, the glossary's search field, a tour button
     places = [w.view, w.prompt, dock.glossary.search, dock.tour.next_button]
     for i, step in enumerate(TOUR.steps):
@@ -56,7 +56,7 @@ def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, win
         assert dock.tour.progress.text() == progress
         assert_points_at(w, step)
         tour_key(qtbot, places[i % len(places)], Qt.Key.Key_Right)
-        assert w.cursor == here, "Alt+→ walks the tour, never the diagram"
+        assert w.position == here, "Alt+→ walks the tour, never the diagram"
     assert session.state.tour.finished(TOUR) and session.view is None
     assert w.scene.highlighted is None and not session.pointer.outline.isVisible()
     assert dock.tour.chapter.text() == TEXTS.text("tour", "finished")
@@ -66,17 +66,17 @@ def test_the_tour_walks_from_the_first_step_to_the_last_by_keys_alone(qtbot, win
         tour_key(qtbot, w.prompt, Qt.Key.Key_Left)
     assert session.state.tour.index == len(TOUR.steps) - 4
     press(qtbot, w, Qt.Key.Key_Right)  # the plain arrow still steps the diagram
-    assert w.cursor == Cursor(0, Stage.PROBABILITIES)
+    assert w.position == Cursor(0, Stage.PROBABILITIES)
 
 
 def test_steps_that_quote_the_run_say_so_before_there_is_one(qtbot, window):
     w = window
-    session = w.lesson_ui
+    session = w.lesson
     session.go_to(index_of("tok-split"))  # "cuts your prompt into {n_prompt} tokens"
     view = session.view
     assert view is not None and view.needs_run
-    assert w.lesson_ui.dock.tour.text.plain == TEXTS.text("tour", "needs_run")
-    click(qtbot, w.lesson_ui.dock.tour.show_me_button)  # "Show me" goes to the prompt box
+    assert w.lesson.dock.tour.text.plain == TEXTS.text("tour", "needs_run")
+    click(qtbot, w.lesson.dock.tour.show_me_button)  # "Show me" goes to the prompt box
     assert w.prompt.hasFocus() or w.focusWidget() is w.prompt
     generate(qtbot, w, PARIS, max_new_tokens=2)
     assert session.view is not None and not session.view.needs_run and "5" in session.view.text
@@ -84,7 +84,7 @@ def test_steps_that_quote_the_run_say_so_before_there_is_one(qtbot, window):
 
 def test_the_learners_actions_complete_the_steps(qtbot, window):
     w = window
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     session.go_to(index_of("start-run"))  # type a prompt and press Generate
     assert not session.state.tour.done
     generate(qtbot, w, PARIS, max_new_tokens=3)
@@ -100,7 +100,7 @@ def test_the_learners_actions_complete_the_steps(qtbot, window):
     session.go_to(index_of("loop-stop"))  # the end of the run
     assert not session.state.tour.done
     press(qtbot, w, Qt.Key.Key_N, times=2)
-    assert w.cursor == Cursor(2, Stage.APPEND) and session.state.tour.done
+    assert w.position == Cursor(2, Stage.APPEND) and session.state.tour.done
     session.go_to(index_of("choose-temperature"))  # a sampling setting changed
     assert w.control_dock.isVisible()
     click(qtbot, w.sampling.greedy)
@@ -112,24 +112,24 @@ def test_the_learners_actions_complete_the_steps(qtbot, window):
 
 def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):
     w = window
-    session, dock = w.lesson_ui, w.lesson_ui.dock
+    session, dock = w.lesson, w.lesson.dock
     generate(qtbot, w, PARIS, max_new_tokens=3)
     forward_to(qtbot, w, 1, Stage.LAYERS)
     session.go_to(index_of("tok-split"))  # the tokens stage of the first pass: offered, not forced
-    assert w.cursor == Cursor(1, Stage.LAYERS)
+    assert w.position == Cursor(1, Stage.LAYERS)
     click(qtbot, dock.tour.show_me_button)
-    assert w.cursor == Cursor(0, Stage.TOKENS)
+    assert w.position == Cursor(0, Stage.TOKENS)
     session.go_to(index_of("tok-count"))  # a question step opens the question beside the tour
     assert dock.section() is Section.QUESTIONS
     assert dock.questions.questions[dock.questions.index].id == "prompt_tokens"
     session.go_to(index_of("choose-game"))
     assert dock.section() is Section.PREDICT
     click(qtbot, dock.tour.show_me_button)  # the layers stage, before the probabilities
-    assert w.cursor == Cursor(0, Stage.LAYERS) and dock.predict.round is not None
+    assert w.position == Cursor(0, Stage.LAYERS) and dock.predict.round is not None
     session.go_to(index_of("choose-whatif"))
     assert dock.section() is Section.WHATIF
     click(qtbot, dock.tour.show_me_button)
-    assert w.cursor == Cursor(0, Stage.SAMPLING) and dock.whatif.step is w.trace.steps[0]
+    assert w.position == Cursor(0, Stage.SAMPLING) and dock.whatif.step is w.trace.steps[0]
     w.control_dock.hide()  # a control step shows the controls again
     session.go_to(index_of("start-run"))
     assert w.control_dock.isVisible()
@@ -139,7 +139,7 @@ def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):
 
 def test_f1_opens_and_closes_the_lesson_wherever_the_focus_is(qtbot, window):
     w = window
-    dock = w.lesson_ui.dock
+    dock = w.lesson.dock
     assert dock.isVisible()
     qtbot.keyClick(w.view, Qt.Key.Key_F1)
     assert not dock.isVisible()
@@ -152,21 +152,21 @@ def test_f1_opens_and_closes_the_lesson_wherever_the_focus_is(qtbot, window):
 
 def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):
     w = make_window(lambda: shared_engine)
-    w.lesson_ui.go_to(index_of("in-layers"))
-    assert w.lesson_ui.view is not None and w.lesson_ui.view.step_id == "in-layers"
+    w.lesson.go_to(index_of("in-layers"))
+    assert w.lesson.view is not None and w.lesson.view.step_id == "in-layers"
     quiz = QuizState((("core", 2, True), ("stop", 1, False)))
     game = GameState(played=4, score=3, streak=2, best=2)
-    w.lesson_ui.set_state(dataclasses.replace(w.lesson_ui.state, quiz=quiz, game=game))
+    w.lesson.set_state(dataclasses.replace(w.lesson.state, quiz=quiz, game=game))
     qtbot.keyClick(w.view, Qt.Key.Key_F1)  # the dock closed: the layout remembers it
     w.close()
     again = make_window(lambda: shared_engine)
-    assert again.lesson_ui.state.tour.index == index_of("in-layers")
-    assert again.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
+    assert again.lesson.state.tour.index == index_of("in-layers")
+    assert again.lesson.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
     assert again.scene.highlighted == "layers"
-    assert again.lesson_ui.state.quiz == quiz and again.lesson_ui.state.game == game
-    assert not again.lesson_ui.dock.isVisible()
+    assert again.lesson.state.quiz == quiz and again.lesson.state.game == game
+    assert not again.lesson.dock.isVisible()
     qtbot.keyClick(again.view, Qt.Key.Key_F1)
-    assert again.lesson_ui.dock.isVisible()
+    assert again.lesson.dock.isVisible()
 
 
 def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
@@ -184,14 +184,14 @@ def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
     store.set_json(OLD_GAME_KEY, game.to_dict())
     store.sync()
     w = make_window(load=False)
-    assert w.lesson_ui.state == LessonState(tour, quiz, game)
-    assert w.lesson_ui.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
-    assert w.lesson_ui.dock.predict.score.text() == game.text(TEXTS)
-    assert w.lesson_ui.dock.questions.score.text() == quiz.text(TEXTS, w.lesson_ui.questions)
+    assert w.lesson.state == LessonState(tour, quiz, game)
+    assert w.lesson.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
+    assert w.lesson.dock.predict.score.text() == game.text(TEXTS)
+    assert w.lesson.dock.questions.score.text() == quiz.text(TEXTS, w.lesson.questions)
     saved = AppSettings()
     assert LessonState.from_dict(saved.json_value(STATE_KEY, None), TOUR) == LessonState(tour, quiz, game)
     assert not any(saved.has(key) for key in (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY))
-    w.lesson_ui.next()
+    w.lesson.next()
     w.close()
     again = make_window(load=False)  # read once: the one record is what counts from now on
-    assert again.lesson_ui.state == LessonState(TourState(index_of("in-layers") + 1), quiz, game)
+    assert again.lesson.state == LessonState(TourState(index_of("in-layers") + 1), quiz, game)

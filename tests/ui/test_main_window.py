@@ -27,7 +27,7 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     assert len(generate_calls) == 1
     assert len(trace.steps) == 3 and trace.stop_reason == "max_tokens"
-    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.position == Cursor(0, Stage.PRETRAINING)
 
     forward_to(qtbot, w, 0, Stage.TOKENS)
     expected = [(t.id, t.text) for t in shared_engine.tokenizer.encode(PARIS)]
@@ -49,7 +49,7 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
     assert rb.appended_text(w.scene).endswith(first.text)
 
     press(qtbot, w, Qt.Key.Key_N)  # next token: the APPEND of step 1
-    assert w.cursor == Cursor(1, Stage.APPEND)
+    assert w.position == Cursor(1, Stage.APPEND)
     assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps[:2]]
     assert w.transport.position.text().startswith("Token 2 of 3")
     assert "TTFT" in w.metrics.text() and trace.model.provider in w.metrics.text()
@@ -60,27 +60,27 @@ def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window,
     w = window
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)
     states = {}
-    cursor = w.cursor
+    cursor = w.position
     while True:  # walk forward with the presenter's keys, recording every frame
         states[cursor] = rb.frame_state(w.scene)
         press(qtbot, w, Qt.Key.Key_PageDown)
-        if w.cursor == cursor:
+        if w.position == cursor:
             break
-        cursor = w.cursor
+        cursor = w.position
     assert cursor == Cursor(len(trace.steps) - 1, Stage.APPEND)
-    assert w.lesson.is_finished(w.cursor)
+    assert w.walk.is_finished(w.position)
 
     for _ in range(len(states) - 1):  # and back with the other keys
         press(qtbot, w, Qt.Key.Key_Left)
-        assert rb.frame_state(w.scene) == states[w.cursor], f"frame at {w.cursor} differs after stepping back"
-    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+        assert rb.frame_state(w.scene) == states[w.position], f"frame at {w.position} differs after stepping back"
+    assert w.position == Cursor(0, Stage.PRETRAINING)
 
     forward_to(qtbot, w, 1, Stage.LAYERS)
     press(qtbot, w, Qt.Key.Key_PageUp)
     assert rb.frame_state(w.scene) == states[Cursor(1, Stage.EMBEDDINGS)]
 
     press(qtbot, w, Qt.Key.Key_Home)  # reset
-    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.position == Cursor(0, Stage.PRETRAINING)
     assert rb.frame_state(w.scene) == states[Cursor(0, Stage.PRETRAINING)]
     assert len(generate_calls) == 1, "stepping must replay the recorded trace, never rerun the model"
 
@@ -97,12 +97,12 @@ def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, 
     press(qtbot, w, Qt.Key.Key_P)
     assert w.playing
     qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
-    assert w.cursor == w.lesson.last() and w.lesson.is_finished(w.cursor)
+    assert w.position == w.walk.last() and w.walk.is_finished(w.position)
     assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps]
     assert rb.output_chip_ids(w.scene)[-1] == shared_engine.eos_id
 
     press(qtbot, w, Qt.Key.Key_Home)
-    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.position == Cursor(0, Stage.PRETRAINING)
     assert len(generate_calls) == 1
 
 
@@ -117,38 +117,38 @@ def test_steps_stream_in_while_generating_and_play_follows(qtbot, window, genera
     w.controller.step_ready.connect(lambda t: snapshots.append(len(t.steps)))
     with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
         click(qtbot, w.generate_button)
-    assert w.generating and w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.generating and w.position == Cursor(0, Stage.PRETRAINING)
     press(qtbot, w, Qt.Key.Key_Space)  # stepping works before the generation is done
-    assert w.cursor == Cursor(0, Stage.TOKENS)
+    assert w.position == Cursor(0, Stage.TOKENS)
     press(qtbot, w, Qt.Key.Key_P)
     with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
         pass
     qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
     assert snapshots == list(range(1, 7)), "one snapshot per recorded step"
-    assert w.cursor == Cursor(5, Stage.APPEND)
+    assert w.position == Cursor(5, Stage.APPEND)
     assert len(generate_calls) == 1
 
 
 def test_keys_go_to_the_prompt_while_typing_and_to_the_diagram_otherwise(qtbot, window):
     w = window
     generate(qtbot, w, PARIS, max_new_tokens=3)
-    start = w.cursor
+    start = w.position
     type_into(qtbot, w.prompt, "a happy person")
     for key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_P):
         qtbot.keyClick(w.prompt, key)
     for key in (Qt.Key.Key_Home, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
         qtbot.keyClick(w.prompt, key)
-    assert w.cursor == start and not w.playing, "typing in the prompt must not step or play"
+    assert w.position == start and not w.playing, "typing in the prompt must not step or play"
     assert w.prompt.toPlainText() == "a happy person p"
     type_into(qtbot, w.sampling.max_new_tokens, "12")
     qtbot.keyClick(w.sampling.max_new_tokens, Qt.Key.Key_Left)
-    assert w.cursor == start
+    assert w.position == start
 
     w.view.setFocus()
     press(qtbot, w, Qt.Key.Key_Space)
-    assert w.cursor == Cursor(0, Stage.TOKENS)
+    assert w.position == Cursor(0, Stage.TOKENS)
     press(qtbot, w, Qt.Key.Key_Right, target=w.transport.buttons["next"])  # a focused button too
-    assert w.cursor == Cursor(0, Stage.EMBEDDINGS)
+    assert w.position == Cursor(0, Stage.EMBEDDINGS)
 
     assert w.view.zoom == 1.0
     qtbot.keyClick(w.view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
@@ -174,7 +174,7 @@ def test_presenter_mode_hides_controls_and_uses_the_projector_theme(qtbot, windo
     assert w.theme_name == "projector" and rb.frame_state(w.scene) is not None
     assert w.scene.spotlight is True and rb.frame_state(w.scene)["spotlight"] is True
     press(qtbot, w, Qt.Key.Key_Right)  # the clicker still steps
-    assert w.cursor == Cursor(0, Stage.TOKENS)
+    assert w.position == Cursor(0, Stage.TOKENS)
     press(qtbot, w, Qt.Key.Key_Escape)
     assert not w.presenter.active and not w.isFullScreen()
     assert w.control_dock.isVisible() and w.transport.isVisible() and w.menuBar().isVisible()
@@ -207,22 +207,22 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     qtbot.waitUntil(lambda: not w.generating)
     w.transport.set_speed(2.0)
     animated = []
-    w.scene.animation_finished.connect(lambda: animated.append(w.cursor))
+    w.scene.animation_finished.connect(lambda: animated.append(w.position))
     click(qtbot, w.transport.buttons["play"])
     assert w.playing and w.actions_by_name["play"].text() == "Pause"
     qtbot.waitUntil(lambda: len(animated) >= 3, timeout=30_000)
     click(qtbot, w.transport.buttons["play"])  # pause
     assert not w.playing and not w.stepper.timer.isActive()
-    at = w.cursor
+    at = w.position
     press(qtbot, w, Qt.Key.Key_Right)
     if w.scene.is_animating():
         press(qtbot, w, Qt.Key.Key_Right)  # finishes the running animation, then steps on
-        assert w.lesson.index(w.cursor) == w.lesson.index(at) + 2
+        assert w.walk.index(w.position) == w.walk.index(at) + 2
     svg, png = tmp_path / "frame.svg", tmp_path / "frame.png"
     w.files.export(str(svg))
     w.files.export(str(png))
     assert svg.read_text(encoding="utf-8").lstrip().startswith("<?xml") and png.stat().st_size > 10_000
-    assert w.cursor.stage.value in svg.read_text(encoding="utf-8")  # the frame on screen, in the title
+    assert w.position.stage.value in svg.read_text(encoding="utf-8")  # the frame on screen, in the title
     assert not w.banner.isVisible()
     w.files.export(str(tmp_path / "frame.gif"))
     assert w.banner.isVisible() and "unknown picture format" in w.banner.message.text()
@@ -248,7 +248,7 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     w.files.open_trace(str(path))
     assert not w.banner.isVisible()
     assert w.trace == trace and w.trace is not trace
-    assert w.cursor == Cursor(0, Stage.PRETRAINING)
+    assert w.position == Cursor(0, Stage.PRETRAINING)
     assert w.prompt.toPlainText() == PARIS
     shown = w.sampling.settings()  # greedy: the panel leaves the (unused) seed empty
     assert (shown.temperature, shown.top_k, shown.top_p, shown.max_new_tokens) == (
@@ -286,7 +286,7 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
         click(qtbot, w.generate_button)
     w.actions_by_name["play"].trigger()
-    qtbot.waitUntil(lambda: w.cursor is not None and w.cursor.step == 1, timeout=30_000)
+    qtbot.waitUntil(lambda: w.position is not None and w.position.step == 1, timeout=30_000)
     w.actions_by_name["play"].trigger()  # pause
     w.scene.finish_animation()
     qtbot.waitUntil(lambda: not w.generating, timeout=30_000)

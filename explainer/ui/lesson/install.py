@@ -8,33 +8,52 @@ finished, the model loaded, the sampling fields edited, the theme changed (a pal
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
-from explainer.ui.controller import LoadedModel
+from explainer.diagram.scene import LifecycleScene
+from explainer.ui.controller import EngineController, LoadedModel
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
 from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
-from explainer.ui.lesson.session import LessonSession
+from explainer.ui.lesson.session import LessonHost, LessonSession
+from explainer.ui.sampling_panel import SamplingPanel
 
-if TYPE_CHECKING:
-    from explainer.ui.main_window import MainWindow
+
+class LessonWindow(LessonHost, Protocol):
+    """What putting the lesson in needs beyond what the session reads: the controls a tour step
+    points at, the scene it outlines, the signals it listens to, the window's named actions."""
+
+    @property
+    def scene(self) -> LifecycleScene: ...
+    @property
+    def prompt(self) -> QPlainTextEdit: ...
+    @property
+    def generate_button(self) -> QPushButton: ...
+    @property
+    def sampling(self) -> SamplingPanel: ...
+    @property
+    def control_dock(self) -> QDockWidget: ...
+    @property
+    def controller(self) -> EngineController: ...
+    @property
+    def actions_by_name(self) -> dict[str, QAction]: ...
 
 
 class _ThemeWatch(QObject):
     """The window's palette changes with its theme: recolour what the lesson paints itself."""
 
-    def __init__(self, window: MainWindow, session: LessonSession) -> None:
+    def __init__(self, window: QMainWindow, scene: LifecycleScene, session: LessonSession) -> None:
         super().__init__(window)
-        self.window, self.session = window, session
+        self.window, self.scene, self.session = window, scene, session
         window.installEventFilter(self)
         self.apply()
 
     def apply(self) -> None:
-        theme = self.window.scene.theme
+        theme = self.scene.theme
         self.session.dock.whatif.set_theme(theme)
         self.session.pointer.refresh()
 
@@ -44,7 +63,7 @@ class _ThemeWatch(QObject):
         return False
 
 
-def _reveal(window: MainWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
+def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
     """Make a control the tour points at visible (its dock shown, scrolled into view)."""
     holder = dock if name == "lesson" else window.control_dock
     holder.show()
@@ -52,12 +71,14 @@ def _reveal(window: MainWindow, dock: LessonDock, controls: dict[str, QWidget], 
     scroll_into_view(controls[name])
 
 
-def install_lesson(window: MainWindow) -> LessonSession:
+def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSession:
+    """Put the lesson into ``qt_window`` (the same object as ``window``: seen as a Qt main
+    window, whose docks, actions and menus it adds to, and as ours)."""
     texts = window.texts
     ui = texts.lesson.strings["ui"]
-    dock = LessonDock(texts, window)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
+    dock = LessonDock(texts, qt_window)
+    qt_window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    qt_window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
     controls: dict[str, QWidget] = {
         "prompt": window.prompt,
         "generate": window.generate_button,
@@ -79,11 +100,11 @@ def install_lesson(window: MainWindow) -> LessonSession:
     toggle.setShortcut(OPEN_LESSON)
     toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     toggle.setToolTip(f"{ui['view_lesson_tip']} ({key_text(OPEN_LESSON)})")
-    window.addAction(toggle)
-    tour_next = window_action(window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
-    tour_back = window_action(window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
+    qt_window.addAction(toggle)
+    tour_next = window_action(qt_window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
+    tour_back = window_action(qt_window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
     window.actions_by_name.update(lesson=toggle, tour_next=tour_next, tour_back=tour_back)
-    view = window.menuBar().findChild(QMenu, "view_menu")
+    view = qt_window.menuBar().findChild(QMenu, "view_menu")
     if view is not None:
         view.addAction(toggle)
         view.addAction(tour_back)
@@ -101,7 +122,7 @@ def install_lesson(window: MainWindow) -> LessonSession:
     for name, field in sampling.fields().items():
         field.textEdited.connect(lambda _text, n=name: session.on_setting(n))
     window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
-    session.watch = _ThemeWatch(window, session)
+    session.watch = _ThemeWatch(qt_window, window.scene, session)
     return session
 
 

@@ -12,13 +12,14 @@ model's description and vocabulary): the GUI thread never waits on the model her
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject
 
-from explainer.content.texts import ConditionKind
+from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.illustration.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames, Vocabulary
+from explainer.illustration.walk import Walk
 from explainer.lesson.completion import completion
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.game import Round, Rounds, reveal
@@ -40,18 +41,43 @@ from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
-
-if TYPE_CHECKING:
-    from explainer.ui.main_window import MainWindow
+from explainer.ui.presenter import PresenterMode
+from explainer.ui.settings import AppSettings
+from explainer.ui.stepper import Stepper
 
 STATE_KEY = "lesson/state"
 # where versions before the one record kept its three parts; read once, then removed
 OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
 
 
+class LessonHost(Protocol):
+    """What the lesson reads of the window: the texts, the settings it saves into, the walk over
+    the run on screen (and the stepper that moves it), the loaded model's vocabulary, and whether
+    presenter mode is on. Nothing else of the window is the lesson's business."""
+
+    @property
+    def texts(self) -> LessonTexts: ...
+    @property
+    def settings(self) -> AppSettings: ...
+    @property
+    def stepper(self) -> Stepper: ...
+    @property
+    def trace(self) -> Trace | None: ...
+    @property
+    def position(self) -> Cursor | None: ...
+    @property
+    def walk(self) -> Walk | None: ...
+    @property
+    def generating(self) -> bool: ...
+    @property
+    def vocabulary(self) -> Vocabulary | None: ...
+    @property
+    def presenter(self) -> PresenterMode: ...
+
+
 class LessonSession(QObject):
-    def __init__(self, window: MainWindow, dock: LessonDock, pointer: TourPointer) -> None:
-        super().__init__(window)
+    def __init__(self, window: LessonHost, dock: LessonDock, pointer: TourPointer) -> None:
+        super().__init__(dock)  # (it lives as long as the dock it drives)
         self.window, self.dock, self.pointer = window, dock, pointer
         self.texts = window.texts
         self.tour = self.texts.tour
@@ -152,9 +178,9 @@ class LessonSession(QObject):
             self.model = trace.model
         self._rebuild()
         self.observe(Generated())
-        if self.window.cursor is not None:  # the final snapshot: offer what the cursor shows
-            self._update_predict(trace, self.window.cursor)
-            self.dock.whatif.update_for(trace, self.window.cursor, self.names())
+        if self.window.position is not None:  # the final snapshot: offer what the cursor shows
+            self._update_predict(trace, self.window.position)
+            self.dock.whatif.update_for(trace, self.window.position, self.names())
 
     def on_setting(self, name: str) -> None:
         self.observe(SettingChanged(name))
@@ -242,7 +268,7 @@ class LessonSession(QObject):
         view = self.view
         if view is not None and view.needs_run:
             return ShowMe(control="prompt")
-        found = show_me(view, self.window.lesson, self.window.cursor)
+        found = show_me(view, self.window.walk, self.window.position)
         if found is None or found == ShowMe():
             return None
         return found
