@@ -1,9 +1,10 @@
 """Image tests: a few frames rendered offscreen and compared with approved PNGs.
 
-Fonts antialias slightly differently from machine to machine, and the measured timings
-in the corner change from run to run, so images match when the mean absolute difference
-per channel is below TOLERANCE (0-255 scale).  To approve new images after a deliberate
-change of the drawing, run with EXPLAINER_APPROVE=1 and commit tests/diagram/approved/.
+The frames leave measured times out (set_show_timings(False), as exported figures do): they
+differ every run. Fonts antialias slightly differently from machine to machine, so images
+match when the mean absolute difference per channel is below TOLERANCE (0-255 scale).  To
+approve new images after a deliberate change of the drawing, run with EXPLAINER_APPROVE=1
+and commit tests/diagram/approved/.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ FRAMES = [
 @pytest.mark.parametrize("name,trace_name,theme,cursor,spotlight", FRAMES, ids=[f[0] for f in FRAMES])
 def test_frame_matches_approved(scene, real_trace, name, trace_name, theme, cursor, spotlight):
     trace = real_trace(trace_name)
+    scene.set_show_timings(False)  # the measured times differ every run
     scene.set_theme(THEMES[theme])
     scene.set_spotlight(spotlight)
     scene.show_frame(trace, cursor(trace), animate=False)
