@@ -1,8 +1,8 @@
 """Approved images of the lesson's pointer in the live window: for each chapter of the tour,
 the illustration with the chapter's first highlight, and the same in presenter mode.
 
-The window's own scene is rendered (800 x 450, like tests/diagram/test_images.py, whose
-comparison and approval these share: EXPLAINER_APPROVE=1 writes tests/diagram/approved/). The
+The window's own scene is rendered (800 x 450, like tests/diagram/test_images.py) and compared
+the same way (tests/support/images.py; EXPLAINER_APPROVE=1 writes tests/diagram/approved/). The
 window's scene leaves measured times out here, as an exported figure does: they differ every run."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from explainer.content.assets import load_texts
 from explainer.content.texts import TargetKind
 from explainer.illustration.walk import Walk
-from tests.diagram.test_images import check_image
+from tests.support.images import check_image
 from tests.ui.helpers import click
 from tests.ui.lesson_helpers import forget_the_lesson
 
