@@ -45,6 +45,7 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QGraphicsScene
 
+from explainer.atomic import write_atomic
 from explainer.diagram.render import png_bytes, render_scene_image
 
 APPROVED = Path(__file__).parent.parent / "diagram" / "approved"
@@ -131,14 +132,14 @@ def diff_image(actual: np.ndarray, expected: np.ndarray, threshold: int = PIXEL_
 
 def _write(path: Path, img: QImage) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png_bytes(img))
-    return path
+    return write_atomic(path, png_bytes(img), "the test image")
 
 
 def check_image(scene: QGraphicsScene, name: str) -> ImageDiff | None:
     """Compare ``scene`` rendered at SCALE with tests/diagram/approved/<name>.png (see the module
-    docstring); with EXPLAINER_APPROVE=1 write it there instead. The figures are printed, so
-    ``pytest -rP`` lists them for every image (that is how the limits were chosen)."""
+    docstring); with EXPLAINER_APPROVE=1 write it there instead. Returns the figures (None when
+    approving) and prints them, so ``pytest -rP`` lists them for every image (that is how the
+    limits were measured)."""
     if getattr(scene, "show_timings", False):
         pytest.fail(
             f"{name}: the scene shows measured times, which differ every run; call set_show_timings(False) first",
