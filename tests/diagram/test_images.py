@@ -1,15 +1,11 @@
-"""Image tests: a few frames rendered offscreen and compared with approved PNGs.
+"""Image tests: a few frames rendered offscreen and compared with approved PNGs, and the PNG and
+SVG exports.
 
-Fonts antialias slightly differently from machine to machine, and the measured timings
-in the corner change from run to run, so images match when the mean absolute difference
-per channel is below TOLERANCE (0-255 scale).  To approve new images after a deliberate
-change of the drawing, run with EXPLAINER_APPROVE=1 and commit tests/diagram/approved/.
+The comparison, how a failure shows what changed, and approving new images (EXPLAINER_APPROVE=1)
+are in tests/support/images.py, shared with tests/ui/test_lesson_images.py.
 """
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,45 +15,7 @@ from explainer.diagram.render import render_scene_image, render_scene_png, rende
 from explainer.diagram.theme import THEMES
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor, Stage
-
-APPROVED = Path(__file__).parent / "approved"
-FAILURES = Path(__file__).parent / "failures"
-TOLERANCE = 2.0
-SCALE = 0.5  # 1600 x 900 canvas -> 800 x 450 images
-
-
-def as_array(img: QImage) -> np.ndarray:
-    img = img.convertToFormat(QImage.Format.Format_RGBA8888)
-    w, h = img.width(), img.height()
-    data = np.frombuffer(img.constBits(), dtype=np.uint8, count=img.sizeInBytes())
-    return data.reshape(h, img.bytesPerLine())[:, : w * 4].reshape(h, w, 4).astype(np.int16)
-
-
-def check_image(scene, name: str) -> None:
-    actual = render_scene_image(scene, scale=SCALE)
-    path = APPROVED / f"{name}.png"
-    if os.environ.get("EXPLAINER_APPROVE") == "1":
-        APPROVED.mkdir(exist_ok=True)
-        render_scene_png(scene, path, scale=SCALE)
-        return
-    if not path.is_file():
-        pytest.fail(
-            f"no approved image {path}; look at the frame, then run the tests with EXPLAINER_APPROVE=1 "
-            "and commit the new PNG",
-            pytrace=False,
-        )
-    expected = QImage(str(path))
-    assert (expected.width(), expected.height()) == (actual.width(), actual.height()), "image size changed"
-    diff = float(np.abs(as_array(actual) - as_array(expected)).mean())
-    if diff >= TOLERANCE:
-        FAILURES.mkdir(exist_ok=True)
-        render_scene_png(scene, FAILURES / f"{name}.png", scale=SCALE)
-        pytest.fail(
-            f"{name}: mean difference {diff:.2f} >= {TOLERANCE} per channel; the new frame is in "
-            f"{FAILURES / (name + '.png')} (approve with EXPLAINER_APPROVE=1 if the change is intended)",
-            pytrace=False,
-        )
-
+from tests.support.images import MAX_DIFFERENT, as_array, check_image, compare
 
 FRAMES = [
     ("paris_probabilities_light", "paris", "light", lambda t: Cursor(0, Stage.PROBABILITIES), False),
@@ -70,10 +28,60 @@ FRAMES = [
 @pytest.mark.parametrize("name,trace_name,theme,cursor,spotlight", FRAMES, ids=[f[0] for f in FRAMES])
 def test_frame_matches_approved(scene, real_trace, name, trace_name, theme, cursor, spotlight):
     trace = real_trace(trace_name)
+    scene.set_show_timings(False)  # the measured times differ every run (tests/support/images.py)
     scene.set_theme(THEMES[theme])
     scene.set_spotlight(spotlight)
     scene.show_frame(trace, cursor(trace), animate=False)
     check_image(scene, name)
+
+
+def add_a_panel(scene) -> None:
+    """What a reviewer did to the canvas (issue #16): a small new panel, a box with one line of text."""
+    from PySide6.QtCore import QRectF
+
+    from explainer.diagram.items.base import Box, Text, theme_font
+
+    box = Box("test/new-panel")
+    box.set_rect(QRectF(1360, 140, 200, 50), 8).style(scene.theme.panel, scene.theme.panel_border, 2.0)
+    box.setZValue(1)
+    scene.addItem(box)
+    text = Text("test/new-panel/text", box)
+    text.show_text("a new panel: 42 ms", theme_font(scene.theme), scene.theme.foreground).place(1372, 154)
+
+
+def test_a_new_panel_fails_the_comparison_and_shows_where(scene, tmp_path, monkeypatch):
+    """The comparison must see a small new panel even in the light theme, where only its text is
+    over the threshold; the failure leaves the frame, the approved image and their difference."""
+    from tests.support import images
+
+    monkeypatch.setattr(images, "APPROVED", tmp_path / "approved")
+    monkeypatch.setenv("EXPLAINER_TEST_OUTPUT", str(tmp_path / "out"))
+    scene.set_show_timings(False)
+    scene.show_empty("Loading the model…")
+    monkeypatch.setenv("EXPLAINER_APPROVE", "1")
+    check_image(scene, "empty")
+    assert (tmp_path / "approved" / "empty.png").is_file()
+    monkeypatch.delenv("EXPLAINER_APPROVE")
+    unchanged = check_image(scene, "empty")
+    assert unchanged is not None and unchanged.different == 0
+    add_a_panel(scene)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        check_image(scene, "empty")
+    out = tmp_path / "out" / "images"
+    for kind in ("actual", "expected", "diff"):
+        assert (out / f"empty.{kind}.png").is_file() and str(out / f"empty.{kind}.png") in str(failed.value)
+    a, e = (as_array(QImage(str(out / f"empty.{kind}.png"))) for kind in ("actual", "expected"))
+    assert compare(a, e).different > 2 * MAX_DIFFERENT  # with a margin, not just over the limit
+    # a passing comparison clears what an earlier failure of the same image left
+    for item in [i for i in scene.items() if i.data(0) == "test/new-panel"]:
+        scene.removeItem(item)
+    check_image(scene, "empty")
+    assert not list(out.glob("empty.*"))
+
+
+def test_the_approved_frames_must_leave_measured_times_out(scene):
+    with pytest.raises(pytest.fail.Exception, match="measured times"):
+        check_image(scene, "never_written")
 
 
 def test_png_and_svg_export(scene, real_trace, tmp_path):

@@ -1,8 +1,9 @@
 """Approved images of the lesson's pointer in the live window: for each chapter of the tour,
 the illustration with the chapter's first highlight, and the same in presenter mode.
 
-The window's own scene is rendered (800 x 450, like tests/diagram/test_images.py, whose
-comparison and approval these share: EXPLAINER_APPROVE=1 writes tests/diagram/approved/)."""
+The window's own scene is rendered (800 x 450, like tests/diagram/test_images.py) and compared
+the same way (tests/support/images.py; EXPLAINER_APPROVE=1 writes tests/diagram/approved/). The
+window's scene leaves measured times out here, as an exported figure does: they differ every run."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from explainer.content.assets import load_texts
 from explainer.content.texts import TargetKind
 from explainer.illustration.walk import Walk
-from tests.diagram.test_images import check_image
+from tests.support.images import check_image
 from tests.ui.helpers import click
 from tests.ui.lesson_helpers import forget_the_lesson
 
@@ -49,6 +50,7 @@ def show_chapter(qtbot, w, trace, chapter_id: str) -> None:
 def test_each_chapter_points_at_its_panel(qtbot, window, real_trace, chapter):
     w = window
     w.apply_theme("light")
+    w.scene.set_show_timings(False)
     trace = real_trace("sampled")
     w.show_recorded(trace)
     show_chapter(qtbot, w, trace, chapter)
@@ -59,6 +61,7 @@ def test_each_chapter_points_at_its_panel(qtbot, window, real_trace, chapter):
 
 def test_presenter_mode_with_the_tours_pointer(qtbot, window, real_trace):
     w = window
+    w.scene.set_show_timings(False)
     trace = real_trace("sampled")
     w.show_recorded(trace)
     w.presenter.enter()
