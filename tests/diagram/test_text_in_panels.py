@@ -8,15 +8,15 @@ inside of the panel's frame (its rectangle less half the frame's line), for ever
 every real trace, in every theme (the projector's type is larger), with the measured times
 shown as in the app (they make the counters' lines longest).
 
-The box is the panel's own rectangle (a Panel's boundingRect, where the scene placed it), not
-placement.panel_rect: for an item placement does not know, that is the rectangle around what it
-draws, which would contain its texts by definition.
+The box is the panel's own rectangle (its spec's in the registry, where the scene placed it),
+not placement.panel_rect: for an arrow, that is the rectangle around what it draws, which would
+contain its texts by definition.
 
 Left out, by design: the arrows. The append loop's labels ("append, then repeat", the end label)
 sit in the gutter between the tokens and the probabilities, and the flow arrows join panels;
 neither has a box of its own. test_scene.test_everything_stays_on_the_canvas keeps them on the
-canvas. The header has no frame but a rectangle of its own in layout.py (HEADER), which its
-texts are checked against. Any other item of the registry that is not a Panel fails
+canvas. The header has no frame but a rectangle of its own, which its texts are checked
+against. Any other item of the registry without a rectangle fails
 test_every_item_has_a_box_or_a_reason, so a new panel cannot slip past unchecked.
 """
 
@@ -26,10 +26,9 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsTextItem
 
-from explainer.diagram import layout as L
 from explainer.diagram.items.base import Panel
 from explainer.diagram.placement import panel_rect
-from explainer.diagram.registry import PANELS
+from explainer.diagram.registry import BY_NAME, PANELS
 from explainer.diagram.theme import THEMES
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor, Stage
@@ -41,13 +40,14 @@ BOXED = [spec.name for spec in PANELS if spec.name not in ARROWS]
 
 def box_of(scene, name: str) -> QRectF | None:
     """Where ``name``'s texts must stay, in scene units (None: it has no box)."""
-    item = scene.panels[name]
-    if isinstance(item, Panel):
-        inset = scene.theme.line_width / 2  # the frame's line is drawn centred on the rectangle's edge
-        return item.sceneBoundingRect().adjusted(inset, inset, -inset, -inset)
-    if name == "header":
-        return QRectF(L.HEADER)
-    return None
+    spec = BY_NAME[name]
+    if spec.rect is None:
+        return None
+    rect = spec.canvas_rect()
+    if not isinstance(scene.panels[name], Panel):
+        return rect  # (the header: no frame line)
+    inset = scene.theme.line_width / 2  # the frame's line is drawn centred on the rectangle's edge
+    return rect.adjusted(inset, inset, -inset, -inset)
 
 
 def texts_of(item: QGraphicsItem) -> list[QGraphicsItem]:
@@ -96,7 +96,7 @@ def test_every_item_has_a_box_or_a_reason(scene):
 def test_every_text_stays_in_its_panel(scene, real_trace, trace_name, theme):
     trace = real_trace(trace_name)
     scene.set_theme(THEMES[theme])
-    assert scene.show_timings  # the app's look, with the measured times' longer lines
+    assert scene.builder.timings  # the app's look, with the measured times' longer lines
     problems = []
     for cursor in Walk(trace).cursors():
         scene.show_frame(trace, cursor, animate=False)

@@ -140,7 +140,7 @@ def check_image(scene: QGraphicsScene, name: str) -> ImageDiff | None:
     docstring); with EXPLAINER_APPROVE=1 write it there instead. Returns the figures (None when
     approving) and prints them, so ``pytest -rP`` lists them for every image (that is how the
     limits were measured)."""
-    if getattr(scene, "show_timings", False):
+    if scene.builder.timings:
         pytest.fail(
             f"{name}: the scene shows measured times, which differ every run; call set_show_timings(False) first",
             pytrace=False,
