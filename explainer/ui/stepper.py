@@ -22,10 +22,10 @@ INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
 
 class Stepper(QObject):
     changed = Signal()  # cursor, trace, playing or generating changed: refresh what is shown
-    frame_shown = Signal(object)  # the Cursor just drawn
+    frame_shown = Signal(Cursor)  # the cursor just drawn
     playing_changed = Signal(bool)
     waiting = Signal()  # at the end of what is recorded while the model is still working
-    finished = Signal(object)  # the complete Trace: a run ended, or a saved one was opened
+    finished = Signal(Trace)  # the complete trace: a run ended, or a saved one was opened
 
     def __init__(self, scene: LifecycleScene, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -37,7 +37,7 @@ def _wrapped(name: str) -> QLabel:
 
 
 class PredictSection(QWidget):
-    picked = Signal(object, int)  # the Round offered, the id of the candidate the learner picked
+    picked = Signal(Round, int)  # the round offered, the id of the candidate the learner picked
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.content.texts import LessonTexts, QuestionKind
-from explainer.lesson.questions import Question, check
+from explainer.lesson.questions import Question, Verdict, check
 from explainer.ui.lesson.links import LinkedLabel
 from explainer.ui.style import TextKeyGuard
 
@@ -42,7 +42,7 @@ class _OptionText(QLabel):
 
 
 class QuestionCard(QWidget):
-    answered = Signal(str, object)  # question id, Verdict
+    answered = Signal(str, Verdict)  # question id, its verdict
     term_activated = Signal(str)
 
     def __init__(self, texts: LessonTexts, question: Question, right: bool, parent: QWidget | None = None) -> None:

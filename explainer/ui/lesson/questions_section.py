@@ -21,7 +21,7 @@ from explainer.ui.lesson.question_card import QuestionCard
 
 
 class QuestionsSection(QWidget):
-    answered = Signal(str, object)  # question id, its Verdict
+    answered = Signal(str, Verdict)  # question id, its verdict
     term_activated = Signal(str)
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
