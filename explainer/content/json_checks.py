@@ -5,6 +5,7 @@ lesson text learns where at once. Pure: :mod:`explainer.content.assets` reads th
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from typing import Any
 
 from explainer.errors import ExplainerError
@@ -65,6 +66,18 @@ class CheckedJson:
             raise self.error(f"{where}.{key}", "must be a number")
         return float(v)
 
+    def templates(
+        self, obj: Any, where: str, table: Mapping[str, tuple[str, ...]], skip: tuple[str, ...] = ()
+    ) -> dict[str, str]:
+        """A section of texts the code formats: every key of ``table`` must be there (the code
+        reads it), and each text may name only the fields ``table`` gives its key."""
+        texts = self.texts(obj, where, skip)
+        for key, allowed in table.items():
+            if key not in texts:
+                raise self.error(f"{where}.{key}", "is missing")
+            self.fields_known(texts[key], f"{where}.{key}", frozenset(allowed))
+        return texts
+
     def fields_known(self, template: str, where: str, known: frozenset[str]) -> None:
         """Refuse a template that names a field the code never fills (a typo would show braces)."""
         try:
@@ -72,5 +85,7 @@ class CheckedJson:
         except ValueError as exc:
             raise self.error(where, f"has a broken {{field}}: {exc}") from None
         unknown = sorted(n for n in names if n.split(".")[0].split("[")[0] not in known)
+        if unknown and not known:
+            raise self.error(where, f"is not a template, yet names field(s) {', '.join(unknown)}")
         if unknown:
             raise self.error(where, f"uses unknown field(s) {', '.join(unknown)}")
