@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explainer.content import fields
-from explainer.content.assets import assets_dir, read_texts
+from explainer.content.assets import assets_dir, load_texts, read_texts
 from explainer.errors import ExplainerError
 from explainer.illustration.captions import caption_fields
 from explainer.illustration.walk import Walk
@@ -28,12 +28,11 @@ def test_caption_fields_are_what_caption_fields_computes(real_trace):
     for name in ("paris", "sampled"):
         trace = real_trace(name)
         for cursor in Walk(trace).cursors():
-            computed |= set(caption_fields(trace, cursor, names_for(trace)))
+            computed |= set(caption_fields(load_texts(), trace, cursor, names_for(trace)))
     assert computed == set(fields.CAPTION_FIELDS)
 
 
 def test_a_live_question_adds_the_fields_listed(real_trace):
-    from explainer.content.assets import load_texts
     from explainer.lesson.questions import LIVE, _Asked
 
     texts = load_texts()
