@@ -467,6 +467,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "ttft": ("ms",),
         "tpot": ("ms",),
         "metrics_tip": ("term", "definition"),
+        "metrics": ("ttft", "tpot", "device"),
+        "metrics_no_ttft": ("tpot", "device"),
         "model": ("name", "params"),
     },
     "banners": {

@@ -68,14 +68,18 @@ class StatusLine:
             self.metrics.setText("")
             return
         ttft, tpot = trace.ttft_s, trace.tpot_s
-        parts = [self._word("status", "ttft").format(ms=f"{ttft * 1000:.0f}")] if ttft is not None else []
-        parts.append(
+        tpot_text = (
             self._word("status", "tpot").format(ms=f"{tpot * 1000:.1f}")
             if tpot is not None
             else self._word("status", "tpot_none")
         )
-        parts.append(trace.model.provider)
-        self.metrics.setText("  ·  ".join(parts))
+        device = trace.model.provider
+        if ttft is None:
+            text = self._word("status", "metrics_no_ttft").format(tpot=tpot_text, device=device)
+        else:
+            ttft_text = self._word("status", "ttft").format(ms=f"{ttft * 1000:.0f}")
+            text = self._word("status", "metrics").format(ttft=ttft_text, tpot=tpot_text, device=device)
+        self.metrics.setText(text)
 
     def show_model(self, info: ModelInfo | None) -> None:
         self.model_label.setText(

@@ -78,7 +78,7 @@ def install_lesson(window: MainWindow) -> LessonSession:
     toggle.setObjectName("lesson")
     toggle.setShortcut(OPEN_LESSON)
     toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    toggle.setToolTip(f"{ui['view_lesson_tip']} ({key_text(OPEN_LESSON)})")
+    toggle.setToolTip(window.word("actions", "with_keys").format(tip=ui["view_lesson_tip"], keys=key_text(OPEN_LESSON)))
     window.addAction(toggle)
     tour_next = window_action(window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
     tour_back = window_action(window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)

@@ -1,0 +1,84 @@
+"""A pseudo-locale: a copy of the English texts with every string wrapped in ⟦ ⟧, the standard
+check that no word on screen is written in the code (a word the code wrote shows unwrapped).
+
+The templates are wrapped, not the values filled into them, so a caption reads
+``⟦… {n_prompt} tokens …⟧`` and the numbers it holds are inside the brackets. Only the texts are
+wrapped: the values that are data (ids, kinds, targets, outcomes, stage names, URLs) stay as they
+are, so the loader reads the copy as it reads English and the app behaves the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from explainer.content.assets import assets_dir
+
+OPEN, CLOSE = "⟦", "⟧"
+LANGUAGE = "xx"
+# the keys whose string values are data the code reads, not texts anyone reads (per file: the
+# tour's steps name their "chapter" by id, where lesson.json's "tour.chapter" is a text)
+DATA_KEYS = frozenset({"id", "kind", "name", "live", "stage", "phase", "outcomes", "answer", "next_url"})
+FILE_DATA_KEYS = {"tour.json": DATA_KEYS | {"chapter"}}
+
+
+def wrap(text: str) -> str:
+    return f"{OPEN}{text}{CLOSE}"
+
+
+def _pseudo(value: Any, data: frozenset[str], key: str | None = None, wrap_keys: bool = False) -> Any:
+    if isinstance(value, dict):
+        return {
+            (wrap(k) if wrap_keys and not k.startswith("_") else k): v
+            if k.startswith("_")
+            else _pseudo(v, data, k, wrap_keys=(k == "terms"))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_pseudo(v, data, key) for v in value]
+    if isinstance(value, str) and key not in data:
+        return wrap(value)
+    return value
+
+
+def make_pseudo_assets(root: Path) -> Path:
+    """assets/xx/ under ``root``: assets/en/ with every text wrapped (the glossary's terms too,
+    they are headings a learner reads). Returns ``root``, for read_texts(LANGUAGE, root=root)."""
+    src = assets_dir() / "en"
+    dst = root / LANGUAGE
+    shutil.copytree(src, dst)
+    for path in dst.glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pseudo = _pseudo(data, FILE_DATA_KEYS.get(path.name, DATA_KEYS))
+        path.write_text(json.dumps(pseudo, ensure_ascii=False, indent=1), encoding="utf-8")
+    return root
+
+
+_WRAPPED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
+_TAGS = re.compile(r"<[^>]+>")
+_LETTER = re.compile(r"[^\W\d_]")
+# a number alone, as explainer/illustration/formatting.py writes it: 8,192 · 77.3 % · 135 M · 41 ms
+NUMBER = re.compile(r"^[−+\-<]?[\d.,]+\s?(%|×|M|B|MB|GB|ms|s)?$")
+ELLIPSIS = "…"
+
+
+def unwrapped(text: str) -> str:
+    """What of ``text`` is outside ⟦ ⟧: markup and entities dropped, each wrapped span removed
+    (nested ones too). A span cut short by eliding (the text ends in "…" with a ⟦ still open)
+    counts as closed: the item shortened a wrapped text to fit."""
+    rest = _TAGS.sub("", text).replace("&nbsp;", " ").replace("&amp;", "&")
+    rest = rest.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'")
+    if rest.rstrip().endswith(ELLIPSIS) and rest.count(OPEN) > rest.count(CLOSE):
+        rest = rest.rstrip() + CLOSE * (rest.count(OPEN) - rest.count(CLOSE))
+    while True:
+        inner = _WRAPPED.sub("", rest)
+        if inner == rest:
+            return rest.strip()
+        rest = inner
+
+
+def has_words(text: str) -> bool:
+    return bool(_LETTER.search(text))
