@@ -475,6 +475,12 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         **_plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
         "build_offer": ("message",),
     },
+    # explainer/export/figure.py describe
+    "export": {
+        "title": ("stage", "n", "total"),
+        "description": ("model", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
+        "chat_mode": (),
+    },
     "files": _plain(
         "save_trace",
         "save_trace_filter",

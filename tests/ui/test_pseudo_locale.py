@@ -4,7 +4,8 @@ The English texts are copied into a made-up language in which every string is wr
 (tests/support/pseudo.py: the templates are wrapped, so the numbers and token pieces filled into
 them are inside the brackets), loaded through the real loader, and shown: every stage of real
 runs in the scene, and the main window with its docks, menus, commands, banners and the lesson.
-Then every visible text is read back (the scene's text items; the widgets' texts, titles,
+Then every visible text is read back (the scene's text items and an exported figure's SVG title
+and description; the widgets' texts, titles,
 tooltips, placeholder texts, combo box items, tab names, menus and actions) and a text fails when
 a letter is left outside the brackets, which is a word the code wrote.
 
@@ -113,6 +114,7 @@ def scene_texts(scene) -> Iterable[tuple[str, str]]:
 def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, real_trace):
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
+    from explainer.export.figure import describe
 
     scene = LifecycleScene(pseudo_texts, THEMES["light"])
     scene.set_vocabulary(model_vocabulary())
@@ -129,7 +131,9 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, rea
             scene.set_model_info(trace.model)
             for cursor in Walk(trace).cursors():
                 scene.show_frame(trace, cursor, animate=False)
-                for key, text in scene_texts(scene):
+                # the exported figure's SVG title and description, besides what is drawn
+                words = zip(("svg title", "svg description"), describe(pseudo_texts, trace, cursor))
+                for key, text in [*scene_texts(scene), *words]:
                     own = run_text if key in RUN_TEXT_SLOTS else ""
                     if (rest := problem(text, data, own)) is not None:
                         bad.setdefault(f"{key}: {text!r} ({rest!r} outside ⟦ ⟧)", f"{name} {cursor}")
