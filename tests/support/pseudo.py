@@ -5,6 +5,11 @@ The templates are wrapped, not the values filled into them, so a caption reads
 ``⟦… {n_prompt} tokens …⟧`` and the numbers it holds are inside the brackets. Only the texts are
 wrapped: the values that are data (ids, kinds, targets, outcomes, stage names, URLs) stay as they
 are, so the loader reads the copy as it reads English and the app behaves the same.
+
+With ``every_field``, each short text of a per-key table (content/fields.py: captions.json's cuts,
+chart and panel labels, lesson.json's and app.json's sections) also names every field its table
+allows, so showing the app checks the tables from the other side: a field listed for a text that
+its code does not pass raises KeyError where the text is formatted.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from explainer.content import fields
 from explainer.content.assets import assets_dir
 
 OPEN, CLOSE = "⟦", "⟧"
@@ -44,7 +50,21 @@ def _pseudo(value: Any, data: frozenset[str], key: str | None = None, wrap_keys:
     return value
 
 
-def make_pseudo_assets(root: Path) -> Path:
+TABLES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
+    "captions.json": fields.CAPTION_SECTIONS,
+    "lesson.json": fields.LESSON_STRINGS,
+    "app.json": fields.APP_STRINGS,
+}
+
+
+def _name_every_field(name: str, data: dict[str, Any]) -> None:
+    for section, table in TABLES.get(name, {}).items():
+        for key, allowed in table.items():
+            if allowed:
+                data[section][key] += "".join(f" {{{f}}}" for f in allowed if f"{{{f}}}" not in data[section][key])
+
+
+def make_pseudo_assets(root: Path, every_field: bool = False) -> Path:
     """assets/xx/ under ``root``: assets/en/ with every text wrapped (the glossary's terms too,
     they are headings a learner reads). Returns ``root``, for read_texts(LANGUAGE, root=root)."""
     src = assets_dir() / "en"
@@ -52,6 +72,8 @@ def make_pseudo_assets(root: Path) -> Path:
     shutil.copytree(src, dst)
     for path in dst.glob("*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
+        if every_field:
+            _name_every_field(path.name, data)
         pseudo = _pseudo(data, FILE_DATA_KEYS.get(path.name, DATA_KEYS))
         path.write_text(json.dumps(pseudo, ensure_ascii=False, indent=1), encoding="utf-8")
     return root

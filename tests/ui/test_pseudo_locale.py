@@ -7,7 +7,9 @@ runs in the scene, and the main window with its docks, menus, commands, banners 
 Then every visible text is read back (the scene's text items and an exported figure's SVG title
 and description; the widgets' texts, titles, tooltips, placeholder texts, combo box items, tab
 names, menus and actions) and a text fails when a letter is left outside the brackets: a word the
-code wrote. The failure names each such text, where it was and at which moment.
+code wrote. The failure names each such text, where it was and at which moment. In the same
+copy each short text names every field content/fields.py lists for it, so a listed field its
+code does not fill fails too (a KeyError where that text is formatted).
 
 The rule, what may stand outside ⟦ ⟧:
 - anything without a letter: punctuation, symbols, numbers ("·", "→", "8,192", "0.086");
@@ -56,7 +58,9 @@ RUN_TEXT_SLOTS = ("tokens/text_in", "tokens/text_out")  # the title line: the pr
 
 @pytest.fixture(scope="module")
 def pseudo_texts(tmp_path_factory) -> LessonTexts:
-    root = make_pseudo_assets(tmp_path_factory.mktemp("pseudo"))
+    # every_field: each short text names all the fields its table lists, so a listed field the
+    # code does not pass fails here too (KeyError where the text is formatted)
+    root = make_pseudo_assets(tmp_path_factory.mktemp("pseudo"), every_field=True)
     return read_texts(LANGUAGE, root=root)
 
 
