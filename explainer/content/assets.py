@@ -405,12 +405,17 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     known = field_names(lesson)
     questions = _questions(_read(root, language, "questions.json"), outcome_ids, known)
     tour = _tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
-    app, examples = _app(_read(root, language, "app.json"))
+    glossary = _glossary(_read(root, language, "glossary.json"))
+    app_file = _read(root, language, "app.json")
+    app, examples = _app(app_file)
+    for name, term in app["terms"].items():  # the window shows these terms' definitions
+        if glossary.entry(term) is None:
+            raise app_file.error(f"terms.{name}", f"{term!r} is not a term of glossary.json")
     return LessonTexts(
         titles=captions["titles"],
         captions=captions["captions"],
         cuts=captions["cuts"],
-        glossary=_glossary(_read(root, language, "glossary.json")),
+        glossary=glossary,
         legend=captions["legend"],
         chart=captions["chart"],
         panels=captions["panels"],

@@ -475,6 +475,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         **_plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
         "build_offer": ("message",),
     },
+    # the glossary.json terms the window looks up for its tooltips (a translation names its own)
+    "terms": _plain("temperature", "top_k", "top_p", "ttft", "tpot"),
     # explainer/export/figure.py describe
     "export": {
         "title": ("stage", "n", "total"),

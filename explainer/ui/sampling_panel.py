@@ -43,9 +43,9 @@ class SamplingPanel(QGroupBox):
         self.seed = self._field("", word("seed_tip"))
         self.seed.setPlaceholderText(word("seed_placeholder"))
         self.max_new_tokens = self._field("32", word("max_new_tokens_tip"))
-        # the glossary's entries for the three settings, by their terms in glossary.json
-        for term, f in (("temperature", self.temperature), ("top-k", self.top_k), ("top-p", self.top_p)):
-            f.setToolTip(texts.define(term) or f.toolTip())  # the same words as the diagram's glossary
+        # the glossary's entries for the three settings (app.json terms names them in glossary.json)
+        for name, f in (("temperature", self.temperature), ("top_k", self.top_k), ("top_p", self.top_p)):
+            f.setToolTip(texts.define(texts.app_text("terms", name)) or f.toolTip())  # the diagram's words
         form.addRow(self.greedy)
         for name, f in self.fields().items():
             form.addRow(word(name), f)

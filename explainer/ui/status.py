@@ -26,10 +26,8 @@ class StatusLine:
         self.metrics = QLabel("")
         self.metrics.setObjectName("metrics")
         tip = self._word("status", "metrics_tip")
-        # the glossary's entries by their (language-independent) abbreviations
-        self.metrics.setToolTip(
-            "\n".join(tip.format(term=t, definition=texts.define(t) or "") for t in ("TTFT", "TPOT"))
-        )
+        terms = [texts.app_text("terms", name) for name in ("ttft", "tpot")]  # glossary.json's terms
+        self.metrics.setToolTip("\n".join(tip.format(term=t, definition=texts.define(t) or "") for t in terms))
         self.model_label = QLabel("")
         self.model_label.setObjectName("model")
         bar.addWidget(self.busy_bar)

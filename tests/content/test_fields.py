@@ -166,6 +166,11 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
         ("app.json", lambda d: d["menus"].pop("file"), r"en/app.json: menus.file is missing"),
         (
             "app.json",
+            lambda d: d["terms"].update(ttft="TTTF"),
+            r"en/app.json: terms.ttft 'TTTF' is not a term of glossary",
+        ),
+        (
+            "app.json",
             lambda d: d["examples"][0].update(chat="yes"),
             r"en/app.json: examples\[0\].chat must be true or false",
         ),

@@ -35,16 +35,17 @@ def wrap(text: str) -> str:
     return f"{OPEN}{text}{CLOSE}"
 
 
-def _pseudo(value: Any, data: frozenset[str], key: str | None = None, wrap_keys: bool = False) -> Any:
+def _pseudo(value: Any, data: frozenset[str], key: str | None = None, keyed: str = "", wrap_keys: bool = False) -> Any:
+    """``value`` with its texts wrapped; the keys of a mapping named ``keyed`` are texts too."""
     if isinstance(value, dict):
         return {
             (wrap(k) if wrap_keys and not k.startswith("_") else k): v
             if k.startswith("_")
-            else _pseudo(v, data, k, wrap_keys=(k == "terms"))
+            else _pseudo(v, data, k, keyed, wrap_keys=(k == keyed))
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [_pseudo(v, data, key) for v in value]
+        return [_pseudo(v, data, key, keyed) for v in value]
     if isinstance(value, str) and key not in data:
         return wrap(value)
     return value
@@ -74,7 +75,8 @@ def make_pseudo_assets(root: Path, every_field: bool = False) -> Path:
         data = json.loads(path.read_text(encoding="utf-8"))
         if every_field:
             _name_every_field(path.name, data)
-        pseudo = _pseudo(data, FILE_DATA_KEYS.get(path.name, DATA_KEYS))
+        keyed = "terms" if path.name == "glossary.json" else ""  # the glossary's terms are its keys
+        pseudo = _pseudo(data, FILE_DATA_KEYS.get(path.name, DATA_KEYS), keyed=keyed)
         path.write_text(json.dumps(pseudo, ensure_ascii=False, indent=1), encoding="utf-8")
     return root
 
