@@ -122,8 +122,7 @@ def _captions(f: CheckedJson) -> dict[str, Any]:
     for stage, title in titles.items():
         f.fields_known(title, f"titles.{stage}", frozenset())
     captions = {k: CAPTION_FIELDS for k in CAPTION_KEYS}
-    legend = f.text(f.data, "legend", "")
-    f.fields_known(legend, "legend", frozenset())
+    legend = f.plain(f.data, "legend", "")
     return {
         "titles": titles,
         "captions": f.templates(f.get(f.data, "captions", ""), "captions", captions),
@@ -141,7 +140,7 @@ def _glossary(f: CheckedJson) -> Glossary:
         where = f"terms.{term}"
         if isinstance(body, str):
             body = {"definition": body}
-        definition = f.text(body, "definition", where)
+        definition = f.plain(body, "definition", where)
         aliases = f.strings(body.get("aliases", []), f"{where}.aliases")
         entries.append(GlossaryEntry(term, definition, aliases))
     seen: dict[str, str] = {}
@@ -197,8 +196,7 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
 def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
     chapters = []
     for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
-        title = f.text(c, "title", f"chapters[{i}]")
-        f.fields_known(title, f"chapters[{i}].title", frozenset())
+        title = f.plain(c, "title", f"chapters[{i}]")
         chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title))
     chapter_ids = {c.id for c in chapters}
     steps: list[TourStep] = []
@@ -211,8 +209,7 @@ def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: fro
             raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
         text = f.text(s, "text", where)
         f.fields_known(text, f"{where}.text", known)
-        do = f.text(s, "do", where)
-        f.fields_known(do, f"{where}.do", frozenset())
+        do = f.plain(s, "do", where)
         step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
         for o in step_outcomes:
             if o not in outcomes:
@@ -281,20 +278,20 @@ def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: fro
             f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
     elif kind is QuestionKind.NUMBER:
         spec["tolerance"] = f.number(q, "tolerance", where)
-        spec["unit"] = f.text(q, "unit", where)
+        spec["unit"] = f.plain(q, "unit", where)
         if live is None:
             spec["answer"] = f.number(q, "answer", where)
     else:
         categories = f.get(q, "categories", where)
         if not isinstance(categories, dict) or len(categories) < 2:
             raise f.error(f"{where}.categories", "must name at least two categories")
-        cats = tuple((k, f.text(categories, k, f"{where}.categories")) for k in categories)
+        cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
         items = []
         for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
             cat = f.text(it, "answer", f"{where}.items[{j}]")
             if cat not in categories:
                 raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
-            items.append((f.text(it, "text", f"{where}.items[{j}]"), cat))
+            items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
         spec.update(items=tuple(items), categories=cats)
     return QuestionSpec(**spec)
 
@@ -312,7 +309,7 @@ def _questions(f: CheckedJson, outcomes: set[str], known: frozenset[str]) -> tup
 def _lesson(f: CheckedJson) -> LessonInfo:
     d = f.data
     outcomes = tuple(
-        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
+        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.plain(o, "text", f"outcomes[{i}]"))
         for i, o in enumerate(f.items(f.get(d, "outcomes", ""), "outcomes"))
     )
     rules = f.get(d, "rules", "")
@@ -326,7 +323,7 @@ def _lesson(f: CheckedJson) -> LessonInfo:
     for i, r in enumerate(f.items(f.get(scale, "reference", "scale"), "scale.reference")):
         where = f"scale.reference[{i}]"
         reference.append(
-            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.text(r, "label", where))
+            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.plain(r, "label", where))
         )
     lifecycle = []
     for i, p in enumerate(f.items(f.get(d, "lifecycle", ""), "lifecycle")):
@@ -340,9 +337,11 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         except ValueError:
             raise f.error(f"{where}.stage", "must name a stage") from None
         lifecycle.append(
-            LifecyclePart(f.text(p, "id", where), f.text(p, "title", where), f.text(p, "text", where), live, stage)
+            LifecyclePart(f.text(p, "id", where), f.plain(p, "title", where), f.plain(p, "text", where), live, stage)
         )
     recap = f.strings(f.get(d, "recap", ""), "recap")
+    for i, line in enumerate(recap):
+        f.fields_known(line, f"recap[{i}]", frozenset())
     if len(recap) != 2:
         raise f.error("recap", "must be exactly two lines")
     strings = {
@@ -372,8 +371,7 @@ def _app(f: CheckedJson) -> tuple[dict[str, dict[str, str]], tuple[Example, ...]
         chat = e.get("chat", False)
         if not isinstance(chat, bool):
             raise f.error(f"{where}.chat", "must be true or false")
-        label = f.text(e, "label", where)
-        f.fields_known(label, f"{where}.label", frozenset())
+        label = f.plain(e, "label", where)
         examples.append(Example(label, f.text(e, "prompt", where), chat))
     return strings, tuple(examples)
 

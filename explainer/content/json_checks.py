@@ -37,6 +37,12 @@ class CheckedJson:
             raise self.error(f"{where}.{key}".lstrip("."), "must be a non-empty text")
         return v
 
+    def plain(self, obj: Any, key: str, where: str) -> str:
+        """A text shown as it is (no code fills it): a ``{field}`` in it would show its braces."""
+        v = self.text(obj, key, where)
+        self.fields_known(v, f"{where}.{key}".lstrip("."), frozenset())
+        return v
+
     def texts(self, obj: Any, where: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
         """A mapping of names to texts (keys starting with "_" are comments; ``skip`` holds data)."""
         if not isinstance(obj, dict):

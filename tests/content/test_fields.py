@@ -158,6 +158,28 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
             lambda d: _add(d["chapters"][0], "title"),
             rf"en/tour.json: chapters\[0\].title {NOT_A_TEMPLATE}",
         ),
+        # texts shown as they are, in every file: a field there would show its braces
+        (
+            "glossary.json",
+            lambda d: d["terms"]["token"].update(definition="a {piece}"),
+            r"en/glossary.json: terms.token.definition is not a template",
+        ),
+        (
+            "lesson.json",
+            lambda d: _add(d["lifecycle"][0], "text"),
+            rf"en/lesson.json: lifecycle\[0\].text {NOT_A_TEMPLATE}",
+        ),
+        (
+            "lesson.json",
+            lambda d: _add(d["outcomes"][0], "text"),
+            rf"en/lesson.json: outcomes\[0\].text {NOT_A_TEMPLATE}",
+        ),
+        ("lesson.json", lambda d: _add(d["recap"], 1), rf"en/lesson.json: recap\[1\] {NOT_A_TEMPLATE}"),
+        (
+            "questions.json",
+            lambda d: _add(_question(d, "words_4000"), "unit"),
+            rf"\(words_4000\).unit {NOT_A_TEMPLATE}",
+        ),
         # app.json: the window's words
         ("app.json", lambda d: _add(d["window"], "done"), rf"en/app.json: window.done {UNKNOWN}"),
         ("app.json", lambda d: _add(d["status"], "reading"), rf"en/app.json: status.reading {UNKNOWN}"),
