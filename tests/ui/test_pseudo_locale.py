@@ -48,6 +48,7 @@ from explainer.engine.trace import Trace
 from explainer.illustration.formatting import visible
 from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
+from explainer.stages import Stage
 from tests.support.lesson import model_vocabulary
 from tests.support.pseudo import ELLIPSIS, LANGUAGE, NUMBER, has_words, make_pseudo_assets, unwrapped
 from tests.ui.helpers import generate
@@ -136,8 +137,13 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, rea
             for cursor in Walk(trace).cursors():
                 scene.show_frame(trace, cursor, animate=False)
                 # the exported figure's SVG title and description, besides what is drawn
-                words = zip(("svg title", "svg description"), describe(pseudo_texts, trace, cursor))
-                for key, text in [*scene_texts(scene), *words]:
+                words = list(zip(("svg title", "svg description"), describe(pseudo_texts, trace, cursor)))
+                words += scene_texts(scene)
+                if cursor.stage is Stage.LAYERS:  # halfway through the sweep: its "layer N" badge
+                    scene.layers.set_progress(scene.layers.n_layers / 2)
+                    words += scene_texts(scene)
+                    scene.redraw()
+                for key, text in words:
                     own = run_text if key in RUN_TEXT_SLOTS else ""
                     if (rest := problem(text, data, own)) is not None:
                         bad.setdefault(f"{key}: {text!r} ({rest!r} outside ⟦ ⟧)", f"{name} {cursor}")
