@@ -10,7 +10,12 @@ so an author who breaks a text finds out at once rather than in the middle of a 
 - ``glossary.json``: the key terms, their definitions and the other forms that link to them;
 - ``tour.json``: chapters and steps (target, text, action, the condition that completes it);
 - ``questions.json``: the closed questions and their checked answers;
-- ``lesson.json``: outcomes, rules of thumb, scale, the request's life, and short texts.
+- ``lesson.json``: outcomes, rules of thumb, scale, the request's life, and short texts;
+- ``app.json``: the window's own words (menus, commands, panels, status, banners, dialogs) and
+  the example prompts.
+
+Every template is checked against the fields its code fills (:mod:`explainer.content.fields`),
+and every key the code reads must be there: a typo shows at start-up, not as braces on screen.
 """
 
 from __future__ import annotations
@@ -20,13 +25,22 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from explainer.content.fields import field_names
+from explainer.content.fields import (
+    APP_STRINGS,
+    CAPTION_FIELDS,
+    CAPTION_KEYS,
+    CAPTION_SECTIONS,
+    LESSON_STRINGS,
+    LIVE_QUESTION_FIELDS,
+    OPTION_FIELDS,
+    field_names,
+)
 from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import (
-    REQUIRED_STRINGS,
     Chapter,
     Condition,
     ConditionKind,
+    Example,
     Glossary,
     GlossaryEntry,
     LessonInfo,
@@ -47,7 +61,7 @@ from explainer.stages import Stage
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 DEFAULT_LANGUAGE = "en"
-FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesson.json")
+FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesson.json", "app.json")
 # What a tour step may highlight besides a panel or a stage: the window's controls.
 CONTROLS = ("prompt", "generate", "sampling", "lesson")
 SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
@@ -67,14 +81,14 @@ def assets_dir() -> Path:
     )
 
 
-def languages() -> tuple[str, ...]:
+def languages(root: Path | None = None) -> tuple[str, ...]:
     """The languages whose texts are installed (folders of assets/ holding captions.json)."""
-    root = assets_dir()
+    root = root or assets_dir()
     return tuple(sorted(p.name for p in root.iterdir() if (p / "captions.json").is_file()))
 
 
-def _read(language: str, name: str) -> CheckedJson:
-    path = assets_dir() / language / name
+def _read(root: Path, language: str, name: str) -> CheckedJson:
+    path = root / language / name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -90,13 +104,15 @@ def _captions(f: CheckedJson) -> dict[str, Any]:
     missing = [s.value for s in Stage if s.value not in titles]
     if missing:
         raise f.error("titles", f"lack {', '.join(missing)}")
+    for stage, title in titles.items():
+        f.fields_known(title, f"titles.{stage}", frozenset())
+    captions = {k: CAPTION_FIELDS for k in CAPTION_KEYS}
+    legend = f.plain(f.data, "legend", "")
     return {
         "titles": titles,
-        "captions": f.texts(f.get(f.data, "captions", ""), "captions"),
-        "cuts": f.texts(f.get(f.data, "cuts", ""), "cuts"),
-        "legend": f.text(f.data, "legend", ""),
-        "chart": f.texts(f.get(f.data, "chart", ""), "chart"),
-        "panels": f.texts(f.get(f.data, "panels", ""), "panels"),
+        "captions": f.templates(f.get(f.data, "captions", ""), "captions", captions),
+        "legend": legend,
+        **{s: f.templates(f.get(f.data, s, ""), s, table) for s, table in CAPTION_SECTIONS.items()},
     }
 
 
@@ -109,7 +125,7 @@ def _glossary(f: CheckedJson) -> Glossary:
         where = f"terms.{term}"
         if isinstance(body, str):
             body = {"definition": body}
-        definition = f.text(body, "definition", where)
+        definition = f.plain(body, "definition", where)
         aliases = f.strings(body.get("aliases", []), f"{where}.aliases")
         entries.append(GlossaryEntry(term, definition, aliases))
     seen: dict[str, str] = {}
@@ -165,7 +181,8 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
 def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
     chapters = []
     for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
-        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), f.text(c, "title", f"chapters[{i}]")))
+        title = f.plain(c, "title", f"chapters[{i}]")
+        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title))
     chapter_ids = {c.id for c in chapters}
     steps: list[TourStep] = []
     for i, s in enumerate(f.items(f.get(f.data, "steps", ""), "steps")):
@@ -177,7 +194,7 @@ def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: fro
             raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
         text = f.text(s, "text", where)
         f.fields_known(text, f"{where}.text", known)
-        do = f.text(s, "do", where)
+        do = f.plain(s, "do", where)
         step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
         for o in step_outcomes:
             if o not in outcomes:
@@ -198,22 +215,25 @@ def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: fro
     return TourScript(tuple(chapters), tuple(steps))
 
 
-def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str]) -> QuestionSpec:
+def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: frozenset[str]) -> QuestionSpec:
     qid = f.text(q, "id", where)
     where = f"{where} ({qid})"
     try:
         kind = QuestionKind(f.text(q, "kind", where))
     except ValueError:
         raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in QuestionKind)}") from None
+    live = q.get("live")
+    if live is not None and live not in LIVE_QUESTIONS:
+        raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
+    known = known | frozenset(LIVE_QUESTION_FIELDS.get(live or "", ()))
     text = f.text(q, "text", where)
+    f.fields_known(text, f"{where}.text", known)
     explanation = f.text(q, "explanation", where)
+    f.fields_known(explanation, f"{where}.explanation", known)
     q_outcomes = f.strings(f.get(q, "outcomes", where), f"{where}.outcomes")
     for o in q_outcomes:
         if o not in outcomes:
             raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
-    live = q.get("live")
-    if live is not None and live not in LIVE_QUESTIONS:
-        raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
     spec: dict[str, Any] = {
         "id": qid,
         "kind": kind,
@@ -235,32 +255,35 @@ def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str]) -> Questio
                 raise f.error(f"{where}.answer", "must be the index of one of at least two options")
             if len(set(options)) != len(options):
                 raise f.error(f"{where}.options", "repeat an option")
+            for j, o in enumerate(options):
+                f.fields_known(o, f"{where}.options[{j}]", known)
             spec.update(options=options, answer=answer)
         else:
             spec["option"] = f.text(q, "option", where)
+            f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
     elif kind is QuestionKind.NUMBER:
         spec["tolerance"] = f.number(q, "tolerance", where)
-        spec["unit"] = f.text(q, "unit", where)
+        spec["unit"] = f.plain(q, "unit", where)
         if live is None:
             spec["answer"] = f.number(q, "answer", where)
     else:
         categories = f.get(q, "categories", where)
         if not isinstance(categories, dict) or len(categories) < 2:
             raise f.error(f"{where}.categories", "must name at least two categories")
-        cats = tuple((k, f.text(categories, k, f"{where}.categories")) for k in categories)
+        cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
         items = []
         for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
             cat = f.text(it, "answer", f"{where}.items[{j}]")
             if cat not in categories:
                 raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
-            items.append((f.text(it, "text", f"{where}.items[{j}]"), cat))
+            items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
         spec.update(items=tuple(items), categories=cats)
     return QuestionSpec(**spec)
 
 
-def _questions(f: CheckedJson, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
+def _questions(f: CheckedJson, outcomes: set[str], known: frozenset[str]) -> tuple[QuestionSpec, ...]:
     out = tuple(
-        _question(f, q, f"questions[{i}]", outcomes)
+        _question(f, q, f"questions[{i}]", outcomes, known)
         for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
     )
     if len({q.id for q in out}) != len(out):
@@ -271,7 +294,7 @@ def _questions(f: CheckedJson, outcomes: set[str]) -> tuple[QuestionSpec, ...]:
 def _lesson(f: CheckedJson) -> LessonInfo:
     d = f.data
     outcomes = tuple(
-        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.text(o, "text", f"outcomes[{i}]"))
+        Outcome(f.text(o, "id", f"outcomes[{i}]"), f.plain(o, "text", f"outcomes[{i}]"))
         for i, o in enumerate(f.items(f.get(d, "outcomes", ""), "outcomes"))
     )
     rules = f.get(d, "rules", "")
@@ -285,7 +308,7 @@ def _lesson(f: CheckedJson) -> LessonInfo:
     for i, r in enumerate(f.items(f.get(scale, "reference", "scale"), "scale.reference")):
         where = f"scale.reference[{i}]"
         reference.append(
-            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.text(r, "label", where))
+            ReferenceModel(f.text(r, "id", where), int(f.number(r, "params", where)), f.plain(r, "label", where))
         )
     lifecycle = []
     for i, p in enumerate(f.items(f.get(d, "lifecycle", ""), "lifecycle")):
@@ -299,18 +322,17 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         except ValueError:
             raise f.error(f"{where}.stage", "must name a stage") from None
         lifecycle.append(
-            LifecyclePart(f.text(p, "id", where), f.text(p, "title", where), f.text(p, "text", where), live, stage)
+            LifecyclePart(f.text(p, "id", where), f.plain(p, "title", where), f.plain(p, "text", where), live, stage)
         )
     recap = f.strings(f.get(d, "recap", ""), "recap")
+    for i, line in enumerate(recap):
+        f.fields_known(line, f"recap[{i}]", frozenset())
     if len(recap) != 2:
         raise f.error("recap", "must be exactly two lines")
-    strings: dict[str, dict[str, str]] = {}
-    for section, keys in REQUIRED_STRINGS.items():
-        texts = f.texts(f.get(d, section, ""), section, skip=("bits", "reference"))
-        for k in keys:
-            if k not in texts:
-                raise f.error(f"{section}.{k}", "is missing")
-        strings[section] = texts
+    strings = {
+        section: f.templates(f.get(d, section, ""), section, table, skip=("bits", "reference"))
+        for section, table in LESSON_STRINGS.items()
+    }
     return LessonInfo(
         f.text(d, "title", ""),
         outcomes,
@@ -324,6 +346,21 @@ def _lesson(f: CheckedJson) -> LessonInfo:
     )
 
 
+def _app(f: CheckedJson) -> tuple[dict[str, dict[str, str]], tuple[Example, ...]]:
+    strings = {
+        section: f.templates(f.get(f.data, section, ""), section, table) for section, table in APP_STRINGS.items()
+    }
+    examples = []
+    for i, e in enumerate(f.items(f.get(f.data, "examples", ""), "examples")):
+        where = f"examples[{i}]"
+        chat = e.get("chat", False)
+        if not isinstance(chat, bool):
+            raise f.error(f"{where}.chat", "must be true or false")
+        label = f.plain(e, "label", where)
+        examples.append(Example(label, f.text(e, "prompt", where), chat))
+    return strings, tuple(examples)
+
+
 def load_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
     """Every lesson text of ``language``, read and checked once per process (they do not change
     while it runs). Raises :class:`ExplainerError` naming the file and key at fault."""
@@ -335,22 +372,33 @@ def _cached(language: str) -> LessonTexts:
     return read_texts(language)
 
 
-def read_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
-    """Read and check the files now (no cache): what :func:`load_texts` does the first time."""
-    if not (assets_dir() / language / "captions.json").is_file():
+def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> LessonTexts:
+    """Read and check the files now (no cache): what :func:`load_texts` does the first time.
+
+    ``root`` reads another assets folder than the installed one (a test's made-up language, such
+    as the pseudo-locale that checks no word on screen is written in the code)."""
+    root = root or assets_dir()
+    if not (root / language / "captions.json").is_file():
         raise ExplainerError(
-            f"no lesson texts for language {language!r}", f"installed languages: {', '.join(languages())}"
+            f"no lesson texts for language {language!r}", f"installed languages: {', '.join(languages(root))}"
         )
-    captions = _captions(_read(language, "captions.json"))
-    lesson = _lesson(_read(language, "lesson.json"))
+    captions = _captions(_read(root, language, "captions.json"))
+    lesson = _lesson(_read(root, language, "lesson.json"))
     outcome_ids = {o.id for o in lesson.outcomes}
-    questions = _questions(_read(language, "questions.json"), outcome_ids)
-    tour = _tour(_read(language, "tour.json"), {q.id for q in questions}, outcome_ids, field_names(lesson))
+    known = field_names(lesson)
+    questions = _questions(_read(root, language, "questions.json"), outcome_ids, known)
+    tour = _tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
+    glossary = _glossary(_read(root, language, "glossary.json"))
+    app_file = _read(root, language, "app.json")
+    app, examples = _app(app_file)
+    for name, term in app["terms"].items():  # the window shows these terms' definitions
+        if glossary.entry(term) is None:
+            raise app_file.error(f"terms.{name}", f"{term!r} is not a term of glossary.json")
     return LessonTexts(
         titles=captions["titles"],
         captions=captions["captions"],
         cuts=captions["cuts"],
-        glossary=_glossary(_read(language, "glossary.json")),
+        glossary=glossary,
         legend=captions["legend"],
         chart=captions["chart"],
         panels=captions["panels"],
@@ -358,4 +406,6 @@ def read_texts(language: str = DEFAULT_LANGUAGE) -> LessonTexts:
         questions=questions,
         lesson=lesson,
         language=language,
+        app=app,
+        examples=examples,
     )

@@ -1,14 +1,32 @@
-"""The ``{fields}`` the lesson's texts may name, as the loader checks them.
+"""The ``{fields}`` each family of texts may name, as the loader checks them.
 
-:mod:`explainer.lesson.facts` fills these from the run and the model; the loader
-(:mod:`explainer.content.assets`) refuses a text naming any other, naming the file and the key,
-so a typo in a template is found when the app starts rather than in the middle of a lesson.
-The names live here, below both, because the loader must not import the lesson that fills them.
+Every template is filled by code with a fixed set of names: the tour's and the questions' by
+:mod:`explainer.lesson.facts` (from the run and the model), the captions by
+:func:`explainer.illustration.captions.caption_fields`, each short text by the one call that
+formats it. The loader (:mod:`explainer.content.assets`) refuses a text naming any other field,
+naming the file and the key, so a typo in a template is found when the app starts rather than
+as braces on screen (or a KeyError) in the middle of a lesson. The names live here, below the
+code that fills them, because the loader must not import the lesson, the illustration or the
+window; tests hold each list to what its code really fills (tests/content/test_fields.py).
+
+The per-key tables (``key -> the fields it may use``) are also the list of keys the code reads:
+the loader refuses a file lacking one of them (see REQUIRED_STRINGS in texts.py).
 """
 
 from __future__ import annotations
 
-from explainer.content.texts import LessonInfo
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explainer.content.texts import LessonInfo
+
+Fields = tuple[str, ...]
+
+
+def _plain(*keys: str) -> dict[str, Fields]:
+    """Texts filled with nothing: the keys the code reads, none of them a template."""
+    return {k: () for k in keys}
+
 
 MODEL_FIELDS = (
     "model",
@@ -58,8 +76,435 @@ TRACE_FIELDS = (
     "total",
 )
 
+# captions.json "captions": every number caption_fields computes for a cursor, plus "cuts", which
+# caption() adds for the sampled variant (a test keeps this equal to what caption_fields returns)
+CAPTION_FIELDS = (
+    "model",
+    "params",
+    "layers",
+    "d_model",
+    "vocab",
+    "context",
+    "n_prompt",
+    "device",
+    "ttft",
+    "tpot",
+    "max_new",
+    "pass_no",
+    "n_chars",
+    "ratio",
+    "n_read",
+    "token",
+    "used",
+    "used_after",
+    "cached",
+    "top",
+    "top_pct",
+    "second",
+    "second_pct",
+    "lens_layer",
+    "chosen",
+    "chosen_pct",
+    "chosen_raw_pct",
+    "draw",
+    "temperature",
+    "kept",
+    "n_out",
+    "cuts",
+)
+# the caption variants caption() chooses among (each may use any of CAPTION_FIELDS)
+CAPTION_KEYS = (
+    "pretraining",
+    "tokens_prefill",
+    "tokens_prefill_chat",
+    "tokens_decode",
+    "embeddings_prefill",
+    "embeddings_decode",
+    "layers_prefill",
+    "layers_prefill_late",
+    "layers_decode",
+    "layers_decode_late",
+    "probabilities",
+    "sampling_greedy",
+    "sampling_sampled",
+    "append",
+    "append_eos",
+    "append_eos_untimed",
+    "append_max_tokens",
+    "append_max_tokens_untimed",
+    "append_context",
+)
+
+# captions.json's other sections: key -> the fields the one call formatting it passes
+CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
+    # illustration/captions.py _cuts
+    "cuts": {"both": ("top_k", "top_p"), "top_k": ("top_k", "top_p"), "top_p": ("top_k", "top_p"), "none": ()},
+    # illustration/captions.py chart_labels
+    "chart": {"raw": (), "after": ("part",), "after_cuts": (), "greedy": (), "draw": ()},
+    # the labels the frames (explainer/frames/) and the panels (explainer/diagram/items/) write
+    "panels": {
+        "counter": ("used", "window"),
+        "counter_empty": (),
+        "tokens_message": (),
+        "tokens_stats": ("used", "chars", "ratio", "vocab"),
+        "timing": ("ttft", "tpot"),
+        "timing_untimed": (),
+        "device_untimed": ("device",),
+        "device": ("this_pass", "device", "extra"),
+        "this_pass": ("ms",),
+        "with_lens": (),
+        "header": ("n", "total", "pass_label"),
+        "pass_prefill": ("n",),
+        "pass_decode": ("cached",),
+        "kv_empty": (),
+        "end_answer": (),
+        "end_text": (),
+        "end_max_tokens": ("n",),
+        "end_context": ("n",),
+        "ribbon_greedy": (),
+        "ribbon_raw": (),
+        "ribbon_next": ("part",),
+        "greedy": (),
+        "temperature": ("temperature",),
+        "top_k": ("top_k",),
+        "top_k_off": (),
+        "top_p": ("top_p",),
+        "top_p_off": (),
+        "header_title": (),
+        "pretraining_data": (),
+        "pretraining_books": (),
+        "pretraining_web": (),
+        "pretraining_code": (),
+        "pretraining_training": (),
+        "pretraining_model": (),
+        "pretraining_parameters": (),
+        "pretraining_fixed": (),
+        "pretraining_once_head": (),
+        "pretraining_once_text": (),
+        "pretraining_every_head": (),
+        "pretraining_every_text": (),
+        "tokens_prompt": (),
+        "tokens_answer": (),
+        "tokens_more": ("n",),
+        "embeddings_headline": ("dim",),
+        "embeddings_headline_unknown": (),
+        "embeddings_note": ("n", "every"),
+        "embeddings_more": ("n",),
+        "embeddings_cached": ("cached",),
+        "embeddings_cached2": (),
+        "embeddings_idle": (),
+        "embeddings_full": ("n", "token"),
+        "layers_title": ("title", "n"),
+        "layers_change": (),
+        "layers_lens": (),
+        "layers_in": (),
+        "layers_badge": ("n",),
+        "probabilities_idle": (),
+        "probabilities_other": (),
+        "probabilities_scale": ("pct",),
+        "probabilities_cut": (),
+        "probabilities_kept": ("kept",),
+        "probabilities_greedy": (),
+        "probabilities_draw": ("draw", "token"),
+        "kv_title": (),
+        "kv_count": ("n",),
+        "loop": (),
+        "loop_end": (),
+        # words the captions' numbers need (illustration/captions.py caption_fields)
+        "caption_params_unknown": (),
+        "caption_no_draw": (),
+        "caption_kept_one": (),
+        "caption_kept": ("n",),
+    },
+}
+
+# lesson.json's short texts: section -> key -> the fields the code formatting it passes
+LESSON_STRINGS: dict[str, dict[str, Fields]] = {
+    "labels": _plain("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
+    "stop_reasons": _plain("eos", "max_tokens", "context", "running"),
+    "tour": {
+        "needs_run": (),
+        "progress": ("n", "total"),
+        "chapter": ("n", "total", "title"),
+        "finished": (),
+    },
+    "game": {
+        "ask": ("context",),
+        "right": ("pick", "pick_pct", "top", "top_pct"),
+        "wrong": ("pick", "pick_pct", "top", "top_pct"),
+        "pick_was": ("label", "pct"),
+        "greedy_same": ("chosen", "top"),
+        "sampled_other": ("temperature", "kept", "draw", "chosen", "chosen_raw_pct", "chosen_pct", "top", "top_pct"),
+        "no_candidates": (),
+        "score": ("score", "played", "streak", "best"),
+    },
+    "whatif": {
+        "not_recorded": (),
+        "greedy_recorded": ("kept",),
+        "lands": ("draw", "token", "pct"),
+        "greedy_now": ("draw", "token", "pct"),
+        "same": (),
+        "changed": ("recorded",),
+        "cut_top_k": (),
+        "cut_top_p": (),
+        "kept": ("kept",),
+        "other": (),
+        "summary": ("settings", "kept", "lands", "verdict"),
+    },
+    "quiz": {
+        "right": (),
+        "wrong": (),
+        "too_high": (),
+        "too_low": (),
+        "match_count": ("right", "total"),
+        "needs_run": (),
+        "tolerance": ("pct",),
+        "score": ("right", "total", "first_try"),
+    },
+    "completion": {
+        "title": ("title",),
+        "score_quiz": ("right", "total", "first_try"),
+        "score_game": ("score", "played", "best"),
+        "next_title": (),
+        "next_url": (),
+        "bridge": ("next",),
+        "attention": ("layer", "layers", "head", "heads", "token", "targets"),
+        "attention_target": ("token", "pct"),
+        "attention_averaged": ("heads",),
+        "attention_none": (),
+        "layer_head": ("layer", "head"),
+    },
+    "scale": {
+        "this_model": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
+        "row": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
+    },
+    "settings": {
+        "greedy": (),
+        "sampled": ("temperature", "top_k", "top_p"),
+        "top_k": ("top_k",),
+        "top_p": ("top_p",),
+        "top_k_off": (),
+        "top_p_off": (),
+    },
+    # the Lesson dock's own words (explainer/ui/lesson): buttons, section names, hints
+    "ui": {
+        **{
+            k: ()
+            for k in (
+                "dock_title",
+                "view_lesson",
+                "view_lesson_tip",
+                "tour_next",
+                "tour_back",
+                "tab_predict",
+                "tab_whatif",
+                "tab_questions",
+                "tab_glossary",
+                "tab_complete",
+                "back",
+                "next",
+                "show_me",
+                "show_me_tip",
+                "finish",
+                "finish_tip",
+                "restart",
+                "tour_finished",
+                "predict_needs_run",
+                "predict_hint",
+                "favourite",
+                "your_pick",
+                "whatif_title",
+                "whatif_intro",
+                "whatif_needs_run",
+                "whatif_hint",
+                "temperature",
+                "top_k",
+                "top_p",
+                "value_greedy",
+                "value_off",
+                "whatif_reset",
+                "whatif_legend",
+                "check",
+                "show_answer",
+                "answer_placeholder",
+                "answer_first",
+                "question_prev",
+                "question_next",
+                "question_right_mark",
+                "glossary_search",
+                "layer",
+                "head",
+            )
+        },
+        "back_tip": ("keys",),
+        "next_tip": ("keys",),
+        "task": ("do",),
+        "task_done": ("do",),
+        "question_position": ("n", "total", "mark"),
+    },
+}
+
+# app.json: the window's own words (explainer/ui/, outside the Lesson dock): section -> key -> fields
+APP_STRINGS: dict[str, dict[str, Fields]] = {
+    "window": {
+        **_plain(
+            "title",
+            "controls",
+            "welcome",
+            "not_built",
+            "reading",
+            "waiting",
+            "stopped",
+            "stopped_reading",
+            "empty_prompt",
+            "empty_prompt_hint",
+            "position_prefill",
+            "position_decode",
+        ),
+        "model_ready": ("welcome",),
+        "done": ("n", "why"),
+        "done_one": ("n", "why"),
+        "position": ("n", "total", "more", "stage", "phase"),
+        "saved": ("path",),
+        "opened": ("path", "n"),
+        "opened_one": ("path", "n"),
+        "exported": ("path",),
+        **{
+            k: ("error",)
+            for k in ("save_failed_trace", "save_failed_lesson", "open_failed_trace", "open_failed_lesson")
+        },
+        "export_failed": ("error",),
+    },
+    # the stage names the transport bar shows, one per explainer.stages.Stage value
+    "stages": _plain("pretraining", "tokens", "embeddings", "layers", "probabilities", "sampling", "append"),
+    "stop_reasons": _plain("eos", "max_tokens", "context"),
+    # explainer/ui/controller.py Activity: each value is one of these keys
+    "activity": _plain("starting", "loading", "building", "generating"),
+    # explainer/ui/actions.py: each command's label and (most) its tooltip
+    "actions": {
+        **_plain(
+            "next",
+            "next_tip",
+            "prev",
+            "prev_tip",
+            "next_token",
+            "next_token_tip",
+            "play",
+            "play_tip",
+            "pause",
+            "reset",
+            "reset_tip",
+            "generate",
+            "generate_tip",
+            "stop",
+            "stop_tip",
+            "presenter",
+            "presenter_tip",
+            "leave_presenter",
+            "zoom_in",
+            "zoom_out",
+            "zoom_reset",
+            "export",
+            "export_tip",
+            "save_trace",
+            "save_trace_tip",
+            "save_lesson",
+            "save_lesson_tip",
+            "open_trace",
+            "open_trace_tip",
+            "quit",
+        ),
+        "with_keys": ("tip", "keys"),
+    },
+    "menus": _plain(
+        "file", "recent", "run", "view", "theme", "theme_system", "theme_light", "theme_dark", "theme_projector"
+    ),
+    "prompt": _plain(
+        "title",
+        "placeholder",
+        "tip",
+        "chat",
+        "chat_tip",
+        "generate",
+        "generate_tip",
+        "stop",
+        "stop_tip",
+        "examples",
+        "example_tip",
+        "example_chat_tip",
+    ),
+    "sampling": {
+        **_plain(
+            "title",
+            "greedy",
+            "greedy_tip",
+            "temperature",
+            "temperature_tip",
+            "top_k",
+            "top_k_tip",
+            "top_p",
+            "top_p_tip",
+            "seed",
+            "seed_tip",
+            "seed_placeholder",
+            "max_new_tokens",
+            "max_new_tokens_tip",
+            "nothing",
+            "max_new_tokens_hint",
+            "temperature_hint",
+            "top_k_hint",
+            "top_p_hint",
+            "seed_hint",
+        ),
+        "not_number": ("label", "shown"),
+        "not_whole": ("label", "shown"),
+    },
+    "transport": _plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
+    "status": {
+        **_plain("tpot_none", "no_model"),
+        "reading": ("read", "total"),
+        "time_left": ("left",),
+        "ttft": ("ms",),
+        "tpot": ("ms",),
+        "metrics_tip": ("term", "definition"),
+        "metrics": ("ttft", "tpot", "device"),
+        "metrics_no_ttft": ("tpot", "device"),
+        "model": ("name", "params"),
+    },
+    "banners": {
+        **_plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
+        "build_offer": ("message",),
+    },
+    # the glossary.json terms the window looks up for its tooltips (a translation names its own)
+    "terms": _plain("temperature", "top_k", "top_p", "ttft", "tpot"),
+    # explainer/export/figure.py describe
+    "export": {
+        "title": ("stage", "n", "total"),
+        "description": ("model", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
+        "chat_mode": (),
+    },
+    "files": _plain(
+        "save_trace",
+        "save_trace_filter",
+        "save_lesson",
+        "save_lesson_filter",
+        "open",
+        "open_filter",
+        "export",
+        "export_filter",
+    ),
+}
+# questions.json: a live choice's "option" template (explainer/lesson/questions.py); its text,
+# explanation and static options use the lesson's fields (field_names)
+OPTION_FIELDS = ("value", "time", "part")
+# the fields a live question adds to its own texts (explainer/lesson/questions.py LIVE)
+LIVE_QUESTION_FIELDS: dict[str, Fields] = {
+    "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct")
+}
+
 
 def field_names(lesson: LessonInfo) -> frozenset[str]:
-    """Every field :func:`lesson_fields` can fill (the reference models add theirs)."""
+    """Every field :func:`lesson_fields` can fill (the reference models add theirs): what the
+    tour's texts and the questions' texts may use."""
     refs = {f"{kind}_{r.id}" for r in lesson.reference for kind in ("mem_high", "mem_low", "times")}
     return frozenset(MODEL_FIELDS) | frozenset(TRACE_FIELDS) | refs

@@ -5,6 +5,7 @@ lesson text learns where at once. Pure: :mod:`explainer.content.assets` reads th
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from typing import Any
 
 from explainer.errors import ExplainerError
@@ -36,6 +37,12 @@ class CheckedJson:
             raise self.error(f"{where}.{key}".lstrip("."), "must be a non-empty text")
         return v
 
+    def plain(self, obj: Any, key: str, where: str) -> str:
+        """A text shown as it is (no code fills it): a ``{field}`` in it would show its braces."""
+        v = self.text(obj, key, where)
+        self.fields_known(v, f"{where}.{key}".lstrip("."), frozenset())
+        return v
+
     def texts(self, obj: Any, where: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
         """A mapping of names to texts (keys starting with "_" are comments; ``skip`` holds data)."""
         if not isinstance(obj, dict):
@@ -65,6 +72,18 @@ class CheckedJson:
             raise self.error(f"{where}.{key}", "must be a number")
         return float(v)
 
+    def templates(
+        self, obj: Any, where: str, table: Mapping[str, tuple[str, ...]], skip: tuple[str, ...] = ()
+    ) -> dict[str, str]:
+        """A section of texts the code formats: every key of ``table`` must be there (the code
+        reads it), and each text may name only the fields ``table`` gives its key."""
+        texts = self.texts(obj, where, skip)
+        for key, allowed in table.items():
+            if key not in texts:
+                raise self.error(f"{where}.{key}", "is missing")
+            self.fields_known(texts[key], f"{where}.{key}", frozenset(allowed))
+        return texts
+
     def fields_known(self, template: str, where: str, known: frozenset[str]) -> None:
         """Refuse a template that names a field the code never fills (a typo would show braces)."""
         try:
@@ -72,5 +91,7 @@ class CheckedJson:
         except ValueError as exc:
             raise self.error(where, f"has a broken {{field}}: {exc}") from None
         unknown = sorted(n for n in names if n.split(".")[0].split("[")[0] not in known)
+        if unknown and not known:
+            raise self.error(where, f"is not a template, yet names field(s) {', '.join(unknown)}")
         if unknown:
             raise self.error(where, f"uses unknown field(s) {', '.join(unknown)}")

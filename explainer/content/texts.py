@@ -1,4 +1,5 @@
-"""The words the lesson shows, as one value: titles, captions, glossary, tour, questions, lesson.
+"""The words the app shows, as one value: titles, captions, glossary, tour, questions, lesson, and
+the window's own (menus, panels, status).
 
 They are data (``assets/<language>/*.json``, read and checked by :mod:`explainer.content.assets`),
 loaded once by the app or the export command and passed to whatever needs them, so the
@@ -16,96 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from explainer.content.fields import APP_STRINGS, LESSON_STRINGS
 from explainer.stages import Stage
 
-# Every key the code reads from lesson.json's text sections; assets.py refuses a file without one,
-# naming the file and the key, so a missing text is found when the app starts, not mid-lesson.
-REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {
-    "labels": ("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
-    "stop_reasons": ("eos", "max_tokens", "context", "running"),
-    "tour": ("needs_run", "progress", "chapter", "finished"),
-    "game": ("ask", "right", "wrong", "pick_was", "greedy_same", "sampled_other", "no_candidates", "score"),
-    "whatif": (
-        "not_recorded",
-        "greedy_recorded",
-        "lands",
-        "greedy_now",
-        "same",
-        "changed",
-        "cut_top_k",
-        "cut_top_p",
-        "kept",
-        "other",
-        "summary",
-    ),
-    "quiz": ("right", "wrong", "too_high", "too_low", "match_count", "needs_run", "tolerance", "score"),
-    "completion": (
-        "title",
-        "score_quiz",
-        "score_game",
-        "next_title",
-        "next_url",
-        "bridge",
-        "attention",
-        "attention_averaged",
-        "attention_none",
-        "attention_target",
-        "layer_head",
-    ),
-    "scale": ("this_model", "row"),
-    "settings": ("greedy", "sampled", "top_k", "top_p", "top_k_off", "top_p_off"),
-    # the Lesson dock's own words (explainer/ui/lesson): buttons, section names, hints
-    "ui": (
-        "dock_title",
-        "view_lesson",
-        "view_lesson_tip",
-        "tour_next",
-        "tour_back",
-        "tab_predict",
-        "tab_whatif",
-        "tab_questions",
-        "tab_glossary",
-        "tab_complete",
-        "back",
-        "back_tip",
-        "next",
-        "next_tip",
-        "show_me",
-        "show_me_tip",
-        "finish",
-        "finish_tip",
-        "restart",
-        "tour_finished",
-        "task",
-        "task_done",
-        "predict_needs_run",
-        "predict_hint",
-        "favourite",
-        "your_pick",
-        "whatif_title",
-        "whatif_intro",
-        "whatif_needs_run",
-        "whatif_hint",
-        "temperature",
-        "top_k",
-        "top_p",
-        "value_greedy",
-        "value_off",
-        "whatif_reset",
-        "whatif_legend",
-        "check",
-        "show_answer",
-        "answer_placeholder",
-        "answer_first",
-        "question_prev",
-        "question_next",
-        "question_position",
-        "question_right_mark",
-        "glossary_search",
-        "layer",
-        "head",
-    ),
-}
+# Every key the code reads from lesson.json's and app.json's text sections (the tables in fields.py
+# also say which {fields} each may use); assets.py refuses a file without one, naming the file and
+# the key, so a missing text is found when the app starts, not mid-lesson.
+REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in LESSON_STRINGS.items()}
+REQUIRED_APP: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in APP_STRINGS.items()}
 
 
 class Provenance(StrEnum):
@@ -311,6 +230,15 @@ class LessonInfo:
 
 
 @dataclass(frozen=True)
+class Example:
+    """An example prompt the control panel offers (app.json ``examples``)."""
+
+    label: str  # the button's text
+    prompt: str
+    chat: bool = False
+
+
+@dataclass(frozen=True)
 class LessonTexts:
     """Everything a learner reads that is not a number from the model, in one language."""
 
@@ -325,6 +253,8 @@ class LessonTexts:
     questions: tuple[QuestionSpec, ...]
     lesson: LessonInfo
     language: str = "en"
+    app: dict[str, dict[str, str]] = field(default_factory=dict)  # app.json: the window's own words
+    examples: tuple[Example, ...] = ()  # app.json: the example prompts
 
     def title(self, stage: Stage) -> str:
         return self.titles[stage.value]
@@ -335,6 +265,13 @@ class LessonTexts:
 
     def text(self, section: str, key: str) -> str:
         return self.lesson.text(section, key)
+
+    def app_text(self, section: str, key: str) -> str:
+        """One of the window's own words (app.json); assets.py has checked REQUIRED_APP."""
+        try:
+            return self.app[section][key]
+        except KeyError:
+            raise KeyError(f"app.json: {section}.{key} is missing") from None
 
     def outcome_ids(self) -> tuple[str, ...]:
         return tuple(o.id for o in self.lesson.outcomes)

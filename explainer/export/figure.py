@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from explainer.atomic import write_atomic
 from explainer.content.assets import load_texts
+from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.illustration.vocab import Vocabulary
@@ -69,14 +70,21 @@ def cursor_for(trace: Trace, stage: Stage, step: int | None = None) -> Cursor:
     return Cursor(index, stage)
 
 
-def describe(trace: Trace, cursor: Cursor) -> tuple[str, str]:
-    """SVG title and description: what the figure shows and how to make it again."""
-    title = f"How a language model answers: {cursor.stage.value} (step {cursor.step + 1} of {len(trace.steps)})"
+def describe(texts: LessonTexts, trace: Trace, cursor: Cursor) -> tuple[str, str]:
+    """SVG title and description: what the figure shows and how to make it again (app.json
+    ``export``: the words travel with the figure, in the language it was drawn in)."""
+    title = texts.app_text("export", "title").format(
+        stage=cursor.stage.value, n=cursor.step + 1, total=len(trace.steps)
+    )
     s = trace.settings
-    description = (
-        f"{trace.model.name} continuing the prompt {trace.prompt!r}"
-        f"{' in chat mode' if trace.chat else ''}; sampling: temperature {s.temperature:g}, top-k {s.top_k}, "
-        f"top-p {s.top_p:g}, seed {s.seed}. Every number comes from the model. Made with explainer export."
+    description = texts.app_text("export", "description").format(
+        model=trace.model.name,
+        prompt=repr(trace.prompt),
+        chat=texts.app_text("export", "chat_mode") if trace.chat else "",
+        temperature=f"{s.temperature:g}",
+        top_k=s.top_k,
+        top_p=f"{s.top_p:g}",
+        seed=s.seed,
     )
     return title, description
 
@@ -100,14 +108,15 @@ def figure_bytes(
 
     if theme not in THEMES:
         raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
-    scene = LifecycleScene(load_texts(), THEMES[theme])
+    texts = load_texts()
+    scene = LifecycleScene(texts, THEMES[theme])
     scene.set_vocabulary(vocabulary)
     scene.set_show_timings(timings)
     scene.show_frame(trace, cursor, animate=False)
     rect = scene.sceneRect()
     if fmt == ".png":
         return png_bytes(render_scene_image(scene, scale=PNG_SCALE))
-    title, description = describe(trace, cursor)
+    title, description = describe(texts, trace, cursor)
     svg = scene_svg_bytes(scene, title, description)
     return polish_svg(svg, round(rect.width()), round(rect.height()), text_as_paths)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explainer.frames.chips import Chip
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.stages import Stage
 
 N_CELLS = 32  # embedding cells drawn per token (sampled evenly from the vector)
@@ -30,6 +30,7 @@ class EmbeddingsValue:
     cached: int  # tokens already in the cache, which this pass does not look up again
     full: EmbeddingRow | None  # the last read token's whole recorded vector
     scale: float  # the colour scale's end: the 98th percentile of |shown values|
+    words: Words  # the panel's labels (templates the item fills with its counts)
 
 
 def sample_vector(v: object, n: int = N_CELLS) -> tuple[float, ...]:
@@ -46,9 +47,9 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
     title = m.texts.title(Stage.EMBEDDINGS)
     if step is None:  # before any trace the model's width is known; at pretraining nothing is shown
         dim = m.model.d_model if m.model is not None and m.trace is None else 0
-        return EmbeddingsValue(title, dim, (), 0, 0, 0, None, 1.0)
+        return EmbeddingsValue(title, dim, (), 0, 0, 0, None, 1.0, m.words)
     if m.stage < Stage.EMBEDDINGS:
-        return EmbeddingsValue(title, step.embedding_dim, (), 0, 0, step.start, None, 1.0)
+        return EmbeddingsValue(title, step.embedding_dim, (), 0, 0, step.start, None, 1.0, m.words)
     n = len(step.tokens)
     shown = list(range(n))
     more = more_at = 0
@@ -62,7 +63,7 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
     flat = np.abs(np.array([x for row in rows for x in row.values], dtype=np.float64))
     scale = percentile(flat, 98) if flat.size else 1.0
     return EmbeddingsValue(
-        title, step.embedding_dim, rows, more, more_at, step.start, full, scale if scale > 0 else 1.0
+        title, step.embedding_dim, rows, more, more_at, step.start, full, scale if scale > 0 else 1.0, m.words
     )
 
 

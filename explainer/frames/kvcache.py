@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.stages import Stage
 
 
@@ -16,6 +16,7 @@ class KVCacheValue:
     new: int  # tokens this pass adds
     new_shown: bool  # the pass has run through the layers, so its keys and values are in
     prompt_len: int  # blocks before this are the prompt's, after it the answer's
+    words: Words  # the panel's title and its "N cached" count (the count grows as blocks arrive)
 
 
 def kvcache_value(m: Moment) -> KVCacheValue:
@@ -23,5 +24,5 @@ def kvcache_value(m: Moment) -> KVCacheValue:
     prompt_len = len(m.trace.prompt_tokens) if m.trace is not None else 0
     if step is None:
         label = m.texts.panels["kv_empty"] if m.trace is not None else ""
-        return KVCacheValue(label, False, 0, 0, False, prompt_len)
-    return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len)
+        return KVCacheValue(label, False, 0, 0, False, prompt_len, m.words)
+    return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len, m.words)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer.engine.analysis import lens_settles_at
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.stages import Stage
 
 SKETCH_LAYERS = 30  # layers drawn before any model is known
@@ -20,6 +20,7 @@ class LayersValue:
     changes: tuple[float, ...]  # |h_l - h_(l-1)| / |h_(l-1)| per layer
     guesses: tuple[str, ...]  # each layer's lens guess as token text ("" when not computed)
     settles_at: int | None  # 1-based layer from which every guess is the final answer
+    words: Words  # the column heads, the input's label, the sweep's "layer N" badge
 
 
 def layers_value(m: Moment) -> LayersValue:
@@ -27,9 +28,11 @@ def layers_value(m: Moment) -> LayersValue:
     n = m.model.n_layers if m.model is not None else 0
     known = n > 0
     n = n or SKETCH_LAYERS
-    title = f"{title}: {n}" if known else title
+    title = m.texts.panels["layers_title"].format(title=title, n=n) if known else title
     step = m.step
     if step is None or m.stage < Stage.LAYERS:
-        return LayersValue(title, n, known, False, (), (), None)
+        return LayersValue(title, n, known, False, (), (), None, m.words)
     guesses = tuple(m.names(i) if i is not None else "" for i in step.layers.guesses())
-    return LayersValue(title, n, known, True, tuple(step.layers.change.tolist()), guesses, lens_settles_at(step))
+    return LayersValue(
+        title, n, known, True, tuple(step.layers.change.tolist()), guesses, lens_settles_at(step), m.words
+    )

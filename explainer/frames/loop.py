@@ -13,12 +13,13 @@ from explainer.stages import Stage
 class LoopValue:
     lit: bool  # a token is appended at this frame
     end_label: str  # why generation stopped, on its last append ("" otherwise)
+    label: str = ""  # the arrow's label: append, then repeat (or only append, at the end)
 
 
 def loop_value(m: Moment) -> LoopValue:
     trace, cursor, step = m.trace, m.cursor, m.step
     if trace is None or cursor is None or step is None or m.stage is not Stage.APPEND:
-        return LoopValue(False, "")
+        return LoopValue(False, "", m.texts.panels["loop"])
     end = ""
     if cursor.step == len(trace.steps) - 1:
         if trace.stop_reason == "eos":
@@ -27,4 +28,4 @@ def loop_value(m: Moment) -> LoopValue:
             end = m.texts.panels["end_max_tokens"].format(n=trace.settings.max_new_tokens)
         elif trace.stop_reason == "context":
             end = m.texts.panels["end_context"].format(n=f"{trace.model.context_length:,}")
-    return LoopValue(True, end)
+    return LoopValue(True, end, m.texts.panels["loop_end" if end else "loop"])

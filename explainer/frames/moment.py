@@ -7,13 +7,28 @@ module state, so the same moment always gives the same frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Step, Trace
 from explainer.frames.chips import Chip
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor, Stage
+
+
+@dataclass(frozen=True)
+class Words:
+    """A panel's own words (captions.json ``panels``), carried in its value so the item that draws
+    it writes no English: a label the item can finish only while drawing (how many chips fit,
+    which layer the sweep has reached) stays a template here and the item fills its number."""
+
+    table: Mapping[str, str] = field(hash=False)
+
+    def __call__(self, key: str, **fields: Any) -> str:
+        text = self.table[key]
+        return text.format(**fields) if fields else text
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,10 @@ class Moment:
     message: str = ""  # shown before any trace ("Loading the model…")
     chips: tuple[Chip, ...] = ()  # the context as token chips, as it stands at this stage
     read_chips: tuple[Chip, ...] = ()  # the tokens the pass under the cursor reads
+
+    @property
+    def words(self) -> Words:
+        return Words(self.texts.panels)
 
     @property
     def phase(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.stages import Stage
 
 
@@ -13,10 +13,11 @@ class PretrainingValue:
     title: str
     model_name: str  # "" before any model is known
     n_params: int  # 0 before any model is known
+    words: Words  # the panel's labels: the data, training, the fixed model, once / every request
 
 
 def pretraining_value(m: Moment) -> PretrainingValue:
     model = m.model
     return PretrainingValue(
-        m.texts.title(Stage.PRETRAINING), model.name if model else "", model.n_params if model else 0
+        m.texts.title(Stage.PRETRAINING), model.name if model else "", model.n_params if model else 0, m.words
     )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, TopList
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.illustration.captions import chart_labels, settings_parts
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Stage
@@ -55,6 +55,7 @@ class ProbabilitiesValue:
     segments: tuple[Segment, ...]
     phase_labels: tuple[str, str, str, str] = ("", "", "", "")  # which numbers each phase shows: raw or after cuts
     phase_label: str = ""  # the label of the phase this frame shows
+    words: Words = field(default_factory=lambda: Words({}))  # the chart's own labels ("other", "cut", ...)
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
@@ -124,7 +125,23 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
     labels = chart_labels(m.texts, settings if not greedy else SamplingSettings())
     if step is None or not shown:
         return ProbabilitiesValue(
-            title, False, (), 0, 1.0, sampling, None, "", greedy, ribbon, 0, False, None, (), labels, labels[RAW]
+            title,
+            False,
+            (),
+            0,
+            1.0,
+            sampling,
+            None,
+            "",
+            greedy,
+            ribbon,
+            0,
+            False,
+            None,
+            (),
+            labels,
+            labels[RAW],
+            m.words,
         )
     s = step.sampling
     phases, scale = bar_phases(step, m.names)
@@ -146,4 +163,5 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         segments=segments(step, m.names) if sampling and s.draw is not None else (),
         phase_labels=labels,
         phase_label=labels[AFTER_TOP_P if sampling else RAW],
+        words=m.words,
     )

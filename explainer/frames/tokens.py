@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explainer.frames.chips import Chip
-from explainer.frames.moment import Moment
+from explainer.frames.moment import Moment, Words
 from explainer.illustration.formatting import NEWLINE, SPACE, TAB
 from explainer.stages import Stage
 
@@ -25,6 +25,7 @@ class TokensValue:
     stats_stressed: bool  # the tokens stage itself: the numbers of the tokens lesson stand out
     message: str  # shown instead of chips when there are none ("" shows nothing)
     legend: str = ""  # what ␣ and ↵ mean, when a chip shows one ("" otherwise)
+    words: Words = field(default_factory=lambda: Words({}))  # the colour legend, the "… N more" chip
 
 
 def tokens_value(m: Moment) -> TokensValue:
@@ -69,4 +70,5 @@ def tokens_value(m: Moment) -> TokensValue:
         stats_stressed=m.stage is Stage.TOKENS,
         message=message,
         legend=m.texts.legend if any(WHITESPACE_MARKS & set(c.label) for c in chips) else "",
+        words=m.words,
     )

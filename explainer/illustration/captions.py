@@ -18,9 +18,12 @@ from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor, Stage
 
 
-def caption_fields(trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:
-    """Every number a caption may mention for this cursor."""
+def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:
+    """Every number a caption may mention for this cursor (content/fields.py CAPTION_FIELDS names
+    them for the loader; a test keeps the two equal). ``texts`` gives the words a number needs
+    ("1 candidate", "none")."""
     m = trace.model
+    p = texts.panels
     f: dict[str, Any] = {
         "model": m.name,
         "params": short_count(m.n_params),
@@ -61,9 +64,9 @@ def caption_fields(trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str,
         chosen=quoted(names.display(s.chosen.id, s.chosen.text)),
         chosen_pct=percent(s.chosen_prob),
         chosen_raw_pct=percent(s.chosen_raw_prob),
-        draw=f"{s.draw:.3f}" if s.draw is not None else "none",
+        draw=f"{s.draw:.3f}" if s.draw is not None else p["caption_no_draw"],
         temperature=f"{trace.settings.temperature:g}",
-        kept="1 candidate" if s.kept == 1 else f"{s.kept:,} candidates",
+        kept=p["caption_kept_one"] if s.kept == 1 else p["caption_kept"].format(n=f"{s.kept:,}"),
         n_out=cursor.step + 1,
     )
     return f
@@ -77,8 +80,8 @@ def caption(texts: LessonTexts, trace: Trace | None, cursor: Cursor, names: Toke
     """
     templates = texts.captions
     if trace is None:
-        return templates["pretraining"].format(params="millions of")
-    f = caption_fields(trace, cursor, names)
+        return templates["pretraining"].format(params=texts.panels["caption_params_unknown"])
+    f = caption_fields(texts, trace, cursor, names)
     stage = cursor.stage
     if stage is Stage.PRETRAINING or not 0 <= cursor.step < len(trace.steps):
         return templates["pretraining"].format(**f)

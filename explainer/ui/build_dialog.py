@@ -10,12 +10,15 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from explainer.content.texts import LessonTexts
+
 
 class ErrorBanner(QFrame):
     """A dismissable message with a hint saying what to do."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.texts = texts
         self.setObjectName("errorBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet(
@@ -38,7 +41,7 @@ class ErrorBanner(QFrame):
         col.addWidget(self.message)
         col.addWidget(self.hint)
         row.addLayout(col, 1)
-        self.close_button = QPushButton("Dismiss")
+        self.close_button = QPushButton(texts.app_text("banners", "dismiss"))
         self.close_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.close_button.clicked.connect(self.hide)
         row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -46,7 +49,7 @@ class ErrorBanner(QFrame):
 
     def show_error(self, message: str, hint: str = "") -> None:
         text = message.strip()
-        self.message.setText(text[:1].upper() + text[1:] if text else "Something went wrong")
+        self.message.setText(text[:1].upper() + text[1:] if text else self.texts.app_text("banners", "unknown_error"))
         hint = hint.strip()
         self.hint.setText(hint[:1].upper() + hint[1:])
         self.hint.setVisible(bool(hint))
@@ -61,8 +64,9 @@ class BuildPanel(QFrame):
 
     build_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.texts = texts
         self.setObjectName("buildPanel")
         self.setStyleSheet(
             "#buildPanel { background: #e8f0fe; border: 2px solid #1a73e8; border-radius: 6px; }"
@@ -75,7 +79,7 @@ class BuildPanel(QFrame):
         self.message.setObjectName("buildMessage")
         self.message.setWordWrap(True)
         row.addWidget(self.message, 1)
-        self.button = QPushButton("Build the model now")
+        self.button = QPushButton(self._word("build_now"))
         self.button.setObjectName("buildButton")
         self.button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.button.clicked.connect(self._on_click)
@@ -92,6 +96,9 @@ class BuildPanel(QFrame):
         self.bar.hide()
         self.hide()
 
+    def _word(self, key: str) -> str:
+        return self.texts.app_text("banners", key)
+
     @property
     def building(self) -> bool:
         return self.isVisible() and self.bar.isVisible() and not self.button.isEnabled()
@@ -99,10 +106,7 @@ class BuildPanel(QFrame):
     def offer(self, message: str) -> None:
         if self.building:
             return  # already building: keep showing its progress
-        self.message.setText(
-            f"{message[:1].upper() + message[1:]}. The app can download SmolLM2-135M (about 93 MB, once) "
-            "and convert it for ONNX Runtime; this takes a minute or two."
-        )
+        self.message.setText(self._word("build_offer").format(message=message[:1].upper() + message[1:]))
         self.button.setEnabled(True)
         self.button.show()
         self.phase.hide()
@@ -111,8 +115,8 @@ class BuildPanel(QFrame):
 
     def _on_click(self) -> None:
         self.button.setEnabled(False)
-        self.message.setText("Building the model… you can keep using the window.")
-        self.phase.setText("starting")
+        self.message.setText(self._word("building"))
+        self.phase.setText(self._word("build_starting"))
         self.phase.show()
         self.bar.setValue(0)
         self.bar.show()
@@ -127,5 +131,5 @@ class BuildPanel(QFrame):
 
     def failed(self) -> None:
         """The build failed (the error banner says why): offer to try again."""
-        self.button.setText("Try again")
+        self.button.setText(self._word("try_again"))
         self.button.setEnabled(True)

@@ -54,12 +54,13 @@ class LoadedModel:
 
 
 class Activity(enum.Enum):
-    """What the worker is doing; the value is how the status bar says it."""
+    """What the worker is doing; the value is the key of app.json's ``activity`` section that says
+    it in the status bar (the window looks it up; IDLE says nothing)."""
 
     IDLE = ""
-    LOADING = "Loading the model…"
-    BUILDING = "Building the model…"
-    GENERATING = "Generating…"
+    LOADING = "loading"
+    BUILDING = "building"
+    GENERATING = "generating"
 
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second

@@ -25,13 +25,14 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.content.assets import load_texts
+from explainer.content.texts import LessonTexts
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
@@ -46,36 +47,26 @@ from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
 
-STAGE_NAMES = {
-    Stage.PRETRAINING: "Pretraining",
-    Stage.TOKENS: "Tokens",
-    Stage.EMBEDDINGS: "Embeddings",
-    Stage.LAYERS: "Layers",
-    Stage.PROBABILITIES: "Probabilities",
-    Stage.SAMPLING: "Sampling",
-    Stage.APPEND: "Append",
-}
-STOP_REASONS = {
-    "eos": "the model chose end-of-text",
-    "max_tokens": "max new tokens reached",
-    "context": "the context window is full",
-}
-WELCOME = "Type a prompt (or pick an example) and press Generate"
-STOPPED_READING = "Stopped while reading the prompt, before the first token: nothing was recorded"
-
 
 class MainWindow(QMainWindow):
     presenter_changed = Signal(bool)
     frame_shown = Signal(object)  # the Cursor just shown
 
-    def __init__(self, controller: EngineController | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        controller: EngineController | None = None,
+        parent: QWidget | None = None,
+        texts: LessonTexts | None = None,
+    ) -> None:
+        """``texts``: the words to show (the installed language's by default; a test passes a
+        pseudo-locale to find any word still written in the code)."""
         super().__init__(parent)
-        self.setWindowTitle("explainer — how a language model writes")
+        self.texts = texts or load_texts()
+        self.setWindowTitle(self.word("window", "title"))
         self.resize(1440, 900)
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
-        self.texts = load_texts()
         self.vocabulary: Vocabulary | None = None  # labels of token ids, once a model is loaded
         self.settings = AppSettings()
 
@@ -112,9 +103,13 @@ class MainWindow(QMainWindow):
 
         self.stepper.set_speed(self.transport.speed_factor())
         self.apply_theme("system")
-        self.scene.show_empty(WELCOME)
+        self.scene.show_empty(self.word("window", "welcome"))
         self.settings.restore_window(self)
         self._refresh()
+
+    def word(self, section: str, key: str) -> str:
+        """One of the window's own words (app.json)."""
+        return self.texts.app_text(section, key)
 
     # --- what tests and the bench read ------------------------------------------------
 
@@ -157,7 +152,7 @@ class MainWindow(QMainWindow):
         scroll.setWidget(c)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.control_dock = QDockWidget("Controls", self)
+        self.control_dock = QDockWidget(self.word("window", "controls"), self)
         self.control_dock.setObjectName("controls")
         self.control_dock.setWidget(scroll)
         self.control_dock.setFeatures(
@@ -171,20 +166,20 @@ class MainWindow(QMainWindow):
         col = QVBoxLayout(central)
         col.setContentsMargins(6, 6, 6, 0)
         col.setSpacing(6)
-        self.banner = ErrorBanner()
-        self.build_panel = BuildPanel()
+        self.banner = ErrorBanner(self.texts)
+        self.build_panel = BuildPanel(self.texts)
         self.build_panel.build_requested.connect(self._on_build_requested)
         col.addWidget(self.banner)
         col.addWidget(self.build_panel)
         col.addWidget(self.view, 1)
-        self.transport = TransportBar(self.actions_by_name)
+        self.transport = TransportBar(self.actions_by_name, self.texts)
         self.transport.speed_changed.connect(self.stepper.set_speed)
         col.addWidget(self.transport)
         self.setCentralWidget(central)
 
     def _connect(self) -> None:
         c = self.controller
-        c.model_loading.connect(lambda: self.set_activity(Activity.LOADING.value))
+        c.model_loading.connect(lambda: self.set_activity(self.word("activity", Activity.LOADING.value)))
         c.model_ready.connect(self._on_model_ready)
         c.model_missing.connect(self._on_model_missing)
         c.build_progress.connect(self.build_panel.set_progress)
@@ -198,7 +193,7 @@ class MainWindow(QMainWindow):
         st.changed.connect(self._refresh)
         st.frame_shown.connect(self.frame_shown)
         st.playing_changed.connect(self._on_playing)
-        st.waiting.connect(lambda: self.set_activity("Waiting for the model's next token…"))
+        st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
 
     # --- the lesson (explainer/ui/lesson) -------------------------------------------------
 
@@ -244,14 +239,14 @@ class MainWindow(QMainWindow):
             self.sampling.mark_invalid(exc.field)
             return
         if not prompt.strip():
-            self.show_error("the prompt is empty", "type some text for the model to continue, or pick an example")
+            self.show_error(self.word("window", "empty_prompt"), self.word("window", "empty_prompt_hint"))
             self.prompt.setFocus()
             return
         self.stepper.start_generation()
-        self.scene.show_empty("Reading the prompt…")
+        self.scene.show_empty(self.word("window", "reading"))
         self.status.show_metrics(None)
         self.controller.generate(GenerationRequest(prompt, settings, self.chat.isChecked()))
-        self.set_activity(Activity.GENERATING.value)
+        self.set_activity(self.word("activity", Activity.GENERATING.value))
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)  # Space steps right away
 
     def stop_generation(self) -> None:
@@ -260,10 +255,10 @@ class MainWindow(QMainWindow):
             self.stepper.stop_generation()
             self.status.show_reading(None)
             if self.trace is None:  # stopped while the prompt was being read: nothing recorded
-                self.scene.show_empty(STOPPED_READING)
-                self.set_activity(STOPPED_READING)
+                self.scene.show_empty(self.word("window", "stopped_reading"))
+                self.set_activity(self.word("window", "stopped_reading"))
             else:
-                self.set_activity("Stopped; what was recorded can still be stepped through")
+                self.set_activity(self.word("window", "stopped"))
 
     def _on_prompt_progress(self, read: int, total: int) -> None:
         """A long prompt is read in chunks (prefill): say how far it is, in the status bar and on
@@ -294,8 +289,8 @@ class MainWindow(QMainWindow):
         self.stepper.finish(trace)
         self.status.show_metrics(trace)
         n = len(trace.steps)
-        why = STOP_REASONS.get(trace.stop_reason or "", "")
-        self.set_activity(f"Done: {n} token{'s' if n != 1 else ''} ({why}). Step through with → / Space.")
+        why = self.word("stop_reasons", trace.stop_reason) if trace.stop_reason else ""
+        self.set_activity(self.word("window", "done_one" if n == 1 else "done").format(n=n, why=why))
 
     # --- model, build, errors ------------------------------------------------------------
 
@@ -306,12 +301,12 @@ class MainWindow(QMainWindow):
         self.scene.set_model_info(model.info)  # the empty frame shows the real sizes, not placeholders
         self.status.show_model(model.info)
         if not self.generating:
-            self.set_activity("Model ready. " + WELCOME + ".")
+            self.set_activity(self.word("window", "model_ready").format(welcome=self.word("window", "welcome")))
 
     def _on_model_missing(self, message: str) -> None:
         self.build_panel.offer(message)
         self.status.show_model(None)
-        self.set_activity("The model is not built yet")
+        self.set_activity(self.word("window", "not_built"))
 
     def _on_build_requested(self) -> None:
         self.banner.hide()
@@ -323,7 +318,7 @@ class MainWindow(QMainWindow):
         if self.build_panel.isVisible() and not self.build_panel.button.isEnabled():
             self.build_panel.failed()
         if self.trace is None:
-            self.scene.show_empty(WELCOME)
+            self.scene.show_empty(self.word("window", "welcome"))
         self.set_activity("")
 
     def show_error(self, message: str, hint: str = "") -> None:
@@ -351,13 +346,13 @@ class MainWindow(QMainWindow):
 
     def _on_activity(self, what: Activity) -> None:
         if what is not Activity.IDLE:
-            self.set_activity(what.value)
+            self.set_activity(self.word("activity", what.value))
 
     # --- state shown -------------------------------------------------------------------------
 
     def _on_playing(self, on: bool) -> None:
         play = self.actions_by_name["play"]
-        play.setText("Pause" if on else "Play")
+        play.setText(self.word("actions", "pause" if on else "play"))
         play.setIcon(self._icons["pause" if on else "play"])
 
     def _refresh(self) -> None:
@@ -366,10 +361,15 @@ class MainWindow(QMainWindow):
         if st.trace is not None and st.cursor is not None:
             c = st.cursor
             more = "…" if st.generating else ""
-            phase = "reading the prompt" if c.step == 0 else "one new token"
+            phase = self.word("window", "position_prefill" if c.step == 0 else "position_decode")
             self.transport.set_position(
-                f"Token {c.step + 1} of {len(st.trace.steps)}{more}  ·  "
-                f"{STAGE_NAMES.get(c.stage, str(c.stage))}  ({phase})"
+                self.word("window", "position").format(
+                    n=c.step + 1,
+                    total=len(st.trace.steps),
+                    more=more,
+                    stage=self.word("stages", c.stage.value),
+                    phase=phase,
+                )
             )
         else:
             self.transport.set_position("")

@@ -11,14 +11,6 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QPushButton, QV
 from explainer.content.texts import LessonTexts
 from explainer.ui.sampling_panel import SamplingPanel
 
-# (button label, prompt, chat mode)
-EXAMPLES: list[tuple[str, str, bool]] = [
-    ("The capital of France is", "The capital of France is", False),
-    ("Once upon a time", "Once upon a time", False),
-    ("What is 2+2? (chat)", "What is 2+2?", True),
-    ("Write a haiku about the sea (chat)", "Write a haiku about the sea", True),
-]
-
 
 class _EnterGenerates(QObject):
     """Enter in the prompt box generates and Shift+Enter starts a new line, as in chat apps
@@ -54,27 +46,29 @@ class PromptPanel(QWidget):
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+
+        def word(key: str) -> str:
+            return texts.app_text("prompt", key)
+
         col = QVBoxLayout(self)
         col.setContentsMargins(10, 10, 10, 10)
-        col.addWidget(QLabel("<b>Prompt</b>"))
+        col.addWidget(QLabel(f"<b>{word('title')}</b>"))
         self.prompt = QPlainTextEdit()
         self.prompt.setObjectName("prompt")
-        self.prompt.setPlaceholderText("Type what the model should continue…")
-        self.prompt.setPlainText(EXAMPLES[0][1])
+        self.prompt.setPlaceholderText(word("placeholder"))
+        self.prompt.setPlainText(texts.examples[0].prompt)
         self.prompt.setTabChangesFocus(True)
         self.prompt.setMinimumHeight(70)
         self.prompt.setMaximumHeight(120)
-        self.prompt.setToolTip("Enter generates; Shift+Enter starts a new line")
+        self.prompt.setToolTip(word("tip"))
         self._enter = _EnterGenerates(self.prompt, self.generate_requested.emit)
         col.addWidget(self.prompt)
-        self.chat = QCheckBox("Chat mode (wrap the prompt as a user message)")
+        self.chat = QCheckBox(word("chat"))
         self.chat.setObjectName("chat")
-        self.chat.setToolTip(
-            "Puts the prompt inside the model's chat template, so it answers instead of continuing the text"
-        )
+        self.chat.setToolTip(word("chat_tip"))
         col.addWidget(self.chat)
 
-        self.generate_button = QPushButton("Generate")
+        self.generate_button = QPushButton(word("generate"))
         self.generate_button.setObjectName("generate")
         self.generate_button.setDefault(True)
         self.generate_button.setMinimumHeight(40)
@@ -82,24 +76,24 @@ class PromptPanel(QWidget):
         f.setBold(True)
         f.setPointSizeF(f.pointSizeF() * 1.2)
         self.generate_button.setFont(f)
-        self.generate_button.setToolTip("Run the model on the prompt (Enter in the prompt box, or Ctrl+Enter)")
-        self.stop_button = QPushButton("Stop")
+        self.generate_button.setToolTip(word("generate_tip"))
+        self.stop_button = QPushButton(word("stop"))
         self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip("Stop the generation; what is recorded can still be stepped through")
+        self.stop_button.setToolTip(word("stop_tip"))
         for b, signal in ((self.generate_button, self.generate_requested), (self.stop_button, self.stop_requested)):
             b.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click must not keep Space for itself
             b.clicked.connect(signal)
             col.addWidget(b)
 
         col.addSpacing(6)
-        col.addWidget(QLabel("<b>Examples</b>"))
+        col.addWidget(QLabel(f"<b>{word('examples')}</b>"))
         self.example_buttons: list[QPushButton] = []
-        for label, text, chat in EXAMPLES:
-            b = QPushButton(label)
+        for example in texts.examples:  # app.json: a translation offers prompts in its own language
+            b = QPushButton(example.label)
             b.setObjectName("example")
             b.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-            b.setToolTip(f"Use this prompt{' in chat mode' if chat else ''}")
-            b.clicked.connect(lambda _c=False, t=text, ch=chat: self.use_example(t, ch))
+            b.setToolTip(word("example_chat_tip" if example.chat else "example_tip"))
+            b.clicked.connect(lambda _c=False, t=example.prompt, ch=example.chat: self.use_example(t, ch))
             col.addWidget(b)
             self.example_buttons.append(b)
 

@@ -29,16 +29,17 @@ class RunFiles:
         self.window = window
 
     def save_trace_dialog(self) -> None:
-        self._ask_where("Save the recorded run", "explainer-run.trace", "Trace (*.trace)", self.save_trace)
+        self._ask_where("save_trace", "explainer-run.trace", self.save_trace)
 
     def save_lesson_dialog(self) -> None:
-        self._ask_where("Save the lesson", "explainer.lesson", "Lesson (*.lesson)", self.save_lesson)
+        self._ask_where("save_lesson", "explainer.lesson", self.save_lesson)
 
-    def _ask_where(self, title: str, name: str, kind: str, save: Callable[[str], None]) -> None:
+    def _ask_where(self, what: str, name: str, save: Callable[[str], None]) -> None:
+        """Ask where to save (app.json files.<what> is the dialog's title, <what>_filter its filter)."""
         w = self.window
         if not w.stepper.ready or w.generating:
             return
-        path, _ = QFileDialog.getSaveFileName(w, title, name, kind)
+        path, _ = QFileDialog.getSaveFileName(w, w.word("files", what), name, w.word("files", f"{what}_filter"))
         if path:
             save(path)
 
@@ -63,17 +64,17 @@ class RunFiles:
         try:
             write(w.trace)
         except ExplainerError as exc:
-            w.show_error(f"could not save the {what}: {exc.message}", exc.hint)
+            w.show_error(w.word("window", f"save_failed_{what}").format(error=exc.message), exc.hint)
             return
         w.remember_file(path)
-        w.set_activity(f"Saved {path}")
+        w.set_activity(w.word("window", "saved").format(path=path))
 
     def open_trace_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self.window,
-            "Open a recorded run or lesson",
+            self.window.word("files", "open"),
             "",
-            "Runs and lessons (*.trace *.lesson *.json);;All files (*)",
+            self.window.word("files", "open_filter"),
         )
         if path:
             self.open_trace(path)
@@ -87,7 +88,7 @@ class RunFiles:
             opened = open_run(path, w.texts.tour)
         except ExplainerError as exc:
             what = "lesson" if path.lower().endswith(".lesson") else "trace"
-            w.show_error(f"could not open the {what}: {exc.message}", exc.hint)
+            w.show_error(w.word("window", f"open_failed_{what}").format(error=exc.message), exc.hint)
             return
         trace = opened.trace
         w.show_recorded(trace)
@@ -95,15 +96,15 @@ class RunFiles:
         if opened.place is not None:
             w.stepper.show(opened.place.cursor)
             w.lesson.resume_at(opened.place.tour)
-        tokens = f"{len(trace.steps)} recorded token{'s' if len(trace.steps) != 1 else ''}"
-        w.set_activity(f"Opened {path}: {tokens}. Step through with → / Space.")
+        n = len(trace.steps)
+        w.set_activity(w.word("window", "opened_one" if n == 1 else "opened").format(path=path, n=n))
 
     def export_dialog(self) -> None:
         w = self.window
         if not w.stepper.ready:
             return
         path, _ = QFileDialog.getSaveFileName(
-            w, "Export the illustration", "explainer.svg", "SVG image (*.svg);;PNG image (*.png)"
+            w, w.word("files", "export"), "explainer.svg", w.word("files", "export_filter")
         )
         if path:
             self.export(path)
@@ -121,6 +122,6 @@ class RunFiles:
         try:
             export_figure(w.trace, w.position, path, theme=w.theme_name, timings=True, vocabulary=w.vocabulary)
         except ExplainerError as exc:
-            w.show_error(f"could not export: {exc.message}", exc.hint)
+            w.show_error(w.word("window", "export_failed").format(error=exc.message), exc.hint)
             return
-        w.set_activity(f"Exported {path}")
+        w.set_activity(w.word("window", "exported").format(path=path))

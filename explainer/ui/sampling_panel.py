@@ -30,33 +30,31 @@ class SamplingPanel(QGroupBox):
     changed = Signal()
 
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
-        super().__init__("Sampling", parent)
+        super().__init__(texts.app_text("sampling", "title"), parent)
+        self.texts = texts
+        word = self._word
         form = QFormLayout(self)
-        self.greedy = QCheckBox("Greedy (always the most likely token)")
+        self.greedy = QCheckBox(word("greedy"))
         self.greedy.setChecked(True)
-        self.greedy.setToolTip("Greedy decoding picks the top token every time; the same prompt gives the same text.")
-        self.temperature = self._field(
-            DEFAULT_TEMPERATURE,
-            "Divides the scores before they become probabilities: below 1 sharpens, above 1 flattens. 0 is greedy.",
-        )
-        self.top_k = self._field("40", "Keep only the K most likely tokens (0 switches it off).")
-        self.top_p = self._field(
-            "0.9", "Keep the smallest set of tokens whose probabilities add up to P (1 switches it off)."
-        )
-        self.seed = self._field("", "Seed of the random draw; the same seed gives the same text. Empty: a fresh seed.")
-        self.seed.setPlaceholderText("random")
-        self.max_new_tokens = self._field("32", "How many tokens the model may add at most.")
-        for term, f in (("temperature", self.temperature), ("top-k", self.top_k), ("top-p", self.top_p)):
-            f.setToolTip(texts.define(term) or f.toolTip())  # the same words as the diagram's glossary
+        self.greedy.setToolTip(word("greedy_tip"))
+        self.temperature = self._field(DEFAULT_TEMPERATURE, word("temperature_tip"))
+        self.top_k = self._field("40", word("top_k_tip"))
+        self.top_p = self._field("0.9", word("top_p_tip"))
+        self.seed = self._field("", word("seed_tip"))
+        self.seed.setPlaceholderText(word("seed_placeholder"))
+        self.max_new_tokens = self._field("32", word("max_new_tokens_tip"))
+        # the glossary's entries for the three settings (app.json terms names them in glossary.json)
+        for name, f in (("temperature", self.temperature), ("top_k", self.top_k), ("top_p", self.top_p)):
+            f.setToolTip(texts.define(texts.app_text("terms", name)) or f.toolTip())  # the diagram's words
         form.addRow(self.greedy)
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Top-k", self.top_k)
-        form.addRow("Top-p", self.top_p)
-        form.addRow("Seed", self.seed)
-        form.addRow("Max new tokens", self.max_new_tokens)
+        for name, f in self.fields().items():
+            form.addRow(word(name), f)
         self.greedy.toggled.connect(self._sync_enabled)
         self.greedy.toggled.connect(self.changed)
         self._sync_enabled()
+
+    def _word(self, key: str) -> str:
+        return self.texts.app_text("sampling", key)
 
     def _field(self, text: str, tip: str) -> QLineEdit:
         f = QLineEdit(text)
@@ -99,51 +97,38 @@ class SamplingPanel(QGroupBox):
 
     # --- reading the values ------------------------------------------------
 
-    @staticmethod
-    def _number(text: str, label: str, field: str, hint: str) -> float:
+    def _number(self, text: str, field: str) -> float:
         t = text.strip().replace(",", ".")
         try:
             return float(t)
         except ValueError:
-            shown = t if t else "nothing"
-            raise SettingsError(f"{label} must be a number, got '{shown}'.", hint, field) from None
+            raise self._error("not_number", t, field) from None
 
-    @staticmethod
-    def _whole(text: str, label: str, field: str, hint: str) -> int:
+    def _whole(self, text: str, field: str) -> int:
         t = text.strip()
         try:
             return int(t)
         except ValueError:
-            shown = t if t else "nothing"
-            raise SettingsError(f"{label} must be a whole number, got '{shown}'.", hint, field) from None
+            raise self._error("not_whole", t, field) from None
+
+    def _error(self, key: str, typed: str, field: str) -> SettingsError:
+        """``field`` is not a number: say so with its label and what was typed, and what to type."""
+        shown = typed if typed else self._word("nothing")
+        message = self._word(key).format(label=self._word(field), shown=shown)
+        return SettingsError(message, self._word(f"{field}_hint"), field)
 
     def settings(self) -> SamplingSettings:
         """The settings as typed; raises SettingsError (an ExplainerError) for a bad value."""
         self.clear_marks()
-        n = self._whole(
-            self.max_new_tokens.text(), "Max new tokens", "max_new_tokens", "Short answers need 32 to 128 tokens."
-        )
+        n = self._whole(self.max_new_tokens.text(), "max_new_tokens")
         if self.greedy.isChecked():
             s = SamplingSettings(temperature=0.0, top_k=0, top_p=1.0, seed=None, max_new_tokens=n)
         else:
-            temperature = self._number(
-                self.temperature.text(),
-                "Temperature",
-                "temperature",
-                "Use 0 for greedy decoding or a value such as 0.7.",
-            )
-            top_k = self._whole(
-                self.top_k.text(), "Top-k", "top_k", "Use 0 to switch top-k off, or a count such as 40."
-            )
-            top_p = self._number(
-                self.top_p.text(), "Top-p", "top_p", "Use 1 to switch top-p off, or a value such as 0.9."
-            )
+            temperature = self._number(self.temperature.text(), "temperature")
+            top_k = self._whole(self.top_k.text(), "top_k")
+            top_p = self._number(self.top_p.text(), "top_p")
             seed_text = self.seed.text().strip()
-            seed = (
-                None
-                if not seed_text
-                else self._whole(seed_text, "Seed", "seed", "Leave the seed empty for a fresh random seed each run.")
-            )
+            seed = None if not seed_text else self._whole(seed_text, "seed")
             s = SamplingSettings(temperature=temperature, top_k=top_k, top_p=top_p, seed=seed, max_new_tokens=n)
         try:
             s.validate()

@@ -14,17 +14,20 @@ class StatusLine:
     """The widgets of the window's status bar and how they are filled."""
 
     def __init__(self, bar: QStatusBar, texts: LessonTexts) -> None:
+        self.texts = texts
         self.busy_bar = QProgressBar()
         self.busy_bar.setObjectName("busy")
         self.busy_bar.setRange(0, 0)  # indeterminate
         self.busy_bar.setMaximumSize(120, 14)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.hide()
-        self.activity = QLabel("Starting…")
+        self.activity = QLabel(self._word("activity", "starting"))
         self.activity.setObjectName("activity")
         self.metrics = QLabel("")
         self.metrics.setObjectName("metrics")
-        self.metrics.setToolTip("\n".join(f"{t}: {texts.define(t) or ''}" for t in ("TTFT", "TPOT")))
+        tip = self._word("status", "metrics_tip")
+        terms = [texts.app_text("terms", name) for name in ("ttft", "tpot")]  # glossary.json's terms
+        self.metrics.setToolTip("\n".join(tip.format(term=t, definition=texts.define(t) or "") for t in terms))
         self.model_label = QLabel("")
         self.model_label.setObjectName("model")
         bar.addWidget(self.busy_bar)
@@ -32,6 +35,9 @@ class StatusLine:
         bar.addPermanentWidget(self.metrics)
         bar.addPermanentWidget(self.model_label)
         self._reading_since: float | None = None
+
+    def _word(self, section: str, key: str) -> str:
+        return self.texts.app_text(section, key)
 
     def show_reading(self, progress: tuple[int, int] | None) -> str:
         """How far the prefill has read the prompt ((read, total); None: done or stopped), with
@@ -46,12 +52,12 @@ class StatusLine:
             self._reading_since = now
         self.busy_bar.setRange(0, max(1, total))
         self.busy_bar.setValue(read)
-        text = f"Reading the prompt (prefill): {read:,} of {total:,} tokens"
+        text = self._word("status", "reading").format(read=f"{read:,}", total=f"{total:,}")
         elapsed = now - self._reading_since
         if 0 < read < total and elapsed > 0:
             left = (total - read) * elapsed / read
             if left >= 2:
-                text += f", about {left:.0f} s left"
+                text += self._word("status", "time_left").format(left=f"{left:.0f}")
         self.activity.setText(text + "…")
         return text + "…"
 
@@ -60,12 +66,22 @@ class StatusLine:
             self.metrics.setText("")
             return
         ttft, tpot = trace.ttft_s, trace.tpot_s
-        parts = [f"TTFT {ttft * 1000:.0f} ms"] if ttft is not None else []
-        parts.append(f"TPOT {tpot * 1000:.1f} ms" if tpot is not None else "TPOT –")
-        parts.append(trace.model.provider)
-        self.metrics.setText("  ·  ".join(parts))
+        tpot_text = (
+            self._word("status", "tpot").format(ms=f"{tpot * 1000:.1f}")
+            if tpot is not None
+            else self._word("status", "tpot_none")
+        )
+        device = trace.model.provider
+        if ttft is None:
+            text = self._word("status", "metrics_no_ttft").format(tpot=tpot_text, device=device)
+        else:
+            ttft_text = self._word("status", "ttft").format(ms=f"{ttft * 1000:.0f}")
+            text = self._word("status", "metrics").format(ttft=ttft_text, tpot=tpot_text, device=device)
+        self.metrics.setText(text)
 
     def show_model(self, info: ModelInfo | None) -> None:
         self.model_label.setText(
-            f"  |  {info.name} · {info.n_params / 1e6:.0f} M parameters" if info else "model not built"
+            self._word("status", "model").format(name=info.name, params=f"{info.n_params / 1e6:.0f}")
+            if info
+            else self._word("status", "no_model")
         )

@@ -10,15 +10,17 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
-# label, scene speed factor (0 = instant: every frame jumps to its end state)
-SPEEDS: list[tuple[str, float]] = [("Slow", 0.5), ("Normal", 1.0), ("Fast", 2.0), ("Instant", 0.0)]
-DEFAULT_SPEED = "Normal"
+from explainer.content.texts import LessonTexts
+
+# app.json transport key of the label, scene speed factor (0 = instant: every frame jumps to its end state)
+SPEEDS: list[tuple[str, float]] = [("slow", 0.5), ("normal", 1.0), ("fast", 2.0), ("instant", 0.0)]
+DEFAULT_SPEED = 1.0
 
 
 class TransportBar(QWidget):
     speed_changed = Signal(float)
 
-    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
+    def __init__(self, actions: dict[str, QAction], texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("transport")
         row = QHBoxLayout(self)
@@ -33,13 +35,13 @@ class TransportBar(QWidget):
             self.buttons[name] = b
             row.addWidget(b)
         row.addSpacing(16)
-        row.addWidget(QLabel("Speed"))
+        row.addWidget(QLabel(texts.app_text("transport", "speed")))
         self.speed = QComboBox()
         self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        for label, factor in SPEEDS:
-            self.speed.addItem(label, factor)
-        self.speed.setCurrentText(DEFAULT_SPEED)
-        self.speed.setToolTip("How fast each stage animates; Instant jumps straight to the result")
+        for key, factor in SPEEDS:
+            self.speed.addItem(texts.app_text("transport", key), factor)
+        self.speed.setCurrentIndex(self.speed.findData(DEFAULT_SPEED))
+        self.speed.setToolTip(texts.app_text("transport", "speed_tip"))
         self.speed.currentIndexChanged.connect(lambda _i: self.speed_changed.emit(self.speed_factor()))
         row.addWidget(self.speed)
         self.position = QLabel("")

@@ -203,14 +203,13 @@ def test_thread_guard_sees_a_running_controller(qtbot):
 
 
 def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
-    from explainer.ui.prompt_panel import EXAMPLES
-
     w = make_window(lambda: None, load=False)
-    assert len(w.example_buttons) == len(EXAMPLES) >= 4
-    for button, (_label, text, chat) in zip(w.example_buttons, EXAMPLES):
+    examples = [(e.label, e.prompt, e.chat) for e in w.texts.examples]  # app.json "examples"
+    assert len(w.example_buttons) == len(examples) >= 4
+    for button, (_label, text, chat) in zip(w.example_buttons, examples):
         click(qtbot, button)
         assert w.prompt.toPlainText() == text and w.chat.isChecked() == chat
-    assert {chat for *_x, chat in EXAMPLES} == {True, False}
+    assert {chat for *_x, chat in examples} == {True, False}
 
 
 @pytest.mark.slow

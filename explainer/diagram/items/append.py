@@ -41,8 +41,7 @@ class LoopArrowItem(QGraphicsObject):
         c = theme.accent if self.lit else theme.muted
         width = theme.line_width * (2.0 if self.lit else 1.0)
         self.arrow.set_arrow([QPointF(x, y_from), QPointF(x, y_to)], c, width, 12 + width, dash=False)
-        label = "5  append" + ("" if ended else ", then repeat ↺")
-        self.label.show_text(label, theme_font(theme, 0.95, self.lit), c).place(x - 14, (y_from + y_to) / 2, "mr")
+        self.label.show_text(value.label, theme_font(theme, 0.95, self.lit), c).place(x - 14, (y_from + y_to) / 2, "mr")
         self.end_box.setVisible(ended)
         self.end_text.setVisible(ended)
         if ended:

@@ -190,14 +190,14 @@ class EmbeddingStripItem(Panel):
 
     def draw(self, value: EmbeddingsValue, theme: Theme) -> None:
         top = self.style_frame(theme, value.title)
-        dim = value.dim
-        headline = f"{dim} numbers per token" if dim else "a list of numbers per token"
+        dim, words = value.dim, value.words
+        headline = words("embeddings_headline", dim=dim) if dim else words("embeddings_headline_unknown")
         self.headline.show_text(headline, theme_font(theme, 1.1, True), theme.foreground)
         self.headline.place(14, top)
         top += self.headline.boundingRect().height() + 2
         rows = value.rows
         n_cells = len(rows[0].values) if rows else N_CELLS
-        note = f"showing {n_cells} of them (every {max(1, round(dim / n_cells))}th)" if dim else ""
+        note = words("embeddings_note", n=n_cells, every=max(1, round(dim / n_cells))) if dim else ""
         self.note.show_text(note, theme_font(theme, 0.8), theme.muted).place(14, top)
         top += self.note.boundingRect().height() + 10
         label_w = 92.0
@@ -215,7 +215,7 @@ class EmbeddingStripItem(Panel):
                 continue
             if value.more and i == value.more_at:
                 more_font = theme_font(theme, 0.85)
-                more = elide(f"⋮  {value.more:,} more tokens, same lookup", more_font, self.w - cells_x - 14)
+                more = elide(words("embeddings_more", n=f"{value.more:,}"), more_font, self.w - cells_x - 14)
                 self.more.show_text(more, more_font, theme.muted).place(cells_x, y + 2)
                 y += self.more.boundingRect().height() + 6
             row = rows[i]
@@ -235,9 +235,9 @@ class EmbeddingStripItem(Panel):
         shown_any = bool(rows)
         if shown_any and value.cached:
             self.cached.show_text(
-                f"The {value.cached} earlier tokens are not", theme_font(theme, 0.85), theme.muted
+                words("embeddings_cached", cached=value.cached), theme_font(theme, 0.85), theme.muted
             ).place(14, y + 8)
-            self.cached2.show_text("looked up again (see KV cache).", theme_font(theme, 0.85), theme.muted).place(
+            self.cached2.show_text(words("embeddings_cached2"), theme_font(theme, 0.85), theme.muted).place(
                 14, y + 8 + self.cached.boundingRect().height()
             )
             y += 8 + 2 * self.cached.boundingRect().height()
@@ -247,7 +247,7 @@ class EmbeddingStripItem(Panel):
         self._full_grid(value, theme, y + 12, self.h - 62)
         self.idle.setVisible(not shown_any)
         if not shown_any:
-            self.idle.show_text("waiting for tokens…", theme_font(theme, 0.9), theme.muted).place(14, top + 4)
+            self.idle.show_text(words("embeddings_idle"), theme_font(theme, 0.9), theme.muted).place(14, top + 4)
         # colour legend at the bottom
         cb_w = self.w - 28
         cb_y = self.h - 44
@@ -276,7 +276,8 @@ class EmbeddingStripItem(Panel):
         cell = min((self.w - 28) / cols, (bottom - top - title_h) / max(rows, 1))
         if cell < 4:
             return
-        self.full_title.show_text(f"all {len(values)} numbers of “{value.full.chip.label}”", tf, theme.muted)
+        title = value.words("embeddings_full", n=len(values), token=value.full.chip.label)
+        self.full_title.show_text(title, tf, theme.muted)
         self.full_title.place(14, top)
         self.full.set_values(values, value.scale, theme, cell * cols, cell * rows, columns=cols)
         self.full.setPos(14, top + title_h)

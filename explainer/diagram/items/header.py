@@ -24,9 +24,7 @@ class HeaderItem(QGraphicsObject):
         self._w = r.width()
 
     def draw(self, value: HeaderValue, theme: Theme) -> None:
-        self.title.show_text(
-            "What happens when a language model answers", theme_font(theme, 1.4, True), theme.foreground
-        ).place(4, 4)
+        self.title.show_text(value.title, theme_font(theme, 1.4, True), theme.foreground).place(4, 4)
         if value.pass_text:
             self.pass_text.show_text(value.pass_text, theme_font(theme, 1.15, True), theme.accent).place(
                 self._w - 4, 7, "tr"

@@ -42,7 +42,7 @@ class KVCacheItem(Panel):
     def draw(self, value: KVCacheValue, theme: Theme) -> None:
         self._value, self._theme = value, theme
         self.frame.set_rect(QRectF(0, 0, self.w, self.h), 10).style(theme.panel, theme.panel_border, theme.line_width)
-        self.title.show_text("KV cache", theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
+        self.title.show_text(value.words("kv_title"), theme_font(theme, 1.05, True), theme.foreground).place(14, 8)
         x = 14 + self.title.boundingRect().width() + 16
         self.label.show_text(
             value.label, theme_font(theme, 0.9, True), theme.accent if value.lit else theme.muted
@@ -61,7 +61,9 @@ class KVCacheItem(Panel):
         shown_new = math.ceil(arriving - 1e-9)
         fading = arriving - (shown_new - 1) if shown_new else 1.0
         total = value.cached + shown_new
-        self.count.show_text(f"{total:,} cached", theme_font(theme, 0.85), theme.muted).place(self.w - 14, 10, "tr")
+        self.count.show_text(value.words("kv_count", n=f"{total:,}"), theme_font(theme, 0.85), theme.muted).place(
+            self.w - 14, 10, "tr"
+        )
         y = 36.0
         h = self.h - y - 9
         avail = self.w - 28

@@ -86,10 +86,10 @@ class LayerStackItem(Panel):
         top = self.style_frame(theme, value.title)
         hf = theme_font(theme, 0.8)
         left, right, bar_w = self.LEFT, self.w - 14, self.BAR_W
-        self.head_change.show_text("change", hf, theme.muted).place(left + 6, top)
-        self.head_lens.show_text("guess if it stopped here", hf, theme.muted).place(self.LENS_X, top)
+        self.head_change.show_text(value.words("layers_change"), hf, theme.muted).place(left + 6, top)
+        self.head_lens.show_text(value.words("layers_lens"), hf, theme.muted).place(self.LENS_X, top)
         top += self.head_change.boundingRect().height() + 4
-        self.bottom.show_text("↑ in: embeddings", hf, theme.muted).place(left, self.h - 8, "bl")
+        self.bottom.show_text(value.words("layers_in"), hf, theme.muted).place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
         self.geom = (left, bottom, row_h)
@@ -145,7 +145,7 @@ class LayerStackItem(Panel):
             self.marker.set_rect(QRectF(left - 3, y - 1, right - left + 6, row_h + 2), 4).style(
                 None, theme.accent, theme.line_width * 1.5
             )
-            self.badge.show_text(f"layer {done + 1}", theme_font(theme, 0.8, True), theme.accent)
+            self.badge.show_text(value.words("layers_badge", n=done + 1), theme_font(theme, 0.8, True), theme.accent)
             self.badge.place(right - 4, y + row_h / 2, "mr")
 
     def _draw_row(self, i: int, revealed: bool) -> None:

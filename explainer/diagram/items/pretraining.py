@@ -15,7 +15,7 @@ from explainer.diagram.theme import Theme
 from explainer.frames.pretraining import PretrainingValue
 from explainer.illustration.formatting import short_count
 
-SOURCES = ("books", "web", "code")
+SOURCES = ("books", "web", "code")  # the kinds of text data drawn (their labels: captions.json panels)
 
 
 class PretrainingItem(Panel):
@@ -47,12 +47,12 @@ class PretrainingItem(Panel):
         self.out_arrow = Arrow(f"{key}/to_loop", self)
 
     def draw(self, value: PretrainingValue, theme: Theme) -> None:
-        model_name, n_params = value.model_name, value.n_params
+        model_name, n_params, w = value.model_name, value.n_params, value.words
         top = self.style_frame(theme, value.title)
         lw = theme.line_width
         inner = self.w - 28
         y = top + 2
-        self.data_title.show_text("text data", theme_font(theme, 0.95, True), theme.foreground).place(14, y)
+        self.data_title.show_text(w("pretraining_data"), theme_font(theme, 0.95, True), theme.foreground).place(14, y)
         y += self.data_title.boundingRect().height() + 8
         doc_w, doc_h = 48.0, 58.0
         gap = (inner - 3 * doc_w) / 2
@@ -66,7 +66,7 @@ class PretrainingItem(Panel):
                 path.lineTo(x + doc_w - 9 - (12 if k == 4 else 0), ly)
             self.doc_lines[i].setPath(path)
             self.doc_lines[i].setPen(pen(theme.muted, max(1.5, lw * 0.6)))
-            self.doc_labels[i].show_text(s, theme_font(theme, 0.85), theme.foreground).place(
+            self.doc_labels[i].show_text(w(f"pretraining_{s}"), theme_font(theme, 0.85), theme.foreground).place(
                 x + doc_w / 2, y + doc_h + 4, "tc"
             )
         y += doc_h + 4 + theme.px(0.85) + 8
@@ -87,7 +87,7 @@ class PretrainingItem(Panel):
         self.knobs.setPen(pen(theme.foreground, max(1.5, lw * 0.6)))
         self.knobs.setBrush(QBrush(QColor(theme.frozen)))
         self.train_text.show_para(
-            "training tunes the parameters",
+            w("pretraining_training"),
             theme_font(theme, 0.9),
             theme.foreground,
             inner - 12,
@@ -101,14 +101,14 @@ class PretrainingItem(Panel):
         mb_h = 150.0
         self.model_box.set_rect(QRectF(14, y, inner, mb_h), 10).style(theme.panel, theme.frozen, lw * 1.5)
         nf = theme_font(theme, 0.78)
-        self.model_name.show_text(elide(model_name or "trained model", nf, inner - 16), nf, theme.muted)
+        self.model_name.show_text(elide(model_name or w("pretraining_model"), nf, inner - 16), nf, theme.muted)
         self.model_name.place(cx, y + 8, "tc")
         self.params.show_text(
             short_count(n_params) if n_params else "…",
             theme_font(theme, 2.0, True),
             theme.foreground if n_params else theme.muted,
         ).place(cx, y + 30, "tc")
-        self.params_word.show_text("parameters", theme_font(theme, 1.0), theme.foreground)
+        self.params_word.show_text(w("pretraining_parameters"), theme_font(theme, 1.0), theme.foreground)
         self.params_word.place(cx, y + 30 + self.params.boundingRect().height(), "tc")
         ly = y + mb_h - 40
         lock = QPainterPath()
@@ -121,7 +121,9 @@ class PretrainingItem(Panel):
         self.lock.setPath(lock)
         self.lock.setPen(pen(theme.frozen, max(2.0, lw)))
         self.lock.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        self.fixed.show_text("fixed ❄", theme_font(theme, 1.0, True), theme.frozen).place(lx + 34, ly + 22, "ml")
+        self.fixed.show_text(w("pretraining_fixed"), theme_font(theme, 1.0, True), theme.frozen).place(
+            lx + 34, ly + 22, "ml"
+        )
         y += mb_h + 8
         # arrow out to the request loop
         self.out_arrow.set_arrow(
@@ -134,16 +136,14 @@ class PretrainingItem(Panel):
         y += 8
         hf = theme_font(theme, 0.9, True)
         pf = theme_font(theme, 0.85)
-        self.once_head.show_para("ONCE: training", hf, theme.foreground, inner)
+        self.once_head.show_para(w("pretraining_once_head"), hf, theme.foreground, inner)
         self.once_head.setPos(14, y)
         y += self.once_head.height() + 2
-        self.once_text.show_para("Reading lots of text slowly sets the parameters.", pf, theme.muted, inner)
+        self.once_text.show_para(w("pretraining_once_text"), pf, theme.muted, inner)
         self.once_text.setPos(14, y)
         y += self.once_text.height() + 10
-        self.every_head.show_para("EVERY REQUEST: inference", hf, theme.accent, inner)
+        self.every_head.show_para(w("pretraining_every_head"), hf, theme.accent, inner)
         self.every_head.setPos(14, y)
         y += self.every_head.height() + 2
-        self.every_text.show_para(
-            "The loop on the right only reads them: the model does not learn from your prompt.", pf, theme.muted, inner
-        )
+        self.every_text.show_para(w("pretraining_every_text"), pf, theme.muted, inner)
         self.every_text.setPos(14, y)

@@ -153,7 +153,7 @@ class ProbabilityChartItem(Panel):
             g.setVisible(False)
         self.idle.setVisible(not shown)
         if not shown:
-            self.idle.show_text("waiting for the last layer…", theme_font(theme, 0.9), theme.muted).place(14, top)
+            self.idle.show_text(value.words("probabilities_idle"), theme_font(theme, 0.9), theme.muted).place(14, top)
             for item in self.ribbon + [self.scale_note, self.kept_note]:
                 item.setVisible(False)
             self.phase_note.setVisible(False)
@@ -163,7 +163,9 @@ class ProbabilityChartItem(Panel):
             return
         bars = value.phases[0]
         for i in range(ROWS):
-            text = visible(bars.labels[i]) if i < N_BARS and i < len(bars.labels) else "other"
+            text = (
+                visible(bars.labels[i]) if i < N_BARS and i < len(bars.labels) else value.words("probabilities_other")
+            )
             lab = self.labels[i]
             bold = i == value.chosen_index and value.sampling
             f = theme_font(theme, 0.95, bold)
@@ -176,7 +178,9 @@ class ProbabilityChartItem(Panel):
             lab.setData(RAW, bars.labels[i] if i < len(bars.labels) else "other")
             lab.setVisible(i < len(bars.labels) or i == N_BARS)
         self.scale_note.show_text(
-            f"bar length: 0 – {value.scale:.0%}".replace("%", " %"), theme_font(theme, 0.72), theme.muted
+            value.words("probabilities_scale", pct=f"{value.scale:.0%}".replace("%", " %")),
+            theme_font(theme, 0.72),
+            theme.muted,
         )
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
@@ -266,7 +270,7 @@ class ProbabilityChartItem(Panel):
                 ghost.set_rect(
                     QRectF(self.chart_rect.left(), y - 0.34 * self.row_h, max(2.0, raw[i] * sx), 0.68 * self.row_h), 2
                 ).style(None, theme.bar_cut, max(1.0, theme.line_width * 0.6), dash=True)
-                val.show_text("cut", vf, theme.muted)
+                val.show_text(value.words("probabilities_cut"), vf, theme.muted)
             else:
                 self.ghosts[i].setVisible(False)
                 val.show_text(percent(widths[i]), vf, theme.foreground if i < n else theme.muted)
@@ -298,7 +302,11 @@ class ProbabilityChartItem(Panel):
         show_kept = value.sampling and not value.greedy and phase >= AFTER_TOP_P
         self.kept_note.setVisible(show_kept)
         if show_kept:
-            self.kept_note.show_text(f"{value.kept:,} kept", theme_font(theme, 0.85, True), theme.foreground)
+            self.kept_note.show_text(
+                value.words("probabilities_kept", kept=f"{value.kept:,}"),
+                theme_font(theme, 0.85, True),
+                theme.foreground,
+            )
             self.kept_note.place(self.w - 14, self.ribbon_y, "tr")
 
     # --- the draw ------------------------------------------------------------
@@ -325,12 +333,12 @@ class ProbabilityChartItem(Panel):
         y = self.draw_y
         if value.draw is None:
             self.greedy_note.show_text(
-                "greedy: the top token is taken, no random draw", theme_font(theme, 1.0, True), theme.foreground
+                value.words("probabilities_greedy"), theme_font(theme, 1.0, True), theme.foreground
             ).place(14, y)
             return
         x0, w = 14.0, self.w - 28
         self.draw_title.show_text(
-            f"random draw {value.draw:.3f} lands on “{visible(value.chosen_text)}”",
+            value.words("probabilities_draw", draw=f"{value.draw:.3f}", token=visible(value.chosen_text)),
             theme_font(theme, 0.95, True),
             theme.foreground,
         ).place(x0, y)

@@ -66,11 +66,12 @@ class TokenChipItem(QGraphicsObject):
         chip: Chip | None,
         theme: Theme,
         reading: bool = False,
-        more: int = 0,
+        more: str = "",
         show_id: bool = True,
         max_w: float | None = None,
     ) -> float:
-        """Show ``chip`` (or a "… N more" chip when None); returns the chip width. ``max_w`` caps
+        """Show ``chip`` (or, when None, the chip standing for hidden ones, labelled ``more``:
+        "… N more"); returns the chip width. ``max_w`` caps
         the width (the label is elided to fit) where shrinking the chip would make it unreadable."""
         sig = (chip, reading, more, show_id, theme, max_w)
         if sig == self._sig and self.opacity() == 1.0 and self.scale() == 1.0 and self.isVisible():
@@ -78,7 +79,7 @@ class TokenChipItem(QGraphicsObject):
         self._sig = sig
         f = theme_font(theme, 1.0)
         if chip is None:
-            label = f"… {more:,} more"
+            label = more
             self.token = None
             self.kind = "more"
             fill, stroke, dash = theme.panel, theme.muted, True
@@ -226,7 +227,7 @@ class TokenStripItem(Panel):
         x -= self.counter.boundingRect().width() + 24
         lf = theme_font(theme, 0.85)
         for (swatch, label), (name, kind) in zip(reversed(self.legend), (("answer", "output"), ("prompt", "input"))):
-            label.show_text(name, lf, theme.muted).place(x, 13, "tr")
+            label.show_text(value.words(f"tokens_{name}"), lf, theme.muted).place(x, 13, "tr")
             x -= label.boundingRect().width() + 6
             swatch.set_rect(QRectF(x - 16, 14, 16, 14), 3).style(chip_fill(theme, kind, False), theme.panel_border, 1)
             x -= 30
@@ -272,7 +273,7 @@ class TokenStripItem(Panel):
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4 - bottom) // row_h))
-        more_w = TokenChipItem.size_for(f"… {len(chips):,} more", theme)[0]
+        more_w = TokenChipItem.size_for(value.words("tokens_more", n=f"{len(chips):,}"), theme)[0]
         lay = layout_chips(
             len(chips),
             lambda i: TokenChipItem.size_for(chips[i].label, theme, chips[i].id)[0],
@@ -291,7 +292,8 @@ class TokenStripItem(Panel):
                 nxt = lay.order[k + 1] if k + 1 < len(lay.order) else None
                 after_hidden = nxt if nxt is not None else len(chips)
                 hidden_reading = lo < after_hidden and hi > first_hidden and lo < hi
-                self.more.set_token(None, theme, reading=hidden_reading, more=lay.hidden)
+                more = value.words("tokens_more", n=f"{lay.hidden:,}")
+                self.more.set_token(None, theme, reading=hidden_reading, more=more)
                 self.more.setPos(14 + px, top + py)
                 continue
             item = self._chip(used_chips)

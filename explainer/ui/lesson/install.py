@@ -42,6 +42,8 @@ class LessonWindow(LessonHost, Protocol):
     @property
     def actions_by_name(self) -> dict[str, QAction]: ...
 
+    def word(self, section: str, key: str) -> str: ...
+
 
 class _ThemeWatch(QObject):
     """The window's palette changes with its theme: recolour what the lesson paints itself."""
@@ -99,7 +101,7 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     toggle.setObjectName("lesson")
     toggle.setShortcut(OPEN_LESSON)
     toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    toggle.setToolTip(f"{ui['view_lesson_tip']} ({key_text(OPEN_LESSON)})")
+    toggle.setToolTip(window.word("actions", "with_keys").format(tip=ui["view_lesson_tip"], keys=key_text(OPEN_LESSON)))
     qt_window.addAction(toggle)
     tour_next = window_action(qt_window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
     tour_back = window_action(qt_window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
