@@ -7,8 +7,8 @@ so registering the wrong item for a panel is a type error, not a crash at run ti
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from explainer.frames.moment import Moment
@@ -20,14 +20,15 @@ V = TypeVar("V")
 class FramePanel(Generic[V]):
     """One row of the panel table (:mod:`explainer.frames.panels`).
 
-    ``texts`` names the keys of captions.json's ``panels`` section that ``value`` reads: the
-    builders check them when they are made (the app's start), so a text an author removed is
-    reported then, naming the file and the key, not when a learner reaches the stage.
+    ``texts`` maps each key of captions.json's ``panels`` section that the builder or the item
+    reads to the ``{fields}`` the code fills in it. The builders check the texts against it when
+    they are made (the app's start), so a text an author removed or a field mistyped is reported
+    then, naming the file and the key, not when a learner reaches the stage.
     """
 
     name: str
     value: Callable[[Moment], V]
-    texts: tuple[str, ...] = ()
+    texts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"FramePanel({self.name!r})"

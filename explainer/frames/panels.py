@@ -3,14 +3,17 @@ computes what it shows. :class:`~explainer.frames.frame.Frame` is built from thi
 and the diagram's registry (``explainer/diagram/registry.py``) must name the same panels in the
 same order (it checks when the scene is made).
 
-Adding a panel is one line here (ARCHITECTURE.md, "Add a panel", lists the other three places).
+Adding a panel is one row here (ARCHITECTURE.md, "Add a panel", lists the other three places).
+A row names every key of captions.json's ``panels`` section that its builder or its item reads,
+with the ``{fields}`` the code fills in it: :func:`check_texts` holds the texts to that when the
+app starts. (The few keys illustration/captions.py reads are the loader's: content/fields.py.)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explainer.content.json_checks import RESTORE
+from explainer.content.json_checks import RESTORE, CheckedJson
 from explainer.content.texts import LessonTexts, TargetKind
 from explainer.errors import ExplainerError
 from explainer.frames.caption import CaptionValue, caption_value
@@ -26,25 +29,113 @@ from explainer.frames.pretraining import PretrainingValue, pretraining_value
 from explainer.frames.probabilities import ProbabilitiesValue, probabilities_value
 from explainer.frames.tokens import TokensValue, tokens_value
 
-HEADER: FramePanel[HeaderValue] = FramePanel("header", header_value, ("header", "pass_prefill", "pass_decode"))
-PRETRAINING: FramePanel[PretrainingValue] = FramePanel("pretraining", pretraining_value)
-TOKENS: FramePanel[TokensValue] = FramePanel(
-    "tokens", tokens_value, ("counter", "counter_empty", "tokens_message", "tokens_stats")
+PASS_LABELS = {"pass_prefill": ("n",), "pass_decode": ("cached",)}  # Moment.pass_label
+
+
+def plain(*keys: str) -> dict[str, tuple[str, ...]]:
+    """Texts the code shows as they are (no ``{fields}``)."""
+    return {k: () for k in keys}
+
+
+HEADER: FramePanel[HeaderValue] = FramePanel(
+    "header",
+    header_value,
+    {"header": ("n", "total", "pass_label"), "header_title": (), **PASS_LABELS},
 )
-EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel("embeddings", embeddings_value)
-LAYERS: FramePanel[LayersValue] = FramePanel("layers", layers_value)
+PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
+    "pretraining",
+    pretraining_value,
+    plain(
+        "pretraining_data",
+        "pretraining_books",
+        "pretraining_web",
+        "pretraining_code",
+        "pretraining_training",
+        "pretraining_model",
+        "pretraining_parameters",
+        "pretraining_fixed",
+        "pretraining_once_head",
+        "pretraining_once_text",
+        "pretraining_every_head",
+        "pretraining_every_text",
+    ),
+)
+TOKENS: FramePanel[TokensValue] = FramePanel(
+    "tokens",
+    tokens_value,
+    {
+        "counter": ("used", "window"),
+        "counter_empty": (),
+        "tokens_message": (),
+        "tokens_stats": ("used", "chars", "ratio", "vocab"),
+        "tokens_prompt": (),
+        "tokens_answer": (),
+        "tokens_more": ("n",),
+    },
+)
+EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
+    "embeddings",
+    embeddings_value,
+    {
+        "embeddings_headline": ("dim",),
+        "embeddings_headline_unknown": (),
+        "embeddings_note": ("n", "every"),
+        "embeddings_more": ("n",),
+        "embeddings_cached": ("cached",),
+        "embeddings_cached2": (),
+        "embeddings_idle": (),
+        "embeddings_full": ("n", "token"),
+    },
+)
+LAYERS: FramePanel[LayersValue] = FramePanel(
+    "layers",
+    layers_value,
+    {
+        "layers_title": ("title", "n"),
+        "layers_change": (),
+        "layers_lens": (),
+        "layers_in": (),
+        "layers_badge": ("n",),
+    },
+)
 PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
     "probabilities",
     probabilities_value,
-    ("ribbon_greedy", "ribbon_raw", "ribbon_next", "greedy", "temperature", "top_k", "top_k_off", "top_p", "top_p_off"),
+    {
+        "ribbon_greedy": (),
+        "ribbon_raw": (),
+        "ribbon_next": ("part",),
+        "probabilities_idle": (),
+        "probabilities_other": (),
+        "probabilities_scale": ("pct",),
+        "probabilities_cut": (),
+        "probabilities_kept": ("kept",),
+        "probabilities_greedy": (),
+        "probabilities_draw": ("draw", "token"),
+    },
 )
-KVCACHE: FramePanel[KVCacheValue] = FramePanel("kvcache", kvcache_value, ("kv_empty", "pass_prefill", "pass_decode"))
+KVCACHE: FramePanel[KVCacheValue] = FramePanel(
+    "kvcache",
+    kvcache_value,
+    {"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
+)
 COUNTERS: FramePanel[CountersValue] = FramePanel(
-    "counters", counters_value, ("timing", "timing_untimed", "device_untimed", "device", "this_pass", "with_lens")
+    "counters",
+    counters_value,
+    {
+        "timing": ("ttft", "tpot"),
+        "timing_untimed": (),
+        "device_untimed": ("device",),
+        "device": ("this_pass", "device", "extra"),
+        "this_pass": ("ms",),
+        "with_lens": (),
+    },
 )
 CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value)
 LOOP: FramePanel[LoopValue] = FramePanel(
-    "loop", loop_value, ("end_answer", "end_text", "end_max_tokens", "end_context")
+    "loop",
+    loop_value,
+    {"end_answer": (), "end_text": (), "end_max_tokens": ("n",), "end_context": ("n",), "loop": (), "loop_end": ()},
 )
 FLOW: FramePanel[FlowValue] = FramePanel("flow", flow_value)
 
@@ -66,16 +157,16 @@ INDEX: dict[str, int] = {p.name: i for i, p in enumerate(PANELS)}
 
 
 def check_texts(texts: LessonTexts) -> None:
-    """Refuse texts that lack a key a panel reads, or whose tour points at a panel that does not
-    exist, naming the file and the key: called when a frame builder is made, that is when the
-    app or an export starts (the loader, below this table, cannot know the panels)."""
+    """Refuse texts that lack a key a panel reads, name a ``{field}`` its code does not fill, or
+    whose tour points at a panel that does not exist, naming the file and the key: called when a
+    frame builder is made, that is when the app or an export starts (the loader, below this
+    table, cannot know the panels)."""
+    captions = CheckedJson(f"{texts.language}/captions.json", {})
     for panel in PANELS:
-        for key in panel.texts:
+        for key, allowed in panel.texts.items():
             if key not in texts.panels:
-                raise ExplainerError(
-                    f"{texts.language}/captions.json: panels.{key} is missing (the {panel.name} panel shows it)",
-                    RESTORE,
-                )
+                raise captions.error(f"panels.{key}", f"is missing (the {panel.name} panel shows it)")
+            captions.fields_known(texts.panels[key], f"panels.{key}", frozenset(allowed))
     for i, step in enumerate(texts.tour.steps):
         if step.target.kind is TargetKind.PANEL and step.target.name not in INDEX:
             raise ExplainerError(

@@ -15,6 +15,8 @@ import pytest
 from explainer.content import fields
 from explainer.content.assets import assets_dir, load_texts, read_texts
 from explainer.errors import ExplainerError
+from explainer.frames import FrameBuilder
+from explainer.frames.panels import PANELS
 from explainer.illustration.captions import caption_fields
 from explainer.illustration.walk import Walk
 from tests.support.lesson import names_for
@@ -47,8 +49,9 @@ def test_every_text_of_a_table_section_is_in_its_table():
     """The tables are also the keys the code reads: a text the table lacks is either unused or
     unchecked, and both are mistakes."""
     root = assets_dir() / "en"
+    panels = {k: v for row in PANELS for k, v in row.texts.items()}  # the panels' own (frames/panels.py)
     files = {
-        "captions.json": fields.CAPTION_SECTIONS,
+        "captions.json": {**fields.CAPTION_SECTIONS, "panels": {**fields.CAPTION_SECTIONS["panels"], **panels}},
         "lesson.json": fields.LESSON_STRINGS,
         "app.json": fields.APP_STRINGS,
     }
@@ -63,7 +66,8 @@ def test_every_text_of_a_table_section_is_in_its_table():
 
 @pytest.fixture
 def broken(tmp_path) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
-    """broken(file, edit) -> the error reading a copy of the texts raises after ``edit``."""
+    """broken(file, edit) -> the error the app's start raises after ``edit`` changed a copy of the
+    texts: reading them, then making a frame builder (which checks the panels' own texts)."""
     root = tmp_path / "assets"
     shutil.copytree(assets_dir() / "en", root / "en")
 
@@ -73,7 +77,7 @@ def broken(tmp_path) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
         edit(data)
         path.write_text(json.dumps(data), encoding="utf-8")
         with pytest.raises(ExplainerError) as err:
-            read_texts("en", root=root)
+            FrameBuilder(read_texts("en", root=root))
         return err.value
 
     return run

@@ -13,7 +13,9 @@ import pytest
 from mypy import api as mypy_api
 
 from explainer.content.assets import load_texts
+from explainer.content.fields import CAPTION_SECTIONS
 from explainer.diagram import registry as R
+from explainer.diagram.scene import LifecycleScene
 from explainer.errors import ExplainerError
 from explainer.frames import FrameBuilder
 from explainer.frames import panels as F
@@ -56,9 +58,11 @@ def test_every_panel_with_a_rectangle_sits_on_the_canvas_apart_from_the_others()
             assert not rect.intersects(rect2), (name, other)
 
 
-def test_the_builders_read_only_the_texts_their_row_declares(real_trace, monkeypatch):
-    """Each row names the captions.json keys its builder reads, so that the start-up check
-    (check_texts) covers every key; reading an undeclared one is caught here."""
+def test_a_panel_reads_only_the_texts_its_row_declares(qapp, real_trace, monkeypatch):
+    """Each row names the captions.json keys its builder and its item read, so that the start-up
+    check (check_texts) covers every text a panel shows; reading an undeclared one is caught
+    here, for every stage of three real runs, drawn. (The keys illustration/captions.py reads
+    are the loader's, content/fields.py.)"""
     read: set[str] = set()
 
     class Recording(dict):
@@ -68,25 +72,41 @@ def test_the_builders_read_only_the_texts_their_row_declares(real_trace, monkeyp
 
     texts = load_texts()
     recording = dataclasses.replace(texts, panels=Recording(texts.panels))
+    shared = set(CAPTION_SECTIONS["panels"])
     undeclared: dict[str, set[str]] = {}
+
+    def note(name: str) -> None:
+        if extra := read - set(F.PANELS[F.INDEX[name]].texts) - shared:
+            undeclared.setdefault(name, set()).update(extra)
+        read.clear()
 
     def frame(m):
         values = []
         for row in F.PANELS:
             read.clear()
             values.append(row.value(m))
-            if extra := read - set(row.texts):
-                undeclared.setdefault(row.name, set()).update(extra)
+            note(row.name)
         return Frame(m.cursor, m.stage, tuple(values))
 
     monkeypatch.setattr(FrameBuilder, "_frame", staticmethod(frame))
+    scene = LifecycleScene(recording)
+    scene.set_vocabulary(model_vocabulary())
+    for name, item in scene.panels.items():
+
+        def drawing(value, theme, name=name, original=item.draw):
+            read.clear()
+            original(value, theme)
+            note(name)
+
+        item.draw = drawing
     for timings in (True, False):
-        builder = FrameBuilder(recording, model_vocabulary(), timings)
-        builder.empty("Loading the model…")
+        scene.set_show_timings(timings)
+        scene.show_empty("Loading the model…")
         for name in ("paris", "sampled", "chat"):
             trace = real_trace(name)
             for c in Walk(trace).cursors():
-                builder.frame(trace, c)
+                scene.show_frame(trace, c, animate=False)
+                scene.redraw()
     assert undeclared == {}
 
 

@@ -6,10 +6,10 @@ The templates are wrapped, not the values filled into them, so a caption reads
 wrapped: the values that are data (ids, kinds, targets, outcomes, stage names, URLs) stay as they
 are, so the loader reads the copy as it reads English and the app behaves the same.
 
-With ``every_field``, each short text of a per-key table (content/fields.py: captions.json's cuts,
-chart and panel labels, lesson.json's and app.json's sections) also names every field its table
-allows, so showing the app checks the tables from the other side: a field listed for a text that
-its code does not pass raises KeyError where the text is formatted.
+With ``every_field``, each short text of a per-key table (content/fields.py: captions.json's cuts
+and chart labels, lesson.json's and app.json's sections; frames/panels.py: the panels' labels)
+also names every field its table allows, so showing the app checks the tables from the other
+side: a field listed for a text that its code does not pass raises KeyError where it is formatted.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 from explainer.content import fields
 from explainer.content.assets import assets_dir
+from explainer.frames.panels import PANELS
 
 OPEN, CLOSE = "⟦", "⟧"
 LANGUAGE = "xx"
@@ -51,8 +52,10 @@ def _pseudo(value: Any, data: frozenset[str], key: str | None = None, keyed: str
     return value
 
 
+# the panels' own keys are their rows' (explainer/frames/panels.py), beside the loader's few
+_PANELS = {**fields.CAPTION_SECTIONS["panels"], **{k: v for row in PANELS for k, v in row.texts.items()}}
 TABLES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
-    "captions.json": fields.CAPTION_SECTIONS,
+    "captions.json": {**fields.CAPTION_SECTIONS, "panels": _PANELS},
     "lesson.json": fields.LESSON_STRINGS,
     "app.json": fields.APP_STRINGS,
 }
