@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication
 
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
-from explainer.ui.controller import LoadedModel
+from explainer.ui.worker import LoadedModel
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -269,8 +269,9 @@ def run_gui_bench(
 
 def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, object]:
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
-    from explainer.ui.controller import EngineController, app_threads
+    from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
+    from explainer.ui.worker import app_threads
 
     def factory() -> Engine:
         from explainer.engine.generate import Engine

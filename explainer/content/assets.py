@@ -25,21 +25,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from explainer.content.app_fields import APP_STRINGS
 from explainer.content.fields import (
-    APP_STRINGS,
     CAPTION_FIELDS,
     CAPTION_KEYS,
     CAPTION_SECTIONS,
     LESSON_STRINGS,
-    LIVE_QUESTION_FIELDS,
-    OPTION_FIELDS,
     field_names,
 )
 from explainer.content.json_checks import CheckedJson
+from explainer.content.questions_json import read_questions
 from explainer.content.texts import (
-    Chapter,
-    Condition,
-    ConditionKind,
     Example,
     Glossary,
     GlossaryEntry,
@@ -47,14 +43,9 @@ from explainer.content.texts import (
     LessonTexts,
     LifecyclePart,
     Outcome,
-    QuestionKind,
-    QuestionSpec,
     ReferenceModel,
-    Target,
-    TargetKind,
-    TourScript,
-    TourStep,
 )
+from explainer.content.tour_json import read_tour
 from explainer.errors import ExplainerError
 from explainer.resources import data_dirs
 from explainer.stages import Stage
@@ -62,11 +53,6 @@ from explainer.stages import Stage
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 DEFAULT_LANGUAGE = "en"
 FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesson.json", "app.json")
-# What a tour step may highlight besides a panel or a stage: the window's controls.
-CONTROLS = ("prompt", "generate", "sampling", "lesson")
-SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
-LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
-LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
 
 
 def assets_dir() -> Path:
@@ -135,160 +121,6 @@ def _glossary(f: CheckedJson) -> Glossary:
                 raise f.error(f"terms.{e.term}", f"repeats {form!r}, already a form of {seen[form.lower()]!r}")
             seen[form.lower()] = e.term
     return Glossary(tuple(entries))
-
-
-def _target(f: CheckedJson, raw: Any, where: str) -> Target:
-    kind_name = f.text(raw, "kind", where)
-    name = f.text(raw, "name", where)
-    try:
-        kind = TargetKind(kind_name)
-    except ValueError:
-        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in TargetKind)}") from None
-    # (a panel's name is checked against the panel table when the frames are first built:
-    # explainer/frames/panels.py check_texts; this layer sits below the table)
-    allowed = {TargetKind.STAGE: tuple(s.value for s in Stage), TargetKind.CONTROL: CONTROLS}.get(kind)
-    if allowed is not None and name not in allowed:
-        raise f.error(f"{where}.name", f"{name!r} is not a {kind.value} ({', '.join(allowed)})")
-    return Target(kind, name)
-
-
-def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> Condition:
-    try:
-        kind = ConditionKind(f.text(raw, "kind", where))
-    except ValueError:
-        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in ConditionKind)}") from None
-    stage = None
-    if kind is ConditionKind.STAGE:
-        try:
-            stage = Stage(f.text(raw, "stage", where))
-        except ValueError:
-            raise f.error(f"{where}.stage", "must name a stage") from None
-    phase = raw.get("phase")
-    if phase not in (None, "prefill", "decode"):
-        raise f.error(f"{where}.phase", "must be prefill or decode")
-    names_raw = raw.get("name", [])
-    names = (names_raw,) if isinstance(names_raw, str) else f.strings(names_raw, f"{where}.name") if names_raw else ()
-    if kind is ConditionKind.SETTING and (not names or any(n not in SETTINGS for n in names)):
-        raise f.error(f"{where}.name", f"must name settings among {', '.join(SETTINGS)}")
-    question = None
-    if kind is ConditionKind.QUESTION:
-        question = f.text(raw, "id", where)
-        if question not in question_ids:
-            raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")
-    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question)
-
-
-def _tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
-    chapters = []
-    for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
-        title = f.plain(c, "title", f"chapters[{i}]")
-        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title))
-    chapter_ids = {c.id for c in chapters}
-    steps: list[TourStep] = []
-    for i, s in enumerate(f.items(f.get(f.data, "steps", ""), "steps")):
-        where = f"steps[{i}]"
-        step_id = f.text(s, "id", where)
-        where = f"steps[{i}] ({step_id})"
-        chapter = f.text(s, "chapter", where)
-        if chapter not in chapter_ids:
-            raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
-        text = f.text(s, "text", where)
-        f.fields_known(text, f"{where}.text", known)
-        do = f.plain(s, "do", where)
-        step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
-        for o in step_outcomes:
-            if o not in outcomes:
-                raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
-        steps.append(
-            TourStep(
-                step_id,
-                chapter,
-                _target(f, f.get(s, "target", where), f"{where}.target"),
-                text,
-                do,
-                _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
-                step_outcomes,
-            )
-        )
-    if len({s.id for s in steps}) != len(steps):
-        raise f.error("steps", "repeat an id")
-    return TourScript(tuple(chapters), tuple(steps))
-
-
-def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: frozenset[str]) -> QuestionSpec:
-    qid = f.text(q, "id", where)
-    where = f"{where} ({qid})"
-    try:
-        kind = QuestionKind(f.text(q, "kind", where))
-    except ValueError:
-        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in QuestionKind)}") from None
-    live = q.get("live")
-    if live is not None and live not in LIVE_QUESTIONS:
-        raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
-    known = known | frozenset(LIVE_QUESTION_FIELDS.get(live or "", ()))
-    text = f.text(q, "text", where)
-    f.fields_known(text, f"{where}.text", known)
-    explanation = f.text(q, "explanation", where)
-    f.fields_known(explanation, f"{where}.explanation", known)
-    q_outcomes = f.strings(f.get(q, "outcomes", where), f"{where}.outcomes")
-    for o in q_outcomes:
-        if o not in outcomes:
-            raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
-    spec: dict[str, Any] = {
-        "id": qid,
-        "kind": kind,
-        "text": text,
-        "explanation": explanation,
-        "outcomes": q_outcomes,
-        "live": live,
-    }
-    if "words" in q:
-        spec["words"] = tuple(f.texts(q["words"], f"{where}.words").items())
-    for name in LIVE_WORDS.get(live or "", ()):
-        if name not in dict(spec.get("words", ())):
-            raise f.error(f"{where}.words.{name}", "is missing")
-    if kind is QuestionKind.CHOICE:
-        if live is None:
-            options = f.strings(f.get(q, "options", where), f"{where}.options")
-            answer = f.number(q, "answer", where)
-            if len(options) < 2 or not answer.is_integer() or not 0 <= answer < len(options):
-                raise f.error(f"{where}.answer", "must be the index of one of at least two options")
-            if len(set(options)) != len(options):
-                raise f.error(f"{where}.options", "repeat an option")
-            for j, o in enumerate(options):
-                f.fields_known(o, f"{where}.options[{j}]", known)
-            spec.update(options=options, answer=answer)
-        else:
-            spec["option"] = f.text(q, "option", where)
-            f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
-    elif kind is QuestionKind.NUMBER:
-        spec["tolerance"] = f.number(q, "tolerance", where)
-        spec["unit"] = f.plain(q, "unit", where)
-        if live is None:
-            spec["answer"] = f.number(q, "answer", where)
-    else:
-        categories = f.get(q, "categories", where)
-        if not isinstance(categories, dict) or len(categories) < 2:
-            raise f.error(f"{where}.categories", "must name at least two categories")
-        cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
-        items = []
-        for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
-            cat = f.text(it, "answer", f"{where}.items[{j}]")
-            if cat not in categories:
-                raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
-            items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
-        spec.update(items=tuple(items), categories=cats)
-    return QuestionSpec(**spec)
-
-
-def _questions(f: CheckedJson, outcomes: set[str], known: frozenset[str]) -> tuple[QuestionSpec, ...]:
-    out = tuple(
-        _question(f, q, f"questions[{i}]", outcomes, known)
-        for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
-    )
-    if len({q.id for q in out}) != len(out):
-        raise f.error("questions", "repeat an id")
-    return out
 
 
 def _lesson(f: CheckedJson) -> LessonInfo:
@@ -386,8 +218,8 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     lesson = _lesson(_read(root, language, "lesson.json"))
     outcome_ids = {o.id for o in lesson.outcomes}
     known = field_names(lesson)
-    questions = _questions(_read(root, language, "questions.json"), outcome_ids, known)
-    tour = _tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
+    questions = read_questions(_read(root, language, "questions.json"), outcome_ids, known)
+    tour = read_tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
     glossary = _glossary(_read(root, language, "glossary.json"))
     app_file = _read(root, language, "app.json")
     app, examples = _app(app_file)

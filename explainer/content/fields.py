@@ -10,7 +10,7 @@ code that fills them, because the loader must not import the lesson, the illustr
 window; tests hold each list to what its code really fills (tests/content/test_fields.py).
 
 The per-key tables (``key -> the fields it may use``) are also the list of keys the code reads:
-the loader refuses a file lacking one of them (see REQUIRED_STRINGS in texts.py).
+the loader refuses a file lacking one of them (REQUIRED_STRINGS and REQUIRED_APP below).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 Fields = tuple[str, ...]
 
 
-def _plain(*keys: str) -> dict[str, Fields]:
+def plain(*keys: str) -> dict[str, Fields]:
     """Texts filled with nothing: the keys the code reads, none of them a template."""
     return {k: () for k in keys}
 
@@ -160,8 +160,8 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
 
 # lesson.json's short texts: section -> key -> the fields the code formatting it passes
 LESSON_STRINGS: dict[str, dict[str, Fields]] = {
-    "labels": _plain("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
-    "stop_reasons": _plain("eos", "max_tokens", "context", "running"),
+    "labels": plain("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
+    "stop_reasons": plain("eos", "max_tokens", "context", "running"),
     "tour": {
         "needs_run": (),
         "progress": ("n", "total"),
@@ -284,156 +284,6 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
     },
 }
 
-# app.json: the window's own words (explainer/ui/, outside the Lesson dock): section -> key -> fields
-APP_STRINGS: dict[str, dict[str, Fields]] = {
-    "window": {
-        **_plain(
-            "title",
-            "controls",
-            "welcome",
-            "not_built",
-            "reading",
-            "waiting",
-            "stopped",
-            "stopped_reading",
-            "empty_prompt",
-            "empty_prompt_hint",
-            "position_prefill",
-            "position_decode",
-        ),
-        "model_ready": ("welcome",),
-        "done": ("n", "why"),
-        "done_one": ("n", "why"),
-        "position": ("n", "total", "more", "stage", "phase"),
-        "saved": ("path",),
-        "opened": ("path", "n"),
-        "opened_one": ("path", "n"),
-        "exported": ("path",),
-        **{
-            k: ("error",)
-            for k in ("save_failed_trace", "save_failed_lesson", "open_failed_trace", "open_failed_lesson")
-        },
-        "export_failed": ("error",),
-    },
-    # the stage names the transport bar shows, one per explainer.stages.Stage value
-    "stages": _plain("pretraining", "tokens", "embeddings", "layers", "probabilities", "sampling", "append"),
-    "stop_reasons": _plain("eos", "max_tokens", "context"),
-    # explainer/ui/controller.py Activity: each value is one of these keys
-    "activity": _plain("starting", "loading", "building", "generating"),
-    # explainer/ui/actions.py: each command's label and (most) its tooltip
-    "actions": {
-        **_plain(
-            "next",
-            "next_tip",
-            "prev",
-            "prev_tip",
-            "next_token",
-            "next_token_tip",
-            "play",
-            "play_tip",
-            "pause",
-            "reset",
-            "reset_tip",
-            "generate",
-            "generate_tip",
-            "stop",
-            "stop_tip",
-            "presenter",
-            "presenter_tip",
-            "leave_presenter",
-            "zoom_in",
-            "zoom_out",
-            "zoom_reset",
-            "export",
-            "export_tip",
-            "save_trace",
-            "save_trace_tip",
-            "save_lesson",
-            "save_lesson_tip",
-            "open_trace",
-            "open_trace_tip",
-            "quit",
-        ),
-        "with_keys": ("tip", "keys"),
-    },
-    "menus": _plain(
-        "file", "recent", "run", "view", "theme", "theme_system", "theme_light", "theme_dark", "theme_projector"
-    ),
-    "prompt": _plain(
-        "title",
-        "placeholder",
-        "tip",
-        "chat",
-        "chat_tip",
-        "generate",
-        "generate_tip",
-        "stop",
-        "stop_tip",
-        "examples",
-        "example_tip",
-        "example_chat_tip",
-    ),
-    "sampling": {
-        **_plain(
-            "title",
-            "greedy",
-            "greedy_tip",
-            "temperature",
-            "temperature_tip",
-            "top_k",
-            "top_k_tip",
-            "top_p",
-            "top_p_tip",
-            "seed",
-            "seed_tip",
-            "seed_placeholder",
-            "max_new_tokens",
-            "max_new_tokens_tip",
-            "nothing",
-            "max_new_tokens_hint",
-            "temperature_hint",
-            "top_k_hint",
-            "top_p_hint",
-            "seed_hint",
-        ),
-        "not_number": ("label", "shown"),
-        "not_whole": ("label", "shown"),
-    },
-    "transport": _plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
-    "status": {
-        **_plain("tpot_none", "no_model"),
-        "reading": ("read", "total"),
-        "time_left": ("left",),
-        "ttft": ("ms",),
-        "tpot": ("ms",),
-        "metrics_tip": ("term", "definition"),
-        "metrics": ("ttft", "tpot", "device"),
-        "metrics_no_ttft": ("tpot", "device"),
-        "model": ("name", "params"),
-    },
-    "banners": {
-        **_plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
-        "build_offer": ("message",),
-    },
-    # the glossary.json terms the window looks up for its tooltips (a translation names its own)
-    "terms": _plain("temperature", "top_k", "top_p", "ttft", "tpot"),
-    # explainer/export/figure.py describe
-    "export": {
-        "title": ("stage", "n", "total"),
-        "description": ("model", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
-        "chat_mode": (),
-    },
-    "files": _plain(
-        "save_trace",
-        "save_trace_filter",
-        "save_lesson",
-        "save_lesson_filter",
-        "open",
-        "open_filter",
-        "export",
-        "export_filter",
-    ),
-}
 # questions.json: a live choice's "option" template (explainer/lesson/questions.py); its text,
 # explanation and static options use the lesson's fields (field_names)
 OPTION_FIELDS = ("value", "time", "part")
@@ -441,6 +291,12 @@ OPTION_FIELDS = ("value", "time", "part")
 LIVE_QUESTION_FIELDS: dict[str, Fields] = {
     "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct")
 }
+
+
+# Every key the code reads from lesson.json's text sections (the tables above
+# also say which {fields} each may use); assets.py refuses a file without one, naming the file and
+# the key, so a missing text is found when the app starts, not mid-lesson.
+REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in LESSON_STRINGS.items()}
 
 
 def field_names(lesson: LessonInfo) -> frozenset[str]:

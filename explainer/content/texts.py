@@ -17,14 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from explainer.content.fields import APP_STRINGS, LESSON_STRINGS
 from explainer.stages import Stage
-
-# Every key the code reads from lesson.json's and app.json's text sections (the tables in fields.py
-# also say which {fields} each may use); assets.py refuses a file without one, naming the file and
-# the key, so a missing text is found when the app starts, not mid-lesson.
-REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in LESSON_STRINGS.items()}
-REQUIRED_APP: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in APP_STRINGS.items()}
 
 
 class Provenance(StrEnum):
@@ -222,7 +215,7 @@ class LessonInfo:
     strings: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def text(self, section: str, key: str) -> str:
-        """One short text; assets.py has checked that every key in REQUIRED_STRINGS exists."""
+        """One short text; assets.py has checked that every key in fields.REQUIRED_STRINGS exists."""
         try:
             return self.strings[section][key]
         except KeyError:
@@ -267,7 +260,7 @@ class LessonTexts:
         return self.lesson.text(section, key)
 
     def app_text(self, section: str, key: str) -> str:
-        """One of the window's own words (app.json); assets.py has checked REQUIRED_APP."""
+        """One of the window's own words (app.json); assets.py has checked app_fields.REQUIRED_APP."""
         try:
             return self.app[section][key]
         except KeyError:

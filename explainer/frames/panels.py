@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explainer.content.fields import plain
 from explainer.content.json_checks import RESTORE, CheckedJson
 from explainer.content.texts import LessonTexts, TargetKind
 from explainer.errors import ExplainerError
@@ -30,11 +31,6 @@ from explainer.frames.probabilities import ProbabilitiesValue, probabilities_val
 from explainer.frames.tokens import TokensValue, tokens_value
 
 PASS_LABELS = {"pass_prefill": ("n",), "pass_decode": ("cached",)}  # Moment.pass_label
-
-
-def plain(*keys: str) -> dict[str, tuple[str, ...]]:
-    """Texts the code shows as they are (no ``{fields}``)."""
-    return {k: () for k in keys}
 
 
 HEADER: FramePanel[HeaderValue] = FramePanel(

@@ -8,24 +8,52 @@ thing. Presentation clickers send Page Up / Page Down, or the arrow keys.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import QMenu, QStyle
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QStyle, QWidget
 
-if TYPE_CHECKING:
-    from explainer.ui.main_window import MainWindow
+from explainer.diagram.view import DiagramView
+from explainer.ui.presenter import PresenterMode
+from explainer.ui.run_files import RunFiles
+from explainer.ui.stepper import Stepper
+
+
+class Commands(Protocol):
+    """What the commands call and how they are worded: the window's side of its actions (the
+    QMainWindow they are added to is passed beside it)."""
+
+    @property
+    def stepper(self) -> Stepper: ...
+    @property
+    def files(self) -> RunFiles: ...
+    @property
+    def presenter(self) -> PresenterMode: ...
+    @property
+    def view(self) -> DiagramView: ...
+    @property
+    def control_dock(self) -> QDockWidget: ...
+    @property
+    def presenter_changed(self) -> SignalInstance: ...
+
+    def word(self, section: str, key: str) -> str: ...
+    def apply_theme(self, choice: str, remember: bool = True) -> None: ...
+    def generate(self) -> None: ...
+    def stop_generation(self) -> None: ...
+
 
 Key = Qt.Key | QKeySequence | QKeySequence.StandardKey
 # the theme menu's choices; each is labelled by app.json menus.theme_<choice>
 THEME_CHOICES = ("system", "light", "dark", "projector")
 
 
-def _action(w: MainWindow, name: str, keys: list[Key], slot: Callable[[], object], tip: bool = True) -> QAction:
+def _action(
+    window: QMainWindow, w: Commands, name: str, keys: list[Key], slot: Callable[[], object], tip: bool = True
+) -> QAction:
     """The command ``name``, labelled by app.json actions.<name> and, with ``tip``, explained by
     actions.<name>_tip (the keys that trigger it are added to the tooltip)."""
-    a = QAction(w.word("actions", name), w)
+    a = QAction(w.word("actions", name), window)
     a.setObjectName(name)
     seqs: list[QKeySequence] = []
     for k in keys:  # a standard key may repeat an explicit one, which Qt calls ambiguous
@@ -40,11 +68,11 @@ def _action(w: MainWindow, name: str, keys: list[Key], slot: Callable[[], object
         shown = " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in seqs)
         a.setToolTip(w.word("actions", "with_keys").format(tip=text, keys=shown) if shown else text)
     a.triggered.connect(slot)
-    w.addAction(a)  # on the window: works with the menu bar and the controls hidden
+    window.addAction(a)  # on the window: works with the menu bar and the controls hidden
     return a
 
 
-def build_actions(w: MainWindow) -> dict[str, QAction]:
+def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
     key, ctrl, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
     specs: list[tuple[str, list[Key], Callable[[], object], bool]] = [
         ("next", [key.Key_Space, key.Key_Right, key.Key_PageDown], st.forward, True),
@@ -68,15 +96,15 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         ("save_trace", [QKeySequence(ctrl | key.Key_S)], w.files.save_trace_dialog, True),
         ("save_lesson", [QKeySequence("Ctrl+Shift+S")], w.files.save_lesson_dialog, True),
         ("open_trace", [QKeySequence(ctrl | key.Key_O)], w.files.open_trace_dialog, True),
-        ("quit", [QKeySequence.StandardKey.Quit], w.close, False),
+        ("quit", [QKeySequence.StandardKey.Quit], window.close, False),
     ]
-    actions = {name: _action(w, name, keys, slot, tip) for name, keys, slot, tip in specs}
+    actions = {name: _action(window, w, name, keys, slot, tip) for name, keys, slot, tip in specs}
     actions["presenter"].setCheckable(True)
     w.presenter_changed.connect(actions["presenter"].setChecked)
     return actions
 
 
-def transport_icons(w: MainWindow) -> dict[str, QIcon]:
+def transport_icons(w: QWidget) -> dict[str, QIcon]:
     sp = QStyle.StandardPixmap
     return {
         name: w.style().standardIcon(pix)
@@ -92,10 +120,10 @@ def transport_icons(w: MainWindow) -> dict[str, QIcon]:
     }
 
 
-def build_menus(w: MainWindow, a: dict[str, QAction]) -> tuple[dict[str, QAction], QMenu]:
+def build_menus(window: QMainWindow, w: Commands, a: dict[str, QAction]) -> tuple[dict[str, QAction], QMenu]:
     """File, Run and View; returns the theme choices' actions (checked as the theme changes) and
     the File > Open recent menu (the window fills it)."""
-    mb = w.menuBar()
+    mb = window.menuBar()
     file_menu = mb.addMenu(w.word("menus", "file"))
     file_menu.addAction(a["open_trace"])
     recent = file_menu.addMenu(w.word("menus", "recent"))
@@ -108,10 +136,10 @@ def build_menus(w: MainWindow, a: dict[str, QAction]) -> tuple[dict[str, QAction
     view = mb.addMenu(w.word("menus", "view"))
     view.setObjectName("view_menu")  # the lesson adds its dock's toggle here
     theme_menu = view.addMenu(w.word("menus", "theme"))
-    group = QActionGroup(w)
+    group = QActionGroup(window)
     themes: dict[str, QAction] = {}
     for key in THEME_CHOICES:
-        t = QAction(w.word("menus", f"theme_{key}"), w, checkable=True)
+        t = QAction(w.word("menus", f"theme_{key}"), window, checkable=True)
         t.setObjectName(f"theme_{key}")
         t.triggered.connect(lambda _c=False, k=key: w.apply_theme(k))
         group.addAction(t)

@@ -35,7 +35,7 @@ from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
-from explainer.ui.controller import Activity, EngineController, GenerationRequest, LoadedModel
+from explainer.ui.controller import EngineController
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
@@ -46,11 +46,12 @@ from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
+from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 
 
 class MainWindow(QMainWindow):
     presenter_changed = Signal(bool)
-    frame_shown = Signal(object)  # the Cursor just shown
+    frame_shown = Signal(Cursor)  # the cursor just shown
 
     def __init__(
         self,
@@ -77,16 +78,16 @@ class MainWindow(QMainWindow):
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.stepper = Stepper(self.scene, self)
         self.presenter = PresenterMode(self, self)
-        self.files = RunFiles(self)
+        self.files = RunFiles(self, self)
 
         self._build_controls()
-        self.actions_by_name: dict[str, QAction] = build_actions(self)
+        self.actions_by_name: dict[str, QAction] = build_actions(self, self)
         self._icons = transport_icons(self)
         for name, icon in self._icons.items():
             if name in self.actions_by_name:
                 self.actions_by_name[name].setIcon(icon)
         self._build_central()
-        self.theme_actions, self.recent_menu = build_menus(self, self.actions_by_name)
+        self.theme_actions, self.recent_menu = build_menus(self, self, self.actions_by_name)
         self._fill_recent(self.settings.recent_files())
         self.status = StatusLine(self.statusBar(), self.texts)
         self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics

@@ -10,22 +10,65 @@ lesson file holds, and how it is read, is :mod:`explainer.lesson.lesson_file`'s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
+from explainer.content.texts import LessonTexts, TourScript
 from explainer.engine.trace import Trace
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
+from explainer.illustration.vocab import Vocabulary
 from explainer.lesson.lesson_file import open_run, save_lesson
 from explainer.lesson.place import LessonPlace
+from explainer.lesson.state import LessonState
+from explainer.lesson.tour import TourState
+from explainer.stages import Cursor
+from explainer.ui.stepper import Stepper
 
-if TYPE_CHECKING:
-    from explainer.ui.main_window import MainWindow
+
+class Resumable(Protocol):
+    """The lesson, as a file needs it: its tour's state to save, a saved one to resume at."""
+
+    @property
+    def state(self) -> LessonState: ...
+    @property
+    def tour(self) -> TourScript: ...
+
+    def resume_at(self, state: TourState) -> None: ...
+
+
+class FilesHost(Protocol):
+    """What saving and opening read of the window and tell it: the run on screen and where it
+    is, the lesson, the theme an export is drawn in, and the window's messages."""
+
+    @property
+    def texts(self) -> LessonTexts: ...
+    @property
+    def stepper(self) -> Stepper: ...
+    @property
+    def trace(self) -> Trace | None: ...
+    @property
+    def position(self) -> Cursor | None: ...
+    @property
+    def generating(self) -> bool: ...
+    @property
+    def lesson(self) -> Resumable: ...
+    @property
+    def theme_name(self) -> str: ...
+    @property
+    def vocabulary(self) -> Vocabulary | None: ...
+
+    def word(self, section: str, key: str) -> str: ...
+    def show_recorded(self, trace: Trace) -> None: ...
+    def show_error(self, message: str, hint: str = "") -> None: ...
+    def remember_file(self, path: str) -> None: ...
+    def set_activity(self, text: str) -> None: ...
 
 
 class RunFiles:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, parent: QWidget, window: FilesHost) -> None:
+        self.parent = parent  # the dialogs' parent (the same object as ``window``, seen as a widget)
         self.window = window
 
     def save_trace_dialog(self) -> None:
@@ -39,7 +82,9 @@ class RunFiles:
         w = self.window
         if not w.stepper.ready or w.generating:
             return
-        path, _ = QFileDialog.getSaveFileName(w, w.word("files", what), name, w.word("files", f"{what}_filter"))
+        path, _ = QFileDialog.getSaveFileName(
+            self.parent, w.word("files", what), name, w.word("files", f"{what}_filter")
+        )
         if path:
             save(path)
 
@@ -71,7 +116,7 @@ class RunFiles:
 
     def open_trace_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window,
+            self.parent,
             self.window.word("files", "open"),
             "",
             self.window.word("files", "open_filter"),
@@ -104,7 +149,7 @@ class RunFiles:
         if not w.stepper.ready:
             return
         path, _ = QFileDialog.getSaveFileName(
-            w, w.word("files", "export"), "explainer.svg", w.word("files", "export_filter")
+            self.parent, w.word("files", "export"), "explainer.svg", w.word("files", "export_filter")
         )
         if path:
             self.export(path)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from explainer.content import assets
+from explainer.content import assets, tour_json
 from explainer.content.assets import FILES, assets_dir, languages, load_texts, read_texts
-from explainer.content.texts import REQUIRED_STRINGS, ConditionKind, TargetKind
+from explainer.content.fields import REQUIRED_STRINGS
+from explainer.content.texts import ConditionKind, TargetKind
 from explainer.errors import ExplainerError
 from explainer.frames.frame import Frame, FrameBuilder
 from explainer.frames.panels import PANEL_NAMES
@@ -42,7 +43,7 @@ def test_the_panels_a_tour_may_name_are_the_illustrations():
     kinds = {s.target.kind for s in load_texts().tour.steps}
     assert kinds == set(TargetKind)  # the tour uses panels, stages and controls
     assert {s.target.name for s in load_texts().tour.steps if s.target.kind is TargetKind.CONTROL} <= set(
-        assets.CONTROLS
+        tour_json.CONTROLS
     )
 
 

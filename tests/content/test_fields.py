@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer.content import fields
+from explainer.content import app_fields, fields
 from explainer.content.assets import assets_dir, load_texts, read_texts
 from explainer.errors import ExplainerError
 from explainer.frames import FrameBuilder
@@ -53,7 +53,7 @@ def test_every_text_of_a_table_section_is_in_its_table():
     files = {
         "captions.json": {**fields.CAPTION_SECTIONS, "panels": {**fields.CAPTION_SECTIONS["panels"], **panels}},
         "lesson.json": fields.LESSON_STRINGS,
-        "app.json": fields.APP_STRINGS,
+        "app.json": app_fields.APP_STRINGS,
     }
     for name, tables in files.items():
         data = json.loads((root / name).read_text(encoding="utf-8"))

@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from explainer.content import fields
+from explainer.content import app_fields, fields
 from explainer.content.assets import assets_dir
 from explainer.frames.panels import PANELS
 
@@ -57,7 +57,7 @@ _PANELS = {**fields.CAPTION_SECTIONS["panels"], **{k: v for row in PANELS for k,
 TABLES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
     "captions.json": {**fields.CAPTION_SECTIONS, "panels": _PANELS},
     "lesson.json": fields.LESSON_STRINGS,
-    "app.json": fields.APP_STRINGS,
+    "app.json": app_fields.APP_STRINGS,
 }
 
 

@@ -54,7 +54,7 @@ def test_empty_prompt_and_bad_settings_show_a_message_and_keep_the_input(qtbot, 
 def test_engine_errors_reach_the_banner(qtbot, window):
     """The worker's ExplainerError (message + hint) is shown, and the window keeps working."""
     from explainer.engine.sampler import SamplingSettings
-    from explainer.ui.controller import GenerationRequest
+    from explainer.ui.worker import GenerationRequest
 
     w = window
     with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
@@ -242,11 +242,10 @@ def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(
     assert [r for r, _ in progress] == sorted(r for r, _ in progress)  # it only moves forward
     assert f"of {n_tokens:,} tokens" in w.activity.text() and w.busy_bar.maximum() == n_tokens
     assert "Reading the prompt" in rb_caption(w)
-    with qtbot.waitSignal(w.controller.generation_cancelled, timeout=10_000):
-        click(qtbot, w.stop_button)
-        stopped_at = len(passes)
-    assert len(passes) <= stopped_at + 1, "the prefill went on after Stop"
+    click(qtbot, w.stop_button)
+    stopped_at = len(passes)
     qtbot.waitUntil(lambda: not w.controller.is_busy, timeout=10_000)
+    assert len(passes) <= stopped_at + 1, "the prefill went on after Stop"
     assert progress[-1][0] < n_tokens and steps == [] and w.trace is None
     assert "nothing was recorded" in w.activity.text() and "nothing was recorded" in rb_caption(w)
     assert generate_calls and len(generate_calls) == 1

@@ -15,12 +15,13 @@ from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
 from explainer.diagram.scene import LifecycleScene
-from explainer.ui.controller import EngineController, LoadedModel
+from explainer.ui.controller import EngineController
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
 from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
 from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.sampling_panel import SamplingPanel
+from explainer.ui.worker import LoadedModel
 
 
 class LessonWindow(LessonHost, Protocol):

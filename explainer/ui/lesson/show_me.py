@@ -36,7 +36,7 @@ class Section(StrEnum):
 @dataclass(frozen=True)
 class Pointing:
     panel: str | None = None  # a panel of the illustration (scene.set_highlight)
-    control: str | None = None  # a control of the window (content.assets.CONTROLS)
+    control: str | None = None  # a control of the window (content.tour_json.CONTROLS)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,92 @@
+"""Reading questions.json's content: the closed questions and their checked answers.
+
+The loader (:mod:`explainer.content.assets`) reads the file and hands its data here; errors name
+the file and the key, like every check of the texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explainer.content.fields import LIVE_QUESTION_FIELDS, OPTION_FIELDS
+from explainer.content.json_checks import CheckedJson
+from explainer.content.texts import QuestionKind, QuestionSpec
+
+LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
+LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
+
+
+def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: frozenset[str]) -> QuestionSpec:
+    qid = f.text(q, "id", where)
+    where = f"{where} ({qid})"
+    try:
+        kind = QuestionKind(f.text(q, "kind", where))
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in QuestionKind)}") from None
+    live = q.get("live")
+    if live is not None and live not in LIVE_QUESTIONS:
+        raise f.error(f"{where}.live", f"must be one of {', '.join(LIVE_QUESTIONS)}")
+    known = known | frozenset(LIVE_QUESTION_FIELDS.get(live or "", ()))
+    text = f.text(q, "text", where)
+    f.fields_known(text, f"{where}.text", known)
+    explanation = f.text(q, "explanation", where)
+    f.fields_known(explanation, f"{where}.explanation", known)
+    q_outcomes = f.strings(f.get(q, "outcomes", where), f"{where}.outcomes")
+    for o in q_outcomes:
+        if o not in outcomes:
+            raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
+    spec: dict[str, Any] = {
+        "id": qid,
+        "kind": kind,
+        "text": text,
+        "explanation": explanation,
+        "outcomes": q_outcomes,
+        "live": live,
+    }
+    if "words" in q:
+        spec["words"] = tuple(f.texts(q["words"], f"{where}.words").items())
+    for name in LIVE_WORDS.get(live or "", ()):
+        if name not in dict(spec.get("words", ())):
+            raise f.error(f"{where}.words.{name}", "is missing")
+    if kind is QuestionKind.CHOICE:
+        if live is None:
+            options = f.strings(f.get(q, "options", where), f"{where}.options")
+            answer = f.number(q, "answer", where)
+            if len(options) < 2 or not answer.is_integer() or not 0 <= answer < len(options):
+                raise f.error(f"{where}.answer", "must be the index of one of at least two options")
+            if len(set(options)) != len(options):
+                raise f.error(f"{where}.options", "repeat an option")
+            for j, o in enumerate(options):
+                f.fields_known(o, f"{where}.options[{j}]", known)
+            spec.update(options=options, answer=answer)
+        else:
+            spec["option"] = f.text(q, "option", where)
+            f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
+    elif kind is QuestionKind.NUMBER:
+        spec["tolerance"] = f.number(q, "tolerance", where)
+        spec["unit"] = f.plain(q, "unit", where)
+        if live is None:
+            spec["answer"] = f.number(q, "answer", where)
+    else:
+        categories = f.get(q, "categories", where)
+        if not isinstance(categories, dict) or len(categories) < 2:
+            raise f.error(f"{where}.categories", "must name at least two categories")
+        cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
+        items = []
+        for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
+            cat = f.text(it, "answer", f"{where}.items[{j}]")
+            if cat not in categories:
+                raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
+            items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
+        spec.update(items=tuple(items), categories=cats)
+    return QuestionSpec(**spec)
+
+
+def read_questions(f: CheckedJson, outcomes: set[str], known: frozenset[str]) -> tuple[QuestionSpec, ...]:
+    out = tuple(
+        _question(f, q, f"questions[{i}]", outcomes, known)
+        for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
+    )
+    if len({q.id for q in out}) != len(out):
+        raise f.error("questions", "repeat an id")
+    return out

@@ -1,0 +1,95 @@
+"""Reading tour.json's content: the chapters and steps of the guided tour, each checked.
+
+The loader (:mod:`explainer.content.assets`) reads the file and hands its data here; errors name
+the file and the key, like every check of the texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explainer.content.json_checks import CheckedJson
+from explainer.content.texts import Chapter, Condition, ConditionKind, Target, TargetKind, TourScript, TourStep
+from explainer.stages import Stage
+
+# What a tour step may highlight besides a panel or a stage: the window's controls.
+CONTROLS = ("prompt", "generate", "sampling", "lesson")
+SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
+
+
+def _target(f: CheckedJson, raw: Any, where: str) -> Target:
+    kind_name = f.text(raw, "kind", where)
+    name = f.text(raw, "name", where)
+    try:
+        kind = TargetKind(kind_name)
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in TargetKind)}") from None
+    # (a panel's name is checked against the panel table when the frames are first built:
+    # explainer/frames/panels.py check_texts; this layer sits below the table)
+    allowed = {TargetKind.STAGE: tuple(s.value for s in Stage), TargetKind.CONTROL: CONTROLS}.get(kind)
+    if allowed is not None and name not in allowed:
+        raise f.error(f"{where}.name", f"{name!r} is not a {kind.value} ({', '.join(allowed)})")
+    return Target(kind, name)
+
+
+def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> Condition:
+    try:
+        kind = ConditionKind(f.text(raw, "kind", where))
+    except ValueError:
+        raise f.error(f"{where}.kind", f"must be one of {', '.join(k.value for k in ConditionKind)}") from None
+    stage = None
+    if kind is ConditionKind.STAGE:
+        try:
+            stage = Stage(f.text(raw, "stage", where))
+        except ValueError:
+            raise f.error(f"{where}.stage", "must name a stage") from None
+    phase = raw.get("phase")
+    if phase not in (None, "prefill", "decode"):
+        raise f.error(f"{where}.phase", "must be prefill or decode")
+    names_raw = raw.get("name", [])
+    names = (names_raw,) if isinstance(names_raw, str) else f.strings(names_raw, f"{where}.name") if names_raw else ()
+    if kind is ConditionKind.SETTING and (not names or any(n not in SETTINGS for n in names)):
+        raise f.error(f"{where}.name", f"must name settings among {', '.join(SETTINGS)}")
+    question = None
+    if kind is ConditionKind.QUESTION:
+        question = f.text(raw, "id", where)
+        if question not in question_ids:
+            raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")
+    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question)
+
+
+def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
+    chapters = []
+    for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
+        title = f.plain(c, "title", f"chapters[{i}]")
+        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title))
+    chapter_ids = {c.id for c in chapters}
+    steps: list[TourStep] = []
+    for i, s in enumerate(f.items(f.get(f.data, "steps", ""), "steps")):
+        where = f"steps[{i}]"
+        step_id = f.text(s, "id", where)
+        where = f"steps[{i}] ({step_id})"
+        chapter = f.text(s, "chapter", where)
+        if chapter not in chapter_ids:
+            raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
+        text = f.text(s, "text", where)
+        f.fields_known(text, f"{where}.text", known)
+        do = f.plain(s, "do", where)
+        step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
+        for o in step_outcomes:
+            if o not in outcomes:
+                raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
+        steps.append(
+            TourStep(
+                step_id,
+                chapter,
+                _target(f, f.get(s, "target", where), f"{where}.target"),
+                text,
+                do,
+                _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
+                step_outcomes,
+            )
+        )
+    if len({s.id for s in steps}) != len(steps):
+        raise f.error("steps", "repeat an id")
+    return TourScript(tuple(chapters), tuple(steps))

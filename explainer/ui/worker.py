@@ -1,0 +1,252 @@
+"""The engine's side of the controller: the worker that lives in its own thread, and the values
+that cross between the threads (a request, the loaded model, what the worker is busy with).
+
+Every slot of :class:`Worker` runs in the worker thread; it reads two things of the GUI thread's
+controller, through the callables it is given (is the window closing, which generation is the
+live one), and answers only with signals. explainer/ui/controller.py is the GUI thread's side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import ModelInfo, Trace
+from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
+
+EngineFactory = Callable[[], "Engine"]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One press of Generate: what the worker runs."""
+
+    prompt: str
+    settings: SamplingSettings
+    chat: bool = False
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model the worker has loaded: what the window shows about it."""
+
+    info: ModelInfo
+    provider: str  # what ONNX Runtime really runs on, e.g. CPUExecutionProvider
+    load_s: float
+    vocabulary: tuple[str, ...]  # every token id's label, to name candidate tokens
+
+
+class Activity(enum.Enum):
+    """What the worker is doing; the value is the key of app.json's ``activity`` section that says
+    it in the status bar (the window looks it up; IDLE says nothing)."""
+
+    IDLE = ""
+    LOADING = "loading"
+    BUILDING = "building"
+    GENERATING = "generating"
+
+
+PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
+
+
+class _StopBuildError(Exception):
+    """Raised from the build progress callback to abandon a build on shutdown."""
+
+
+def snapshot(trace: Trace) -> Trace:
+    """A copy of the trace that the worker will not change any more (steps are never mutated
+    after they are appended; only the list grows and stop_reason is set at the end)."""
+    return dataclasses.replace(trace, steps=list(trace.steps))
+
+
+def app_threads() -> int:
+    """CPU threads for the model in the app: all cores but one, which stays with the GUI.
+
+    With every core busy in a forward pass, the GUI thread waited for a core for up to
+    150 ms at a time on a 2-core machine; the animation must not stutter for the model."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def default_engine_factory() -> Engine:
+    from explainer.engine.generate import Engine
+    from explainer.model.build import load_built
+
+    return Engine(load_built(), threads=app_threads())
+
+
+def loaded_model(engine: Engine, load_s: float) -> LoadedModel:
+    """What the window needs of a loaded engine. Every token's label is built here, in the
+    worker (a quarter second), so the diagram can name candidate tokens without the GUI thread
+    touching the engine's tokenizer."""
+    from explainer.illustration.vocab import display_piece
+
+    tok = engine.tokenizer
+    labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))
+    return LoadedModel(engine.model_info(), engine.runtime.provider, load_s, labels)
+
+
+class Worker(QObject):
+    """Lives in the worker thread; every slot runs there."""
+
+    loading = Signal()
+    ready = Signal(LoadedModel)
+    missing = Signal(str, str)
+    progress = Signal(str, float)
+    reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
+    step = Signal(int, Trace)  # generation id, a snapshot of the trace
+    finished = Signal(int, Trace)  # generation id, the complete trace
+    failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
+    busy = Signal(Activity)
+
+    def __init__(self, closing: Callable[[], bool], current: Callable[[], int], factory: EngineFactory) -> None:
+        super().__init__()
+        # read from this thread, set by the controller's: whether it is closing, the live generation
+        self._is_closing, self._current = closing, current
+        self._factory = factory
+        self.engine: Engine | None = None
+        self._loaded: LoadedModel | None = None
+
+    # --- helpers ---------------------------------------------------------
+
+    def _closing(self) -> bool:
+        return self._is_closing()
+
+    def _ensure_engine(self, gid: int = -1) -> bool:
+        """Load the engine if needed; False (after signalling why) if it cannot be loaded."""
+        if self.engine is not None:
+            return True
+        from explainer.model.build import load_built
+
+        self.busy.emit(Activity.LOADING)
+        self.loading.emit()
+        t0 = time.perf_counter()
+        try:
+            if self._factory is default_engine_factory:
+                try:
+                    load_built()  # missing or broken files: an offer to build, not a crash
+                except ExplainerError as exc:
+                    self.missing.emit(exc.message, exc.hint)
+                    return False
+            self.engine = self._factory()
+        except ExplainerError as exc:
+            self.failed.emit(gid, exc.message, exc.hint)
+            return False
+        except Exception as exc:  # noqa: BLE001 - any load failure is shown, the app keeps running
+            traceback.print_exc()
+            self.failed.emit(
+                gid,
+                f"the model could not be loaded ({type(exc).__name__}: {exc})",
+                "rebuild it with `explainer model build --force`, or from the app",
+            )
+            return False
+        finally:
+            self.busy.emit(Activity.IDLE)
+        self._loaded = loaded_model(self.engine, time.perf_counter() - t0)
+        self.ready.emit(self._loaded)
+        return True
+
+    # --- slots (queued from the controller) --------------------------------
+
+    @Slot()
+    def load(self) -> None:
+        if self._closing():
+            return
+        if self._loaded is not None:
+            self.ready.emit(self._loaded)
+            return
+        self._ensure_engine()
+
+    @Slot()
+    def build(self) -> None:
+        if self._closing():
+            return
+        from explainer.model.build import build_model
+
+        last_time, last_phase = [0.0], [""]
+
+        def progress(phase: str, fraction: float) -> None:
+            if self._closing():
+                raise _StopBuildError()
+            now = time.monotonic()
+            if phase != last_phase[0] or fraction >= 1.0 or now - last_time[0] >= PROGRESS_INTERVAL_S:
+                last_time[0], last_phase[0] = now, phase
+                self.progress.emit(str(phase), float(fraction))
+
+        self.busy.emit(Activity.BUILDING)
+        try:
+            build_model(progress=progress)
+        except _StopBuildError:
+            return
+        except ExplainerError as exc:
+            self.failed.emit(-1, exc.message, exc.hint)
+            return
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            self.failed.emit(
+                -1,
+                f"building the model failed ({type(exc).__name__}: {exc})",
+                "check the network and disk space, then try again",
+            )
+            return
+        finally:
+            self.busy.emit(Activity.IDLE)
+        self.engine, self._loaded = None, None
+        self._ensure_engine()
+
+    @Slot(int, GenerationRequest)
+    def generate(self, gid: int, request: GenerationRequest) -> None:
+        def stale() -> bool:
+            return self._closing() or gid != self._current()
+
+        if stale():  # cancelled, or a newer generation asked for, before this one began
+            return
+        if not self._ensure_engine(gid):
+            if self.engine is None and not self._closing():
+                self.failed.emit(
+                    gid,
+                    "there is no model to run yet, so nothing was generated",
+                    "build it with “Build the model now” (below), then press Generate again",
+                )
+            return
+        from explainer.engine.generate import Cancelled
+
+        engine = self.engine
+        assert engine is not None
+        self.busy.emit(Activity.GENERATING)
+        try:
+            trace = engine.generate(
+                request.prompt,
+                request.settings,
+                chat=request.chat,
+                lens=True,
+                on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
+                should_stop=stale,
+                on_progress=lambda read, total: self.reading.emit(gid, read, total),
+            )
+        except Cancelled:
+            pass  # the window stopped it and says so itself (MainWindow.stop_generation)
+        except ExplainerError as exc:
+            self.failed.emit(gid, exc.message, exc.hint)
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            self.failed.emit(
+                gid,
+                f"generation failed ({type(exc).__name__}: {exc})",
+                "this is a bug in explainer; please report it with the prompt you used",
+            )
+        else:
+            self.finished.emit(gid, snapshot(trace))
+        finally:
+            self.busy.emit(Activity.IDLE)
