@@ -1,0 +1,82 @@
+"""The window's helpers work against what their Protocol names, not against MainWindow: each is
+tried here with a small stand-in window, the way a new helper can be tested without the app."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGraphicsView, QMainWindow, QWidget
+
+from explainer.content.assets import load_texts
+from explainer.diagram.scene import LifecycleScene
+from explainer.ui.presenter import PresenterMode
+from explainer.ui.run_files import RunFiles
+
+
+class StandIn(QMainWindow):
+    """Only what PresenterHost and FilesHost name; everything a helper tells it is recorded."""
+
+    presenter_changed = Signal(bool)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = load_texts()
+        self.theme_choice = "light"
+        self.theme_name = "light"
+        self.scene = LifecycleScene(self.texts)
+        self.view = QGraphicsView(self.scene)
+        self.transport = QWidget(self)
+        self.setCentralWidget(self.view)
+        self.themes: list[tuple[str, bool]] = []
+        self.errors: list[str] = []
+        self.shown: list[object] = []
+        self.trace = None
+        self.position = None
+        self.generating = False
+        self.vocabulary = None
+        self.stepper = None
+        self.lesson = None
+
+    def apply_theme(self, choice: str, remember: bool = True) -> None:
+        self.themes.append((choice, remember))
+        if remember:
+            self.theme_choice = choice
+
+    def word(self, section: str, key: str) -> str:
+        return self.texts.app_text(section, key)
+
+    def show_error(self, message: str, hint: str = "") -> None:
+        self.errors.append(message)
+
+    def show_recorded(self, trace: object) -> None:
+        self.shown.append(trace)
+
+    def remember_file(self, path: str) -> None:
+        self.shown.append(path)
+
+    def set_activity(self, text: str) -> None:
+        pass
+
+
+def test_presenter_mode_needs_only_its_host(qtbot):
+    w = StandIn()
+    qtbot.addWidget(w)
+    w.show()
+    changes: list[bool] = []
+    w.presenter_changed.connect(changes.append)
+    mode = PresenterMode(w, w)
+    mode.enter()
+    assert w.themes[-1] == ("projector", False) and w.scene.spotlight and not w.transport.isVisible()
+    assert w.menuBar().isHidden() and w.isFullScreen()
+    mode.leave()
+    assert w.themes[-1] == ("light", True) and not w.scene.spotlight and w.transport.isVisible()
+    assert changes == [True, False] and not w.isFullScreen()
+
+
+def test_a_file_that_is_not_a_run_changes_nothing(qtbot, tmp_path):
+    w = StandIn()
+    qtbot.addWidget(w)
+    bad = tmp_path / "notes.trace"
+    bad.write_text("not a recorded run", encoding="utf-8")
+    RunFiles(w, w).open_trace(str(bad))
+    assert len(w.errors) == 1 and w.shown == []
+    assert w.errors[0].startswith(w.word("window", "open_failed_trace").split("{")[0])
