@@ -14,6 +14,7 @@ from explainer.illustration.vocab import TokenNames
 from explainer.stages import Stage
 
 N_BARS = 10  # candidates drawn in the chart (plus "other")
+OTHER_ROUNDING = 1e-6  # what a float32 sum of probabilities can be off by
 RAW, AFTER_TEMPERATURE, AFTER_TOP_K, AFTER_TOP_P = range(4)  # the sampling phases the chart can show
 
 
@@ -81,7 +82,10 @@ def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
     for k, lst in enumerate(lists):
         values = _lookup(lst, ids)
         cut = tuple(k >= AFTER_TOP_K and v == 0.0 for v in values)
-        out.append(Bars(labels, values, cut, max(0.0, 1.0 - sum(values))))
+        other = 1.0 - sum(values)
+        # below float32's rounding of a sum of probabilities it is no mass at all: after top-k has
+        # cut everything outside the chart, "other" reads 0 %, not "<0.01 %"
+        out.append(Bars(labels, values, cut, other if other > OTHER_ROUNDING else 0.0))
     while len(out) < 4:  # greedy: nothing reshapes the chart
         out.append(out[0])
     peak = max(max(b.values + (b.other,)) for b in out)

@@ -6,6 +6,7 @@ Shared by captions and the diagram so a token reads the same in both places.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 SPACE = "␣"
 NEWLINE = "↵"
@@ -31,8 +32,19 @@ def visible(text: str) -> str:
     if is_special(text):
         return text
     out = text.translate(_VISIBLE)
+    # Every other kind of space (a no-break space, a thin space) is a space to a learner: ␣ too.
     # Other invisible characters (zero-width, controls) as their code point.
-    return "".join(c if c.isprintable() or c in (SPACE, NEWLINE, TAB) else f"U+{ord(c):04X}" for c in out) or "∅"
+    return (
+        "".join(
+            SPACE
+            if unicodedata.category(c) == "Zs"
+            else c
+            if c.isprintable() or c in (SPACE, NEWLINE, TAB)
+            else f"U+{ord(c):04X}"
+            for c in out
+        )
+        or "∅"
+    )
 
 
 def quoted(text: str) -> str:

@@ -183,3 +183,31 @@ def test_the_chart_says_raw_or_after_the_cuts(real_trace):
     assert "temperature 0.9" in at_sampling.phase_labels[1] and "top-k 40" in at_sampling.phase_labels[2]
     greedy = frame_at(real_trace("paris"), Cursor(0, Stage.SAMPLING))[PROBABILITIES]
     assert set(greedy.phase_labels) == {TEXTS.chart["greedy"]}
+
+
+def test_every_kind_of_space_is_shown_as_a_space():
+    """A no-break or thin space in a token is a space to a learner, not a code point."""
+    assert visible("\u00a0the") == "␣the" and visible("a\u2009b") == "a␣b"
+
+
+def test_other_reads_zero_once_top_k_has_cut_everything_outside_the_chart():
+    """After top-k 5 the kept five hold all the mass; float32 rounding must not show '<0.01 %'."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from explainer.engine.trace_sampling import top_list
+    from explainer.frames.probabilities import bar_phases
+    from explainer.illustration.vocab import TokenNames
+
+    rng = np.random.default_rng(0)
+    raw = rng.random(50).astype(np.float32)
+    raw /= raw.sum()
+    kept = np.where(raw >= np.sort(raw)[-5], raw, 0).astype(np.float32)
+    kept /= kept.sum()
+    lists = [top_list(p, 16) for p in (raw, raw, kept, kept)]
+    sampling = SimpleNamespace(
+        raw=lists[0], after_temperature=lists[1], after_top_k=lists[2], after_top_p=lists[3], draw=0.5
+    )
+    phases, _ = bar_phases(SimpleNamespace(sampling=sampling), TokenNames())
+    assert phases[0].other > 0 and phases[2].other == 0.0 == phases[3].other
