@@ -13,12 +13,16 @@ from explainer.diagram.items.flow import FlowItem
 
 
 def panel_rect(name: str, items: Mapping[str, QGraphicsItem]) -> QRectF:
-    """Where a panel is drawn, in scene units (the arrows: around what they draw)."""
-    rect = R.BY_NAME[name].rect
-    if rect is not None:
-        return QRectF(rect)
+    """Where a panel is drawn, in scene units (the arrows: around what they draw, and the panels
+    they span, so that an outline never cuts through a panel)."""
+    spec = R.BY_NAME[name]
+    if spec.rect is not None:
+        return QRectF(spec.rect)
     item = items[name]
-    return item.mapRectToScene(item.childrenBoundingRect())
+    rect = item.mapRectToScene(item.childrenBoundingRect())
+    for other in spec.spans:
+        rect = rect.united(R.BY_NAME[other].canvas_rect())
+    return rect
 
 
 def place(items: Mapping[str, QGraphicsItem]) -> None:

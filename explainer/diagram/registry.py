@@ -62,6 +62,9 @@ class PanelSpec(Generic[V]):
     # stages whose arrival draws this panel at once; at other stages a window draws it one
     # event-loop turn later, so no single turn holds up the window for every panel
     urgent_at: frozenset[Stage] = frozenset()
+    # an arrow's: the panels a tour step's outline of it takes in whole (an outline around the
+    # arrows alone would cut through the panels they join)
+    spans: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -97,7 +100,9 @@ KVCACHE = PanelSpec(
 COUNTERS = PanelSpec(F.COUNTERS, CountersItem, QRectF(1156, 728, 432, 64))
 CAPTION = PanelSpec(F.CAPTION, CaptionItem, QRectF(12, 802, 1576, 90))
 LOOP = PanelSpec(F.LOOP, LoopArrowItem, z=Z_ARROW, urgent_at=EVERY_STAGE)
-FLOW = PanelSpec(F.FLOW, FlowItem, z=Z_ARROW, urgent_at=EVERY_STAGE)
+FLOW = PanelSpec(
+    F.FLOW, FlowItem, z=Z_ARROW, urgent_at=EVERY_STAGE, spans=("tokens", "embeddings", "layers", "probabilities")
+)
 
 PANELS: tuple[PanelSpec[Any], ...] = (
     HEADER,

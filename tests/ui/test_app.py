@@ -23,11 +23,14 @@ def test_run_app_shows_the_window_at_once_and_exits_cleanly(qtbot, tmp_cache):
         w = windows[0]
         seen["visible"] = w.isVisible()
         seen["controller"] = w.controller
+        seen["title"] = w.windowTitle()
         w.close()
 
     QTimer.singleShot(0, close_when_shown)
     assert run_app([]) == 0
     assert seen["visible"]
+    # the desktop appends the app's display name to every title: the title must not say it again
+    assert QApplication.applicationDisplayName() == "explainer" and "explainer" not in seen["title"].lower()
     assert not seen["controller"].is_running
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
