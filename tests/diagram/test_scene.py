@@ -429,3 +429,19 @@ def test_a_slow_pass_keeps_the_timings_inside_their_panel(scene, real_trace):
     for line in (scene.counters_item.line1, scene.counters_item.line2):
         assert line.isVisible() and panel.contains(line.sceneBoundingRect()), line.text()
     assert "12345.7 s" in scene.counters_item.line2.text()  # long times read in seconds
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_the_draw_marker_never_overlaps_its_sentence(scene, real_trace, theme):
+    """The number above the draw marker sits below the sentence "random draw 0.596 lands on …",
+    in every theme and all through the marker's fall (falling, it once crossed the sentence)."""
+    trace = real_trace("sampled")
+    scene.set_theme(THEMES[theme])
+    for step in range(len(trace.steps)):
+        scene.show_frame(trace, Cursor(step, Stage.SAMPLING), animate=False)
+        scene.settle()
+        p = scene.probabilities
+        for t in (0.0, 0.5, 1.0):  # the animation's start, middle and end
+            p.set_draw(True, t)
+            title, label = p.draw_title.sceneBoundingRect(), p.marker_label.sceneBoundingRect()
+            assert p.marker_label.isVisible() and not title.intersects(label), (theme, step, t)

@@ -375,7 +375,8 @@ class ProbabilityChartItem(Panel):
         self.marker_line.setData(RAW, (x0, w))
         self.marker_head.set_rect(QRectF(mx - 7, bar_y - 20 - drop, 14, 12), 2).style(theme.foreground)
         self.marker_label.show_text(f"{value.draw:.3f}", theme_font(theme, 0.8, True), theme.foreground)
-        self.marker_label.place(min(max(mx, x0 + 24), x0 + w - 24), bar_y - 22 - drop, "bc")
+        # (the number stays put while the marker falls in: falling, it crossed the sentence above)
+        self.marker_label.place(min(max(mx, x0 + 24), x0 + w - 24), bar_y - 22, "bc")
         self.marker_value = value.draw
 
     def chosen_anchor(self) -> QPointF:
