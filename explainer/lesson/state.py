@@ -33,7 +33,7 @@ from typing import Any
 from explainer.content.texts import LessonTexts, Outcome, TourScript
 from explainer.lesson.game import GameState, Play, Reveal, Round
 from explainer.lesson.questions import Question, QuizState, Verdict
-from explainer.lesson.tour import TourEvent, TourState
+from explainer.lesson.tour import LessonComplete, TourEvent, TourState
 
 STATE_VERSION = 1
 
@@ -83,6 +83,11 @@ class LessonState:
     def resumed_at(self, tour: TourState) -> LessonState:
         """The tour at a lesson file's step; the learner's answers and score are not the file's."""
         return self._with_tour(tour)
+
+    def told_complete(self, texts: LessonTexts, questions: Sequence[Question]) -> LessonState:
+        """The tour told that the lesson is complete (a step that waits for it is done), when
+        it is; unchanged otherwise."""
+        return self.tour_event(texts.tour, LessonComplete()) if self.complete(texts, questions) else self
 
     def _with_tour(self, tour: TourState) -> LessonState:
         return self if tour == self.tour else replace(self, tour=tour)

@@ -94,6 +94,28 @@ def test_complete_is_every_outcome_shown_wherever_the_tour_is():
     assert not done.complete(TEXTS, questions)  # the live questions cannot be asked yet: not shown
 
 
+def test_the_question_step_is_done_when_every_question_is_right_not_after_the_last_alone(real_trace):
+    from explainer.lesson.questions import build_questions, check
+    from tests.support.lesson import names_for
+
+    trace = real_trace("paris")
+    questions = build_questions(TEXTS, trace, None, names_for(trace))
+    at = LessonState().go_to(TOUR, index_of("finish-quiz"))
+    step = TOUR.steps[at.tour.index]
+    assert step.done.question == questions[-1].id  # the step opens the closing question
+    last = questions[-1]
+    only_last = at.answer(last.id, check(TEXTS, last, last.answer))
+    only_last = only_last.tour_event(TOUR, Answered(last.id, True)).told_complete(TEXTS, questions)
+    assert not only_last.tour.done
+    every = only_last
+    for q in questions[:-1]:
+        every = every.answer(q.id, WRONG).answer(q.id, check(TEXTS, q, q.answer))  # retries count
+    assert not every.tour.done and every.told_complete(TEXTS, questions).tour.done
+    early = LessonState(quiz=every.quiz).told_complete(TEXTS, questions)  # answered before arriving
+    assert early.go_to(TOUR, index_of("finish-quiz")).told_complete(TEXTS, questions).tour.done
+    assert not at.told_complete(TEXTS, questions).tour.done and at.told_complete(TEXTS, questions) is at
+
+
 # ------------------------------------------------------------------ outcomes
 
 

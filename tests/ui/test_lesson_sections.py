@@ -338,6 +338,21 @@ def test_the_complete_page_score_follows_the_answers(qtbot, window):
     assert page.score.text().endswith("Predictions: 1 of 2 right, best streak 1.")  # no Finish pressed
 
 
+def test_the_question_step_waits_for_every_question_right(qtbot, window):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    session.go_to(TOUR.index_of("finish-quiz") or 0)
+    questions = session.questions
+    last = questions[-1]
+    assert dock.section() is Section.QUESTIONS and dock.questions.questions[dock.questions.index].id == last.id
+    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))  # the last one alone
+    assert session.state.quiz.is_right(last.id) and not session.state.tour.done
+    for q in questions[:-1]:
+        dock.questions.answered.emit(q.id, check(TEXTS, q, q.answer))
+    assert session.state.tour.done and session.completed
+
+
 def test_finish_before_complete_lists_the_open_outcomes_and_goes_to_the_first(qtbot, window):
     w = window
     session, dock = w.lesson, w.lesson.dock

@@ -179,6 +179,7 @@ class LessonSession(QObject):
             self.model = trace.model
         self._rebuild()
         self.observe(Generated())
+        self._maybe_complete()  # (the live questions can be asked now: answered before, they count)
         if self.window.position is not None:  # the final snapshot: offer what the cursor shows
             self._update_predict(trace, self.window.position)
             self.dock.whatif.update_for(trace, self.window.position, self.names())
@@ -292,7 +293,7 @@ class LessonSession(QObject):
         self._set(state, moved)
 
     def _set(self, state: LessonState, moved: bool) -> None:
-        self._keep(state)
+        self._keep(state.told_complete(self.texts, self.questions))
         self._refresh(moved)
 
     def _keep(self, state: LessonState) -> None:
@@ -320,7 +321,7 @@ class LessonSession(QObject):
         if not moved or view is None:
             return
         kind = view.done.kind
-        if kind is ConditionKind.QUESTION and view.done.question is not None:
+        if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
             self.dock.open_section(Section.QUESTIONS)
             self.dock.questions.open(view.done.question)
         elif kind is ConditionKind.GAME:
@@ -331,7 +332,10 @@ class LessonSession(QObject):
     # --- lesson complete -------------------------------------------------------------
 
     def _maybe_complete(self) -> None:
-        """Every outcome shown: the lesson is complete (the page opens once)."""
+        """Every outcome shown: the lesson is complete (the tour is told, and the page opens once)."""
+        told = self.state.told_complete(self.texts, self.questions)
+        if told != self.state:
+            self._set(told, moved=False)
         if not self.completed and self.state.complete(self.texts, self.questions):
             self.show_completion()
 
