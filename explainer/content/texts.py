@@ -99,6 +99,7 @@ class ConditionKind(StrEnum):
     GAME = "game"  # a prediction was made in the game
     WHATIF = "whatif"  # a what-if slider was moved
     QUESTION = "question"  # a question was answered right
+    COMPLETE = "complete"  # every outcome shown, so the lesson is complete (it may name a question to open)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Condition:
     phase: str | None = None  # "prefill" or "decode" for a STAGE condition; None: either
     last: bool = False  # STAGE: only at the last recorded step
     names: tuple[str, ...] = ()  # SETTING / WHATIF: which settings count (empty: any)
-    question: str | None = None  # QUESTION: its id
+    question: str | None = None  # QUESTION: its id; COMPLETE: the question the step opens, if any
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
     if kind is ConditionKind.SETTING and (not names or any(n not in SETTINGS for n in names)):
         raise f.error(f"{where}.name", f"must name settings among {', '.join(SETTINGS)}")
     question = None
-    if kind is ConditionKind.QUESTION:
+    if kind is ConditionKind.QUESTION or (kind is ConditionKind.COMPLETE and "id" in raw):
         question = f.text(raw, "id", where)
         if question not in question_ids:
             raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")

@@ -33,7 +33,7 @@ PHASES = ("prefill", "decode")
 STOP_REASONS = ("eos", "max_tokens", "context")
 Phase = Literal["prefill", "decode"]
 StopReason = Literal["eos", "max_tokens", "context"]
-ATTENTION_TOP = 16  # attended positions kept per layer and head (the ones the lesson names)
+ATTENTION_TOP = 16  # attended positions kept per layer and head
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ keeps the state each returns:
   :mod:`explainer.lesson.tour`), and the tour's moves :meth:`~LessonState.next`,
   :meth:`~LessonState.back`, :meth:`~LessonState.go_to`, :meth:`~LessonState.restart`,
   :meth:`~LessonState.resumed_at` (a lesson file's step);
-- the queries :meth:`~LessonState.complete` (today's rule: the tour finished and every question
-  right) and :meth:`~LessonState.outcomes_shown` (which of lesson.json's outcomes the learner's
-  right answers show).
+- the queries :meth:`~LessonState.outcomes_shown` (which of lesson.json's outcomes the
+  learner's right answers show: the course's rule, written once), :meth:`~LessonState.open_outcomes`
+  and :meth:`~LessonState.complete` (every outcome shown).
 
 It is saved and restored whole (:meth:`~LessonState.to_dict`, :meth:`~LessonState.from_dict`),
 tolerantly, as each part always was; :meth:`~LessonState.from_old_keys` reads the three
@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explainer.content.texts import LessonTexts, TourScript
+from explainer.content.texts import LessonTexts, Outcome, TourScript
 from explainer.lesson.game import GameState, Play, Reveal, Round
 from explainer.lesson.questions import Question, QuizState, Verdict
-from explainer.lesson.tour import TourEvent, TourState
+from explainer.lesson.tour import LessonComplete, TourEvent, TourState
 
 STATE_VERSION = 1
 
@@ -84,6 +84,11 @@ class LessonState:
         """The tour at a lesson file's step; the learner's answers and score are not the file's."""
         return self._with_tour(tour)
 
+    def told_complete(self, texts: LessonTexts, questions: Sequence[Question]) -> LessonState:
+        """The tour told that the lesson is complete (a step that waits for it is done), when
+        it is; unchanged otherwise."""
+        return self.tour_event(texts.tour, LessonComplete()) if self.complete(texts, questions) else self
+
     def _with_tour(self, tour: TourState) -> LessonState:
         return self if tour == self.tour else replace(self, tour=tour)
 
@@ -93,27 +98,51 @@ class LessonState:
         """The round played at pass ``step`` this run, if it was."""
         return next((p for p in self.plays if p.round.step == step), None)
 
-    def complete(self, script: TourScript, questions: Sequence[Question]) -> bool:
-        """The lesson is complete: the tour finished and every question that can be asked now
-        answered right (QuizState.all_right)."""
-        return self.tour.finished(script) and self.quiz.all_right(questions)
-
-    def outcomes_shown(self, texts: LessonTexts) -> tuple[str, ...]:
+    def outcomes_shown(self, texts: LessonTexts, questions: Sequence[Question] | None = None) -> tuple[str, ...]:
         """The outcomes (lesson.json, in its order) the learner has shown: every question that
-        checks the outcome (questions.json's ``outcomes``) answered right.
+        checks the outcome (questions.json's ``outcomes``) answered right. This is the course's
+        rule for a finished lesson, and the one place it is written (:meth:`open_outcomes`,
+        :meth:`complete` and the tour's "every question right" step all read it).
 
         Every question, not any: an outcome such as "convert between tokens, characters and
         words" is checked by several questions, each of one side of it, and one right answer
-        shows one side. An outcome no question checks is never shown (tests/lesson/
+        shows one side. Right means right in the end: a question answered wrong and then right
+        counts (the course lets the learner try again); one answered wrong and never retried,
+        or skipped, does not. An outcome no question checks is never shown (tests/lesson/
         test_outcomes.py keeps every outcome checked).
+
+        ``questions`` are the questions as built for the run on screen
+        (:func:`~explainer.lesson.questions.build_questions`): one that cannot be asked yet (a
+        live question before a run, ``available`` False) counts as not shown, even if it was
+        answered right about an earlier run, because the learner cannot see or redo it now and
+        the lesson must not end on something they cannot check. Without ``questions`` every
+        question of questions.json counts as askable (the answers alone decide).
         """
-        checks: dict[str, list[str]] = {o.id: [] for o in texts.lesson.outcomes}
-        for spec in texts.questions:
-            for outcome in spec.outcomes:
-                checks.setdefault(outcome, []).append(spec.id)
-        return tuple(
-            o.id for o in texts.lesson.outcomes if checks[o.id] and all(self.quiz.is_right(q) for q in checks[o.id])
+        asked = (
+            {spec.id: (spec.outcomes, True) for spec in texts.questions}
+            if questions is None
+            else {q.id: (q.outcomes, q.available) for q in questions}
         )
+        checks: dict[str, list[tuple[str, bool]]] = {o.id: [] for o in texts.lesson.outcomes}
+        for qid, (outcomes, available) in asked.items():
+            for outcome in outcomes:
+                checks.setdefault(outcome, []).append((qid, available))
+        return tuple(
+            o.id
+            for o in texts.lesson.outcomes
+            if checks[o.id] and all(ok and self.quiz.is_right(q) for q, ok in checks[o.id])
+        )
+
+    def open_outcomes(self, texts: LessonTexts, questions: Sequence[Question]) -> tuple[Outcome, ...]:
+        """The outcomes not shown yet, in lesson.json's order (empty: the lesson is complete)."""
+        shown = set(self.outcomes_shown(texts, questions))
+        return tuple(o for o in texts.lesson.outcomes if o.id not in shown)
+
+    def complete(self, texts: LessonTexts, questions: Sequence[Question]) -> bool:
+        """The lesson is complete: every outcome shown (:meth:`outcomes_shown`). Where the tour
+        is does not matter: the course ends a lesson on what the learner can do, not on the
+        pages they turned."""
+        return not self.open_outcomes(texts, questions)
 
     # ------------------------------------------------------------------ saved and restored
 

@@ -8,7 +8,8 @@ The tour's words and structure are data (tour.json, parsed into
   :meth:`~TourState.observe` return new states, so the UI keeps one and replaces it, and tests
   walk the whole tour without a window.
 - The UI reports what the learner did as events (:class:`StageShown`, :class:`SettingChanged`,
-  :class:`Generated`, :class:`Predicted`, :class:`WhatIfChanged`, :class:`Answered`);
+  :class:`Generated`, :class:`Predicted`, :class:`WhatIfChanged`, :class:`Answered`, and
+  :class:`LessonComplete`, which the learner's record reports while every outcome is shown);
   :func:`condition_met` says whether an event completes a step's condition. The learner may
   always press Next (a tour must never trap anyone); :meth:`TourState.can_advance` tells the UI
   whether the step's task is done, to stress the button or show a tick.
@@ -80,7 +81,13 @@ class Answered:
     correct: bool
 
 
-TourEvent = StageShown | SettingChanged | Generated | Predicted | WhatIfChanged | Answered
+@dataclass(frozen=True)
+class LessonComplete:
+    """Every outcome of the lesson is shown (LessonState.outcomes_shown): reported with every
+    change of the record while it holds, so a step that waits for it is done on arrival too."""
+
+
+TourEvent = StageShown | SettingChanged | Generated | Predicted | WhatIfChanged | Answered | LessonComplete
 
 
 def condition_met(condition: Condition, event: TourEvent) -> bool:
@@ -103,6 +110,8 @@ def condition_met(condition: Condition, event: TourEvent) -> bool:
         return isinstance(event, Predicted)
     if k is ConditionKind.QUESTION:
         return isinstance(event, Answered) and event.question == condition.question and event.correct
+    if k is ConditionKind.COMPLETE:
+        return isinstance(event, LessonComplete)
     return False
 
 

@@ -1,82 +1,111 @@
-"""Lesson complete: the score, the recap, and a first look at attention from the learner's own run."""
+"""Lesson complete only when every outcome is shown: the exact sentence, the score, the recap and
+the next lesson; before that, the outcomes still open and where the first is shown."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
-
 from explainer.content.assets import load_texts
-from explainer.engine.trace_file import load_trace
-from explainer.illustration.formatting import percent, quoted
-from explainer.lesson.completion import attention_look, completion, context_tokens, is_averaged
+from explainer.illustration.vocab import TokenNames
+from explainer.lesson.completion import completion, unfinished
 from explainer.lesson.game import GameState
-from explainer.lesson.questions import QuizState, build_questions, check
+from explainer.lesson.questions import Question, Verdict, build_questions, check
+from explainer.lesson.state import LessonState
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
-V1 = Path(__file__).parents[1] / "engine" / "data" / "v1_paris.json"
+WRONG = Verdict(False, "Not quite.", "")
 
 
-def test_the_completion_screen(real_trace):
+def answered(questions: tuple[Question, ...], *, skip: str = "", wrong: str = "", retried: bool = True) -> LessonState:
+    """Every question answered right at the first try, except: ``skip`` never answered, and
+    ``wrong`` answered wrong first (then right if ``retried``)."""
+    state = LessonState()
+    for q in questions:
+        if q.id == skip:
+            continue
+        if q.id == wrong:
+            state = state.answer(q.id, WRONG)
+            if not retried:
+                continue
+        state = state.answer(q.id, check(TEXTS, q, q.answer))
+    return state
+
+
+def test_a_learner_who_skips_a_question_is_not_complete(real_trace):
     trace = real_trace("paris")
-    names = names_for(trace)
-    qs = build_questions(TEXTS, trace, None, names)
-    quiz = QuizState()
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    assert answered(qs).complete(TEXTS, qs)
     for q in qs:
-        quiz = quiz.record(q.id, check(TEXTS, q, q.answer))
-    game = GameState(played=3, score=2, streak=0, best=2)
-    done = completion(TEXTS, quiz, qs, game, trace, names, layer=5, head=1)
-    assert done.title == "Lesson complete: The LLM inference lifecycle"
+        state = answered(qs, skip=q.id)
+        assert not state.complete(TEXTS, qs)
+        assert {o.id for o in state.open_outcomes(TEXTS, qs)} == set(q.outcomes)
+
+
+def test_a_wrong_answer_never_retried_is_not_shown_and_a_retry_counts(real_trace):
+    trace = real_trace("paris")
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    for q in (qs[0], qs[len(qs) // 2], qs[-1]):
+        assert not answered(qs, wrong=q.id, retried=False).complete(TEXTS, qs)
+        retried = answered(qs, wrong=q.id)
+        assert retried.complete(TEXTS, qs) and retried.quiz.first_try() == len(qs) - 1
+
+
+def test_questions_that_cannot_be_asked_yet_count_as_not_shown(real_trace):
+    trace = real_trace("paris")
+    live = build_questions(TEXTS, trace, None, names_for(trace))
+    state = answered(live)  # every question right, about a run
+    before = build_questions(TEXTS, None, None, TokenNames())  # no run on screen: live ones wait
+    waiting = {q.id for q in before if not q.available}
+    assert waiting and not state.complete(TEXTS, before)
+    open_ = {o.id for o in state.open_outcomes(TEXTS, before)}
+    assert open_ == {o for q in before if not q.available for o in q.outcomes}
+
+
+def test_the_completion_page_says_the_courses_words(real_trace):
+    trace = real_trace("paris")
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    state = answered(qs, wrong=qs[0].id)
+    done = completion(TEXTS, state.quiz, qs, GameState(played=3, score=2, streak=0, best=2))
+    assert done.title == "Lesson 4 complete: The LLM inference lifecycle."
+    n = len(qs)
     assert done.score == (
-        f"Questions: {len(qs)} of {len(qs)} right, {len(qs)} at the first try.",
+        f"Questions: {n} of {n} right, {n - 1} at the first try.",
         "Predictions: 2 of 3 right, best streak 2.",
     )
-    assert len(done.recap) == 2 and all(line.strip() for line in done.recap)
-    assert done.next_title == "How attention works inside transformers" and done.next_title in done.bridge
-    assert done.next_url.startswith("https://")
-    assert done.look is not None and (done.look.layer, done.look.head) == (5, 1)
-    assert done.look_text.startswith("In layer 6 of 30, head 2 of 9")
-    no_game = completion(TEXTS, quiz, qs, GameState(), None, names)
-    assert len(no_game.score) == 1 and no_game.look is None
-    assert no_game.look_text == TEXTS.text("completion", "attention_none")
+    assert len(done.recap) == 2 and all(line.strip() for line in done.recap) and done.recap == TEXTS.lesson.recap
+    assert done.next_title == "How attention works inside transformers"
+    assert done.next_title in done.next_text and "lesson 5 of 35" in done.next_text
+    url = "https://open.maestrocollege.edu/prompting-that-works/how-attention-works-inside-transformers.md"
+    assert done.next_url == url
+    assert "paste" in done.next_how
+    assert len(completion(TEXTS, state.quiz, qs, GameState()).score) == 1  # no game played: no line for it
+    words = " ".join((done.title, *done.recap, done.next_text, done.next_how)).lower()
+    assert "head" not in words and "attends" not in words  # nothing of the next lesson is taught
 
 
-def test_the_attention_look_names_real_tokens_and_weights(real_trace):
-    trace = real_trace("sampled")
-    names = names_for(trace)
-    for step in (0, len(trace.steps) - 1):
-        s = trace.steps[step]
-        ctx = context_tokens(trace, step)
-        assert len(ctx) == s.end
-        for layer, head in ((0, 0), (14, 4), (29, 8)):
-            look = attention_look(TEXTS, trace, names, step, layer, head)
-            assert look is not None and not look.averaged and look.note == ""
-            ids = s.layers.attention_ids[layer, head]
-            weights = s.layers.attention_weights[layer, head]
-            assert [t.position for t in look.targets] == [int(p) for p in ids if p >= 0]
-            for t in look.targets:
-                assert t.label == quoted(names.display(ctx[t.position].id, ctx[t.position].text))
-            assert [t.weight for t in look.targets] == sorted((t.weight for t in look.targets), reverse=True)
-            assert np.isclose(look.targets[0].weight, float(weights[0]))
-            first = look.targets[0]
-            assert f"{first.label} ({percent(first.weight)})" in look.text
-            assert look.token == quoted(names.display(s.tokens[-1].id, s.tokens[-1].text)) and look.token in look.text
-            assert f"layer {layer + 1} of 30, head {head + 1} of 9" in look.text
-
-
-def test_choices_out_of_range_are_clamped(real_trace):
+def test_unfinished_lists_the_open_outcomes_and_the_first_ones_question(real_trace):
     trace = real_trace("paris")
-    look = attention_look(TEXTS, trace, names_for(trace), step=99, layer=-5, head=42)
-    assert look is not None and (look.step, look.layer, look.head) == (len(trace.steps) - 1, 0, 8)
-    default = attention_look(TEXTS, trace, names_for(trace))
-    assert default is not None and (default.step, default.layer, default.head) == (len(trace.steps) - 1, 29, 0)
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    assert unfinished(TEXTS, answered(qs), qs) is None
+    todo = unfinished(TEXTS, LessonState(), qs)
+    assert todo is not None and todo.outcomes == TEXTS.lesson.outcomes
+    first = TEXTS.lesson.outcomes[0]
+    assert todo.question == next(q.id for q in qs if first.id in q.outcomes) and todo.tour_step is None
+    assert all(o.text in todo.text for o in TEXTS.lesson.outcomes)
+    last = qs[-1]
+    one = unfinished(TEXTS, answered(qs, wrong=last.id, retried=False), qs)
+    assert one is not None and one.question == last.id
+    assert [o.id for o in one.outcomes] == [o.id for o in TEXTS.lesson.outcomes if o.id in last.outcomes]
+    assert TEXTS.text("completion", "open_title").format(n=len(one.outcomes)) in one.text
 
 
-def test_an_old_trace_has_one_averaged_head():
-    trace = load_trace(V1)
-    assert is_averaged(trace)
-    look = attention_look(TEXTS, trace, names_for(trace), layer=10, head=3)
-    assert look is not None and look.averaged and look.n_heads == 1 and look.head == 0
-    assert "9 heads" in look.note and "older format" in look.note
-    assert "head 1 of 1" in look.text and look.targets
+def test_unfinished_before_a_run_leads_to_the_tour_step_for_a_live_question():
+    qs = build_questions(TEXTS, None, None, TokenNames())
+    state = LessonState()
+    for q in qs:
+        if q.available:
+            state = state.answer(q.id, check(TEXTS, q, q.answer))
+    todo = unfinished(TEXTS, state, qs)
+    assert todo is not None and todo.question is None and todo.tour_step is not None
+    first = todo.outcomes[0]
+    assert first.id in TEXTS.tour.steps[todo.tour_step].outcomes
+    assert todo.tour_step == next(i for i, s in enumerate(TEXTS.tour.steps) if first.id in s.outcomes)

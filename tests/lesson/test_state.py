@@ -80,19 +80,40 @@ def test_the_tour_moves_and_keeps_the_learners_answers_and_score():
     assert done.go_to(TOUR, 999).tour.finished(TOUR)
 
 
-def test_complete_is_the_tour_finished_with_every_question_right():
+def test_complete_is_every_outcome_shown_wherever_the_tour_is():
     from explainer.illustration.vocab import TokenNames
     from explainer.lesson.questions import build_questions
 
     questions = build_questions(TEXTS, None, None, TokenNames())  # no run: the live ones wait
     asked = [q.id for q in questions if q.available]
     finished = LessonState().go_to(TOUR, len(TOUR.steps))
-    assert not finished.complete(TOUR, questions)
-    assert not LessonState(quiz=right_about(*asked)).complete(TOUR, questions)
+    assert not finished.complete(TEXTS, questions)
     done = finished.answer(asked[0], RIGHT)
     for q in asked[1:]:
         done = done.answer(q, RIGHT)
-    assert done.complete(TOUR, questions)
+    assert not done.complete(TEXTS, questions)  # the live questions cannot be asked yet: not shown
+
+
+def test_the_question_step_is_done_when_every_question_is_right_not_after_the_last_alone(real_trace):
+    from explainer.lesson.questions import build_questions, check
+    from tests.support.lesson import names_for
+
+    trace = real_trace("paris")
+    questions = build_questions(TEXTS, trace, None, names_for(trace))
+    at = LessonState().go_to(TOUR, index_of("finish-quiz"))
+    step = TOUR.steps[at.tour.index]
+    assert step.done.question == questions[-1].id  # the step opens the closing question
+    last = questions[-1]
+    only_last = at.answer(last.id, check(TEXTS, last, last.answer))
+    only_last = only_last.tour_event(TOUR, Answered(last.id, True)).told_complete(TEXTS, questions)
+    assert not only_last.tour.done
+    every = only_last
+    for q in questions[:-1]:
+        every = every.answer(q.id, WRONG).answer(q.id, check(TEXTS, q, q.answer))  # retries count
+    assert not every.tour.done and every.told_complete(TEXTS, questions).tour.done
+    early = LessonState(quiz=every.quiz).told_complete(TEXTS, questions)  # answered before arriving
+    assert early.go_to(TOUR, index_of("finish-quiz")).told_complete(TEXTS, questions).tour.done
+    assert not at.told_complete(TEXTS, questions).tour.done and at.told_complete(TEXTS, questions) is at
 
 
 # ------------------------------------------------------------------ outcomes

@@ -11,6 +11,7 @@ from explainer.lesson.facts import lesson_fields
 from explainer.lesson.tour import (
     Answered,
     Generated,
+    LessonComplete,
     Predicted,
     SettingChanged,
     StageShown,
@@ -43,6 +44,8 @@ def completing_event(c: Condition) -> TourEvent | None:
     if c.kind is ConditionKind.QUESTION:
         assert c.question is not None
         return Answered(c.question, True)
+    if c.kind is ConditionKind.COMPLETE:
+        return LessonComplete()
     return None
 
 
@@ -93,6 +96,9 @@ def test_chapters_group_consecutive_steps():
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
+        (Condition(ConditionKind.COMPLETE, question="closing"), Answered("closing", True), False),
+        (Condition(ConditionKind.COMPLETE, question="closing"), LessonComplete(), True),
+        (Condition(ConditionKind.QUESTION, question="closing"), LessonComplete(), False),
         (Condition(ConditionKind.GAME), Predicted(False), True),
         (Condition(ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
         (Condition(ConditionKind.GENERATE), Generated(), True),

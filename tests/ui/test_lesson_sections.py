@@ -14,10 +14,8 @@ from explainer.content.glossary import HREF_PREFIX
 from explainer.content.texts import QuestionKind
 from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
 from explainer.illustration.formatting import percent
-from explainer.lesson.completion import attention_look
 from explainer.lesson.game import GameState
-from explainer.lesson.questions import QuizState
-from explainer.lesson.tour import TourState
+from explainer.lesson.questions import QuizState, Verdict, check
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
@@ -299,7 +297,7 @@ def test_the_glossary_opens_at_a_term_clicked_in_the_caption_or_a_tour_step(qtbo
 def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, window):
     w = window
     session, dock = w.lesson, w.lesson.dock
-    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    generate(qtbot, w, PARIS, max_new_tokens=3)
     questions = session.questions
     quiz = QuizState(tuple((q.id, 1 + (i % 2), True) for i, q in enumerate(questions)))
     session.set_state(dataclasses.replace(session.state, quiz=quiz))
@@ -311,26 +309,75 @@ def test_a_finished_lesson_shows_the_completion_page_with_the_score(qtbot, windo
     assert dock.section() is Section.COMPLETE
     page = dock.completion
     n, first = len(questions), sum(1 for i in range(len(questions)) if i % 2 == 0)
-    assert page.title.text().startswith("Lesson complete")
+    assert page.title.text() == "Lesson 4 complete: The LLM inference lifecycle."
     assert page.score.text().startswith(f"Questions: {n} of {n} right, {first} at the first try")
     assert page.recap.text() == "\n".join(TEXTS.lesson.recap)
-    assert "How attention works inside transformers" in page.next_link.text()
-    assert page.layer.value() == trace.model.n_layers and page.head.value() == 1
-    page.layer.setValue(1)
-    page.head.setValue(2)
-    names = session.names()
-    look = attention_look(TEXTS, trace, names, None, 0, 1)
-    assert look is not None and page.look.text() == look.text
+    assert "How attention works inside transformers" in page.next_text.text()
+    url = TEXTS.text("completion", "next_url")
+    assert f">{url}</a>" in page.next_link.text()  # the link written out in full, not only in a tooltip
+    assert page.next_link.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+    assert page.next_how.isVisible() and page.next_how.text() == TEXTS.text("completion", "next_how")
 
 
-def test_finish_the_lesson_at_the_last_step_shows_the_page(qtbot, window):
+def test_the_complete_page_score_follows_the_answers(qtbot, window):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    questions = session.questions
+    n = len(questions)
+    for q in questions[:-1]:
+        session.set_state(session.state.answer(q.id, check(TEXTS, q, q.answer)))
+    last = questions[-1]
+    dock.questions.answered.emit(last.id, Verdict(False, "", ""))  # wrong: not complete yet
+    assert not session.completed
+    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))  # the retry: complete
+    assert session.completed and dock.section() is Section.COMPLETE
+    page = dock.completion
+    assert page.score.text() == f"Questions: {n} of {n} right, {n - 1} at the first try."
+    session.set_state(dataclasses.replace(session.state, game=GameState(played=2, score=1, streak=1, best=1)))
+    assert page.score.text().endswith("Predictions: 1 of 2 right, best streak 1.")  # no Finish pressed
+
+
+def test_the_question_step_waits_for_every_question_right(qtbot, window):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    session.go_to(TOUR.index_of("finish-quiz") or 0)
+    questions = session.questions
+    last = questions[-1]
+    assert dock.section() is Section.QUESTIONS and dock.questions.questions[dock.questions.index].id == last.id
+    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))  # the last one alone
+    assert session.state.quiz.is_right(last.id) and not session.state.tour.done
+    for q in questions[:-1]:
+        dock.questions.answered.emit(q.id, check(TEXTS, q, q.answer))
+    assert session.state.tour.done and session.completed
+
+
+def test_finish_before_complete_lists_the_open_outcomes_and_goes_to_the_first(qtbot, window):
     w = window
     session, dock = w.lesson, w.lesson.dock
     session.go_to(len(TOUR.steps) - 1)
-    click(qtbot, dock.tour.finish_button)
-    assert session.state.tour == TourState(len(TOUR.steps)) and dock.section() is Section.COMPLETE
-    assert dock.completion.look.text() == TEXTS.text("completion", "attention_none")  # no run yet
-    click(qtbot, dock.tour.restart_button)
+    click(qtbot, dock.tour.finish_button)  # no run, nothing answered
+    assert not session.completed and not session.state.tour.finished(TOUR)
+    first = TEXTS.lesson.outcomes[0]
+    question = next(q for q in session.questions if first.id in q.outcomes)
+    assert dock.section() is Section.QUESTIONS
+    assert dock.questions.questions[dock.questions.index].id == question.id
+    shown = dock.tour.text.plain
+    assert all(o.text in shown for o in TEXTS.lesson.outcomes)
+    assert not dock.tabs.isTabVisible(dock.tabs.indexOf(dock.completion.parentWidget().parentWidget()))
+
+    for q in session.questions:  # every question that can be asked without a run, right
+        if q.available:
+            session.set_state(session.state.answer(q.id, check(TEXTS, q, q.answer)))
+    session.go_to(len(TOUR.steps) - 1)
+    click(qtbot, dock.tour.finish_button)  # the live ones wait for a run: the tour step that teaches
+    todo = session.state.open_outcomes(TEXTS, session.questions)
+    step = TOUR.steps[session.state.tour.index]
+    assert todo and todo[0].id in step.outcomes and not session.completed
+    assert all(o.text in dock.tour.text.plain for o in todo)
+    assert TEXTS.lesson.outcomes[0].text not in dock.tour.text.plain  # shown: not listed
+    session.restart()
     assert session.state.tour.index == 0
 
 

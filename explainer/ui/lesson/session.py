@@ -20,7 +20,7 @@ from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.illustration.vocab import TokenNames, Vocabulary
 from explainer.illustration.walk import Walk
-from explainer.lesson.completion import completion
+from explainer.lesson.completion import completion, unfinished
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.game import Round, Rounds, reveal
 from explainer.lesson.questions import Question, Verdict, build_questions
@@ -81,14 +81,14 @@ class LessonSession(QObject):
         self.window, self.dock, self.pointer = window, dock, pointer
         self.texts = window.texts
         self.tour = self.texts.tour
+        self.completed = False  # the completion page was shown in this session
+        self.questions: tuple[Question, ...] = ()
         self.state = self._restore()
         self._push()
         self.rounds = Rounds()  # the rounds of the run on screen, made once per pass
         self.model: ModelInfo | None = None
-        self.questions: tuple[Question, ...] = ()
         self.fields: dict[str, str] = {}
         self.view: TourView | None = None
-        self.completed = False  # the completion page was shown in this session
         self._names = TokenNames()
         self._had_trace = False
         self._shown: tuple[TourView | None, bool] | None = None
@@ -102,9 +102,8 @@ class LessonSession(QObject):
         d.predict.picked.connect(self._on_picked)
         d.whatif.changed.connect(lambda name: self.observe(WhatIfChanged(name)))
         d.questions.answered.connect(self._on_answered)
-        d.completion.look_changed.connect(lambda layer, head: self.show_completion(layer, head, open_it=False))
         self._rebuild()
-        self.dock.show_complete_tab(self.state.tour.finished(self.tour))
+        self.dock.show_complete_tab(False)  # (until the lesson is complete in this session)
         self._refresh(moved=False)
 
     def _restore(self) -> LessonState:
@@ -145,6 +144,8 @@ class LessonSession(QObject):
         self.fields = lesson_fields(self.texts, trace, self.model, names)
         self.questions = build_questions(self.texts, trace, self.model, names)
         self.dock.questions.set_questions(self.questions)
+        if self.completed:  # (the score counts the questions of this run)
+            self.show_completion(open_it=False)
 
     # --- what the window reports ---------------------------------------------------
 
@@ -178,6 +179,7 @@ class LessonSession(QObject):
             self.model = trace.model
         self._rebuild()
         self.observe(Generated())
+        self._maybe_complete()  # (the live questions can be asked now: answered before, they count)
         if self.window.position is not None:  # the final snapshot: offer what the cursor shows
             self._update_predict(trace, self.window.position)
             self.dock.whatif.update_for(trace, self.window.position, self.names())
@@ -245,9 +247,21 @@ class LessonSession(QObject):
         self._set(self.state.resumed_at(state), moved=True)
 
     def finish(self) -> None:
-        """ "Finish the lesson": the tour is done, the completion page opens with the score."""
-        self._set(self.state.go_to(self.tour, len(self.tour.steps)), moved=True)
-        self.show_completion()
+        """ "Finish the lesson". Complete (every outcome shown): the tour is done and the
+        completion page opens. Not yet: the tour lists the outcomes still open and the learner is
+        taken to the first of them, its question (or, when it cannot be asked yet, the tour step
+        that teaches it)."""
+        todo = unfinished(self.texts, self.state, self.questions)
+        if todo is None:
+            self._set(self.state.go_to(self.tour, len(self.tour.steps)), moved=True)
+            self.show_completion()
+            return
+        if todo.question is not None:
+            self.dock.open_section(Section.QUESTIONS)
+            self.dock.questions.open(todo.question)
+        elif todo.tour_step is not None:
+            self.go_to(todo.tour_step)
+        self.dock.tour.show_open(todo.text)
 
     def show_me(self) -> None:
         help_ = self._show_me()
@@ -279,7 +293,7 @@ class LessonSession(QObject):
         self._set(state, moved)
 
     def _set(self, state: LessonState, moved: bool) -> None:
-        self._keep(state)
+        self._keep(state.told_complete(self.texts, self.questions))
         self._refresh(moved)
 
     def _keep(self, state: LessonState) -> None:
@@ -291,6 +305,8 @@ class LessonSession(QObject):
     def _push(self) -> None:
         self.dock.questions.show_quiz(self.state.quiz)
         self.dock.predict.show_state(self.state)
+        if self.completed:  # the page shown keeps the current score
+            self.show_completion(open_it=False)
 
     def _refresh(self, moved: bool) -> None:
         """Show the step and point at its target; ``moved``: the learner just arrived at it, so
@@ -305,7 +321,7 @@ class LessonSession(QObject):
         if not moved or view is None:
             return
         kind = view.done.kind
-        if kind is ConditionKind.QUESTION and view.done.question is not None:
+        if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
             self.dock.open_section(Section.QUESTIONS)
             self.dock.questions.open(view.done.question)
         elif kind is ConditionKind.GAME:
@@ -316,21 +332,15 @@ class LessonSession(QObject):
     # --- lesson complete -------------------------------------------------------------
 
     def _maybe_complete(self) -> None:
-        """The tour finished and every question right: the lesson is complete (shown once)."""
-        if not self.completed and self.state.complete(self.tour, self.questions):
+        """Every outcome shown: the lesson is complete (the tour is told, and the page opens once)."""
+        told = self.state.told_complete(self.texts, self.questions)
+        if told != self.state:
+            self._set(told, moved=False)
+        if not self.completed and self.state.complete(self.texts, self.questions):
             self.show_completion()
 
-    def show_completion(self, layer: int | None = None, head: int = 0, open_it: bool = True) -> None:
-        value = completion(
-            self.texts,
-            self.state.quiz,
-            self.questions,
-            self.state.game,
-            self.trace,
-            self.names(),
-            layer,
-            head,
-        )
+    def show_completion(self, open_it: bool = True) -> None:
+        value = completion(self.texts, self.state.quiz, self.questions, self.state.game)
         self.completed = True
         self.dock.completion.show_completion(value)
         if open_it:

@@ -93,7 +93,7 @@ def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -
     if view is None:
         return None
     done, target = view.done, view.target
-    if done.kind is ConditionKind.QUESTION:
+    if done.kind is ConditionKind.QUESTION or done.kind is ConditionKind.COMPLETE:
         return ShowMe(section=Section.QUESTIONS, question=done.question)
     if done.kind is ConditionKind.GAME:
         return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.LAYERS), lesson, cursor), Section.PREDICT)

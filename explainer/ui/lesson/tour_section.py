@@ -92,6 +92,11 @@ class TourSection(QWidget):
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
 
+    def show_open(self, text: str) -> None:
+        """What "Finish the lesson" found still open, in place of the step's text until the tour
+        shows another step (the heading and the task stay: they are where the learner is)."""
+        self.text.set_linked(text)
+
     def show_view(self, view: TourView | None, can_show_me: bool) -> None:
         """The current step (None: the tour is finished)."""
         if view is None:
