@@ -194,8 +194,10 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
     "quiz": {
         "right": (),
         "wrong": (),
-        "too_high": (),
-        "too_low": (),
+        "wrong_option": ("why",),
+        "too_high": ("off", "off_pct", "pct"),
+        "too_low": ("off", "off_pct", "pct"),
+        "not_a_number": (),
         "match_count": ("right", "total"),
         "needs_run": (),
         "tolerance": ("pct",),

@@ -22,7 +22,6 @@ and refuses every answer with the "generate first" text rather than asking somet
 from __future__ import annotations
 
 import math
-import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +35,7 @@ from explainer.illustration.formatting import byte_size, milliseconds, number, p
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
 from explainer.lesson.game import new_round
+from explainer.lesson.numbers import distance, parse_number
 
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
 N_OPTIONS = 4
@@ -261,7 +261,7 @@ def build_question(
         options, answer = _shuffle(raw, right, spec.id, seed)
     elif spec.kind is QuestionKind.NUMBER:
         answer = live.number if live is not None else spec.answer
-        tolerance_text = texts.text("quiz", "tolerance").format(pct=percent(spec.tolerance).replace(".0 ", " "))
+        tolerance_text = texts.text("quiz", "tolerance").format(pct=_pct(spec.tolerance))
     else:
         rng = np.random.default_rng([zlib.crc32(spec.id.encode("utf-8")), seed & 0xFFFFFFFF])
         shuffled = [spec.items[int(i)] for i in rng.permutation(len(spec.items))]
@@ -296,13 +296,10 @@ def build_questions(
 
 # ------------------------------------------------------------------ checking
 
-_NUMBER = re.compile(r"^[+-]?\d+(?:[.]\d+)?$")
 
-
-def parse_number(text: str) -> float | None:
-    """A number as a learner types it: "6144", "6,144", "6 144", "6144.5", "about 6100" -> None."""
-    t = text.strip().replace(",", "").replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
-    return float(t) if _NUMBER.match(t) else None
+def _pct(fraction: float) -> str:
+    """A share as the quiz words it: "10 %", "2.5 %" (no trailing ".0")."""
+    return percent(fraction).replace(".0 ", " ") if math.isfinite(fraction) else "∞"
 
 
 def check(texts: LessonTexts, question: Question, given: int | float | str | Sequence[str]) -> Verdict:
@@ -317,11 +314,15 @@ def check(texts: LessonTexts, question: Question, given: int | float | str | Seq
     if question.kind is QuestionKind.NUMBER:
         value = parse_number(given) if isinstance(given, str) else given if isinstance(given, (int, float)) else None
         if value is None or isinstance(value, bool) or not math.isfinite(value):
-            return Verdict(False, wrong_msg, question.explanation)
+            return Verdict(False, texts.text("quiz", "not_a_number"), question.explanation)
         target = float(question.answer) if isinstance(question.answer, (int, float)) else math.nan
-        ok = abs(value - target) <= question.tolerance * abs(target) * (1 + 1e-9) + 1e-9  # the edge counts
-        msg = right_msg if ok else texts.text("quiz", "too_high" if value > target else "too_low")
-        return Verdict(ok, msg, question.explanation)
+        d = distance(float(value), target, question.tolerance)
+        if d.within:
+            return Verdict(True, right_msg, question.explanation)
+        msg = texts.text("quiz", "too_high" if d.high else "too_low").format(
+            off=number(d.off), off_pct=_pct(d.off_rel), pct=_pct(question.tolerance)
+        )
+        return Verdict(False, msg, question.explanation)
     answer = question.answer if isinstance(question.answer, tuple) else ()
     sorted_given = tuple(given) if isinstance(given, Sequence) and not isinstance(given, str) else ()
     flags = tuple(i < len(sorted_given) and sorted_given[i] == a for i, a in enumerate(answer))
