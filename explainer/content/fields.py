@@ -293,6 +293,17 @@ OPTION_FIELDS = ("value", "time", "part")
 LIVE_QUESTION_FIELDS: dict[str, Fields] = {
     "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct")
 }
+# why each kind of wrong option a live choice question computes is wrong: the keys of its
+# "explanations" in questions.json (explainer/lesson/questions.py LIVE says which option is which)
+LIVE_WRONG: dict[str, tuple[str, ...]] = {
+    "prompt_tokens": ("times", "chars", "words", "near"),
+    "embedding_width": ("layers", "vocab", "context", "heads", "wide"),
+    "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
+    "greedy_pick": ("not_top",),
+    "ttft": ("ttft_decode", "tpot", "total", "ttft_all"),
+}
+# the fields an option's explanation may use beside its question's: the option itself
+WRONG_FIELDS: Fields = ("value",)
 
 
 # Every key the code reads from lesson.json's text sections (the tables above

@@ -46,18 +46,74 @@ def test_each_question_accepts_its_answer_refuses_a_wrong_one_and_allows_a_retry
             assert len(q.options) == 4 and len(set(q.options)) == 4, q.options
 
 
-def test_the_set_ends_with_the_closing_question():
-    last = TEXTS.questions[-1]
-    assert last.id == "closing" and last.kind is QuestionKind.MATCH
-    assert {c for _, c in last.items} == {"tokens", "embeddings"}
+def test_the_set_ends_with_one_fun_closed_question_after_the_sort():
+    last, sort = TEXTS.questions[-1], TEXTS.questions[-2]
+    assert last.id == "fun_greedy" and last.kind is QuestionKind.CHOICE and "fun" in last.text
+    assert sort.id == "closing" and sort.kind is QuestionKind.MATCH
+    assert {c for _, c in sort.items} == {"tokens", "embeddings"}
+
+
+@pytest.mark.parametrize("name", ["paris", "sampled", "chat"])
+def test_every_wrong_option_says_why_before_the_retry(real_trace, name):
+    """Static and live alike: a wrong option's verdict carries its own explanation, not the answer's."""
+    qs = build_questions(TEXTS, real_trace(name), None, names_for(real_trace(name)), step=1)
+    for q in qs:
+        if q.kind is not QuestionKind.CHOICE:
+            continue
+        assert len(q.why_wrong) == len(q.options) and q.why_wrong[q.answer] == "", q.id
+        for i, why in enumerate(q.why_wrong):
+            if i == q.answer:
+                continue
+            assert why.strip() and "{" not in why, (q.id, q.options[i])
+            v = check(TEXTS, q, i)
+            assert not v.correct and why in v.message and v.message != TEXTS.text("quiz", "wrong"), q.id
+            assert q.explanation not in v.message  # the answer's explanation waits for a right answer
+        assert len(set(q.why_wrong) - {""}) >= 2 or q.live, q.id  # each option its own reason
+
+
+def test_a_live_wrong_option_is_explained_by_its_kind(real_trace):
+    q = questions_for(real_trace("paris"))["memory16"]
+    by_option = dict(zip(q.options, q.why_wrong))
+    assert "67 MB" in by_option and "at 4-bit" in by_option["67 MB"]
+    q = questions_for(real_trace("paris"))["prompt_tokens"]
+    assert "is the number of characters" in dict(zip(q.options, q.why_wrong))["24"]
+
+
+def test_the_right_option_is_not_given_away_by_its_length(real_trace):
+    """Across the choice questions written out (not computed), the right option is the longest in
+    at most about half, so a learner cannot pick it by its length."""
+    qs = build_questions(TEXTS, real_trace("paris"), None, names_for(real_trace("paris")))
+    static = [q for q in qs if q.kind is QuestionKind.CHOICE and not q.live]
+    assert len(static) >= 10
+    longest = [
+        q.id for q in static if all(len(q.options[q.answer]) > len(o) for o in q.options if o != q.options[q.answer])
+    ]
+    assert len(longest) <= len(static) // 2, longest
+    shortest = [
+        q.id for q in static if all(len(q.options[q.answer]) < len(o) for o in q.options if o != q.options[q.answer])
+    ]
+    assert len(shortest) <= len(static) // 2 + 1, shortest  # nor always the shortest
+
+
+def test_no_question_asks_what_its_tour_step_has_just_shown():
+    """The tour step before a question step must not print that question's answer (its field)."""
+    steps = TEXTS.tour.steps
+    for i, step in enumerate(steps):
+        if step.done.question is None or i == 0:
+            continue
+        shown = steps[i - 1].text + step.text
+        if step.done.question == "context_words":
+            assert "{context_words}" not in shown
+        if step.done.question == "prompt_tokens":
+            assert "{est_from_chars}" not in shown
 
 
 def test_live_answers_come_from_the_run(real_trace):
     trace = real_trace("paris")
     names = names_for(trace)
     qs = questions_for(trace, step=1)
-    q = qs["prompt_tokens"]  # the real count
-    assert q.options[q.answer] == str(len(trace.prompt_tokens))
+    q = qs["prompt_tokens"]  # the rule of thumb's estimate from the characters (the real count is on screen)
+    assert q.options[q.answer] == "6" and str(len(trace.prompt_tokens)) in q.explanation
     assert {"24"} <= set(q.options)  # the character count stands beside it
     q = qs["greedy_pick"]  # the real top-1 at the asked step
     raw = trace.steps[1].sampling.raw
