@@ -300,7 +300,7 @@ LIVE_WRONG: dict[str, tuple[str, ...]] = {
     "embedding_width": ("layers", "vocab", "context", "heads", "wide"),
     "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
     "greedy_pick": ("not_top",),
-    "ttft": ("ttft_decode", "tpot", "total", "ttft_all"),
+    "ttft": ("ttft_decode", "ttft_whole", "tpot", "total"),
 }
 # the fields an option's explanation may use beside its question's: the option itself
 WRONG_FIELDS: Fields = ("value",)
