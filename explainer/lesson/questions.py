@@ -328,6 +328,13 @@ def build_questions(
 # ------------------------------------------------------------------ checking
 
 
+def _amount(x: float) -> str:
+    """A distance worded with the digits that matter: 676, 2.5, 0.25 (never "0")."""
+    digits = 0 if x >= 10 else 1 if x >= 1 else 2 if x >= 0.01 else 4
+    text = number(x, digits)
+    return text.rstrip("0").rstrip(".") if digits else text
+
+
 def _pct(fraction: float) -> str:
     """A share as the quiz words it: "10 %", "2.5 %" (no trailing ".0")."""
     return percent(fraction).replace(".0 ", " ") if math.isfinite(fraction) else "∞"
@@ -359,7 +366,7 @@ def check(texts: LessonTexts, question: Question, given: int | float | str | Seq
         if d.within:
             return Verdict(True, right_msg, question.explanation)
         msg = texts.text("quiz", "too_high" if d.high else "too_low").format(
-            off=number(d.off), off_pct=_pct(d.off_rel), pct=_pct(question.tolerance)
+            off=_amount(d.off), off_pct=_pct(d.off_rel), pct=_pct(question.tolerance)
         )
         return Verdict(False, msg, question.explanation)
     answer = question.answer if isinstance(question.answer, tuple) else ()

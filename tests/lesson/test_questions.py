@@ -151,6 +151,15 @@ def test_numbers_within_the_stated_tolerance_count(real_trace):
     assert parse_number("6,144.5") == 6144.5 and parse_number("-3") == -3 and parse_number("1e3") == 1000
 
 
+def test_a_small_number_is_off_by_a_readable_amount():
+    q = {q.id: q for q in build_questions(TEXTS, None, None, TokenNames())}["tpot_seconds"]  # 3 s, no run needed
+    assert check(TEXTS, q, "3.2").correct and check(TEXTS, q, "about 3").correct
+    assert check(TEXTS, q, "3.5").message.startswith("Too high, by about 0.5 (16.7 % over)")
+    assert check(TEXTS, q, "1").message.startswith("Too low, by about 2 (66.7 % under)")
+    assert check(TEXTS, q, "3000").message.startswith("Too high, by about 2,997 ")
+    assert check(TEXTS, q, "three").message == TEXTS.text("quiz", "not_a_number")
+
+
 def test_choices_are_checked_by_index_and_shuffled_reproducibly(real_trace):
     trace = real_trace("paris")
     a, b = questions_for(trace, seed=1), questions_for(trace, seed=1)
