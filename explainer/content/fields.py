@@ -297,10 +297,10 @@ LIVE_QUESTION_FIELDS: dict[str, Fields] = {
 # "explanations" in questions.json (explainer/lesson/questions.py LIVE says which option is which)
 LIVE_WRONG: dict[str, tuple[str, ...]] = {
     "prompt_tokens": ("times", "chars", "words", "near"),
-    "embedding_width": ("layers", "vocab", "context", "heads", "wide"),
+    "embedding_width": ("one_token", "tokens", "added", "layers", "vocab"),
     "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
     "greedy_pick": ("not_top",),
-    "ttft": ("ttft_decode", "ttft_whole", "tpot", "total"),
+    "ttft": ("ttft_decode", "tpot", "total", "one_pass"),
 }
 # the fields an option's explanation may use beside its question's: the option itself
 WRONG_FIELDS: Fields = ("value",)

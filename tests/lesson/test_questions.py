@@ -124,8 +124,9 @@ def test_live_answers_come_from_the_run(real_trace):
     assert milliseconds(trace.ttft_s) in q.text
     q = qs["context_words"]  # the model's context length × 0.75
     assert q.answer == 8192 * 0.75 and q.unit == "words" and "10 %" in q.tolerance_text
-    q = qs["embedding_width"]
-    assert q.options[q.answer] == "576"
+    q = qs["embedding_width"]  # the width (576) is in the embeddings caption: the prompt's total is not
+    n = len(trace.prompt_tokens)
+    assert q.options[q.answer] == f"{576 * n:,}" and "576" in q.options
     q = qs["memory16"]
     assert q.options[q.answer] == "269 MB" and "67 MB" in q.options
 
