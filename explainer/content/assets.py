@@ -165,6 +165,11 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         section: f.templates(f.get(d, section, ""), section, table, skip=("bits", "reference"))
         for section, table in LESSON_STRINGS.items()
     }
+    checks = tuple(
+        Outcome(f.text(c, "id", f"checks[{i}]"), f.plain(c, "text", f"checks[{i}]"))
+        for i, c in enumerate(f.items(f.get(d, "checks", ""), "checks"))
+    )
+    key_terms = f.strings(f.get(d, "key_terms", ""), "key_terms")
     return LessonInfo(
         f.text(d, "title", ""),
         outcomes,
@@ -175,6 +180,8 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         tuple(lifecycle),
         (recap[0], recap[1]),
         strings,
+        checks,
+        key_terms,
     )
 
 
@@ -218,9 +225,15 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     lesson = _lesson(_read(root, language, "lesson.json"))
     outcome_ids = {o.id for o in lesson.outcomes}
     known = field_names(lesson)
-    questions = read_questions(_read(root, language, "questions.json"), outcome_ids, known)
+    checks = {c.id for c in lesson.checks}
+    questions = read_questions(
+        _read(root, language, "questions.json"), outcome_ids, known, checks, set(lesson.key_terms)
+    )
     tour = read_tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
     glossary = _glossary(_read(root, language, "glossary.json"))
+    for term in lesson.key_terms:  # each must be a term the glossary defines
+        if glossary.entry(term) is None:
+            raise _read(root, language, "lesson.json").error("key_terms", f"{term!r} is not a term of glossary.json")
     app_file = _read(root, language, "app.json")
     app, examples = _app(app_file)
     for name, term in app["terms"].items():  # the window shows these terms' definitions

@@ -194,8 +194,10 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
     "quiz": {
         "right": (),
         "wrong": (),
-        "too_high": (),
-        "too_low": (),
+        "wrong_option": ("why",),
+        "too_high": ("off", "off_pct", "pct"),
+        "too_low": ("off", "off_pct", "pct"),
+        "not_a_number": (),
         "match_count": ("right", "total"),
         "needs_run": (),
         "tolerance": ("pct",),
@@ -288,6 +290,17 @@ OPTION_FIELDS = ("value", "time", "part")
 LIVE_QUESTION_FIELDS: dict[str, Fields] = {
     "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct")
 }
+# why each kind of wrong option a live choice question computes is wrong: the keys of its
+# "explanations" in questions.json (explainer/lesson/questions.py LIVE says which option is which)
+LIVE_WRONG: dict[str, tuple[str, ...]] = {
+    "prompt_tokens": ("times", "chars", "words", "near"),
+    "embedding_width": ("one_token", "tokens", "added", "layers", "vocab"),
+    "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
+    "greedy_pick": ("not_top",),
+    "ttft": ("ttft_decode", "tpot", "total", "one_pass"),
+}
+# the fields an option's explanation may use beside its question's: the option itself
+WRONG_FIELDS: Fields = ("value",)
 
 
 # Every key the code reads from lesson.json's text sections (the tables above

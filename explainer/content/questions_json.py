@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explainer.content.fields import LIVE_QUESTION_FIELDS, OPTION_FIELDS
+from explainer.content.fields import LIVE_QUESTION_FIELDS, LIVE_WRONG, OPTION_FIELDS, WRONG_FIELDS
 from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import QuestionKind, QuestionSpec
 
@@ -16,7 +16,9 @@ LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embe
 LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
 
 
-def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: frozenset[str]) -> QuestionSpec:
+def _question(
+    f: CheckedJson, q: Any, where: str, outcomes: set[str], known: frozenset[str], checks: set[str], terms: set[str]
+) -> QuestionSpec:
     qid = f.text(q, "id", where)
     where = f"{where} ({qid})"
     try:
@@ -35,7 +37,16 @@ def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: fro
     for o in q_outcomes:
         if o not in outcomes:
             raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
+    tags: dict[str, tuple[str, ...]] = {}
+    for key, allowed in (("checks", checks), ("terms", terms)):
+        tags[key] = f.strings(q[key], f"{where}.{key}") if key in q else ()
+        for t in tags[key]:
+            if t not in allowed:
+                raise f.error(
+                    f"{where}.{key}", f"{t!r} is not one of lesson.json's {key.replace('terms', 'key_terms')}"
+                )
     spec: dict[str, Any] = {
+        **tags,
         "id": qid,
         "kind": kind,
         "text": text,
@@ -58,10 +69,18 @@ def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: fro
                 raise f.error(f"{where}.options", "repeat an option")
             for j, o in enumerate(options):
                 f.fields_known(o, f"{where}.options[{j}]", known)
-            spec.update(options=options, answer=answer)
+            spec.update(
+                options=options, answer=answer, explanations=_explanations(f, q, where, options, int(answer), known)
+            )
         else:
             spec["option"] = f.text(q, "option", where)
             f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
+            wrong = f.texts(f.get(q, "explanations", where), f"{where}.explanations")
+            for name in LIVE_WRONG.get(live, ()):
+                if name not in wrong:
+                    raise f.error(f"{where}.explanations.{name}", "is missing: why that wrong option is wrong")
+                f.fields_known(wrong[name], f"{where}.explanations.{name}", known | frozenset(WRONG_FIELDS))
+            spec["wrong"] = tuple(wrong.items())
     elif kind is QuestionKind.NUMBER:
         spec["tolerance"] = f.number(q, "tolerance", where)
         spec["unit"] = f.plain(q, "unit", where)
@@ -82,9 +101,34 @@ def _question(f: CheckedJson, q: Any, where: str, outcomes: set[str], known: fro
     return QuestionSpec(**spec)
 
 
-def read_questions(f: CheckedJson, outcomes: set[str], known: frozenset[str]) -> tuple[QuestionSpec, ...]:
+def _explanations(
+    f: CheckedJson, q: Any, where: str, options: tuple[str, ...], answer: int, known: frozenset[str]
+) -> tuple[str, ...]:
+    """Why each wrong option is wrong, parallel to the options (null for the right one)."""
+    key = f"{where}.explanations"
+    given = f.get(q, "explanations", where)
+    if not isinstance(given, list) or len(given) != len(options):
+        raise f.error(key, f"must hold one entry per option ({len(options)}), null for the right one")
+    out = []
+    for j, text in enumerate(given):
+        if j == answer:
+            if text is not None:
+                raise f.error(f"{key}[{j}]", "must be null: that is the right option")
+            out.append("")
+            continue
+        if not isinstance(text, str) or not text.strip():
+            raise f.error(f"{key}[{j}]", "is missing: why that wrong option is wrong")
+        f.fields_known(text, f"{key}[{j}]", known)
+        out.append(text)
+    return tuple(out)
+
+
+def read_questions(
+    f: CheckedJson, outcomes: set[str], known: frozenset[str], checks: set[str], terms: set[str]
+) -> tuple[QuestionSpec, ...]:
+    """The questions; ``checks`` and ``terms`` are the ids lesson.json gives its module checks and key terms."""
     out = tuple(
-        _question(f, q, f"questions[{i}]", outcomes, known)
+        _question(f, q, f"questions[{i}]", outcomes, known, checks, terms)
         for i, q in enumerate(f.items(f.get(f.data, "questions", ""), "questions"))
     )
     if len({q.id for q in out}) != len(out):

@@ -167,6 +167,8 @@ class QuestionSpec:
     explanation: str
     outcomes: tuple[str, ...]
     live: str | None = None
+    checks: tuple[str, ...] = ()  # which of lesson.json's checks it asks (in full or in part)
+    terms: tuple[str, ...] = ()  # which of lesson.json's key terms it checks
     options: tuple[str, ...] = ()
     option: str = ""
     answer: float = 0.0
@@ -175,9 +177,17 @@ class QuestionSpec:
     items: tuple[tuple[str, str], ...] = ()  # MATCH: (item text, category id)
     categories: tuple[tuple[str, str], ...] = ()  # MATCH: (category id, label)
     words: tuple[tuple[str, str], ...] = ()  # extra texts a live question's options use (name, text)
+    # CHOICE: why each wrong option is wrong, shown before the retry. Static: parallel to
+    # ``options`` ("" for the right one); live: (kind of wrong option, text), see fields.LIVE_WRONG
+    explanations: tuple[str, ...] = ()
+    wrong: tuple[tuple[str, str], ...] = ()
 
     def word(self, name: str) -> str:
         return dict(self.words)[name]
+
+    def why_wrong(self, kind: str) -> str:
+        """A live question's explanation for a wrong option of this kind."""
+        return dict(self.wrong)[kind]
 
 
 @dataclass(frozen=True)
@@ -214,6 +224,8 @@ class LessonInfo:
     lifecycle: tuple[LifecyclePart, ...]
     recap: tuple[str, str]
     strings: dict[str, dict[str, str]] = field(default_factory=dict)
+    checks: tuple[Outcome, ...] = ()  # the module's "check your understanding" questions, by id
+    key_terms: tuple[str, ...] = ()  # the glossary terms the questions must check, as the material lists them
 
     def text(self, section: str, key: str) -> str:
         """One short text; assets.py has checked that every key in fields.REQUIRED_STRINGS exists."""

@@ -2,17 +2,19 @@
 
 The questions are data (questions.json): their words, their options, the outcomes they check.
 Some are *live*: their right answer comes from the learner's own run or model ("how many
-tokens is your prompt?", "which token would greedy pick here?", "what was TTFT, and which
+tokens should your prompt make, by the rule of thumb?", "which token would greedy pick here?", "what was TTFT, and which
 pass made it?", "about how many words fit in this context window?"), so this module computes
 it, with distractors that make sense for the numbers at hand (the word and character counts
-next to the token count; the same time credited to the wrong pass; memory at the other
+next to the estimate; the same time credited to the wrong pass; memory at the other
 precision or off by a factor of a thousand).
 
 - :func:`build_questions` turns the specs into :class:`Question` values for a run (options
   shuffled deterministically, so a replay shows the same order);
-- :func:`check` returns a :class:`Verdict` for an answer: right or not, a short message (too
-  high, too low, how many items are sorted right), and the explanation the UI shows after the
-  answer; a wrong answer can simply be tried again;
+- :func:`check` returns a :class:`Verdict` for an answer: right or not, a short message (why
+  the chosen option is wrong, from questions.json's ``explanations``; too high or too low, by
+  how much, and the tolerance; how many items are sorted right), and the explanation the UI
+  shows after a right answer; a wrong answer can simply be tried again. Numbers are read by
+  :mod:`explainer.lesson.numbers`;
 - :class:`QuizState` keeps tries and right answers, for the score and "lesson complete".
 
 A question the run cannot fill yet (no run, or no model) is built with ``available=False``
@@ -22,7 +24,6 @@ and refuses every answer with the "generate first" text rather than asking somet
 from __future__ import annotations
 
 import math
-import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,7 @@ from explainer.illustration.formatting import byte_size, milliseconds, number, p
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
 from explainer.lesson.game import new_round
+from explainer.lesson.numbers import distance, parse_number
 
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
 N_OPTIONS = 4
@@ -50,6 +52,7 @@ class Question:
     kind: QuestionKind
     text: str
     options: tuple[str, ...]  # CHOICE, in the order shown
+    why_wrong: tuple[str, ...]  # CHOICE: per option shown, why it is wrong ("" for the right one)
     items: tuple[str, ...]  # MATCH: the things to sort
     categories: tuple[tuple[str, str], ...]  # MATCH: (category id, label)
     unit: str  # NUMBER: "words"
@@ -77,6 +80,7 @@ class Verdict:
 class _Live:
     fields: dict[str, str]
     values: tuple[str, ...] = ()  # CHOICE: option values, the right one first
+    reasons: tuple[str, ...] = ()  # CHOICE: per wrong value (after the right one), its LIVE_WRONG kind
     number: float = 0.0  # NUMBER: the right answer
 
 
@@ -97,24 +101,29 @@ class _Asked:
 _Maker = Callable[[_Asked], "_Live | None"]
 
 
-def _distinct(right: str, candidates: Sequence[str], n: int = N_OPTIONS - 1) -> tuple[str, ...]:
-    out: list[str] = []
-    for c in candidates:
-        if c != right and c not in out:
-            out.append(c)
+def _distinct(
+    fields: dict[str, str], right: str, candidates: Sequence[tuple[str, str]], n: int = N_OPTIONS - 1
+) -> _Live:
+    """The right value and the first ``n`` distinct wrong ones, each with the kind of mistake it is."""
+    out: list[tuple[str, str]] = []
+    for c, why in candidates:
+        if c != right and c not in (o for o, _ in out):
+            out.append((c, why))
         if len(out) == n:
             break
-    return (right, *out)
+    return _Live(fields, (right, *(o for o, _ in out)), tuple(why for _, why in out))
 
 
 def _prompt_tokens(a: _Asked) -> _Live | None:
     if a.trace is None:
         return None
     c = conversions(a.trace, a.texts.lesson)
-    n = c.n_tokens
-    # the counts a beginner confuses with tokens first, then near misses
-    cands = [c.n_words, c.n_chars, n * 2, n + 1, n + 2, max(1, n - 1), n + 3, n + 4]
-    return _Live({}, _distinct(number(n), [number(v) for v in cands]))
+    # the rule of thumb's estimate, which the screen does not show (the real count it does); the
+    # slips a beginner makes first (multiplying, the characters or words themselves), then near misses
+    est = max(1, round(c.tokens_from_chars))
+    cands = [(c.n_chars * c.rule_chars_per_token, "times"), (c.n_chars, "chars"), (c.n_words, "words")]
+    cands += [(v, "near") for v in (est + 1, max(1, est - 1), est + 2, max(1, est - 2), est + 3)]
+    return _distinct({}, number(est), [(number(v), why) for v, why in cands])
 
 
 def _context_words(a: _Asked) -> _Live | None:
@@ -124,11 +133,20 @@ def _context_words(a: _Asked) -> _Live | None:
 
 
 def _embedding_width(a: _Asked) -> _Live | None:
-    model = a.model
-    if model is None:
+    """The width itself is in the embeddings caption, so this asks what is not: how many numbers
+    the whole prompt's embeddings hold (tokens × width)."""
+    model, trace = a.model, a.trace
+    if model is None or trace is None:
         return None
-    cands = [model.n_layers, model.vocab_size, model.context_length, model.n_heads, model.d_model * 4]
-    return _Live({}, _distinct(number(model.d_model), [number(v) for v in cands]))
+    n, width = max(1, len(trace.prompt_tokens)), model.d_model
+    cands = [
+        (width, "one_token"),
+        (n, "tokens"),
+        (n + width, "added"),
+        (width * model.n_layers, "layers"),
+        (n * model.vocab_size, "vocab"),
+    ]
+    return _distinct({}, number(n * width), [(number(v), why) for v, why in cands])
 
 
 def _memory16(a: _Asked) -> _Live | None:
@@ -137,8 +155,13 @@ def _memory16(a: _Asked) -> _Live | None:
     params = a.model.n_params
     high, low = a.texts.lesson.bits
     right = weight_bytes(params, high)
-    cands = [weight_bytes(params, low), right * 1000, right / 1000, weight_bytes(params, 32)]
-    return _Live({}, _distinct(byte_size(right), [byte_size(v) for v in cands]))
+    cands = [
+        (weight_bytes(params, low), "low_bits"),
+        (right * 1000, "times_1000"),
+        (right / 1000, "over_1000"),
+        (weight_bytes(params, 32), "bits32"),
+    ]
+    return _distinct({}, byte_size(right), [(byte_size(v), why) for v, why in cands])
 
 
 def _greedy_pick(a: _Asked) -> _Live | None:
@@ -163,14 +186,17 @@ def _greedy_pick(a: _Asked) -> _Live | None:
         "answer_pct": percent(float(raw.probs[0])),
         "second_pct": percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—",
     }
-    return _Live(extra, _distinct(right, others))
+    return _distinct(extra, right, [(o, "not_top") for o in others])
 
 
 def _ttft(a: _Asked) -> _Live | None:
+    """TTFT itself is on screen (the timing panel), so this asks what is not: the one pass inside
+    it, and which pass that was."""
     trace, spec = a.trace, a.spec
     if trace is None or not trace.steps:
         return None
-    ttft = milliseconds(trace.ttft_s)
+    first = trace.steps[0]
+    prefill_ms = milliseconds(first.forward_s)
     tpot = milliseconds(trace.tpot_s) if trace.tpot_s is not None else None
     total = milliseconds(sum(s.forward_s + s.sample_s for s in trace.steps))
     prefill, decode, every = spec.word("prefill"), spec.word("decode"), spec.word("all")
@@ -178,11 +204,12 @@ def _ttft(a: _Asked) -> _Live | None:
     def opt(time: str, part: str) -> str:
         return spec.option.format(time=time, part=part)
 
-    cands = [opt(ttft, decode)]
+    # not TTFT itself beside the pass's time: a fraction of a millisecond apart, a trap, not a check
+    cands = [(opt(prefill_ms, decode), "ttft_decode")]
     if tpot is not None:
-        cands += [opt(tpot, prefill), opt(tpot, decode)]
-    cands += [opt(total, every), opt(ttft, every), opt(total, prefill)]
-    return _Live({}, _distinct(opt(ttft, prefill), cands))
+        cands += [(opt(tpot, prefill), "tpot"), (opt(tpot, decode), "tpot")]
+    cands += [(opt(total, every), "total"), (opt(prefill_ms, every), "one_pass"), (opt(total, prefill), "total")]
+    return _distinct({}, opt(prefill_ms, prefill), cands)
 
 
 LIVE: dict[str, _Maker] = {
@@ -209,6 +236,7 @@ def _unavailable(spec: QuestionSpec, texts: LessonTexts) -> Question:
         spec.id,
         spec.kind,
         texts.text("quiz", "needs_run"),
+        (),
         (),
         (),
         (),
@@ -246,22 +274,28 @@ def build_question(
         return _unavailable(spec, texts)
     answer: Answer
     options: tuple[str, ...] = ()
+    why_wrong: tuple[str, ...] = ()
     items: tuple[str, ...] = ()
     tolerance_text = ""
     if spec.kind is QuestionKind.CHOICE:
         if live is not None:
             raw = tuple(spec.option.format(value=v) if "{value}" in spec.option else v for v in live.values)
+            whys = ["", *(fill(spec.why_wrong(r), {**all_fields, "value": v}) for v, r in zip(raw[1:], live.reasons))]
             right = 0
         else:
             filled = [fill(o, all_fields) for o in spec.options]
+            whys = [fill(e, all_fields) for e in spec.explanations]
             if any(o is None for o in filled):
                 return _unavailable(spec, texts)
             raw = tuple(o for o in filled if o is not None)
             right = int(spec.answer)
+        if any(w is None for w in whys):
+            return _unavailable(spec, texts)
         options, answer = _shuffle(raw, right, spec.id, seed)
+        why_wrong, _ = _shuffle(tuple(w or "" for w in whys), right, spec.id, seed)
     elif spec.kind is QuestionKind.NUMBER:
         answer = live.number if live is not None else spec.answer
-        tolerance_text = texts.text("quiz", "tolerance").format(pct=percent(spec.tolerance).replace(".0 ", " "))
+        tolerance_text = texts.text("quiz", "tolerance").format(pct=_pct(spec.tolerance))
     else:
         rng = np.random.default_rng([zlib.crc32(spec.id.encode("utf-8")), seed & 0xFFFFFFFF])
         shuffled = [spec.items[int(i)] for i in rng.permutation(len(spec.items))]
@@ -272,6 +306,7 @@ def build_question(
         spec.kind,
         text,
         options,
+        why_wrong,
         items,
         spec.categories,
         spec.unit,
@@ -296,13 +331,17 @@ def build_questions(
 
 # ------------------------------------------------------------------ checking
 
-_NUMBER = re.compile(r"^[+-]?\d+(?:[.]\d+)?$")
+
+def _amount(x: float) -> str:
+    """A distance worded with the digits that matter: 676, 2.5, 0.25 (never "0")."""
+    digits = 0 if x >= 10 else 1 if x >= 1 else 2 if x >= 0.01 else 4
+    text = number(x, digits)
+    return text.rstrip("0").rstrip(".") if digits else text
 
 
-def parse_number(text: str) -> float | None:
-    """A number as a learner types it: "6144", "6,144", "6 144", "6144.5", "about 6100" -> None."""
-    t = text.strip().replace(",", "").replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
-    return float(t) if _NUMBER.match(t) else None
+def _pct(fraction: float) -> str:
+    """A share as the quiz words it: "10 %", "2.5 %" (no trailing ".0")."""
+    return percent(fraction).replace(".0 ", " ") if math.isfinite(fraction) else "∞"
 
 
 def check(texts: LessonTexts, question: Question, given: int | float | str | Sequence[str]) -> Verdict:
@@ -313,15 +352,27 @@ def check(texts: LessonTexts, question: Question, given: int | float | str | Seq
     right_msg, wrong_msg = texts.text("quiz", "right"), texts.text("quiz", "wrong")
     if question.kind is QuestionKind.CHOICE:
         ok = isinstance(given, int) and not isinstance(given, bool) and given == question.answer
-        return Verdict(ok, right_msg if ok else wrong_msg, question.explanation)
+        if ok:
+            return Verdict(True, right_msg, question.explanation)
+        why = (
+            question.why_wrong[given]
+            if isinstance(given, int) and not isinstance(given, bool) and 0 <= given < len(question.why_wrong)
+            else ""
+        )
+        msg = texts.text("quiz", "wrong_option").format(why=why) if why else wrong_msg
+        return Verdict(False, msg, question.explanation)
     if question.kind is QuestionKind.NUMBER:
         value = parse_number(given) if isinstance(given, str) else given if isinstance(given, (int, float)) else None
         if value is None or isinstance(value, bool) or not math.isfinite(value):
-            return Verdict(False, wrong_msg, question.explanation)
+            return Verdict(False, texts.text("quiz", "not_a_number"), question.explanation)
         target = float(question.answer) if isinstance(question.answer, (int, float)) else math.nan
-        ok = abs(value - target) <= question.tolerance * abs(target) * (1 + 1e-9) + 1e-9  # the edge counts
-        msg = right_msg if ok else texts.text("quiz", "too_high" if value > target else "too_low")
-        return Verdict(ok, msg, question.explanation)
+        d = distance(float(value), target, question.tolerance)
+        if d.within:
+            return Verdict(True, right_msg, question.explanation)
+        msg = texts.text("quiz", "too_high" if d.high else "too_low").format(
+            off=_amount(d.off), off_pct=_pct(d.off_rel), pct=_pct(question.tolerance)
+        )
+        return Verdict(False, msg, question.explanation)
     answer = question.answer if isinstance(question.answer, tuple) else ()
     sorted_given = tuple(given) if isinstance(given, Sequence) and not isinstance(given, str) else ()
     flags = tuple(i < len(sorted_given) and sorted_given[i] == a for i, a in enumerate(answer))

@@ -78,6 +78,10 @@ def _step(data: dict, step_id: str) -> dict:
     return next(s for s in data["steps"] if s["id"] == step_id)
 
 
+def _question(data: dict, question_id: str) -> dict:
+    return next(q for q in data["questions"] if q["id"] == question_id)
+
+
 @pytest.mark.parametrize(
     ("name", "edit", "message"),
     [
@@ -130,9 +134,51 @@ def _step(data: dict, step_id: str) -> dict:
         ),
         (
             "questions.json",
-            lambda d: d["questions"][-1]["items"][0].update(answer="letters"),
+            lambda d: _question(d, "closing")["items"][0].update(answer="letters"),
             r"\(closing\).items\[0\].answer 'letters' is not a category",
         ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0]["explanations"].__setitem__(2, None),
+            r"en/questions.json: questions\[0\] \(core\).explanations\[2\] is missing: why that wrong option is wrong",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0].pop("explanations"),
+            r"\(core\).explanations is missing",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0]["explanations"].pop(),
+            r"\(core\).explanations must hold one entry per option \(4\)",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0]["explanations"].__setitem__(0, "It is right."),
+            r"\(core\).explanations\[0\] must be null: that is the right option",
+        ),
+        (
+            "questions.json",
+            lambda d: _question(d, "ttft")["explanations"].pop("tpot"),
+            r"\(ttft\).explanations.tpot is missing: why that wrong option is wrong",
+        ),
+        (
+            "questions.json",
+            lambda d: _question(d, "memory16")["explanations"].update(bits32="{valu} is 32-bit"),
+            r"\(memory16\).explanations.bits32 uses unknown field\(s\) valu",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0].update(checks=["juggling"]),
+            r"\(core\).checks 'juggling' is not one of lesson.json's checks",
+        ),
+        (
+            "questions.json",
+            lambda d: d["questions"][0].update(terms=["banana"]),
+            r"\(core\).terms 'banana' is not one of lesson.json's key_terms",
+        ),
+        ("lesson.json", lambda d: d["key_terms"].append("banana"), "en/lesson.json: key_terms 'banana' is not a term"),
+        ("lesson.json", lambda d: d.pop("checks"), "en/lesson.json: checks is missing"),
         ("lesson.json", lambda d: d["quiz"].pop("right"), "en/lesson.json: quiz.right is missing"),
         ("lesson.json", lambda d: d.update(recap=["one line"]), "en/lesson.json: recap must be exactly two lines"),
         ("lesson.json", lambda d: d["scale"].update(bits=[16]), "en/lesson.json: scale.bits must be two precisions"),

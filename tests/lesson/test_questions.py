@@ -46,29 +46,87 @@ def test_each_question_accepts_its_answer_refuses_a_wrong_one_and_allows_a_retry
             assert len(q.options) == 4 and len(set(q.options)) == 4, q.options
 
 
-def test_the_set_ends_with_the_closing_question():
-    last = TEXTS.questions[-1]
-    assert last.id == "closing" and last.kind is QuestionKind.MATCH
-    assert {c for _, c in last.items} == {"tokens", "embeddings"}
+def test_the_set_ends_with_one_fun_closed_question_after_the_sort():
+    last, sort = TEXTS.questions[-1], TEXTS.questions[-2]
+    assert last.id == "fun_greedy" and last.kind is QuestionKind.CHOICE and "fun" in last.text
+    assert sort.id == "closing" and sort.kind is QuestionKind.MATCH
+    assert {c for _, c in sort.items} == {"tokens", "embeddings"}
+
+
+@pytest.mark.parametrize("name", ["paris", "sampled", "chat"])
+def test_every_wrong_option_says_why_before_the_retry(real_trace, name):
+    """Static and live alike: a wrong option's verdict carries its own explanation, not the answer's."""
+    qs = build_questions(TEXTS, real_trace(name), None, names_for(real_trace(name)), step=1)
+    for q in qs:
+        if q.kind is not QuestionKind.CHOICE:
+            continue
+        assert len(q.why_wrong) == len(q.options) and q.why_wrong[q.answer] == "", q.id
+        for i, why in enumerate(q.why_wrong):
+            if i == q.answer:
+                continue
+            assert why.strip() and "{" not in why, (q.id, q.options[i])
+            v = check(TEXTS, q, i)
+            assert not v.correct and why in v.message and v.message != TEXTS.text("quiz", "wrong"), q.id
+            assert q.explanation not in v.message  # the answer's explanation waits for a right answer
+        assert len(set(q.why_wrong) - {""}) >= 2 or q.live, q.id  # each option its own reason
+
+
+def test_a_live_wrong_option_is_explained_by_its_kind(real_trace):
+    q = questions_for(real_trace("paris"))["memory16"]
+    by_option = dict(zip(q.options, q.why_wrong))
+    assert "67 MB" in by_option and "at 4-bit" in by_option["67 MB"]
+    q = questions_for(real_trace("paris"))["prompt_tokens"]
+    assert "is the number of characters" in dict(zip(q.options, q.why_wrong))["24"]
+
+
+def test_the_right_option_is_not_given_away_by_its_length(real_trace):
+    """Across the choice questions written out (not computed), the right option is the longest in
+    at most about half, so a learner cannot pick it by its length."""
+    qs = build_questions(TEXTS, real_trace("paris"), None, names_for(real_trace("paris")))
+    static = [q for q in qs if q.kind is QuestionKind.CHOICE and not q.live]
+    assert len(static) >= 10
+    longest = [
+        q.id for q in static if all(len(q.options[q.answer]) > len(o) for o in q.options if o != q.options[q.answer])
+    ]
+    assert len(longest) <= len(static) // 2, longest
+    shortest = [
+        q.id for q in static if all(len(q.options[q.answer]) < len(o) for o in q.options if o != q.options[q.answer])
+    ]
+    assert len(shortest) <= len(static) // 2 + 1, shortest  # nor always the shortest
+
+
+def test_no_question_asks_what_its_tour_step_has_just_shown():
+    """The tour step before a question step must not print that question's answer (its field)."""
+    steps = TEXTS.tour.steps
+    for i, step in enumerate(steps):
+        if step.done.question is None or i == 0:
+            continue
+        shown = steps[i - 1].text + step.text
+        if step.done.question == "context_words":
+            assert "{context_words}" not in shown
+        if step.done.question == "prompt_tokens":
+            assert "{est_from_chars}" not in shown
 
 
 def test_live_answers_come_from_the_run(real_trace):
     trace = real_trace("paris")
     names = names_for(trace)
     qs = questions_for(trace, step=1)
-    q = qs["prompt_tokens"]  # the real count
-    assert q.options[q.answer] == str(len(trace.prompt_tokens))
+    q = qs["prompt_tokens"]  # the rule of thumb's estimate from the characters (the real count is on screen)
+    assert q.options[q.answer] == "6" and str(len(trace.prompt_tokens)) in q.explanation
     assert {"24"} <= set(q.options)  # the character count stands beside it
     q = qs["greedy_pick"]  # the real top-1 at the asked step
     raw = trace.steps[1].sampling.raw
     assert q.options[q.answer] == quoted(names(int(raw.ids[0])))
     assert "pass 2" in q.text and "“The capital of France is Paris”" in q.text
-    q = qs["ttft"]  # the real time, and the prefill pass
-    assert q.options[q.answer] == f"{milliseconds(trace.ttft_s)}: mostly the prefill pass"
+    q = qs["ttft"]  # the prefill pass's real time (TTFT itself is on screen, so it is not the answer)
+    assert q.options[q.answer] == f"{milliseconds(trace.steps[0].forward_s)}: the prefill pass"
+    assert milliseconds(trace.ttft_s) in q.text
     q = qs["context_words"]  # the model's context length × 0.75
     assert q.answer == 8192 * 0.75 and q.unit == "words" and "10 %" in q.tolerance_text
-    q = qs["embedding_width"]
-    assert q.options[q.answer] == "576"
+    q = qs["embedding_width"]  # the width (576) is in the embeddings caption: the prompt's total is not
+    n = len(trace.prompt_tokens)
+    assert q.options[q.answer] == f"{576 * n:,}" and "576" in q.options
     q = qs["memory16"]
     assert q.options[q.answer] == "269 MB" and "67 MB" in q.options
 
@@ -85,11 +143,22 @@ def test_numbers_within_the_stated_tolerance_count(real_trace):
     q = questions_for(real_trace("paris"))["context_words"]
     for given in (6144, "6,144", " 6 144 ", 6144 * 1.1, 6144 * 0.9, "5600"):
         assert check(TEXTS, q, given).correct, given
-    assert check(TEXTS, q, 6144 * 1.11).message == TEXTS.text("quiz", "too_high")
-    assert check(TEXTS, q, 5000).message == TEXTS.text("quiz", "too_low")
-    for junk in ("about 6000", "", "six thousand", float("nan"), float("inf")):
+    assert check(TEXTS, q, 6144 * 1.11).message.startswith("Too high, by about 676 (11 % over)")
+    assert "within 10 %" in check(TEXTS, q, 6144 * 1.11).message
+    assert check(TEXTS, q, "about 6k").correct and check(TEXTS, q, "~6,100").correct
+    assert check(TEXTS, q, 5000).message.startswith("Too low, by about 1,144")
+    for junk in ("", "six thousand", float("nan"), float("inf")):
         assert not check(TEXTS, q, junk).correct
-    assert parse_number("6,144.5") == 6144.5 and parse_number("-3") == -3 and parse_number("1e3") is None
+    assert parse_number("6,144.5") == 6144.5 and parse_number("-3") == -3 and parse_number("1e3") == 1000
+
+
+def test_a_small_number_is_off_by_a_readable_amount():
+    q = {q.id: q for q in build_questions(TEXTS, None, None, TokenNames())}["tpot_seconds"]  # 3 s, no run needed
+    assert check(TEXTS, q, "3.2").correct and check(TEXTS, q, "about 3").correct
+    assert check(TEXTS, q, "3.5").message.startswith("Too high, by about 0.5 (16.7 % over)")
+    assert check(TEXTS, q, "1").message.startswith("Too low, by about 2 (66.7 % under)")
+    assert check(TEXTS, q, "3000").message.startswith("Too high, by about 2,997 ")
+    assert check(TEXTS, q, "three").message == TEXTS.text("quiz", "not_a_number")
 
 
 def test_choices_are_checked_by_index_and_shuffled_reproducibly(real_trace):

@@ -155,7 +155,8 @@ def test_steps_quote_the_learners_own_numbers(real_trace):
     n = len(trace.prompt_tokens)
     assert f"24 characters became {n} tokens: {24 / n:.1f} characters per token" in text["tok-rule"]
     assert "about 7 tokens" in text["tok-rule"]  # 5 words / 0.75
-    assert "8,192 tokens" in text["tok-window"] and "6,144 words" in text["tok-window"]
+    assert "8,192 tokens" in text["tok-window"]  # not "6,144 words": the next step asks for them
+    assert "6,144" not in text["tok-window"] + text["tok-window-check"]
     assert fields["ttft"] in text["req-times"] and "prefill pass plus picking the first token" in text["req-times"]
     assert "269 MB" in text["scale-memory"] and "67 MB" in text["scale-memory"] and "810 GB" in text["scale-memory"]
     assert "not live" in text["req-server"]

@@ -28,7 +28,7 @@ OPEN, CLOSE = "⟦", "⟧"
 LANGUAGE = "xx"
 # the keys whose string values are data the code reads, not texts anyone reads (per file: the
 # tour's steps name their "chapter" by id, where lesson.json's "tour.chapter" is a text)
-DATA_KEYS = frozenset({"id", "kind", "name", "live", "stage", "phase", "outcomes", "answer", "next_url"})
+DATA_KEYS = frozenset({"id", "kind", "name", "live", "stage", "phase", "outcomes", "checks", "answer", "next_url"})
 FILE_DATA_KEYS = {"tour.json": DATA_KEYS | {"chapter"}}
 
 

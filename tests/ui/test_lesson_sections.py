@@ -205,10 +205,12 @@ def wrong_then_right(qtbot, card, question) -> None:
         for buttons in card.item_choices:
             click(qtbot, buttons[0])
     click(qtbot, card.check_button)
-    expected = {
-        QuestionKind.CHOICE: TEXTS.text("quiz", "wrong"),
-        QuestionKind.NUMBER: TEXTS.text("quiz", "too_high"),
-    }.get(kind)
+    expected = None
+    if kind is QuestionKind.CHOICE:  # why that option is wrong
+        expected = check(TEXTS, question, (question.answer + 1) % len(card.options)).message
+        assert question.why_wrong[(question.answer + 1) % len(card.options)] in card.feedback.text()
+    elif kind is QuestionKind.NUMBER:  # too high, and by how much
+        expected = check(TEXTS, question, f"{question.answer * 3 + 10:.0f}").message
     assert card.feedback.text() == (expected or card.feedback.text()) and "Right" not in card.feedback.text()
     assert card.explanation.isHidden(), "an explanation after a wrong try gives the answer away"
     if kind is QuestionKind.CHOICE:

@@ -2,9 +2,10 @@
 
 The inputs follow the kind: radio buttons for a choice, a text field for a number (typed as a
 learner types it, checked by :func:`explainer.lesson.questions.check` within the stated
-tolerance), and one row of choices per item for the closing sort question. The explanation
-appears after a right answer or when the learner gives up ("Show the answer"), never after a
-wrong try, which would give the answer away; a wrong answer can always be tried again.
+tolerance), and one row of choices per item for the sort question. A wrong try gets its own
+feedback first (why that option is wrong; how far off a number is, and the tolerance), then
+another go. The explanation of the answer appears after a right answer or when the learner
+gives up ("Show the answer"), never after a wrong try, which would give the answer away.
 """
 
 from __future__ import annotations
