@@ -12,7 +12,7 @@ import contextlib
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -41,6 +41,7 @@ from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
+from explainer.ui.screen_fit import keep_on_screen, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
@@ -64,7 +65,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
-        self.resize(1440, 900)
+        self.resize(open_size(self))
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
@@ -383,6 +384,10 @@ class MainWindow(QMainWindow):
         a["save_lesson"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        keep_on_screen(self)  # now that the title bar's size is known
 
     # --- shutdown ------------------------------------------------------------------------------
 
