@@ -35,6 +35,7 @@ from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
+from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
@@ -205,6 +206,9 @@ class MainWindow(QMainWindow):
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
         it recorded. Before restore_window, so the dock's place is restored with the layout."""
         self.lesson = install_lesson(self, self)
+        self.compact = CompactControls(
+            self, self, self.lesson.dock, lambda: self.presenter.active
+        )  # a narrow window: ui/compact.py
 
     # --- themes ----------------------------------------------------------------------
 
@@ -402,6 +406,7 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
+            self.compact.set_compact(False)  # the layout kept is the unfolded one
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()

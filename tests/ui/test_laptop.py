@@ -5,7 +5,10 @@ its smallest text stays readable. The screen's available area is faked (conftest
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
+
+from explainer.stages import Cursor, Stage
+from tests.ui.helpers import generate, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 
@@ -29,3 +32,60 @@ def test_a_layout_saved_on_a_larger_screen_is_brought_inside_this_one(qtbot, mak
     desktop.area = LAPTOP
     again = make_window(lambda: shared_engine, load=False)
     assert LAPTOP.contains(again.frameGeometry()), again.frameGeometry()
+
+
+def _filling(qtbot, make_window, shared_engine, desktop, area):
+    """A window filling ``area`` (as maximised), the lesson open, a run shown at a busy stage."""
+    desktop.area = area
+    w = make_window(lambda: shared_engine)
+    extra = w.frameGeometry().size() - w.size()
+    w.resize(area.size() - extra)
+    w.lesson.dock.show()
+    generate(qtbot, w, "Once upon a time", max_new_tokens=3)
+    w.stepper.show(Cursor(1, Stage.PROBABILITIES))
+    w.scene.settle()
+    qtbot.wait(50)  # the layout settles
+    return w
+
+
+@pytest.mark.parametrize("area", [LAPTOP, DESKTOP], ids=["1366x768", "1920x1080"])
+def test_with_the_lesson_open_the_illustration_keeps_most_of_the_width_and_nothing_is_clipped(
+    qtbot, make_window, shared_engine, generate_calls, desktop, area
+):
+    w = _filling(qtbot, make_window, shared_engine, desktop, area)
+    assert area.contains(w.frameGeometry())
+    assert w.view.width() >= 0.6 * w.width(), (w.view.width(), w.width())
+    for dock in (w.control_dock, w.lesson.dock):
+        assert visible_horizontal_scrollbars(dock) == [], dock.objectName()
+    # the controls fold into a bar on the laptop only; on the desktop the layout is as it was
+    assert w.compact.active == (area == LAPTOP)
+    assert w.control_dock.isVisible() == (area == DESKTOP)
+
+
+@pytest.mark.qt_log_ignore(
+    r"This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))"
+)  # the popup, offscreen
+def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
+    qtbot, make_window, shared_engine, generate_calls, desktop
+):
+    w = _filling(qtbot, make_window, shared_engine, desktop, LAPTOP)
+    bar = w.compact.bar
+    for widget in (w.prompt, w.generate_button, w.stop_button):
+        assert bar.isAncestorOf(widget) and widget.isVisible() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+    assert w.compact.sampling_button.focusPolicy() & Qt.FocusPolicy.TabFocus
+    w.compact.sampling_button.click()
+    assert w.compact.popup.isVisible() and w.sampling.isVisible() and w.chat.hasFocus()
+    w.compact.popup.hide()
+    w.compact.examples.menu().actions()[0].trigger()  # Examples > The capital of France is
+    assert w.prompt.toPlainText() == w.texts.examples[0].prompt
+    generate(qtbot, w, "Roses are red", max_new_tokens=2)  # typing and Generate work in the bar
+    assert w.trace is not None and w.trace.prompt == "Roses are red"
+
+    w.lesson.dock.hide()  # the lesson closed: the controls are back in their dock, in order
+    assert not w.compact.active and not bar.isVisible() and w.control_dock.isVisible()
+    assert w.control_dock.isAncestorOf(w.prompt) and w.control_dock.isAncestorOf(w.sampling)
+    layout = w.controls.layout()
+    order = [layout.indexOf(x) for x in (w.prompt, w.chat, w.generate_button, w.stop_button, w.sampling)]
+    assert order == sorted(order) and -1 not in order
+    w.lesson.dock.show()
+    assert w.compact.active
