@@ -11,14 +11,17 @@ and everything stays reachable by Tab. A wider window, or the lesson closed, unf
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
     QFrame,
+    QGraphicsView,
     QHBoxLayout,
     QMainWindow,
     QMenu,
@@ -28,10 +31,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explainer.diagram.theme import Theme
 from explainer.ui.prompt_panel import PromptPanel
 
+MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a folded window, in screen pixels
 COMPACT_BELOW = 1440  # window widths under the size it prefers to open at (ui/screen_fit.py)
 PROMPT_HEIGHT = 34  # the prompt box in the bar: one line and its margins
+
+
+def readable(theme: Theme, view: QGraphicsView) -> Theme:
+    """``theme`` with its smallest text raised so that it is MIN_TEXT_PX on screen at the view's
+    fitted scale (zoom aside): 15 scene units at 1366 x 768, as on the projector. The items already
+    drop a label that would not fit at that size (a short run of layers, a figure in a thin bar)."""
+    scale = view.transform().m22() / getattr(view, "zoom", 1.0)
+    if scale <= 0:
+        return theme
+    floor = math.ceil(MIN_TEXT_PX / scale - 1e-6)
+    return replace(theme, min_px=floor) if floor > theme.min_px else theme
 
 
 class CompactHost(Protocol):
@@ -46,6 +62,8 @@ class CompactHost(Protocol):
 
 
 class CompactControls(QObject):
+    folded = Signal(bool)  # the controls went into the bar (True) or back into their dock
+
     def __init__(
         self, window: QMainWindow, host: CompactHost, lesson: QDockWidget, presenting: Callable[[], bool]
     ) -> None:
@@ -129,6 +147,7 @@ class CompactControls(QObject):
             c.prompt.setMaximumHeight(120)
             c.generate_button.setMinimumHeight(40)
             dock.setVisible(self._dock_was_visible)
+        self.folded.emit(on)
 
     def _move(self, w: QWidget, to: QBoxLayout, index: int) -> None:
         parent = w.parentWidget()

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRect, Qt
 
+from explainer.diagram.theme import THEMES
 from explainer.stages import Cursor, Stage
-from tests.ui.helpers import generate, visible_horizontal_scrollbars
+from tests.ui.helpers import generate, smallest_text_px, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 
@@ -89,3 +90,20 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
     assert order == sorted(order) and -1 not in order
     w.lesson.dock.show()
     assert w.compact.active
+
+
+@pytest.mark.parametrize("area", [LAPTOP, DESKTOP], ids=["1366x768", "1920x1080"])
+def test_the_illustrations_smallest_text_on_a_laptop_is_readable(
+    qtbot, make_window, shared_engine, generate_calls, desktop, area
+):
+    w = _filling(qtbot, make_window, shared_engine, desktop, area)
+    px = smallest_text_px(w.scene, w.view)
+    share = w.view.width() / w.width()
+    print(f"\n{area.width()}x{area.height()}: view {share:.0%} of the width, smallest text {px:.1f} px")
+    if area == LAPTOP:
+        assert px >= 9.0
+    else:  # the desktop's picture is today's: its smallest text as the theme sets it
+        assert w.scene.theme == THEMES[w.theme_name]
+    w.lesson.dock.hide()  # unfolded: the theme's own sizes again
+    qtbot.wait(20)
+    assert w.scene.theme == THEMES[w.theme_name]
