@@ -82,6 +82,9 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
     generate(qtbot, w, "Roses are red", max_new_tokens=2)  # typing and Generate work in the bar
     assert w.trace is not None and w.trace.prompt == "Roses are red"
 
+    w.lesson.pointer.reveal("generate")  # a tour step points at Generate: it is in the bar
+    assert w.compact.active and not w.control_dock.isVisible()
+
     w.lesson.dock.hide()  # the lesson closed: the controls are back in their dock, in order
     assert not w.compact.active and not bar.isVisible() and w.control_dock.isVisible()
     assert w.control_dock.isAncestorOf(w.prompt) and w.control_dock.isAncestorOf(w.sampling)
