@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from explainer.diagram.theme import Theme
 from explainer.ui.prompt_panel import PromptPanel
+from explainer.ui.screen_fit import available, fitted
 
 MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a folded window, in screen pixels
 COMPACT_BELOW = 1440  # window widths under the size it prefers to open at (ui/screen_fit.py)
@@ -162,7 +163,10 @@ class CompactControls(QObject):
         """The chat toggle and the sampling settings, under their button; Escape closes it."""
         self.popup.adjustSize()
         b = self.sampling_button
-        self.popup.move(b.mapToGlobal(QPoint(0, b.height())))
+        below = b.mapToGlobal(QPoint(b.width() - self.popup.width(), b.height()))  # right-aligned
+        where = QRect(below, self.popup.size())
+        area = available(self.window)
+        self.popup.move((where if area is None else fitted(where, area)).topLeft())  # on the screen
         self.popup.show()
         self.host.controls.chat.setFocus(Qt.FocusReason.PopupFocusReason)
 

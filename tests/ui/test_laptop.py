@@ -76,6 +76,7 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
     assert w.compact.sampling_button.focusPolicy() & Qt.FocusPolicy.TabFocus
     w.compact.sampling_button.click()
     assert w.compact.popup.isVisible() and w.sampling.isVisible() and w.chat.hasFocus()
+    assert LAPTOP.contains(w.compact.popup.frameGeometry())  # under its button, inside the screen
     w.compact.popup.hide()
     w.compact.examples.menu().actions()[0].trigger()  # Examples > The capital of France is
     assert w.prompt.toPlainText() == w.texts.examples[0].prompt
