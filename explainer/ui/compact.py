@@ -104,6 +104,8 @@ class CompactControls(QObject):
         self.row.addWidget(self.examples)
         self.row.addWidget(self.sampling_button)
         self.bar.addWidget(strip)
+        QWidget.setTabOrder(c.stop_button, self.examples)  # Tab walks the bar left to right
+        QWidget.setTabOrder(self.examples, self.sampling_button)
         self.bar.hide()
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
 
