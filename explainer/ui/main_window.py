@@ -253,6 +253,8 @@ class MainWindow(QMainWindow):
             settings = self.sampling.settings()
         except SettingsError as exc:
             self.show_error(exc.message, exc.hint)
+            if self.compact.active:  # the settings are in the folded bar's popup: open it
+                self.compact.open_sampling()
             self.sampling.mark_invalid(exc.field)
             return
         if not prompt.strip():

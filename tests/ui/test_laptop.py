@@ -81,6 +81,14 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
     assert w.compact.popup.isVisible() and w.sampling.isVisible() and w.chat.hasFocus()
     assert LAPTOP.contains(w.compact.popup.frameGeometry())  # under its button, inside the screen
     w.compact.popup.hide()
+    runs = len(generate_calls)
+    w.sampling.greedy.setChecked(False)
+    w.sampling.top_p.setText("1.5")
+    w.generate()  # a bad setting: the popup opens on it, the banner says why
+    assert w.compact.popup.isVisible() and w.sampling.top_p.hasFocus() and w.banner.isVisible()
+    assert len(generate_calls) == runs
+    w.sampling.top_p.setText("0.9")
+    w.compact.popup.hide()
     w.compact.examples.menu().actions()[0].trigger()  # Examples > The capital of France is
     assert w.prompt.toPlainText() == w.texts.examples[0].prompt
     generate(qtbot, w, "Roses are red", max_new_tokens=2)  # typing and Generate work in the bar
