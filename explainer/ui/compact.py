@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
     QFrame,
-    QGraphicsView,
     QHBoxLayout,
     QMainWindow,
     QMenu,
@@ -31,7 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explainer.diagram.theme import Theme
+from explainer.diagram.scene import LifecycleScene
+from explainer.diagram.theme import THEMES, Theme
+from explainer.diagram.view import DiagramView
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.screen_fit import available, fitted
 
@@ -40,11 +41,11 @@ COMPACT_BELOW = 1440  # window widths under the size it prefers to open at (ui/s
 PROMPT_HEIGHT = 34  # the prompt box in the bar: one line and its margins
 
 
-def readable(theme: Theme, view: QGraphicsView) -> Theme:
+def readable(theme: Theme, view: DiagramView) -> Theme:
     """``theme`` with its smallest text raised so that it is MIN_TEXT_PX on screen at the view's
     fitted scale (zoom aside): 15 scene units at 1366 x 768, as on the projector. The items already
     drop a label that would not fit at that size (a short run of layers, a figure in a thin bar)."""
-    scale = view.transform().m22() / getattr(view, "zoom", 1.0)
+    scale = view.transform().m22() / view.zoom
     if scale <= 0:
         return theme
     floor = math.ceil(MIN_TEXT_PX / scale - 1e-6)
@@ -58,6 +59,12 @@ class CompactHost(Protocol):
     def controls(self) -> PromptPanel: ...
     @property
     def control_dock(self) -> QDockWidget: ...
+    @property
+    def scene(self) -> LifecycleScene: ...
+    @property
+    def view(self) -> DiagramView: ...
+    @property
+    def theme_name(self) -> str: ...
 
     def word(self, section: str, key: str) -> str: ...
 
@@ -115,8 +122,21 @@ class CompactControls(QObject):
         self.popup_col = QVBoxLayout(self.popup)
 
         window.installEventFilter(self)
+        self.folded.connect(lambda _on: self.fit_text())
+        host.view.sigDeviceTransformChanged.connect(lambda _view: self.fit_text())
         lesson.visibilityChanged.connect(lambda _on: self.update())
         lesson.topLevelChanged.connect(lambda _on: self.update())
+
+    def shown_theme(self) -> Theme:
+        """The window's theme as drawn: folded, with its smallest text made readable."""
+        theme = THEMES[self.host.theme_name]
+        return readable(theme, self.host.view) if self.active else theme
+
+    def fit_text(self) -> None:
+        """The view's scale changed, or the controls (un)folded: the smallest text follows."""
+        theme = self.shown_theme()
+        if self.host.scene.theme.min_px != theme.min_px:
+            self.host.scene.set_theme(theme)
 
     def wanted(self) -> bool:
         return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
 from explainer.diagram.scene import LifecycleScene
-from explainer.diagram.theme import THEMES, Theme, system_theme_name
+from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
@@ -35,7 +35,7 @@ from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
-from explainer.ui.compact import CompactControls, readable
+from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
@@ -209,8 +209,6 @@ class MainWindow(QMainWindow):
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
-        self.compact.folded.connect(lambda _on: self._fit_text())
-        self.view.sigDeviceTransformChanged.connect(lambda _view: self._fit_text())
 
     # --- themes ----------------------------------------------------------------------
 
@@ -222,19 +220,10 @@ class MainWindow(QMainWindow):
             if choice in getattr(self, "theme_actions", {}):
                 self.theme_actions[choice].setChecked(True)
         self.theme_name = name
-        theme = self._shown_theme()
+        theme = self.compact.shown_theme()
         self.scene.set_theme(theme)
         self.view.setBackgroundBrush(qcolor(theme.background))
         self.setPalette(palette_for(theme, self.palette()))
-
-    def _shown_theme(self) -> Theme:
-        """The theme as drawn: on a folded (narrow) window, its smallest text made readable."""
-        theme = THEMES[self.theme_name]
-        return readable(theme, self.view) if self.compact.active else theme
-
-    def _fit_text(self) -> None:
-        if self.scene.theme.min_px != (theme := self._shown_theme()).min_px:
-            self.scene.set_theme(theme)
 
     def _on_system_scheme(self, *_args: object) -> None:
         if self.theme_choice == "system" and not self.presenter.active:
