@@ -122,3 +122,17 @@ def test_the_illustrations_smallest_text_on_a_laptop_is_readable(
     w.lesson.dock.hide()  # unfolded: the theme's own sizes again
     qtbot.wait(20)
     assert w.scene.theme == THEMES[w.theme_name]
+
+
+def test_the_layout_kept_from_a_laptop_is_the_unfolded_one(qtbot, make_window, shared_engine, desktop):
+    desktop.area = LAPTOP
+    w = make_window(lambda: shared_engine, load=False)
+    w.lesson.dock.show()
+    assert w.compact.active and not w.control_dock.isVisible()
+    w.close()
+    assert not w.compact.active and not w.control_dock.isHidden()  # unfolded before it was saved
+    desktop.area = DESKTOP  # the same settings, opened on a desktop: the Controls dock is there
+    again = make_window(lambda: shared_engine, load=False)
+    again.resize(1600, 900)
+    assert not again.compact.active and again.control_dock.isVisible() and not again.compact.bar.isVisible()
+    assert again.control_dock.isAncestorOf(again.prompt)
