@@ -97,6 +97,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "example_tip",
         "example_chat_tip",
     ),
+    "compact": plain("title", "sampling", "sampling_tip"),
     "sampling": {
         **plain(
             "title",

@@ -12,7 +12,7 @@ import contextlib
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -35,12 +35,14 @@ from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
+from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
+from explainer.ui.screen_fit import keep_on_screen, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
@@ -64,7 +66,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
-        self.resize(1440, 900)
+        self.resize(open_size(self))
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
@@ -204,6 +206,9 @@ class MainWindow(QMainWindow):
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
         it recorded. Before restore_window, so the dock's place is restored with the layout."""
         self.lesson = install_lesson(self, self)
+        self.compact = CompactControls(
+            self, self, self.lesson.dock, lambda: self.presenter.active
+        )  # a narrow window: ui/compact.py
 
     # --- themes ----------------------------------------------------------------------
 
@@ -215,7 +220,7 @@ class MainWindow(QMainWindow):
             if choice in getattr(self, "theme_actions", {}):
                 self.theme_actions[choice].setChecked(True)
         self.theme_name = name
-        theme = THEMES[name]
+        theme = self.compact.shown_theme()
         self.scene.set_theme(theme)
         self.view.setBackgroundBrush(qcolor(theme.background))
         self.setPalette(palette_for(theme, self.palette()))
@@ -237,6 +242,8 @@ class MainWindow(QMainWindow):
             settings = self.sampling.settings()
         except SettingsError as exc:
             self.show_error(exc.message, exc.hint)
+            if self.compact.active:  # the settings are in the folded bar's popup: open it
+                self.compact.open_sampling()
             self.sampling.mark_invalid(exc.field)
             return
         if not prompt.strip():
@@ -384,6 +391,10 @@ class MainWindow(QMainWindow):
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        keep_on_screen(self)  # now that the title bar's size is known
+
     # --- shutdown ------------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -397,6 +408,7 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
+            self.compact.set_compact(False)  # the layout kept is the unfolded one
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()

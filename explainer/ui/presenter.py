@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QToolBar, QWidget
 
 from explainer.diagram.scene import LifecycleScene
 
@@ -56,7 +56,8 @@ class PresenterMode:
         lesson), each coming back as it was."""
         w = self.window
         docks = {f"dock:{d.objectName()}": d for d in w.findChildren(QDockWidget) if d.parent() is w}
-        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": self.host.transport, **docks}
+        bars = {f"bar:{b.objectName()}": b for b in w.findChildren(QToolBar) if b.parent() is w}
+        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": self.host.transport, **docks, **bars}
 
     def enter(self) -> None:
         if self.active:

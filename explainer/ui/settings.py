@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow
 
+from explainer.ui.screen_fit import keep_on_screen
+
 ORGANIZATION = APPLICATION = "explainer"
 MAX_RECENT = 8
 
@@ -25,11 +27,13 @@ class AppSettings:
     # --- the window ----------------------------------------------------------------------
 
     def restore_window(self, window: QMainWindow) -> None:
-        """Size, position, docks and toolbars as they were left; a bad record is ignored."""
+        """Size, position, docks and toolbars as they were left; a bad record is ignored, and a
+        window saved on a larger screen than this one is brought inside this one's area."""
         for key, restore in (("window/geometry", window.restoreGeometry), ("window/state", window.restoreState)):
             data = self.store.value(key)
             if isinstance(data, QByteArray) and not data.isEmpty():
                 restore(data)
+        keep_on_screen(window)
 
     def save_window(self, window: QMainWindow) -> None:
         self.store.setValue("window/geometry", window.saveGeometry())

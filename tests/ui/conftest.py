@@ -47,6 +47,23 @@ def no_thread_left(request):
         pytest.fail(f"thread(s) left running: {[t.name for t in extra]}")
 
 
+@pytest.fixture(autouse=True)
+def desktop(monkeypatch):
+    """The screen the window opens on: a 1920 x 1080 desktop (the offscreen platform's own is
+    800 x 800); ``desktop.area = QRect(...)`` before making a window fakes another one, such as a
+    1366 x 768 lecture laptop (only its available geometry is read: explainer/ui/screen_fit.py)."""
+    from PySide6.QtCore import QRect
+
+    from explainer.ui import screen_fit
+
+    class Desktop:
+        area = QRect(0, 0, 1920, 1080)
+
+    d = Desktop()
+    monkeypatch.setattr(screen_fit, "available", lambda _window: QRect(d.area))
+    return d
+
+
 @pytest.fixture(scope="session")
 def shared_engine(built_model):
     """One real Engine for the whole session (loading takes seconds)."""

@@ -50,3 +50,31 @@ def forward_to(qtbot, w, step: int, stage: Stage, limit: int = 300) -> None:
         press(qtbot, w, Qt.Key.Key_Right)
         assert w.position != before, f"Right did not move from {before} (want {want})"
     raise AssertionError(f"never reached {want}")
+
+
+def smallest_text_px(scene, view) -> float:
+    """The smallest text the illustration shows, in pixels on screen: each visible text item's
+    font size in scene units, times its own scale in the scene, times the view's scale."""
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
+
+    sizes = []
+    for item in scene.items():
+        if not isinstance(item, QGraphicsSimpleTextItem | QGraphicsTextItem) or not item.isVisible():
+            continue
+        text = item.text() if isinstance(item, QGraphicsSimpleTextItem) else item.toPlainText()
+        if not text.strip() or item.effectiveOpacity() == 0:
+            continue
+        f = item.font()
+        px = f.pixelSize() if f.pixelSize() > 0 else f.pointSizeF() * 96 / 72
+        sizes.append(px * item.sceneTransform().m22() * view.transform().m22())
+    assert sizes, "no text in the scene"
+    return min(sizes)
+
+
+def visible_horizontal_scrollbars(widget) -> list:
+    """The horizontal scroll bars shown inside ``widget`` (a dock clipped by its width has one)."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    return [
+        a for a in widget.findChildren(QAbstractScrollArea) if a.isVisible() and a.horizontalScrollBar().isVisible()
+    ]

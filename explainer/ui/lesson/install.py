@@ -67,10 +67,13 @@ class _ThemeWatch(QObject):
 
 
 def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
-    """Make a control the tour points at visible (its dock shown, scrolled into view)."""
+    """Make a control the tour points at visible (its dock shown, scrolled into view). A control
+    the window has moved out of its dock (the folded bar of a narrow window, ui/compact.py)
+    leaves the dock as it is: showing it would bring back an empty dock beside the bar."""
     holder = dock if name == "lesson" else window.control_dock
-    holder.show()
-    holder.raise_()
+    if holder is dock or holder.isAncestorOf(controls[name]):
+        holder.show()
+        holder.raise_()
     scroll_into_view(controls[name])
 
 

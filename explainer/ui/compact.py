@@ -1,0 +1,198 @@
+"""The controls folded into a bar above the illustration, on a narrow window with the lesson open.
+
+At 1366 x 768 the Controls dock, the Lesson dock and the illustration do not fit side by side:
+the illustration would get under half the width and its text a few pixels. So while the window
+is narrower than COMPACT_BELOW and the Lesson dock is docked beside it, the Controls dock makes
+way for a bar along the top: the prompt (one line high), Generate and Stop, an Examples menu and
+a Sampling… button that opens the chat toggle and the sampling settings in a popup. The same
+widgets move there and back (the window, the tour and the tests keep reading the ones they know),
+and everything stays reachable by Tab. A wider window, or the lesson closed, unfolds them again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QDockWidget,
+    QFrame,
+    QHBoxLayout,
+    QMainWindow,
+    QMenu,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explainer.diagram.scene import LifecycleScene
+from explainer.diagram.theme import THEMES, Theme
+from explainer.diagram.view import DiagramView
+from explainer.ui.prompt_panel import PromptPanel
+from explainer.ui.screen_fit import available, fitted
+
+MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a folded window, in screen pixels
+COMPACT_BELOW = 1440  # window widths under the size it prefers to open at (ui/screen_fit.py)
+PROMPT_HEIGHT = 34  # the prompt box in the bar: one line and its margins
+
+
+def readable(theme: Theme, view: DiagramView) -> Theme:
+    """``theme`` with its smallest text raised so that it is MIN_TEXT_PX on screen at the view's
+    fitted scale (zoom aside): 15 scene units at 1366 x 768, as on the projector. The items already
+    drop a label that would not fit at that size (a short run of layers, a figure in a thin bar)."""
+    scale = view.transform().m22() / view.zoom
+    if scale <= 0:
+        return theme
+    floor = math.ceil(MIN_TEXT_PX / scale - 1e-6)
+    return replace(theme, min_px=floor) if floor > theme.min_px else theme
+
+
+class CompactHost(Protocol):
+    """What folding the controls reads of the window."""
+
+    @property
+    def controls(self) -> PromptPanel: ...
+    @property
+    def control_dock(self) -> QDockWidget: ...
+    @property
+    def scene(self) -> LifecycleScene: ...
+    @property
+    def view(self) -> DiagramView: ...
+    @property
+    def theme_name(self) -> str: ...
+
+    def word(self, section: str, key: str) -> str: ...
+
+
+class CompactControls(QObject):
+    folded = Signal(bool)  # the controls went into the bar (True) or back into their dock
+
+    def __init__(
+        self, window: QMainWindow, host: CompactHost, lesson: QDockWidget, presenting: Callable[[], bool]
+    ) -> None:
+        """``presenting``: whether presenter mode is on (its full screen hides and restores the
+        docks and bars itself, so nothing folds or unfolds meanwhile)."""
+        super().__init__(window)
+        self.window, self.host, self.lesson = window, host, lesson
+        self.presenting = presenting
+        self.active = False
+        self._moved: list[tuple[QWidget, QBoxLayout, int]] = []
+        self._dock_was_visible = True
+        c = host.controls
+
+        self.bar = QToolBar(host.word("compact", "title"), window)
+        self.bar.setObjectName("compact_controls")
+        self.bar.setMovable(False)
+        self.bar.setFloatable(False)
+        self.bar.toggleViewAction().setVisible(False)
+        strip = QWidget()
+        self.row = QHBoxLayout(strip)
+        self.row.setContentsMargins(4, 2, 4, 2)
+        self.examples = QToolButton()
+        self.examples.setObjectName("compact_examples")
+        self.examples.setText(host.word("prompt", "examples"))
+        self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.examples.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        menu = QMenu(self.examples)
+        for button in c.example_buttons:
+            menu.addAction(button.text(), button.click)
+        self.examples.setMenu(menu)
+        self.sampling_button = QToolButton()
+        self.sampling_button.setObjectName("compact_sampling")
+        self.sampling_button.setText(host.word("compact", "sampling"))
+        self.sampling_button.setToolTip(host.word("compact", "sampling_tip"))
+        self.sampling_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.sampling_button.clicked.connect(self.open_sampling)
+        self.row.addWidget(self.examples)
+        self.row.addWidget(self.sampling_button)
+        self.bar.addWidget(strip)
+        QWidget.setTabOrder(c.stop_button, self.examples)  # Tab walks the bar left to right
+        QWidget.setTabOrder(self.examples, self.sampling_button)
+        self.bar.hide()
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
+
+        self.popup = QFrame(window, Qt.WindowType.Popup)
+        self.popup.setObjectName("compact_sampling_popup")
+        self.popup.setFrameShape(QFrame.Shape.StyledPanel)
+        self.popup_col = QVBoxLayout(self.popup)
+
+        window.installEventFilter(self)
+        self.folded.connect(lambda _on: self.fit_text())
+        host.view.sigDeviceTransformChanged.connect(lambda _view: self.fit_text())
+        lesson.visibilityChanged.connect(lambda _on: self.update())
+        lesson.topLevelChanged.connect(lambda _on: self.update())
+
+    def shown_theme(self) -> Theme:
+        """The window's theme as drawn: folded, with its smallest text made readable."""
+        theme = THEMES[self.host.theme_name]
+        return readable(theme, self.host.view) if self.active else theme
+
+    def fit_text(self) -> None:
+        """The view's scale changed, or the controls (un)folded: the smallest text follows."""
+        theme = self.shown_theme()
+        if self.host.scene.theme.min_px != theme.min_px:
+            self.host.scene.set_theme(theme)
+
+    def wanted(self) -> bool:
+        return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()
+
+    def update(self) -> None:
+        if not self.presenting() and self.wanted() != self.active:
+            self.set_compact(not self.active)
+
+    def set_compact(self, on: bool) -> None:
+        if on == self.active:
+            return
+        self.active = on
+        c, dock = self.host.controls, self.host.control_dock
+        if on:
+            self._dock_was_visible = dock.isVisible() or not self.window.isVisible()
+            for i, w in enumerate((c.prompt, c.generate_button, c.stop_button)):
+                self._move(w, self.row, i)
+            for w in (c.chat, c.sampling):
+                self._move(w, self.popup_col, self.popup_col.count())
+            c.prompt.setFixedHeight(PROMPT_HEIGHT)
+            c.generate_button.setMinimumHeight(0)
+            dock.hide()
+            self.bar.show()
+        else:
+            self.popup.hide()
+            self.bar.hide()
+            for w, layout, index in reversed(self._moved):
+                layout.insertWidget(index, w)
+            self._moved.clear()
+            c.prompt.setMinimumHeight(70)
+            c.prompt.setMaximumHeight(120)
+            c.generate_button.setMinimumHeight(40)
+            dock.setVisible(self._dock_was_visible)
+        self.folded.emit(on)
+
+    def _move(self, w: QWidget, to: QBoxLayout, index: int) -> None:
+        parent = w.parentWidget()
+        layout = parent.layout() if parent is not None else None
+        assert isinstance(layout, QBoxLayout)
+        self._moved.append((w, layout, layout.indexOf(w)))
+        layout.removeWidget(w)
+        to.insertWidget(index, w)
+        w.show()
+
+    def open_sampling(self) -> None:
+        """The chat toggle and the sampling settings, under their button; Escape closes it."""
+        self.popup.adjustSize()
+        b = self.sampling_button
+        below = b.mapToGlobal(QPoint(b.width() - self.popup.width(), b.height()))  # right-aligned
+        where = QRect(below, self.popup.size())
+        area = available(self.window)
+        self.popup.move((where if area is None else fitted(where, area)).topLeft())  # on the screen
+        self.popup.show()
+        self.host.controls.chat.setFocus(Qt.FocusReason.PopupFocusReason)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self.update()
+        return False

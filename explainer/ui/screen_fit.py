@@ -1,0 +1,46 @@
+"""Keeping the window on its screen: the size it opens at, and a saved layout from a larger one.
+
+A lecture laptop is often 1366 x 768: a window opened at the desktop's 1440 x 900, or restored
+from a layout saved on a bigger monitor, would put Next and the playback controls off-screen.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
+
+PREFERRED = QSize(1440, 900)
+
+
+def available(window: QWidget) -> QRect | None:
+    """The usable area of the window's screen (without taskbars), None without a screen."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return None if screen is None else screen.availableGeometry()
+
+
+def fitted(frame: QRect, area: QRect) -> QRect:
+    """``frame`` made no larger than ``area`` and moved inside it."""
+    w, h = min(frame.width(), area.width()), min(frame.height(), area.height())
+    x = min(max(frame.x(), area.x()), area.x() + area.width() - w)
+    y = min(max(frame.y(), area.y()), area.y() + area.height() - h)
+    return QRect(x, y, w, h)
+
+
+def open_size(window: QWidget) -> QSize:
+    """The size a new window opens at: the preferred one, or the screen's area if smaller."""
+    area = available(window)
+    return PREFERRED if area is None else PREFERRED.boundedTo(area.size())
+
+
+def keep_on_screen(window: QWidget) -> None:
+    """Shrink and move ``window`` (its frame: title bar included) into its screen's area."""
+    area = available(window)
+    if area is None or window.isMaximized() or window.isFullScreen():
+        return
+    frame = window.frameGeometry()
+    extra = frame.size() - window.geometry().size()  # the title bar and borders
+    inside = fitted(frame, area)
+    if inside != frame:
+        window.resize(inside.size() - extra)
+        window.move(inside.topLeft())
