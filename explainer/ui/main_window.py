@@ -44,7 +44,7 @@ from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
 from explainer.ui.screen_fit import keep_on_screen, open_size
 from explainer.ui.settings import AppSettings
-from explainer.ui.status import StatusLine
+from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
@@ -366,21 +366,7 @@ class MainWindow(QMainWindow):
     def _refresh(self) -> None:
         st, a = self.stepper, self.actions_by_name
         ready = st.ready
-        if st.trace is not None and st.cursor is not None:
-            c = st.cursor
-            more = "…" if st.generating else ""
-            phase = self.word("window", "position_prefill" if c.step == 0 else "position_decode")
-            self.transport.set_position(
-                self.word("window", "position").format(
-                    n=c.step + 1,
-                    total=len(st.trace.steps),
-                    more=more,
-                    stage=self.word("stages", c.stage.value),
-                    phase=phase,
-                )
-            )
-        else:
-            self.transport.set_position("")
+        self.transport.set_position(position_text(self.texts, st.trace, st.cursor, st.generating))
         a["prev"].setEnabled(
             ready and st.walk is not None and st.cursor is not None and st.walk.prev(st.cursor) is not None
         )

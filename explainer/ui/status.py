@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
+from explainer.stages import Cursor
 
 
 class StatusLine:
@@ -85,3 +86,18 @@ class StatusLine:
             if info
             else self._word("status", "no_model")
         )
+
+
+def position_text(texts: LessonTexts, trace: Trace | None, cursor: Cursor | None, generating: bool) -> str:
+    """The transport bar's "Token 2 of 6 · Probabilities (one new token)": where the walk is."""
+    if trace is None or cursor is None:
+        return ""
+    word = texts.app_text
+    phase = word("window", "position_prefill" if cursor.step == 0 else "position_decode")
+    return word("window", "position").format(
+        n=cursor.step + 1,
+        total=len(trace.steps),
+        more="…" if generating else "",
+        stage=word("stages", cursor.stage.value),
+        phase=phase,
+    )
