@@ -31,6 +31,7 @@ def plain(*keys: str) -> dict[str, Fields]:
 MODEL_FIELDS = (
     "model",
     "params",
+    "params_exact",
     "layers",
     "d_model",
     "heads",

@@ -102,6 +102,18 @@ class ScaleRow:
     text: str  # the row in words (lesson.json scale.row / scale.this_model)
 
 
+def exact_count(n: int) -> str:
+    """A parameter count to four significant figures: 134515008 -> '134.5 M', 1e9 -> '1 B'.
+
+    The texts that multiply a count by bytes per parameter quote this one, so the sum reads right
+    ("134.5 M × 2 bytes = 269 MB", where the rounded "135 M" would make 270)."""
+    if n >= 999_950_000:  # (what rounds to 1,000 M reads as 1 B)
+        return f"{n / 1e9:,.4g} B"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.4g} M"
+    return f"{n:,}"
+
+
 def weight_bytes(n_params: int, bits: int) -> float:
     """Memory for the weights alone: each parameter takes ``bits`` / 8 bytes."""
     return n_params * bits / 8
@@ -118,7 +130,7 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
         key = "this_model" if this else "row"
         text = texts.text("scale", key).format(
             label=label,
-            params=short_count(n),
+            params=exact_count(n),
             mem_high=byte_size(hb),
             mem_low=byte_size(lb),
             bits_high=high,
@@ -197,6 +209,7 @@ def model_fields(texts: LessonTexts, model: ModelInfo) -> dict[str, str]:
     f = {
         "model": model.name,
         "params": short_count(model.n_params),
+        "params_exact": exact_count(model.n_params),
         "layers": str(model.n_layers),
         "d_model": str(model.d_model),
         "heads": str(model.n_heads),

@@ -12,6 +12,7 @@ from explainer.illustration.formatting import byte_size, milliseconds
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import (
     conversions,
+    exact_count,
     fill,
     lesson_fields,
     request_lifecycle,
@@ -41,10 +42,17 @@ def test_scale_is_computed_from_parameter_counts(real_trace):
     assert this.this_model and this.bytes_high == model.n_params * 2 and this.bytes_low == model.n_params / 2
     assert all(r.provenance is Provenance.COMPUTED for r in rows)
     assert byte_size(this.bytes_high) in this.text and model.name in this.text
+    assert "134.5 M parameters: 269 MB" in this.text  # the exact count, so the sum reads right
     big = rows[-1]
     assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and "810 GB" in big.text
     assert big.times_this == pytest.approx(405e9 / model.n_params)
     assert weight_bytes(1000, 4) == 500
+
+
+def test_exact_counts_keep_four_significant_figures():
+    assert exact_count(134_515_008) == "134.5 M" and exact_count(1_711_376_384) == "1.711 B"
+    assert exact_count(70_000_000_000) == "70 B" and exact_count(999_999_999) == "1 B"
+    assert exact_count(1_500_000) == "1.5 M" and exact_count(8192) == "8,192"
 
 
 def test_the_request_lifecycle_ties_ttft_and_tpot_to_their_steps(real_trace):

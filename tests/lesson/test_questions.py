@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from explainer.content.assets import load_texts
@@ -129,6 +131,22 @@ def test_live_answers_come_from_the_run(real_trace):
     assert q.options[q.answer] == f"{576 * n:,}" and "576" in q.options
     q = qs["memory16"]
     assert q.options[q.answer] == "269 MB" and "67 MB" in q.options
+
+
+def test_the_memory_sum_reads_right_with_the_models_real_count(real_trace):
+    """Issue #17: "135 M × 2 bytes = 269 MB" looked wrong (135 × 2 = 270); the count is exact."""
+    trace = real_trace("paris")
+    n = trace.model.n_params  # 134,515,008
+    q = questions_for(trace)["memory16"]
+    sums = [q.explanation, *(why for why in q.why_wrong if "×" in why)]
+    assert len(sums) == 3  # the explanation and the two "a thousand times" ones
+    for text in sums:
+        m = re.search(r"([\d.]+) M (?:parameters )?× 2 bytes (?:=|is) ([\d.]+) MB", text)
+        assert m is not None, text
+        count, mem = float(m[1]), float(m[2])
+        assert count == pytest.approx(n / 1e6, abs=0.05) and m[1] == "134.5"
+        assert round(count * 2) == mem == round(n * 2 / 1e6) == 269  # the sum a learner checks
+    assert "134.5 M parameters" in q.text
 
 
 def test_greedy_pick_follows_the_step_asked(real_trace):

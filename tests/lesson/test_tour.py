@@ -159,6 +159,7 @@ def test_steps_quote_the_learners_own_numbers(real_trace):
     assert "6,144" not in text["tok-window"] + text["tok-window-check"]
     assert fields["ttft"] in text["req-times"] and "prefill pass plus picking the first token" in text["req-times"]
     assert "269 MB" in text["scale-memory"] and "67 MB" in text["scale-memory"] and "810 GB" in text["scale-memory"]
+    assert "134.5 M parameters take 269 MB" in text["scale-memory"]  # 134.5 × 2 = 269 (not "135 M")
     assert "not live" in text["req-server"]
 
 
