@@ -112,6 +112,7 @@ class Condition:
     last: bool = False  # STAGE: only at the last recorded step
     names: tuple[str, ...] = ()  # SETTING / WHATIF: which settings count (empty: any)
     question: str | None = None  # QUESTION: its id; COMPLETE: the question the step opens, if any
+    run: bool = False  # SETTING: done only once a run made with the change has finished
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,15 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
     names = (names_raw,) if isinstance(names_raw, str) else f.strings(names_raw, f"{where}.name") if names_raw else ()
     if kind is ConditionKind.SETTING and (not names or any(n not in SETTINGS for n in names)):
         raise f.error(f"{where}.name", f"must name settings among {', '.join(SETTINGS)}")
+    run = raw.get("run", False)
+    if not isinstance(run, bool) or (run and kind is not ConditionKind.SETTING):
+        raise f.error(f"{where}.run", "must be true or false, and only for a setting")
     question = None
     if kind is ConditionKind.QUESTION or (kind is ConditionKind.COMPLETE and "id" in raw):
         question = f.text(raw, "id", where)
         if question not in question_ids:
             raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")
-    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question)
+    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question, run)
 
 
 def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:

@@ -49,9 +49,11 @@ class StageShown:
 @dataclass(frozen=True)
 class SettingChanged:
     """A sampling setting (or the prompt) was changed: temperature, top_k, top_p, greedy, seed,
-    max_new_tokens, prompt."""
+    max_new_tokens, prompt. ``running``: while a run was going on (which keeps its settings, so
+    the change shows only in the next run)."""
 
     name: str
+    running: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,13 @@ class LessonComplete:
 TourEvent = StageShown | SettingChanged | Generated | Predicted | WhatIfChanged | Answered | LessonComplete
 
 
+def _names_setting(condition: Condition, event: TourEvent) -> bool:
+    return isinstance(event, SettingChanged) and (not condition.names or event.name in condition.names)
+
+
 def condition_met(condition: Condition, event: TourEvent) -> bool:
-    """Whether ``event`` completes ``condition`` (a NEXT condition is met by the Next button only)."""
+    """Whether ``event`` completes ``condition`` (a NEXT condition is met by the Next button only;
+    a SETTING condition with ``run`` by two events, which :meth:`TourState.observe` follows)."""
     k = condition.kind
     if k is ConditionKind.STAGE:
         return (
@@ -101,7 +108,7 @@ def condition_met(condition: Condition, event: TourEvent) -> bool:
             and (event.last or not condition.last)
         )
     if k is ConditionKind.SETTING:
-        return isinstance(event, SettingChanged) and (not condition.names or event.name in condition.names)
+        return not condition.run and _names_setting(condition, event)
     if k is ConditionKind.WHATIF:
         return isinstance(event, WhatIfChanged) and (not condition.names or event.name in condition.names)
     if k is ConditionKind.GENERATE:
@@ -124,6 +131,9 @@ class TourState:
 
     index: int = 0
     done: bool = False  # the current step's condition has been met
+    # a SETTING condition with ``run``: how many finished runs it still waits for (0: no change
+    # seen yet; 1: changed, the next run to finish has it; 2: changed during a run, which does not)
+    runs_to_go: int = 0
 
     def step(self, tour: TourScript) -> TourStep | None:
         return tour.steps[self.index] if 0 <= self.index < len(tour.steps) else None
@@ -143,9 +153,20 @@ class TourState:
     def observe(self, tour: TourScript, event: TourEvent) -> TourState:
         """The state after the learner did something (marks the step done when it completes it)."""
         step = self.step(tour)
-        if step is None or self.done or not condition_met(step.done, event):
+        if step is None or self.done:
             return self
-        return replace(self, done=True)
+        if step.done.kind is ConditionKind.SETTING and step.done.run:
+            return self._setting_then_run(step.done, event)
+        return replace(self, done=True) if condition_met(step.done, event) else self
+
+    def _setting_then_run(self, condition: Condition, event: TourEvent) -> TourState:
+        """A setting the condition names changed, then a run made with it finished."""
+        if isinstance(event, SettingChanged) and _names_setting(condition, event):
+            return replace(self, runs_to_go=2 if event.running else 1)
+        if isinstance(event, Generated) and self.runs_to_go:
+            left = self.runs_to_go - 1
+            return replace(self, done=left == 0, runs_to_go=left)
+        return self
 
     def next(self, tour: TourScript) -> TourState:
         return TourState(min(self.index + 1, len(tour.steps)))

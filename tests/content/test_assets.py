@@ -119,6 +119,11 @@ def _question(data: dict, question_id: str) -> dict:
         ),
         (
             "tour.json",
+            lambda d: _step(d, "choose-whatif")["done"].update(run=True),
+            r"choose-whatif\).done.run must be true or false, and only for a setting",
+        ),
+        (
+            "tour.json",
             lambda d: _step(d, "tok-ids").update(chapter="elsewhere"),
             r"tok-ids\).chapter 'elsewhere' is not a chapter",
         ),

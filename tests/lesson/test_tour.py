@@ -28,8 +28,16 @@ TEXTS = load_texts()
 TOUR = TEXTS.tour
 
 
+def completing_events(c: Condition) -> tuple[TourEvent, ...]:
+    """What the learner does to complete ``c``, in order (none: press Next)."""
+    if c.kind is ConditionKind.SETTING and c.run:
+        return (SettingChanged(c.names[0]), Generated())
+    event = completing_event(c)
+    return () if event is None else (event,)
+
+
 def completing_event(c: Condition) -> TourEvent | None:
-    """What the learner does to complete ``c`` (None: press Next)."""
+    """The one event that completes ``c`` (None: press Next)."""
     if c.kind is ConditionKind.STAGE:
         assert c.stage is not None
         return StageShown(c.stage, c.phase or "prefill", c.last)
@@ -57,8 +65,7 @@ def test_the_tour_walks_from_start_to_end(real_trace):
         view = tour_view(TEXTS, state, fields)
         assert view is not None and not view.needs_run and "{" not in view.text, view
         seen.append(view.step_id)
-        event = completing_event(view.done)
-        if event is not None:
+        for event in completing_events(view.done):
             assert not state.can_advance(TOUR)  # the task is still to do
             state = state.observe(TOUR, event)
         assert state.can_advance(TOUR), view.step_id
@@ -93,6 +100,8 @@ def test_chapters_group_consecutive_steps():
         (Condition(ConditionKind.STAGE, Stage.APPEND), StageShown(Stage.SAMPLING), False),
         (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
         (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
+        (Condition(ConditionKind.SETTING, names=("top_k",), run=True), SettingChanged("top_k"), False),
+        (Condition(ConditionKind.SETTING, names=("top_k",), run=True), Generated(), False),
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
         (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
@@ -107,6 +116,24 @@ def test_chapters_group_consecutive_steps():
 )
 def test_conditions(condition, event, met):
     assert condition_met(condition, event) is met
+
+
+def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
+    """Issue #17: "Set top-k or top-p, then press Generate" was ticked on the setting alone."""
+    cuts = TourState(TOUR.index_of("choose-cuts"))
+    assert cuts.step(TOUR).done == Condition(ConditionKind.SETTING, names=("top_k", "top_p"), run=True)
+    assert not cuts.observe(TOUR, Generated()).can_advance(TOUR)  # a run alone: nothing changed
+    changed = cuts.observe(TOUR, SettingChanged("top_k"))
+    assert not changed.done and not changed.can_advance(TOUR)  # set, not yet run
+    assert not changed.observe(TOUR, SettingChanged("seed")).observe(TOUR, StageShown(Stage.SAMPLING)).done
+    assert changed.observe(TOUR, Generated()).done
+    # changed while a run was going on: that run keeps its settings, the next one has the change
+    during = cuts.observe(TOUR, SettingChanged("top_p", running=True))
+    after_that_run = during.observe(TOUR, Generated())
+    assert not after_that_run.done and after_that_run.observe(TOUR, Generated()).done
+    # a new change while waiting starts the wait again; leaving the step forgets it
+    assert not changed.observe(TOUR, SettingChanged("top_p", running=True)).observe(TOUR, Generated()).done
+    assert changed.next(TOUR).back(TOUR) == cuts
 
 
 def test_next_back_and_chapters():

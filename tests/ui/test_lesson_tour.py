@@ -105,9 +105,11 @@ def test_the_learners_actions_complete_the_steps(qtbot, window):
     assert w.control_dock.isVisible()
     click(qtbot, w.sampling.greedy)
     assert session.state.tour.done
-    session.go_to(index_of("choose-cuts"))
+    session.go_to(index_of("choose-cuts"))  # set a cut, then a run made with it
     type_into(qtbot, w.sampling.top_k, "20")
-    assert session.state.tour.done
+    assert not session.state.tour.done and not dock.tour.task.text().startswith("✓")
+    generate(qtbot, w, PARIS, max_new_tokens=2)
+    assert session.state.tour.done and dock.tour.task.text().startswith("✓")
 
 
 def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):

@@ -185,7 +185,7 @@ class LessonSession(QObject):
             self.dock.whatif.update_for(trace, self.window.position, self.names())
 
     def on_setting(self, name: str) -> None:
-        self.observe(SettingChanged(name))
+        self.observe(SettingChanged(name, self.window.generating))
 
     def _update_predict(self, trace: Trace, cursor: Cursor) -> None:
         """The game at the cursor: the pass's reveal if it was played this run, else (at the
