@@ -136,6 +136,18 @@ def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
     assert changed.next(TOUR).back(TOUR) == cuts
 
 
+def test_the_temperature_step_is_done_by_what_the_learner_sees_move():
+    """Issue #17: changing the temperature setting showed nothing until a run; the what-if chart moves."""
+    step = TourState(TOUR.index_of("choose-temperature"))
+    assert step.step(TOUR).done == Condition(ConditionKind.WHATIF, names=("temperature",))
+    assert "What if?" in step.step(TOUR).do and "temperature slider" in step.step(TOUR).do
+    assert not step.observe(TOUR, SettingChanged("temperature")).done
+    assert not step.observe(TOUR, WhatIfChanged("top_k")).done
+    assert step.observe(TOUR, WhatIfChanged("temperature")).done
+    cuts = TOUR.steps[TOUR.index_of("choose-whatif")].done  # the cuts' own sliders, two steps later
+    assert cuts == Condition(ConditionKind.WHATIF, names=("top_k", "top_p"))
+
+
 def test_next_back_and_chapters():
     s = TourState()
     assert s.back(TOUR) == s and s.chapter(TOUR) == TOUR.chapters[0]

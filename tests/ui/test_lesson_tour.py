@@ -101,10 +101,16 @@ def test_the_learners_actions_complete_the_steps(qtbot, window):
     assert not session.state.tour.done
     press(qtbot, w, Qt.Key.Key_N, times=2)
     assert w.position == Cursor(2, Stage.APPEND) and session.state.tour.done
-    session.go_to(index_of("choose-temperature"))  # a sampling setting changed
-    assert w.control_dock.isVisible()
-    click(qtbot, w.sampling.greedy)
-    assert session.state.tour.done
+    session.go_to(index_of("choose-temperature"))  # temperature, seen on this pass's what-if chart
+    assert dock.section() is Section.WHATIF
+    click(qtbot, w.sampling.greedy)  # a setting alone shows nothing until a run: not the task
+    assert not session.state.tour.done
+    click(qtbot, dock.tour.show_me_button)
+    assert w.position is not None and w.position.stage is Stage.SAMPLING
+    before = dock.whatif.computed
+    dock.whatif.temperature.setValue(150)
+    qtbot.waitUntil(lambda: dock.whatif.computed > before)  # the chart the learner watches is redrawn
+    assert session.state.tour.done and dock.tour.task.text().startswith("✓")
     session.go_to(index_of("choose-cuts"))  # set a cut, then a run made with it
     type_into(qtbot, w.sampling.top_k, "20")
     assert not session.state.tour.done and not dock.tour.task.text().startswith("✓")
