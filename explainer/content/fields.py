@@ -50,6 +50,7 @@ TRACE_FIELDS = (
     "prompt",
     "n_prompt",
     "n_chars",
+    "chat_note",
     "n_words",
     "chars_per_token",
     "words_per_token",
@@ -220,6 +221,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "this_model": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
         "row": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
     },
+    # lesson/facts.py trace_fields: {chat_note}, beside the characters counted in chat mode
+    "prompt": plain("chat_note"),
     "settings": {
         "greedy": (),
         "sampled": ("temperature", "top_k", "top_p"),

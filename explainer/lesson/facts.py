@@ -243,6 +243,8 @@ def trace_fields(texts: LessonTexts, trace: Trace, names: TokenNames) -> dict[st
         "prompt": f"“{clipped(trace.prompt, 60)}”",
         "n_prompt": str(conv.n_tokens),
         "n_chars": number(conv.n_chars),
+        # in chat mode the characters counted include the template around the question
+        "chat_note": texts.text("prompt", "chat_note") if trace.chat else "",
         "n_words": number(conv.n_words),
         "chars_per_token": number(conv.chars_per_token, 1),
         "words_per_token": number(conv.words_per_token, 2),

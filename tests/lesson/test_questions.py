@@ -10,6 +10,7 @@ from explainer.content.assets import load_texts
 from explainer.content.texts import QuestionKind
 from explainer.illustration.formatting import milliseconds, quoted
 from explainer.illustration.vocab import TokenNames
+from explainer.lesson.facts import prompt_text
 from explainer.lesson.questions import Question, QuizState, build_questions, check, parse_number
 from tests.support.lesson import names_for
 
@@ -147,6 +148,17 @@ def test_the_memory_sum_reads_right_with_the_models_real_count(real_trace):
         assert count == pytest.approx(n / 1e6, abs=0.05) and m[1] == "134.5"
         assert round(count * 2) == mem == round(n * 2 / 1e6) == 269  # the sum a learner checks
     assert "134.5 M parameters" in q.text
+
+
+def test_a_chat_runs_character_count_says_it_includes_the_template(real_trace):
+    """Issue #17: "What is 2+2?" was said to have 160 characters; those count the chat template."""
+    chat = real_trace("chat")
+    q = questions_for(chat)["prompt_tokens"]
+    n_chars = len(prompt_text(chat))  # what the first pass tokenized: the template's text too
+    assert n_chars > len("What is 2+2?") and chat.prompt == "What is 2+2?"
+    assert f"“What is 2+2?” has {n_chars:,} characters (the question and the chat template around it)." in q.text
+    plain = questions_for(real_trace("paris"))["prompt_tokens"]
+    assert "has 24 characters. By the rule" in plain.text and "template" not in plain.text
 
 
 def test_greedy_pick_follows_the_step_asked(real_trace):

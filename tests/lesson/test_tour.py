@@ -194,6 +194,12 @@ def test_steps_quote_the_learners_own_numbers(real_trace):
     n = len(trace.prompt_tokens)
     assert f"24 characters became {n} tokens: {24 / n:.1f} characters per token" in text["tok-rule"]
     assert "about 7 tokens" in text["tok-rule"]  # 5 words / 0.75
+    assert "template" not in text["tok-rule"]
+    chat = real_trace("chat")  # its characters count the chat template, and the step says so
+    chat_fields = lesson_fields(TEXTS, chat, None, names_for(chat))
+    rule = tour_view(TEXTS, TourState(TOUR.index_of("tok-rule") or 0), chat_fields)
+    assert rule is not None
+    assert f"Your {chat_fields['n_chars']} characters (the question and the chat template" in rule.text
     assert "8,192 tokens" in text["tok-window"]  # not "6,144 words": the next step asks for them
     assert "6,144" not in text["tok-window"] + text["tok-window-check"]
     assert fields["ttft"] in text["req-times"] and "prefill pass plus picking the first token" in text["req-times"]
