@@ -277,6 +277,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
                 "question_next",
                 "question_right_mark",
                 "glossary_search",
+                "presenter_answer",
             )
         },
         "back_tip": ("keys",),

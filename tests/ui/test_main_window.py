@@ -181,6 +181,37 @@ def test_presenter_mode_hides_controls_and_uses_the_projector_theme(qtbot, windo
     assert w.theme_name == before_theme
 
 
+def test_presenter_mode_keeps_the_lesson_hidden_and_writes_the_task_on_the_illustration(qtbot, window):
+    """Issue #17: at a question, Predict or What-if step the dock stayed hidden, and the step's task
+    is shown over the illustration in projector type (with the note that answering needs the dock)."""
+    from explainer.ui.lesson.projector_note import MIN_NOTE_PX
+
+    w = window
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    session, note = w.lesson, w.lesson.note
+    steps = [s.id for s in session.tour.steps]
+    assert note is not None and not note.isVisible()
+    press(qtbot, w, Qt.Key.Key_F11)
+    assert w.presenter.active and not session.dock.isVisible()
+    leave = session.texts.lesson.strings["ui"]["presenter_answer"]
+    for step in ("tok-count", "choose-game", "choose-whatif", "finish-quiz"):
+        session.go_to(steps.index(step))
+        assert not session.dock.isVisible(), step
+        assert note.isVisible() and session.view is not None and session.view.do in note.text(), step
+        assert leave in note.text(), step
+        assert note.font().pixelSize() >= MIN_NOTE_PX and w.view.rect().contains(note.geometry()), step
+    session.go_to(steps.index("choose-whatif"))
+    qtbot.keyClick(w.view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)  # the tour's key: the next step
+    assert session.view is not None and session.view.step_id == "loop-append"  # "Step to the append stage."
+    assert session.view.do in note.text() and leave not in note.text() and not session.dock.isVisible()
+    session.go_to(steps.index("loop-kv"))  # "Press Next.": no note, the title is back
+    assert not note.isVisible()
+    w.scene.term_activated.emit("token")  # a glossary term clicked in the caption
+    assert not session.dock.isVisible()
+    press(qtbot, w, Qt.Key.Key_Escape)
+    assert not note.isVisible() and session.dock.isVisible()
+
+
 def test_view_menu_chooses_the_theme(qtbot, window):
     w = window
     for key in ("dark", "projector", "light"):

@@ -79,18 +79,21 @@ class LessonDock(QDockWidget):
         """The tab shown now."""
         return next(s for s, i in self._index.items() if i == self.tabs.currentIndex())
 
-    def open_section(self, section: Section) -> None:
-        """Show the tab (and the dock, if it was closed)."""
+    def open_section(self, section: Section, show: bool = True) -> None:
+        """Show the tab (and the dock, if it was closed, unless ``show`` is False: presenter mode
+        keeps the dock hidden and only chooses the tab it comes back with)."""
         i = self._index[section]
         self.tabs.setTabVisible(i, True)
         self.tabs.setCurrentIndex(i)
+        if not show:
+            return
         if not self.isVisible():
             self.show()
         self.raise_()
 
-    def open_glossary(self, term: str) -> None:
+    def open_glossary(self, term: str, show: bool = True) -> None:
         self.glossary.open_at(term)
-        self.open_section(Section.GLOSSARY)
+        self.open_section(Section.GLOSSARY, show)
 
     def show_complete_tab(self, on: bool) -> None:
         self.tabs.setTabVisible(self._index[Section.COMPLETE], on)

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QAction, QColor
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.ui.controller import EngineController
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
 from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
+from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.sampling_panel import SamplingPanel
 from explainer.ui.worker import LoadedModel
@@ -42,6 +43,10 @@ class LessonWindow(LessonHost, Protocol):
     def controller(self) -> EngineController: ...
     @property
     def actions_by_name(self) -> dict[str, QAction]: ...
+    @property
+    def view(self) -> QGraphicsView: ...
+    @property
+    def presenter_changed(self) -> SignalInstance: ...
 
     def word(self, section: str, key: str) -> str: ...
 
@@ -122,13 +127,17 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     st.finished.connect(session.on_run_finished)
     st.changed.connect(session.on_changed)
     window.controller.model_ready.connect(lambda model: _model_ready(session, model))
-    window.scene.term_activated.connect(dock.open_glossary)
+    window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
+        lambda term: dock.open_glossary(term, show=not window.presenter.active)
+    )
     sampling = window.sampling
     sampling.greedy.toggled.connect(lambda _on: session.on_setting("greedy"))
     for name, field in sampling.fields().items():
         field.textEdited.connect(lambda _text, n=name: session.on_setting(n))
     window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
     session.watch = _ThemeWatch(qt_window, window.scene, session)
+    session.note = ProjectorNote(window.view, ui["presenter_answer"])
+    window.presenter_changed.connect(lambda _on: session.show_note())
     return session
 
 

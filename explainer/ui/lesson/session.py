@@ -40,6 +40,7 @@ from explainer.lesson.tour import (
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
+from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
@@ -93,6 +94,7 @@ class LessonSession(QObject):
         self._had_trace = False
         self._shown: tuple[TourView | None, bool] | None = None
         self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
+        self.note: ProjectorNote | None = None  # the step's task over the illustration in presenter mode
         d = dock
         d.tour.next_clicked.connect(self.next)
         d.tour.back_clicked.connect(self.back)
@@ -318,16 +320,22 @@ class LessonSession(QObject):
             self.dock.tour.show_view(*shown)
             reveal = moved and not self.window.presenter.active
             self.pointer.point(pointing(view.target) if view is not None else Pointing(), reveal=reveal)
+            self.show_note()
         if not moved or view is None:
             return
-        kind = view.done.kind
+        kind, show = view.done.kind, not self.window.presenter.active  # (presenter mode: the dock stays hidden)
         if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
-            self.dock.open_section(Section.QUESTIONS)
+            self.dock.open_section(Section.QUESTIONS, show)
             self.dock.questions.open(view.done.question)
         elif kind is ConditionKind.GAME:
-            self.dock.open_section(Section.PREDICT)
+            self.dock.open_section(Section.PREDICT, show)
         elif kind is ConditionKind.WHATIF:
-            self.dock.open_section(Section.WHATIF)
+            self.dock.open_section(Section.WHATIF, show)
+
+    def show_note(self) -> None:
+        """The step's task over the illustration while presenter mode is on (else hidden)."""
+        if self.note is not None:
+            self.note.show_step(self.view, self.window.presenter.active, self.pointer.scene.theme)
 
     # --- lesson complete -------------------------------------------------------------
 
@@ -344,4 +352,4 @@ class LessonSession(QObject):
         self.completed = True
         self.dock.completion.show_completion(value)
         if open_it:
-            self.dock.open_section(Section.COMPLETE)
+            self.dock.open_section(Section.COMPLETE, not self.window.presenter.active)
