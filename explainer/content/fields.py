@@ -216,8 +216,21 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "open_first": (),
     },
     "scale": {
+        "title": (),
         "this_model": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
         "row": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
+    },
+    # the Request tab: what each step of the request's life measured in this run (lesson/facts.py)
+    "request": {
+        "title": (),
+        "needs_run": (),
+        "arrive": ("n_chars",),
+        "queue": (),
+        "tokenize": ("n_prompt",),
+        "prefill": ("prefill", "first_pick", "ttft"),
+        "decode": ("n_decode", "tpot", "decode_total"),
+        "detokenize": ("n_out",),
+        "stream": ("n_out",),
     },
     "settings": {
         "greedy": (),
@@ -242,6 +255,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
                 "tab_questions",
                 "tab_glossary",
                 "tab_complete",
+                "tab_request",
+                "tab_scale",
                 "back",
                 "next",
                 "show_me",

@@ -208,7 +208,6 @@ class LifecyclePart:
     title: str
     text: str
     live: bool
-    stage: Stage | None = None
 
 
 @dataclass(frozen=True)

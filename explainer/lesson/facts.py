@@ -34,7 +34,6 @@ from explainer.illustration.formatting import (
     short_count,
 )
 from explainer.illustration.vocab import TokenNames
-from explainer.stages import Stage
 
 _WORD = re.compile(r"\S+")
 
@@ -134,40 +133,72 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
 
 @dataclass(frozen=True)
 class LifecycleItem:
-    """One step of a request's life, with this run's time when it was measured."""
+    """One step of a request's life, with what this run measured there."""
 
     id: str
     title: str
     text: str
     provenance: Provenance  # LIVE: happens in this app; ILLUSTRATIVE: what a server does
     label: str  # the provenance in words ("not live here: what a server does")
-    stage: Stage | None  # the illustration's stage that shows it, if any
-    seconds: float | None  # measured in this run (None: not measured, or not live)
+    seconds: float | None  # the time this run spent on it (None: not timed, not live, or no run)
     timing: str  # "TTFT" / "TPOT" when the step is what that number measures, else ""
+    value: str  # what this run measured there, in words (lesson.json request); "" before a run
+    share: float  # its part of the run's timed total (prefill + decode passes), 0 when untimed
+
+
+def _measured(trace: Trace) -> tuple[dict[str, str], dict[str, float]]:
+    """The fields of lesson.json ``request`` and the seconds of the two timed steps."""
+    first = trace.steps[0]
+    decode = trace.steps[1:]
+    decode_s = sum(s.forward_s + s.sample_s for s in decode)
+    fields = {
+        "n_chars": number(len(prompt_text(trace))),
+        "n_prompt": str(len(trace.prompt_tokens)),
+        "prefill": milliseconds(first.forward_s),
+        "first_pick": milliseconds(first.sample_s),
+        "ttft": milliseconds(trace.ttft_s),
+        "n_decode": str(len(decode)),
+        "tpot": milliseconds(trace.tpot_s),
+        "decode_total": milliseconds(decode_s),
+        "n_out": str(len(trace.steps)),
+    }
+    return fields, {"prefill": first.forward_s + first.sample_s, "decode": decode_s}
 
 
 def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[LifecycleItem, ...]:
-    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream.
+    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream,
+    each with what ``trace`` measured there (lesson.json ``request``).
 
     TTFT is tied to the prefill (its pass plus picking the first token); TPOT to the decode loop.
     Both are the trace's own ``ttft_s`` and ``tpot_s``, so the lesson quotes the numbers the status
-    bar and the captions show, defined in one place.
+    bar and the captions show, defined in one place. The queue is never given a time: a local run
+    has none, and the text says so instead.
     """
-    ttft = trace.ttft_s if trace is not None else None
-    tpot = trace.tpot_s if trace is not None else None
+    ran = trace is not None and bool(trace.steps)
+    fields, seconds = _measured(trace) if trace is not None and ran else ({}, {})
+    total = sum(seconds.values())
     out = []
     for part in texts.lesson.lifecycle:
         prov = Provenance.LIVE if part.live else Provenance.ILLUSTRATIVE
-        seconds: float | None = None
-        timing = ""
-        if part.id == "prefill":
-            timing = "TTFT"
-            seconds = ttft
-        elif part.id == "decode":
-            timing = "TPOT"
-            seconds = tpot
-        label = texts.text("labels", prov.value)
-        out.append(LifecycleItem(part.id, part.title, part.text, prov, label, part.stage, seconds, timing))
+        timing = {"prefill": "TTFT", "decode": "TPOT"}.get(part.id, "")
+        spent = seconds.get(part.id)
+        if not part.live:
+            value = texts.text("request", part.id)
+        else:
+            value = texts.text("request", part.id).format_map(fields) if ran else ""
+        out.append(
+            LifecycleItem(
+                part.id,
+                part.title,
+                part.text,
+                prov,
+                texts.text("labels", prov.value),
+                spent,
+                timing,
+                value,
+                spent / total if spent is not None and total > 0 else 0.0,
+            )
+        )
     return tuple(out)
 
 
