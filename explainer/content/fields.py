@@ -217,8 +217,11 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
     },
     "scale": {
         "title": (),
-        "this_model": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
-        "row": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
+        "this_model": ("label",),
+        "head_model": (),
+        "head_params": (),
+        "head_bits": ("bits",),
+        "head_times": (),
     },
     # the Request tab: what each step of the request's life measured in this run (lesson/facts.py)
     "request": {

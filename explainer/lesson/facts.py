@@ -89,16 +89,17 @@ def context_words(model: ModelInfo, lesson: LessonInfo) -> float:
 
 @dataclass(frozen=True)
 class ScaleRow:
-    """One model size and what its weights take in memory at the two precisions."""
+    """One model size and what its weights take in memory at the two precisions, each cell worded
+    for the Sizes tab's table."""
 
-    label: str
+    label: str  # the size's name (this model: its name, lesson.json scale.this_model)
     n_params: int
     bytes_high: float  # at lesson.bits[0] (16-bit)
     bytes_low: float  # at lesson.bits[1] (4-bit)
     times_this: float  # how many times this model's parameter count
     this_model: bool
     provenance: Provenance  # COMPUTED for every row: parameter count × bytes per parameter
-    text: str  # the row in words (lesson.json scale.row / scale.this_model)
+    cells: tuple[str, str, str, str]  # parameters, memory at 16-bit, at 4-bit, times this model
 
 
 def weight_bytes(n_params: int, bits: int) -> float:
@@ -111,20 +112,13 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
     lesson = texts.lesson
     high, low = lesson.bits
     rows = []
-    sizes = [(model.name, model.n_params, True), *((r.label, r.n_params, False) for r in lesson.reference)]
+    this_label = texts.text("scale", "this_model").format(label=model.name)
+    sizes = [(this_label, model.n_params, True), *((r.label, r.n_params, False) for r in lesson.reference)]
     for label, n, this in sizes:
         hb, lb = weight_bytes(n, high), weight_bytes(n, low)
-        key = "this_model" if this else "row"
-        text = texts.text("scale", key).format(
-            label=label,
-            params=short_count(n),
-            mem_high=byte_size(hb),
-            mem_low=byte_size(lb),
-            bits_high=high,
-            bits_low=low,
-            times=number(n / model.n_params),
-        )
-        rows.append(ScaleRow(label, n, hb, lb, n / model.n_params, this, Provenance.COMPUTED, text))
+        times = n / model.n_params
+        cells = (short_count(n), byte_size(hb), byte_size(lb), number(times))
+        rows.append(ScaleRow(label, n, hb, lb, times, this, Provenance.COMPUTED, cells))
     return tuple(rows)
 
 

@@ -8,7 +8,7 @@ from explainer.content.assets import load_texts
 from explainer.content.fields import field_names
 from explainer.content.texts import Provenance
 from explainer.engine.trace import ModelInfo
-from explainer.illustration.formatting import byte_size, milliseconds
+from explainer.illustration.formatting import byte_size, milliseconds, short_count
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import (
     conversions,
@@ -40,9 +40,11 @@ def test_scale_is_computed_from_parameter_counts(real_trace):
     this = rows[0]
     assert this.this_model and this.bytes_high == model.n_params * 2 and this.bytes_low == model.n_params / 2
     assert all(r.provenance is Provenance.COMPUTED for r in rows)
-    assert byte_size(this.bytes_high) in this.text and model.name in this.text
+    assert this.cells == (short_count(model.n_params), byte_size(this.bytes_high), byte_size(this.bytes_low), "1")
+    assert model.name in this.label and this.label == TEXTS.text("scale", "this_model").format(label=model.name)
     big = rows[-1]
-    assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and "810 GB" in big.text
+    assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and big.cells[:3] == ("405 B", "810 GB", "202 GB")
+    assert big.cells[3] == f"{405e9 / model.n_params:,.0f}" and not big.this_model
     assert big.times_this == pytest.approx(405e9 / model.n_params)
     assert weight_bytes(1000, 4) == 500
 

@@ -87,13 +87,13 @@ def test_chapter_8_shows_the_sizes_computed_from_the_real_model(qtbot, window):
     assert dock.section() is Section.SCALE
     assert session.pointer.widget() is dock.pages[Section.SCALE]
     n = trace.model.n_params
-    labels = dock.scale.labels
     assert [r.n_params for r in dock.scale.rows] == [n, 1_000_000_000, 70_000_000_000, 405_000_000_000]
-    this = labels[0].text()
-    assert trace.model.name in this and short_count(n) in this
-    assert byte_size(n * 16 / 8) in this and byte_size(n * 4 / 8) in this
-    assert "810 GB" in labels[3].text() and "202 GB" in labels[3].text()
-    assert all(label.isVisible() for label in labels)
+    table = [[label.text() for label in row] for row in dock.scale.cells]
+    assert trace.model.name in table[0][0]
+    assert table[0][1:] == [short_count(n), byte_size(n * 16 / 8), byte_size(n * 4 / 8), "1"]
+    assert table[3][1:4] == ["405 B", "810 GB", "202 GB"]
+    assert table[1][4] == f"{1e9 / n:,.0f}"
+    assert all(label.isVisible() for row in dock.scale.cells for label in row)
     assert dock.scale.provenance.text() == TEXTS.text("labels", "computed")
     session.go_to(TOUR.index_of("scale-hard") or 0)
     assert dock.section() is Section.SCALE
