@@ -160,7 +160,7 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
 
 # lesson.json's short texts: section -> key -> the fields the code formatting it passes
 LESSON_STRINGS: dict[str, dict[str, Fields]] = {
-    "labels": plain("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
+    "labels": plain("live", "computed", "illustrative", "rule", "weights_only"),
     "stop_reasons": plain("eos", "max_tokens", "context", "running"),
     "tour": {
         "needs_run": (),
