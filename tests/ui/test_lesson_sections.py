@@ -76,7 +76,7 @@ def test_chapter_7_shows_the_requests_life_with_this_runs_numbers(qtbot, window)
     assert dock.section() is Section.REQUEST
     out = output_dir()  # (to look at: test-output/images/)
     out.mkdir(parents=True, exist_ok=True)
-    assert dock.pages[Section.REQUEST].grab().save(str(out / "lesson_request_section.png"))
+    assert dock.request.grab().save(str(out / "lesson_request_section.png"))
 
 
 def test_chapter_8_shows_the_sizes_computed_from_the_real_model(qtbot, window):
@@ -99,7 +99,7 @@ def test_chapter_8_shows_the_sizes_computed_from_the_real_model(qtbot, window):
     assert dock.section() is Section.SCALE
     out = output_dir()
     out.mkdir(parents=True, exist_ok=True)
-    assert dock.pages[Section.SCALE].grab().save(str(out / "lesson_scale_section.png"))
+    assert dock.scale.grab().save(str(out / "lesson_scale_section.png"))
 
 
 # ------------------------------------------------------------------ predict the next token
