@@ -148,13 +148,8 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         live = f.get(p, "live", where)
         if not isinstance(live, bool):
             raise f.error(f"{where}.live", "must be true or false")
-        stage_name = p.get("stage")
-        try:
-            stage = Stage(stage_name) if stage_name is not None else None
-        except ValueError:
-            raise f.error(f"{where}.stage", "must name a stage") from None
         lifecycle.append(
-            LifecyclePart(f.text(p, "id", where), f.plain(p, "title", where), f.plain(p, "text", where), live, stage)
+            LifecyclePart(f.text(p, "id", where), f.plain(p, "title", where), f.plain(p, "text", where), live)
         )
     recap = f.strings(f.get(d, "recap", ""), "recap")
     for i, line in enumerate(recap):
@@ -165,6 +160,9 @@ def _lesson(f: CheckedJson) -> LessonInfo:
         section: f.templates(f.get(d, section, ""), section, table, skip=("bits", "reference"))
         for section, table in LESSON_STRINGS.items()
     }
+    for i, part in enumerate(lifecycle):  # (the Request tab words what each step measured)
+        if part.id not in strings["request"]:
+            raise f.error(f"lifecycle[{i}].id", f"{part.id!r} has no text in request")
     checks = tuple(
         Outcome(f.text(c, "id", f"checks[{i}]"), f.plain(c, "text", f"checks[{i}]"))
         for i, c in enumerate(f.items(f.get(d, "checks", ""), "checks"))

@@ -162,7 +162,7 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
 
 # lesson.json's short texts: section -> key -> the fields the code formatting it passes
 LESSON_STRINGS: dict[str, dict[str, Fields]] = {
-    "labels": plain("live", "computed", "illustrative", "rule", "not_available", "weights_only"),
+    "labels": plain("live", "computed", "illustrative", "rule", "weights_only"),
     "stop_reasons": plain("eos", "max_tokens", "context", "running"),
     "tour": {
         "needs_run": (),
@@ -218,8 +218,24 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "open_first": (),
     },
     "scale": {
-        "this_model": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
-        "row": ("label", "params", "mem_high", "mem_low", "bits_high", "bits_low", "times"),
+        "title": (),
+        "this_model": ("label",),
+        "head_model": (),
+        "head_params": (),
+        "head_bits": ("bits",),
+        "head_times": (),
+    },
+    # the Request tab: what each step of the request's life measured in this run (lesson/facts.py)
+    "request": {
+        "title": (),
+        "needs_run": (),
+        "arrive": ("n_chars",),
+        "queue": (),
+        "tokenize": ("n_prompt",),
+        "prefill": ("prefill", "first_pick", "ttft"),
+        "decode": ("n_decode", "tpot", "decode_total"),
+        "detokenize": ("n_out",),
+        "stream": ("n_out",),
     },
     # lesson/facts.py trace_fields: {chat_note}, beside the characters counted in chat mode
     "prompt": plain("chat_note"),
@@ -246,6 +262,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
                 "tab_questions",
                 "tab_glossary",
                 "tab_complete",
+                "tab_request",
+                "tab_scale",
                 "back",
                 "next",
                 "show_me",

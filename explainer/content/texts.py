@@ -209,7 +209,6 @@ class LifecyclePart:
     title: str
     text: str
     live: bool
-    stage: Stage | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from explainer.content.texts import Chapter, Condition, ConditionKind, Target, T
 from explainer.stages import Stage
 
 # What a tour step may highlight besides a panel or a stage: the window's controls.
-CONTROLS = ("prompt", "generate", "sampling", "lesson")
+# (request and scale: the Lesson dock's tabs for chapters 7 and 8, ui/lesson/show_me.py POINTED_SECTIONS)
+CONTROLS = ("prompt", "generate", "sampling", "lesson", "request", "scale")
 SETTINGS = ("temperature", "top_k", "top_p", "greedy", "seed", "max_new_tokens", "prompt")
 
 

@@ -34,7 +34,6 @@ from explainer.illustration.formatting import (
     short_count,
 )
 from explainer.illustration.vocab import TokenNames
-from explainer.stages import Stage
 
 _WORD = re.compile(r"\S+")
 
@@ -90,16 +89,17 @@ def context_words(model: ModelInfo, lesson: LessonInfo) -> float:
 
 @dataclass(frozen=True)
 class ScaleRow:
-    """One model size and what its weights take in memory at the two precisions."""
+    """One model size and what its weights take in memory at the two precisions, each cell worded
+    for the Sizes tab's table."""
 
-    label: str
+    label: str  # the size's name (this model: its name, lesson.json scale.this_model)
     n_params: int
     bytes_high: float  # at lesson.bits[0] (16-bit)
     bytes_low: float  # at lesson.bits[1] (4-bit)
     times_this: float  # how many times this model's parameter count
     this_model: bool
     provenance: Provenance  # COMPUTED for every row: parameter count × bytes per parameter
-    text: str  # the row in words (lesson.json scale.row / scale.this_model)
+    cells: tuple[str, str, str, str]  # parameters, memory at 16-bit, at 4-bit, times this model
 
 
 def exact_count(n: int) -> str:
@@ -124,20 +124,14 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
     lesson = texts.lesson
     high, low = lesson.bits
     rows = []
-    sizes = [(model.name, model.n_params, True), *((r.label, r.n_params, False) for r in lesson.reference)]
+    this_label = texts.text("scale", "this_model").format(label=model.name)
+    sizes = [(this_label, model.n_params, True), *((r.label, r.n_params, False) for r in lesson.reference)]
     for label, n, this in sizes:
         hb, lb = weight_bytes(n, high), weight_bytes(n, low)
-        key = "this_model" if this else "row"
-        text = texts.text("scale", key).format(
-            label=label,
-            params=exact_count(n),
-            mem_high=byte_size(hb),
-            mem_low=byte_size(lb),
-            bits_high=high,
-            bits_low=low,
-            times=number(n / model.n_params),
-        )
-        rows.append(ScaleRow(label, n, hb, lb, n / model.n_params, this, Provenance.COMPUTED, text))
+        times = n / model.n_params
+        # the exact count, so that the row's sum reads right (134.5 M x 2 bytes = 269 MB)
+        cells = (exact_count(n), byte_size(hb), byte_size(lb), number(times))
+        rows.append(ScaleRow(label, n, hb, lb, times, this, Provenance.COMPUTED, cells))
     return tuple(rows)
 
 
@@ -146,40 +140,72 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
 
 @dataclass(frozen=True)
 class LifecycleItem:
-    """One step of a request's life, with this run's time when it was measured."""
+    """One step of a request's life, with what this run measured there."""
 
     id: str
     title: str
     text: str
     provenance: Provenance  # LIVE: happens in this app; ILLUSTRATIVE: what a server does
     label: str  # the provenance in words ("not live here: what a server does")
-    stage: Stage | None  # the illustration's stage that shows it, if any
-    seconds: float | None  # measured in this run (None: not measured, or not live)
+    seconds: float | None  # the time this run spent on it (None: not timed, not live, or no run)
     timing: str  # "TTFT" / "TPOT" when the step is what that number measures, else ""
+    value: str  # what this run measured there, in words (lesson.json request); "" before a run
+    share: float  # its part of the run's timed total (prefill + decode passes), 0 when untimed
+
+
+def _measured(trace: Trace) -> tuple[dict[str, str], dict[str, float]]:
+    """The fields of lesson.json ``request`` and the seconds of the two timed steps."""
+    first = trace.steps[0]
+    decode = trace.steps[1:]
+    decode_s = sum(s.forward_s + s.sample_s for s in decode)
+    fields = {
+        "n_chars": number(len(prompt_text(trace))),
+        "n_prompt": str(len(trace.prompt_tokens)),
+        "prefill": milliseconds(first.forward_s),
+        "first_pick": milliseconds(first.sample_s),
+        "ttft": milliseconds(trace.ttft_s),
+        "n_decode": str(len(decode)),
+        "tpot": milliseconds(trace.tpot_s),
+        "decode_total": milliseconds(decode_s),
+        "n_out": str(len(trace.steps)),
+    }
+    return fields, {"prefill": first.forward_s + first.sample_s, "decode": decode_s}
 
 
 def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[LifecycleItem, ...]:
-    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream.
+    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream,
+    each with what ``trace`` measured there (lesson.json ``request``).
 
     TTFT is tied to the prefill (its pass plus picking the first token); TPOT to the decode loop.
     Both are the trace's own ``ttft_s`` and ``tpot_s``, so the lesson quotes the numbers the status
-    bar and the captions show, defined in one place.
+    bar and the captions show, defined in one place. The queue is never given a time: a local run
+    has none, and the text says so instead.
     """
-    ttft = trace.ttft_s if trace is not None else None
-    tpot = trace.tpot_s if trace is not None else None
+    ran = trace is not None and bool(trace.steps)
+    fields, seconds = _measured(trace) if trace is not None and ran else ({}, {})
+    total = sum(seconds.values())
     out = []
     for part in texts.lesson.lifecycle:
         prov = Provenance.LIVE if part.live else Provenance.ILLUSTRATIVE
-        seconds: float | None = None
-        timing = ""
-        if part.id == "prefill":
-            timing = "TTFT"
-            seconds = ttft
-        elif part.id == "decode":
-            timing = "TPOT"
-            seconds = tpot
-        label = texts.text("labels", prov.value)
-        out.append(LifecycleItem(part.id, part.title, part.text, prov, label, part.stage, seconds, timing))
+        timing = {"prefill": "TTFT", "decode": "TPOT"}.get(part.id, "")
+        spent = seconds.get(part.id)
+        if not part.live:
+            value = texts.text("request", part.id)
+        else:
+            value = texts.text("request", part.id).format_map(fields) if ran else ""
+        out.append(
+            LifecycleItem(
+                part.id,
+                part.title,
+                part.text,
+                prov,
+                texts.text("labels", prov.value),
+                spent,
+                timing,
+                value,
+                spent / total if spent is not None and total > 0 else 0.0,
+            )
+        )
     return tuple(out)
 
 

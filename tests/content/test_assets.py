@@ -187,6 +187,12 @@ def _question(data: dict, question_id: str) -> dict:
         ("lesson.json", lambda d: d["quiz"].pop("right"), "en/lesson.json: quiz.right is missing"),
         ("lesson.json", lambda d: d.update(recap=["one line"]), "en/lesson.json: recap must be exactly two lines"),
         ("lesson.json", lambda d: d["scale"].update(bits=[16]), "en/lesson.json: scale.bits must be two precisions"),
+        (
+            "lesson.json",
+            lambda d: d["lifecycle"].append({"id": "bill", "title": "Bill", "text": "Pay.", "live": False}),
+            r"en/lesson.json: lifecycle\[7\].id 'bill' has no text in request",
+        ),
+        ("lesson.json", lambda d: d["request"].pop("queue"), "en/lesson.json: request.queue is missing"),
     ],
 )
 def test_a_broken_file_names_the_file_and_the_key(broken, name, edit, message):

@@ -130,7 +130,7 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
         ("captions.json", lambda d: d["panels"].pop("header"), r"en/captions.json: panels.header is missing"),
         # lesson.json's short texts
         ("lesson.json", lambda d: _add(d["game"], "ask"), rf"en/lesson.json: game.ask {UNKNOWN}"),
-        ("lesson.json", lambda d: _add(d["scale"], "row"), rf"en/lesson.json: scale.row {UNKNOWN}"),
+        ("lesson.json", lambda d: _add(d["scale"], "this_model"), rf"en/lesson.json: scale.this_model {UNKNOWN}"),
         ("lesson.json", lambda d: _add(d["ui"], "task"), rf"en/lesson.json: ui.task {UNKNOWN}"),
         ("lesson.json", lambda d: _add(d["quiz"], "right"), rf"en/lesson.json: quiz.right {NOT_A_TEMPLATE}"),
         # questions.json: text, explanation, a static option, a live option

@@ -41,10 +41,12 @@ def test_scale_is_computed_from_parameter_counts(real_trace):
     this = rows[0]
     assert this.this_model and this.bytes_high == model.n_params * 2 and this.bytes_low == model.n_params / 2
     assert all(r.provenance is Provenance.COMPUTED for r in rows)
-    assert byte_size(this.bytes_high) in this.text and model.name in this.text
-    assert "134.5 M parameters: 269 MB" in this.text  # the exact count, so the sum reads right
+    assert this.cells == (exact_count(model.n_params), byte_size(this.bytes_high), byte_size(this.bytes_low), "1")
+    assert this.cells[:2] == ("134.5 M", "269 MB")  # the exact count, so the sum reads right
+    assert model.name in this.label and this.label == TEXTS.text("scale", "this_model").format(label=model.name)
     big = rows[-1]
-    assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and "810 GB" in big.text
+    assert big.bytes_high == 810e9 and big.bytes_low == 202.5e9 and big.cells[:3] == ("405 B", "810 GB", "202 GB")
+    assert big.cells[3] == f"{405e9 / model.n_params:,.0f}" and not big.this_model
     assert big.times_this == pytest.approx(405e9 / model.n_params)
     assert weight_bytes(1000, 4) == 500
 
@@ -62,11 +64,32 @@ def test_the_request_lifecycle_ties_ttft_and_tpot_to_their_steps(real_trace):
     queue = items[1]
     assert queue.provenance is Provenance.ILLUSTRATIVE and queue.label == TEXTS.text("labels", "illustrative")
     assert all(i.provenance is Provenance.LIVE for i in items if i.id != "queue")
-    prefill = next(i for i in items if i.id == "prefill")
-    decode = next(i for i in items if i.id == "decode")
+    assert all(i.label == TEXTS.text("labels", "live") for i in items if i.id != "queue")
+    by_id = {i.id: i for i in items}
+    prefill, decode = by_id["prefill"], by_id["decode"]
+    decode_s = sum(s.forward_s + s.sample_s for s in trace.steps[1:])
     assert prefill.timing == "TTFT" and prefill.seconds == trace.ttft_s
-    assert decode.timing == "TPOT" and decode.seconds == trace.tpot_s
-    assert all(i.seconds is None for i in request_lifecycle(TEXTS, None))
+    assert decode.timing == "TPOT" and decode.seconds == pytest.approx(decode_s)
+    assert prefill.share + decode.share == pytest.approx(1.0)
+    assert prefill.share == pytest.approx(trace.ttft_s / (trace.ttft_s + decode_s))
+    # each step words what this run measured there: the trace's own numbers
+    assert f"TTFT {milliseconds(trace.ttft_s)}" in prefill.value
+    assert milliseconds(trace.steps[0].forward_s) in prefill.value
+    assert milliseconds(trace.tpot_s) in decode.value and milliseconds(decode_s) in decode.value
+    assert decode.value.startswith(f"{len(trace.steps) - 1} passes")
+    assert by_id["tokenize"].value.startswith(f"{len(trace.prompt_tokens)} tokens")
+    assert by_id["arrive"].value.startswith("your prompt, 24 characters")
+    assert by_id["detokenize"].value.startswith(f"{len(trace.steps)} ids")
+    # a local run has no queue: no time, and the step says so
+    assert queue.seconds is None and queue.share == 0 and queue.value == TEXTS.text("request", "queue")
+    assert "no queue here" in queue.value
+    assert all(i.seconds is None for i in items if i.id not in ("prefill", "decode"))
+
+
+def test_before_a_run_the_lifecycle_has_no_numbers():
+    items = request_lifecycle(TEXTS, None)
+    assert all(i.seconds is None and i.share == 0 for i in items)
+    assert [i.id for i in items if i.value] == ["queue"]  # (the queue's "none here" needs no run)
 
 
 def test_fields_of_a_run(real_trace):

@@ -27,9 +27,11 @@ from explainer.frames.panels import PANELS
 OPEN, CLOSE = "⟦", "⟧"
 LANGUAGE = "xx"
 # the keys whose string values are data the code reads, not texts anyone reads (per file: the
-# tour's steps name their "chapter" by id, where lesson.json's "tour.chapter" is a text)
+# tour's steps name their "chapter" by id, where lesson.json's "tour.chapter" is a text; a
+# question's "live" names its function, where lesson.json's "labels.live" is a text and its
+# lifecycle's "live" a boolean)
 DATA_KEYS = frozenset({"id", "kind", "name", "live", "stage", "phase", "outcomes", "checks", "answer", "next_url"})
-FILE_DATA_KEYS = {"tour.json": DATA_KEYS | {"chapter"}}
+FILE_DATA_KEYS = {"tour.json": DATA_KEYS | {"chapter"}, "lesson.json": DATA_KEYS - {"live"}}
 
 
 def wrap(text: str) -> str:

@@ -6,6 +6,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 
 from explainer.content.texts import TargetKind, TourStep
+from explainer.ui.lesson.show_me import Section
 from explainer.ui.settings import AppSettings
 from tests.support.readback import link_fragments
 
@@ -43,6 +44,8 @@ def control_widget(w, name: str):
         "generate": w.generate_button,
         "sampling": w.sampling,
         "lesson": w.lesson.dock.splitter,
+        "request": w.lesson.dock.pages[Section.REQUEST],
+        "scale": w.lesson.dock.pages[Section.SCALE],
     }[name]
 
 

@@ -13,11 +13,13 @@ from explainer.content.assets import load_texts
 from explainer.content.glossary import HREF_PREFIX
 from explainer.content.texts import QuestionKind
 from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
-from explainer.illustration.formatting import percent
+from explainer.illustration.formatting import byte_size, milliseconds, percent
+from explainer.lesson.facts import exact_count
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import QuizState, Verdict, check
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
+from tests.support.images import output_dir
 from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import first_anchor_point, forget_the_lesson, tour_key
 
@@ -43,6 +45,62 @@ def sampled_run(qtbot, w, max_new_tokens: int = 3):
     for field, text in (("temperature", "0.9"), ("top_k", "40"), ("top_p", "0.9"), ("seed", "3")):
         type_into(qtbot, w.sampling.fields()[field], text)
     return generate(qtbot, w, STORY, max_new_tokens=max_new_tokens)
+
+
+# ------------------------------------------------------------------ chapters 7 and 8: the request, the sizes
+
+
+def test_chapter_7_shows_the_requests_life_with_this_runs_numbers(qtbot, window):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    trace = generate(qtbot, w, PARIS, max_new_tokens=4)
+    session.go_to(TOUR.index_of("req-server") or 0)
+    assert dock.section() is Section.REQUEST  # the chapter's step opens the tab beside it
+    assert session.pointer.widget() is dock.pages[Section.REQUEST]
+    parts = dock.request.parts
+    decode_s = sum(s.forward_s + s.sample_s for s in trace.steps[1:])
+    assert milliseconds(trace.ttft_s) in parts["prefill"].value.text()
+    assert milliseconds(trace.steps[0].forward_s) in parts["prefill"].value.text()
+    assert milliseconds(trace.tpot_s) in parts["decode"].value.text()
+    assert milliseconds(decode_s) in parts["decode"].value.text()
+    assert parts["tokenize"].value.text().startswith(f"{len(trace.prompt_tokens)} tokens")
+    assert parts["prefill"].bar.isVisible() and parts["decode"].bar.isVisible()
+    share = trace.ttft_s / (trace.ttft_s + decode_s)
+    assert parts["prefill"].bar.value() == round(share * 1000)
+    # the queue: not live here, no time, and it says so
+    queue = parts["queue"]
+    assert queue.provenance.text() == TEXTS.text("labels", "illustrative")
+    assert queue.value.text() == TEXTS.text("request", "queue") and not queue.bar.isVisible()
+    assert all(parts[p].provenance.text() == TEXTS.text("labels", "live") for p in parts if p != "queue")
+    assert not dock.request.needs_run.isVisible()
+    session.go_to(TOUR.index_of("req-steps") or 0)
+    assert dock.section() is Section.REQUEST
+    out = output_dir()  # (to look at: test-output/images/)
+    out.mkdir(parents=True, exist_ok=True)
+    assert dock.request.grab().save(str(out / "lesson_request_section.png"))
+
+
+def test_chapter_8_shows_the_sizes_computed_from_the_real_model(qtbot, window):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    trace = generate(qtbot, w, PARIS, max_new_tokens=2)
+    session.go_to(TOUR.index_of("scale-memory") or 0)
+    assert dock.section() is Section.SCALE
+    assert session.pointer.widget() is dock.pages[Section.SCALE]
+    n = trace.model.n_params
+    assert [r.n_params for r in dock.scale.rows] == [n, 1_000_000_000, 70_000_000_000, 405_000_000_000]
+    table = [[label.text() for label in row] for row in dock.scale.cells]
+    assert trace.model.name in table[0][0]
+    assert table[0][1:] == [exact_count(n), byte_size(n * 16 / 8), byte_size(n * 4 / 8), "1"]
+    assert table[3][1:4] == ["405 B", "810 GB", "202 GB"]
+    assert table[1][4] == f"{1e9 / n:,.0f}"
+    assert all(label.isVisible() for row in dock.scale.cells for label in row)
+    assert dock.scale.provenance.text() == TEXTS.text("labels", "computed")
+    session.go_to(TOUR.index_of("scale-hard") or 0)
+    assert dock.section() is Section.SCALE
+    out = output_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    assert dock.scale.grab().save(str(out / "lesson_scale_section.png"))
 
 
 # ------------------------------------------------------------------ predict the next token

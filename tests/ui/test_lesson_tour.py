@@ -138,6 +138,13 @@ def test_show_me_steps_there_and_the_step_opens_its_section(qtbot, window):
     assert dock.section() is Section.WHATIF
     click(qtbot, dock.tour.show_me_button)
     assert w.position == Cursor(0, Stage.SAMPLING) and dock.whatif.step is w.trace.steps[0]
+    session.go_to(index_of("scale-memory"))  # chapter 8 opens the sizes beside the tour
+    assert dock.section() is Section.SCALE
+    dock.open_section(Section.GLOSSARY)
+    click(qtbot, dock.tour.show_me_button)  # and "Show me" opens them again
+    assert dock.section() is Section.SCALE
+    session.go_to(index_of("req-steps"))
+    assert dock.section() is Section.REQUEST
     w.control_dock.hide()  # a control step shows the controls again
     session.go_to(index_of("start-run"))
     assert w.control_dock.isVisible()

@@ -1,5 +1,8 @@
 """The Lesson dock, beside the illustration: the tour on top, the other sections as tabs below.
 
+Chapters 7 and 8 of the tour point at two of the tabs (the request's life with the run's numbers,
+the model sizes), so the numbers stay in view while their steps run.
+
 The tour stays in view while the learner does what a step asks in a tab below it (answer a
 question, play a round, move a slider), so nobody has to switch back and forth to read the next
 instruction. The completion page is a tab that appears once the lesson is complete.
@@ -15,6 +18,8 @@ from explainer.ui.lesson.completion_section import CompletionSection
 from explainer.ui.lesson.glossary_section import GlossarySection
 from explainer.ui.lesson.predict_section import PredictSection
 from explainer.ui.lesson.questions_section import QuestionsSection
+from explainer.ui.lesson.request_section import RequestSection
+from explainer.ui.lesson.scale_section import ScaleSection
 from explainer.ui.lesson.show_me import Section
 from explainer.ui.lesson.tour_section import TourSection
 from explainer.ui.lesson.whatif_section import WhatIfSection
@@ -47,20 +52,26 @@ class LessonDock(QDockWidget):
         self.whatif = WhatIfSection(texts)
         self.questions = QuestionsSection(texts)
         self.glossary = GlossarySection(texts)
+        self.request = RequestSection(texts)
+        self.scale = ScaleSection(texts)
         self.completion = CompletionSection(texts)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("lesson_tabs")
         self.tabs.setDocumentMode(True)
         self.tabs.setUsesScrollButtons(True)
         self._index: dict[Section, int] = {}
+        self.pages: dict[Section, QWidget] = {}
         for section, widget, key in (
             (Section.PREDICT, _scrolled(self.predict), "tab_predict"),
             (Section.WHATIF, _scrolled(self.whatif), "tab_whatif"),
             (Section.QUESTIONS, self.questions, "tab_questions"),
             (Section.GLOSSARY, self.glossary, "tab_glossary"),
+            (Section.REQUEST, _scrolled(self.request), "tab_request"),
+            (Section.SCALE, _scrolled(self.scale), "tab_scale"),
             (Section.COMPLETE, _scrolled(self.completion), "tab_complete"),
         ):
             self._index[section] = self.tabs.addTab(widget, texts.text("ui", key))
+            self.pages[section] = widget
         self.tabs.setTabVisible(self._index[Section.COMPLETE], False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("lesson_splitter")

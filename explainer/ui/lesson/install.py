@@ -21,6 +21,7 @@ from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
+from explainer.ui.lesson.show_me import POINTED_SECTIONS, Section
 from explainer.ui.sampling_panel import SamplingPanel
 from explainer.ui.worker import LoadedModel
 
@@ -74,7 +75,11 @@ class _ThemeWatch(QObject):
 def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
     """Make a control the tour points at visible (its dock shown, scrolled into view). A control
     the window has moved out of its dock (the folded bar of a narrow window, ui/compact.py)
-    leaves the dock as it is: showing it would bring back an empty dock beside the bar."""
+    leaves the dock as it is: showing it would bring back an empty dock beside the bar. A tab of
+    the lesson (the request's life, the sizes) is opened."""
+    if name in POINTED_SECTIONS:
+        dock.open_section(Section(name))
+        return
     holder = dock if name == "lesson" else window.control_dock
     if holder is dock or holder.isAncestorOf(controls[name]):
         holder.show()
@@ -95,6 +100,7 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
         "generate": window.generate_button,
         "sampling": window.sampling,
         "lesson": dock.splitter,
+        **{section.value: dock.pages[section] for section in POINTED_SECTIONS},
     }
     pointer = TourPointer(
         window.scene,

@@ -146,6 +146,8 @@ class LessonSession(QObject):
         self.fields = lesson_fields(self.texts, trace, self.model, names)
         self.questions = build_questions(self.texts, trace, self.model, names)
         self.dock.questions.set_questions(self.questions)
+        self.dock.request.show_run(trace)
+        self.dock.scale.show_model(self.model if self.model is not None else trace.model if trace else None)
         if self.completed:  # (the score counts the questions of this run)
             self.show_completion(open_it=False)
 
@@ -164,6 +166,7 @@ class LessonSession(QObject):
             self.dock.predict.new_run()
             self._keep(self.state.new_run())
             self.dock.whatif.update_for(None, None, self.names())
+            self.dock.request.show_run(None)
         self._had_trace = has
 
     def on_frame_shown(self, cursor: Cursor) -> None:

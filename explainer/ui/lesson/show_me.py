@@ -30,7 +30,13 @@ class Section(StrEnum):
     WHATIF = "whatif"
     QUESTIONS = "questions"
     GLOSSARY = "glossary"
+    REQUEST = "request"  # the life of a request, with the run's numbers (chapter 7)
+    SCALE = "scale"  # the model-size table (chapter 8)
     COMPLETE = "complete"
+
+
+# the tabs a tour step may point at as a control (content/tour_json.py CONTROLS)
+POINTED_SECTIONS = (Section.REQUEST, Section.SCALE)
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,8 @@ def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -
     if done.kind is ConditionKind.GENERATE:
         return ShowMe(control="prompt")
     if target.kind is TargetKind.CONTROL:
+        if target.name in POINTED_SECTIONS:
+            return ShowMe(section=Section(target.name))
         return ShowMe(control=target.name) if target.name != "lesson" else None
     stage = Stage(target.name) if target.kind is TargetKind.STAGE else _panel_stage(target.name)
     if stage is None:
