@@ -2,7 +2,8 @@
 
 Layer 1 is at the bottom; the pass sweeps upwards.  Each layer shows its ``change`` (how
 much it moved the last token's hidden state, relative to before: a full bar is 100 %) and
-its lens guess: the token the model would predict if it stopped after that layer.  Layers
+its lens guess: the token the model would predict if it stopped after that layer (while the
+learner guesses the next token, the guesses are left out and one line says so).  Layers
 in a row that guess the same token share one label, centred on them with a bracket, so the
 labels can be larger than one of 30 rows allows (they must be read from the back of a
 lecture hall) and the eye sees where the guess changes.  The stack is created once and
@@ -34,6 +35,7 @@ class LayerStackItem(Panel):
         self.bottom = Text(f"{key}/bottom", self)
         self.marker = Box(f"{key}/marker", self)
         self.badge = Text(f"{key}/badge", self)
+        self.hidden_note = Text(f"{key}/hidden", self)  # in the guesses' column while a guess is open
         self.marker.setZValue(2)
         self.badge.setZValue(2)
         self.n_layers = 0
@@ -92,6 +94,11 @@ class LayerStackItem(Panel):
         self.bottom.show_text(value.words("layers_in"), hf, theme.muted).place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
+        self.hidden_note.setVisible(value.hidden and value.shown)
+        if value.hidden and value.shown:  # the learner guesses the next token: the lens waits
+            x = self.LENS_X + 8
+            note = elide(value.words("layers_hidden"), hf, right - x - 6)
+            self.hidden_note.show_text(note, hf, theme.muted).place(x, (top + bottom) / 2, "ml")
         self.geom = (left, bottom, row_h)
         self._rows_drawn = None  # every row is restyled below
         self._runs = {start: (-1, "") for start in self._runs}  # each drawn run: redraw or hide
