@@ -200,6 +200,9 @@ def test_an_open_guess_names_the_answer_nowhere(scene, real_trace):
     scene.set_answer_rule(None)  # the guess closed at the cursor on screen: drawn again at once
     assert "“␣Paris”" in rb.caption_text(scene)
     assert "␣Paris" in [lens.text() for lens in scene.layers.lens if lens.isVisible()]
+    state = rb.frame_state(scene)
+    scene.redraw()  # closing it redrew the panels that changed: the same as drawing all anew
+    assert rb.frame_state(scene) == state
 
 
 def test_an_open_guess_is_an_input_of_the_frame(real_trace):
