@@ -126,6 +126,8 @@ CAPTION_KEYS = (
     "layers_prefill_late",
     "layers_decode",
     "layers_decode_late",
+    "layers_prefill_hidden",
+    "layers_decode_hidden",
     "probabilities",
     "sampling_greedy",
     "sampling_sampled",

@@ -8,6 +8,7 @@ panels whose value changed. Drawing the less urgent panels later (scheduler.py),
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal
@@ -105,6 +106,8 @@ class LifecycleScene(QGraphicsScene):
         self._cached_items = 0
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
+        self._answer_open: Callable[[Trace, Cursor], bool] | None = None  # see set_answer_rule
+        self._frame_hidden = False  # the frame on screen hides the answer
         self._frame: Frame = self.builder.empty("")
         self._apply(self._frame)
 
@@ -139,6 +142,28 @@ class LifecycleScene(QGraphicsScene):
         figure is the same file every time it is made."""
         self.builder = self.builder.with_timings(bool(on))
         self._rebuild()
+
+    def set_answer_rule(self, answer_open: Callable[[Trace, Cursor], bool] | None) -> None:
+        """Who says, for a cursor, whether the learner is guessing its pass's next token (the
+        lesson's game, passed in by the window; None: never). Asked before each frame is built,
+        so a frame at an open guess is drawn, and its sweep animated, without the answer: the
+        builder's answer-hidden switch, like the timings one."""
+        self._answer_open = answer_open
+        self.answer_changed()
+
+    def answer_changed(self) -> None:
+        """The rule's answer for the cursor on screen may have changed (a round played, a new
+        record): draw it again if it did."""
+        trace, cursor = self._trace, self._cursor
+        if trace is not None and cursor is not None and self._hidden(trace, cursor) != self._frame_hidden:
+            self._rebuild()
+
+    def _hidden(self, trace: Trace, cursor: Cursor) -> bool:
+        return self._answer_open is not None and bool(self._answer_open(trace, cursor))
+
+    def _build(self, trace: Trace, cursor: Cursor) -> Frame:
+        self._frame_hidden = self._hidden(trace, cursor)
+        return self.builder.with_answer_hidden(self._frame_hidden).frame(trace, cursor)
 
     def set_model_info(self, model: ModelInfo | None) -> None:
         """What is known about the loaded model before any trace (drawn by show_empty)."""
@@ -184,6 +209,7 @@ class LifecycleScene(QGraphicsScene):
         """Before any trace: the training panel, the empty loop, and ``message``."""
         self.finish_animation()
         self._trace, self._cursor = None, None
+        self._frame_hidden = False
         self._frame = self.builder.empty(message, self._model)
         self._apply(self._frame)
 
@@ -191,7 +217,7 @@ class LifecycleScene(QGraphicsScene):
         """Draw ``cursor`` of ``trace``; animate from the previous frame when it is the stage just before."""
         self.finish_animation()
         follows = self._follows(self._trace, self._cursor, trace, cursor)
-        frame = self.builder.frame(trace, cursor)
+        frame = self._build(trace, cursor)
         self._trace, self._cursor, self._frame = trace, cursor, frame
         transition = TRANSITIONS.get(frame.stage) if animate and not self.animator.instant and follows else None
         if transition is not None:
@@ -218,7 +244,7 @@ class LifecycleScene(QGraphicsScene):
     def _rebuild(self) -> None:
         self.finish_animation()
         if self._trace is not None and self._cursor is not None:
-            self._frame = self.builder.frame(self._trace, self._cursor)
+            self._frame = self._build(self._trace, self._cursor)
         else:
             self._frame = self.builder.empty(self._frame[F.CAPTION].text if self._cursor is None else "", self._model)
         self._apply(self._frame)

@@ -20,5 +20,5 @@ class CaptionValue:
 def caption_value(m: Moment) -> CaptionValue:
     if m.trace is None or m.cursor is None:
         return CaptionValue(m.texts.title(Stage.PRETRAINING), m.message)
-    text = caption(m.texts, m.trace, m.cursor, m.names, m.timings) or m.message
+    text = caption(m.texts, m.trace, m.cursor, m.names, m.timings, m.answer_hidden) or m.message
     return CaptionValue(m.texts.title(m.stage), text, link_terms(text, m.texts.glossary, once=True))

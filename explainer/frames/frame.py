@@ -7,6 +7,7 @@ panel").
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -54,19 +55,36 @@ class FrameBuilder:
     8,000-token context costs about what one of a short prompt does.
     """
 
-    def __init__(self, texts: LessonTexts, vocabulary: Vocabulary | None = None, timings: bool = True) -> None:
+    def __init__(
+        self,
+        texts: LessonTexts,
+        vocabulary: Vocabulary | None = None,
+        timings: bool = True,
+        answer_hidden: bool = False,
+    ) -> None:
         check_texts(texts)
         self.texts = texts
         self.timings = timings
+        self.answer_hidden = answer_hidden  # see Moment.answer_hidden
         self._names = TokenNames(vocabulary)
         self._chips = ChipMaker()
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> FrameBuilder:
         """A builder labelling ids with ``vocabulary`` (the chips' labels depend on it)."""
-        return FrameBuilder(self.texts, vocabulary, self.timings)
+        return FrameBuilder(self.texts, vocabulary, self.timings, self.answer_hidden)
 
     def with_timings(self, timings: bool) -> FrameBuilder:
-        return FrameBuilder(self.texts, self._names.vocabulary, timings)
+        return FrameBuilder(self.texts, self._names.vocabulary, timings, self.answer_hidden)
+
+    def with_answer_hidden(self, hidden: bool) -> FrameBuilder:
+        """A builder whose frames name the next token nowhere (``hidden``: a guess at it is open)
+        or as usual. It shares this builder's chips and names: they do not depend on the switch,
+        and a view asks for it frame by frame."""
+        if hidden == self.answer_hidden:
+            return self
+        other = copy.copy(self)
+        other.answer_hidden = hidden
+        return other
 
     def empty(self, message: str = "", model: ModelInfo | None = None) -> Frame:
         """Before any trace: only what is known about the model, and ``message``."""
@@ -98,6 +116,7 @@ class FrameBuilder:
                 trace.model,
                 chips=chips,
                 read_chips=read,
+                answer_hidden=self.answer_hidden,
             )
         )
 

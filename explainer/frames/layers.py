@@ -21,6 +21,7 @@ class LayersValue:
     guesses: tuple[str, ...]  # each layer's lens guess as token text ("" when not computed)
     settles_at: int | None  # 1-based layer from which every guess is the final answer
     words: Words  # the column heads, the input's label, the sweep's "layer N" badge
+    hidden: bool = False  # a guess at the next token is open: no guesses, words say they come after it
 
 
 def layers_value(m: Moment) -> LayersValue:
@@ -32,7 +33,8 @@ def layers_value(m: Moment) -> LayersValue:
     step = m.step
     if step is None or m.stage < Stage.LAYERS:
         return LayersValue(title, n, known, False, (), (), None, m.words)
+    changes = tuple(step.layers.change.tolist())
+    if m.answer_hidden:  # the lens guesses would give the answer away: the change bars only
+        return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=True)
     guesses = tuple(m.names(i) if i is not None else "" for i in step.layers.guesses())
-    return LayersValue(
-        title, n, known, True, tuple(step.layers.change.tolist()), guesses, lens_settles_at(step), m.words
-    )
+    return LayersValue(title, n, known, True, changes, guesses, lens_settles_at(step), m.words)

@@ -1,7 +1,7 @@
 """The inputs every panel builder reads for one frame, gathered once.
 
 A builder is a pure function ``Moment -> value``: everything it needs is here, passed in by
-the caller (the texts, the token names, the timings switch), never read from a file or from
+the caller (the texts, the token names, the timings and answer-hidden switches), never read from a file or from
 module state, so the same moment always gives the same frame.
 """
 
@@ -46,6 +46,9 @@ class Moment:
     message: str = ""  # shown before any trace ("Loading the model…")
     chips: tuple[Chip, ...] = ()  # the context as token chips, as it stands at this stage
     read_chips: tuple[Chip, ...] = ()  # the tokens the pass under the cursor reads
+    # True while the learner is asked to guess this pass's next token (the lesson's game): nothing
+    # drawn names the answer (no lens guesses, a caption without the token, no chart)
+    answer_hidden: bool = False
 
     @property
     def words(self) -> Words:

@@ -92,6 +92,7 @@ LAYERS: FramePanel[LayersValue] = FramePanel(
         "layers_lens": (),
         "layers_in": (),
         "layers_badge": ("n",),
+        "layers_hidden": (),
     },
 )
 PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(

@@ -72,11 +72,19 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
     return f
 
 
-def caption(texts: LessonTexts, trace: Trace | None, cursor: Cursor, names: TokenNames, timings: bool = True) -> str:
+def caption(
+    texts: LessonTexts,
+    trace: Trace | None,
+    cursor: Cursor,
+    names: TokenNames,
+    timings: bool = True,
+    answer_hidden: bool = False,
+) -> str:
     """One or two plain sentences for a beginner about this stage, with real numbers.
 
     ``timings=False`` leaves out measured times (they differ from run to run), for
-    figures that must come out the same every time.
+    figures that must come out the same every time. ``answer_hidden``: a guess at this pass's
+    next token is open, so the layers caption does not say what the lens reads.
     """
     templates = texts.captions
     if trace is None:
@@ -93,7 +101,9 @@ def caption(texts: LessonTexts, trace: Trace | None, cursor: Cursor, names: Toke
         key = "embeddings_prefill" if prefill else "embeddings_decode"
     elif stage is Stage.LAYERS:
         key = "layers_prefill" if prefill else "layers_decode"
-        if f["lens_layer"] >= trace.model.n_layers:
+        if answer_hidden:
+            key += "_hidden"
+        elif f["lens_layer"] >= trace.model.n_layers:
             key += "_late"
     elif stage is Stage.PROBABILITIES:
         key = "probabilities"

@@ -154,6 +154,76 @@ def test_layers_show_change_and_lens(scene, real_trace):
     ]
 
 
+def top_three(trace, step: int) -> list[str]:
+    """The model's top three candidates at ``step`` as the game writes them (“␣Paris”)."""
+    from explainer.content.assets import load_texts
+    from explainer.illustration.vocab import TokenNames
+    from explainer.lesson.game import new_round
+    from tests.support.lesson import model_vocabulary
+
+    rnd = new_round(load_texts(), trace, step, TokenNames(model_vocabulary()))
+    assert rnd is not None
+    return [c.label for c in sorted(rnd.candidates, key=lambda c: c.rank)[:3]]
+
+
+def names(text: str, label: str) -> bool:
+    """Whether a drawn text names the token the game shows as ``label``: quoted in a sentence,
+    or alone, as a lens guess or a bar of the chart label it ("." in a sentence is no answer)."""
+    return label in text or text == label.strip("“”")
+
+
+def test_an_open_guess_names_the_answer_nowhere(scene, real_trace):
+    """While the learner guesses a pass's next token, no drawn text names any of the top three
+    candidates (the lens guesses, the caption, the chart) but what the pass's embeddings stage
+    showed already, before anything of the answer was known (a candidate can be a word of the
+    text read so far, as a chip or the token looked up); once the guess is closed they are back."""
+    trace = real_trace("paris")
+    texts = scene.builder.texts
+    scene.set_answer_rule(lambda t, c: c.stage is Stage.LAYERS)
+    for step in range(len(trace.steps)):
+        top = top_three(trace, step)
+        scene.show_frame(trace, Cursor(step, Stage.EMBEDDINGS), animate=False)
+        before = set(rb.drawn_texts(scene))
+        scene.show_frame(trace, Cursor(step, Stage.LAYERS), animate=False)
+        drawn = rb.drawn_texts(scene)
+        named = [(label, t) for label in top for t in drawn if names(t, label) and t not in before]
+        assert not named, f"pass {step + 1} names the answer while the guess is open: {named}"
+        assert texts.panels["layers_hidden"] in drawn  # says where the guesses went
+        assert any(b.isVisible() for b in scene.layers.bars)  # the change bars stay
+        assert not any(lens.isVisible() for lens in scene.layers.lens)
+        scene.show_frame(trace, Cursor(step, Stage.PROBABILITIES), animate=False)  # the pick revealed
+        drawn = rb.drawn_texts(scene)
+        assert texts.panels["layers_hidden"] not in drawn
+        assert any(names(t, top[0]) for t in drawn)
+        assert top[0].strip("“”") in [lens.text() for lens in scene.layers.lens if lens.isVisible()]
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
+    scene.set_answer_rule(None)  # the guess closed at the cursor on screen: drawn again at once
+    assert "“␣Paris”" in rb.caption_text(scene)
+    assert "␣Paris" in [lens.text() for lens in scene.layers.lens if lens.isVisible()]
+    state = rb.frame_state(scene)
+    scene.redraw()  # closing it redrew the panels that changed: the same as drawing all anew
+    assert rb.frame_state(scene) == state
+
+
+def test_an_open_guess_is_an_input_of_the_frame(real_trace):
+    """The switch reaches the frame as an input: the same cursor, with and without it."""
+    from explainer.content.assets import load_texts
+    from explainer.frames import FrameBuilder
+    from explainer.frames import panels as F
+
+    trace = real_trace("paris")
+    builder = FrameBuilder(load_texts())
+    cursor = Cursor(0, Stage.LAYERS)
+    shown, hidden = builder.frame(trace, cursor), builder.with_answer_hidden(True).frame(trace, cursor)
+    assert shown == builder.frame(trace, cursor) and hidden != shown
+    assert shown[F.LAYERS].guesses and not shown[F.LAYERS].hidden
+    assert hidden[F.LAYERS].guesses == () and hidden[F.LAYERS].hidden and hidden[F.LAYERS].settles_at is None
+    assert hidden[F.LAYERS].changes == shown[F.LAYERS].changes
+    assert "Paris" in shown[F.CAPTION].text and "Paris" not in hidden[F.CAPTION].text
+    assert not hidden[F.PROBABILITIES].shown
+    assert builder.with_answer_hidden(False) is builder
+
+
 def test_embeddings_are_the_real_vectors(scene, real_trace):
     trace = real_trace("paris")
     step = trace.steps[0]

@@ -74,6 +74,20 @@ def caption_text(scene: LifecycleScene) -> str:
     return scene.caption.text.toPlainText()
 
 
+def drawn_texts(scene: LifecycleScene) -> list[str]:
+    """Every text a viewer can read in the scene: each visible text item, at any depth."""
+    scene.settle()
+    out = []
+    for item in scene.items():
+        if not item.isVisible() or item.opacity() == 0:
+            continue
+        if isinstance(item, QGraphicsSimpleTextItem):
+            out.append(item.text())
+        elif isinstance(item, QGraphicsTextItem):
+            out.append(item.toPlainText())
+    return [t for t in out if t]
+
+
 def counters(scene: LifecycleScene) -> dict[str, Any]:
     """What the window says of the context and the timings, read from the drawn texts: the
     tokens panel's "context: 5 / 8,192 tokens", and the counters panel's two lines."""

@@ -15,10 +15,11 @@ from explainer.content.texts import QuestionKind
 from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
 from explainer.illustration.formatting import byte_size, milliseconds, percent
 from explainer.lesson.facts import exact_count
-from explainer.lesson.game import GameState
+from explainer.lesson.game import GameState, reveal
 from explainer.lesson.questions import QuizState, Verdict, check
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
+from tests.support import readback as rb
 from tests.support.images import output_dir
 from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import first_anchor_point, forget_the_lesson, tour_key
@@ -141,6 +142,64 @@ def test_the_game_scores_right_and_wrong_picks_against_the_steps_probabilities(q
     forward_to(qtbot, w, 0, Stage.LAYERS)
     assert game.round is None and game.revealed is not None  # a pass is played once per run
     assert w.lesson.state.game.played == 3
+
+
+def lens_labels(w) -> list[str]:
+    w.scene.finish_animation()
+    w.scene.settle()
+    return [lens.text() for lens in w.scene.layers.lens if lens.isVisible()]
+
+
+def test_an_open_guess_hides_the_answer_until_the_pick(qtbot, window):
+    """While a round is offered, the layers panel keeps its change bars but not its lens guesses
+    (one line says they come after the guess), the caption does not say what the lens reads and
+    the chart is not drawn; the pick, or leaving the pass, brings them back."""
+    w = window
+    game, session = w.lesson.dock.predict, w.lesson
+    hidden_note = TEXTS.panels["layers_hidden"]
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    for step in (0, 1):
+        forward_to(qtbot, w, step, Stage.LAYERS)
+        rnd = game.round
+        assert rnd is not None and rnd.step == step
+        top = sorted(rnd.candidates, key=lambda c: c.rank)[:3]
+        assert lens_labels(w) == [] and w.scene.layers.hidden_note.text() == hidden_note
+        assert any(b.isVisible() for b in w.scene.layers.bars)
+        caption = rb.caption_text(w.scene)
+        assert not any(c.label in caption for c in top), caption
+        assert rb.bar_values(w.scene) == []
+    # the record changes at the cursor (the pass played elsewhere): the guesses come back at once
+    result = reveal(TEXTS, trace, rnd, rnd.top.id, session.names())
+    session.set_state(session.state.played(rnd, result))
+    assert game.round is None
+    assert rnd.top.label.strip("“”") in lens_labels(w) and not w.scene.layers.hidden_note.isVisible()
+    assert rnd.top.label in rb.caption_text(w.scene)
+    # a pick reveals the chart and the guesses
+    w.stepper.show(Cursor(0, Stage.LAYERS))
+    first = game.round
+    assert first is not None and lens_labels(w) == []
+    click(qtbot, game.buttons[0])
+    assert w.position == Cursor(0, Stage.PROBABILITIES)
+    assert first.top.label.strip("“”") in lens_labels(w) and rb.bar_values(w.scene)
+    press(qtbot, w, Qt.Key.Key_Left)
+    assert w.position == Cursor(0, Stage.LAYERS) and game.round is None  # played: nothing hidden
+    assert first.top.label.strip("“”") in lens_labels(w)
+    assert first.top.label in rb.caption_text(w.scene)
+    # leaving the stage of an open guess closes it: the next pass's embeddings name no answer yet,
+    # and the pass after its layers (the chart) is drawn with its guesses
+    w.stepper.show(Cursor(2, Stage.LAYERS))
+    assert game.round is not None and lens_labels(w) == []
+    press(qtbot, w, Qt.Key.Key_Left)
+    assert w.position == Cursor(2, Stage.EMBEDDINGS) and game.round is None
+    w.stepper.show(Cursor(2, Stage.SAMPLING))
+    assert lens_labels(w) and not w.scene.layers.hidden_note.isVisible()
+    # with the lesson closed no round is on screen: the guesses are drawn
+    w.stepper.show(Cursor(2, Stage.LAYERS))
+    assert lens_labels(w) == []
+    w.lesson.dock.hide()
+    assert lens_labels(w) and w.lesson.dock.predict.round is not None
+    w.lesson.dock.show()
+    assert lens_labels(w) == []
 
 
 def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):

@@ -2,7 +2,8 @@
 
 Layer 1 is at the bottom; the pass sweeps upwards.  Each layer shows its ``change`` (how
 much it moved the last token's hidden state, relative to before: a full bar is 100 %) and
-its lens guess: the token the model would predict if it stopped after that layer.  Layers
+its lens guess: the token the model would predict if it stopped after that layer (while the
+learner guesses the next token, the guesses are left out and one line says so).  Layers
 in a row that guess the same token share one label, centred on them with a bracket, so the
 labels can be larger than one of 30 rows allows (they must be read from the back of a
 lecture hall) and the eye sees where the guess changes.  The stack is created once and
@@ -34,6 +35,11 @@ class LayerStackItem(Panel):
         self.bottom = Text(f"{key}/bottom", self)
         self.marker = Box(f"{key}/marker", self)
         self.badge = Text(f"{key}/badge", self)
+        # in the guesses' column while a guess is open, on a card above the slabs
+        self.hidden_card = Box(f"{key}/hidden/card", self)
+        self.hidden_note = Text(f"{key}/hidden", self)
+        self.hidden_card.setZValue(2)
+        self.hidden_note.setZValue(3)
         self.marker.setZValue(2)
         self.badge.setZValue(2)
         self.n_layers = 0
@@ -92,6 +98,15 @@ class LayerStackItem(Panel):
         self.bottom.show_text(value.words("layers_in"), hf, theme.muted).place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
+        hidden = value.hidden and value.shown
+        self.hidden_note.setVisible(hidden)
+        self.hidden_card.setVisible(hidden)
+        if hidden:  # the learner guesses the next token: the lens waits for the guess
+            x = self.LENS_X + 8
+            note = elide(value.words("layers_hidden"), hf, right - x - 14)
+            self.hidden_note.show_text(note, hf, theme.foreground).place(x, (top + bottom) / 2, "ml")
+            r = self.hidden_note.mapRectToParent(self.hidden_note.boundingRect()).adjusted(-6, -4, 6, 4)
+            self.hidden_card.set_rect(r, 4).style(theme.panel, theme.muted, max(1.0, theme.line_width * 0.5))
         self.geom = (left, bottom, row_h)
         self._rows_drawn = None  # every row is restyled below
         self._runs = {start: (-1, "") for start in self._runs}  # each drawn run: redraw or hide

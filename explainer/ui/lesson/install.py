@@ -132,6 +132,8 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     st.frame_shown.connect(session.on_frame_shown)
     st.finished.connect(session.on_run_finished)
     st.changed.connect(session.on_changed)
+    window.scene.set_answer_rule(session.answer_open)  # an open guess: nothing drawn names the answer
+    session.answer_changed.connect(window.scene.answer_changed)
     window.controller.model_ready.connect(lambda model: _model_ready(session, model))
     window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
         lambda term: dock.open_glossary(term, show=not window.presenter.active)

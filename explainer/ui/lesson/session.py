@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
@@ -77,6 +77,9 @@ class LessonHost(Protocol):
 
 
 class LessonSession(QObject):
+    # the record changed: whether a guess is open at the cursor on screen (answer_open) may have
+    answer_changed = Signal()
+
     def __init__(self, window: LessonHost, dock: LessonDock, pointer: TourPointer) -> None:
         super().__init__(dock)  # (it lives as long as the dock it drives)
         self.window, self.dock, self.pointer = window, dock, pointer
@@ -104,6 +107,7 @@ class LessonSession(QObject):
         d.predict.picked.connect(self._on_picked)
         d.whatif.changed.connect(lambda name: self.observe(WhatIfChanged(name)))
         d.questions.answered.connect(self._on_answered)
+        d.visibilityChanged.connect(lambda _shown: self.answer_changed.emit())
         self._rebuild()
         self.dock.show_complete_tab(False)  # (until the lesson is complete in this session)
         self._refresh(moved=False)
@@ -192,14 +196,29 @@ class LessonSession(QObject):
     def on_setting(self, name: str) -> None:
         self.observe(SettingChanged(name, self.window.generating))
 
+    def _offer(self, trace: Trace, cursor: Cursor) -> Round | None:
+        """The round offered at the cursor: at the layers stage (where the chart is not drawn
+        yet) of a pass not played this run, when it recorded enough candidates to make one."""
+        if cursor.stage is not Stage.LAYERS or not 0 <= cursor.step < len(trace.steps):
+            return None
+        if self.state.play_at(cursor.step) is not None:
+            return None
+        return self.rounds.at(self.texts, trace, cursor.step, self.names())
+
+    def answer_open(self, trace: Trace, cursor: Cursor) -> bool:
+        """Whether a guess is open at the cursor (a round offered, not yet answered): then
+        nothing in the illustration may name the answer. The scene asks before it draws a frame
+        (install.py passes this in), so it holds from the frame's first picture; a pick steps to
+        the chart, and leaving the stage or the pass closes it. With the lesson hidden (closed, or
+        presenter mode) no round is on screen, so nothing is hidden either."""
+        if trace is not self.trace or self.dock.isHidden():  # (another run than the rounds are of)
+            return False
+        return self._offer(trace, cursor) is not None
+
     def _update_predict(self, trace: Trace, cursor: Cursor) -> None:
-        """The game at the cursor: the pass's reveal if it was played this run, else (at the
-        layers stage, where the chart is not drawn yet) its round."""
-        played = offer = None
-        if cursor.step < len(trace.steps):
-            played = self.state.play_at(cursor.step)
-            if played is None and cursor.stage is Stage.LAYERS:
-                offer = self.rounds.at(self.texts, trace, cursor.step, self.names())
+        """The game at the cursor: the pass's reveal if it was played this run, else its round."""
+        played = self.state.play_at(cursor.step) if cursor.step < len(trace.steps) else None
+        offer = self._offer(trace, cursor) if played is None else None
         self.dock.predict.update_for(trace, cursor, offer, played)
 
     def _on_picked(self, rnd: Round, pick_id: int) -> None:
@@ -306,6 +325,7 @@ class LessonSession(QObject):
         self.state = state
         self.window.settings.set_json(STATE_KEY, state.to_dict(self.tour))
         self._push()
+        self.answer_changed.emit()
 
     def _push(self) -> None:
         self.dock.questions.show_quiz(self.state.quiz)
