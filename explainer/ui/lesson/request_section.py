@@ -10,27 +10,14 @@ points here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts, Provenance
 from explainer.engine.trace import Trace
 from explainer.lesson.facts import LifecycleItem, request_lifecycle
+from explainer.ui.lesson.labels import text_label
 
 BAR_STEPS = 1000
-
-
-def _label(name: str, bold: bool = False, italic: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold or italic:
-        font = label.font()
-        font.setBold(bold)
-        font.setItalic(italic)
-        label.setFont(font)
-    return label
 
 
 class _Part(QWidget):
@@ -42,10 +29,10 @@ class _Part(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 4, 0, 4)
         col.setSpacing(2)
-        self.title = _label(f"request_{part_id}_title", bold=True)
-        self.provenance = _label(f"request_{part_id}_provenance", italic=True)
-        self.text = _label(f"request_{part_id}_text")
-        self.value = _label(f"request_{part_id}_value", bold=True)
+        self.title = text_label(f"request_{part_id}_title", bold=True)
+        self.provenance = text_label(f"request_{part_id}_provenance", italic=True)
+        self.text = text_label(f"request_{part_id}_text")
+        self.value = text_label(f"request_{part_id}_value", bold=True)
         self.bar = QProgressBar()
         self.bar.setObjectName(f"request_{part_id}_bar")
         self.bar.setRange(0, BAR_STEPS)
@@ -72,9 +59,9 @@ class RequestSection(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         col.setSpacing(4)
-        self.title = _label("request_title", bold=True)
+        self.title = text_label("request_title", bold=True)
         self.title.setText(texts.text("request", "title"))
-        self.needs_run = _label("request_needs_run")
+        self.needs_run = text_label("request_needs_run")
         self.needs_run.setText(texts.text("request", "needs_run"))
         col.addWidget(self.title)
         col.addWidget(self.needs_run)

@@ -7,24 +7,12 @@ of the tour points here.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo
 from explainer.lesson.facts import ScaleRow, scale_rows
-
-
-def _label(name: str, bold: bool = False, italic: bool = False) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold or italic:
-        font = label.font()
-        font.setBold(bold)
-        font.setItalic(italic)
-        label.setFont(font)
-    return label
+from explainer.ui.lesson.labels import text_label
 
 
 class ScaleSection(QWidget):
@@ -39,10 +27,10 @@ class ScaleSection(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         col.setSpacing(6)
-        self.title = _label("scale_title", bold=True)
+        self.title = text_label("scale_title", bold=True)
         self.title.setText(texts.text("scale", "title"))
-        self.provenance = _label("scale_provenance", italic=True)
-        self.note = _label("scale_note", italic=True)
+        self.provenance = text_label("scale_provenance", italic=True)
+        self.note = text_label("scale_note", italic=True)
         self.note.setText(texts.text("labels", "weights_only"))
         col.addWidget(self.title)
         col.addWidget(self.provenance)
@@ -57,14 +45,14 @@ class ScaleSection(QWidget):
             texts.text("scale", "head_bits").format(bits=low),
             texts.text("scale", "head_times"),
         )
-        self.heads = [_label(f"scale_head_{c}", bold=True) for c in range(len(heads))]
+        self.heads = [text_label(f"scale_head_{c}", bold=True) for c in range(len(heads))]
         for c, (label, text) in enumerate(zip(self.heads, heads, strict=True)):
             label.setText(text)
             if c > 0:
                 label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
             grid.addWidget(label, 0, c)
         n_rows = 1 + len(texts.lesson.reference)
-        self.cells = [[_label(f"scale_{r}_{c}", bold=r == 0) for c in range(len(heads))] for r in range(n_rows)]
+        self.cells = [[text_label(f"scale_{r}_{c}", bold=r == 0) for c in range(len(heads))] for r in range(n_rows)]
         for r, row in enumerate(self.cells):
             for c, label in enumerate(row):
                 if c > 0:
