@@ -14,17 +14,15 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from explainer.content.texts import LessonTexts, TourScript
+from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
-from explainer.illustration.vocab import Vocabulary
 from explainer.lesson.lesson_file import open_run, save_lesson
 from explainer.lesson.place import LessonPlace
 from explainer.lesson.state import LessonState
 from explainer.lesson.tour import TourState
-from explainer.stages import Cursor
-from explainer.ui.stepper import Stepper
+from explainer.ui.stepper import RunOnScreen
 
 
 class Resumable(Protocol):
@@ -38,26 +36,14 @@ class Resumable(Protocol):
     def resume_at(self, state: TourState) -> None: ...
 
 
-class FilesHost(Protocol):
-    """What saving and opening read of the window and tell it: the run on screen and where it
-    is, the lesson, the theme an export is drawn in, and the window's messages."""
+class FilesHost(RunOnScreen, Protocol):
+    """What saving and opening read of the window beyond the run on screen, and tell it: the
+    lesson, the theme an export is drawn in, and the window's messages."""
 
-    @property
-    def texts(self) -> LessonTexts: ...
-    @property
-    def stepper(self) -> Stepper: ...
-    @property
-    def trace(self) -> Trace | None: ...
-    @property
-    def position(self) -> Cursor | None: ...
-    @property
-    def generating(self) -> bool: ...
     @property
     def lesson(self) -> Resumable: ...
     @property
     def theme_name(self) -> str: ...
-    @property
-    def vocabulary(self) -> Vocabulary | None: ...
 
     def word(self, section: str, key: str) -> str: ...
     def show_recorded(self, trace: Trace) -> None: ...

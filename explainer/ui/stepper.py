@@ -9,15 +9,39 @@ moving back, resetting and jumping are instant.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from explainer.content.texts import LessonTexts
 from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
+from explainer.illustration.vocab import Vocabulary
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 
 PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
 INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
+
+
+class RunOnScreen(Protocol):
+    """What the window's helpers read of the run it shows: the texts, the stepper that walks the
+    run, the run and where it is, whether the model is still writing it, and the loaded model's
+    vocabulary. The helpers' own Protocols (the lesson's, the run files') add what else each
+    needs."""
+
+    @property
+    def texts(self) -> LessonTexts: ...
+    @property
+    def stepper(self) -> Stepper: ...
+    @property
+    def trace(self) -> Trace | None: ...
+    @property
+    def position(self) -> Cursor | None: ...
+    @property
+    def generating(self) -> bool: ...
+    @property
+    def vocabulary(self) -> Vocabulary | None: ...
 
 
 class Stepper(QObject):

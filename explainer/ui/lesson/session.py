@@ -16,9 +16,9 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from explainer.content.texts import ConditionKind, LessonTexts
+from explainer.content.texts import ConditionKind
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.illustration.vocab import TokenNames, Vocabulary
+from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
 from explainer.lesson.completion import completion, unfinished
 from explainer.lesson.facts import lesson_fields
@@ -44,34 +44,22 @@ from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
-from explainer.ui.stepper import Stepper
+from explainer.ui.stepper import RunOnScreen
 
 STATE_KEY = "lesson/state"
 # where versions before the one record kept its three parts; read once, then removed
 OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
 
 
-class LessonHost(Protocol):
-    """What the lesson reads of the window: the texts, the settings it saves into, the walk over
-    the run on screen (and the stepper that moves it), the loaded model's vocabulary, and whether
-    presenter mode is on. Nothing else of the window is the lesson's business."""
+class LessonHost(RunOnScreen, Protocol):
+    """What the lesson reads of the window beyond the run on screen: the settings it saves into,
+    the walk over the run, and whether presenter mode is on. Nothing else of the window is the
+    lesson's business."""
 
-    @property
-    def texts(self) -> LessonTexts: ...
     @property
     def settings(self) -> AppSettings: ...
     @property
-    def stepper(self) -> Stepper: ...
-    @property
-    def trace(self) -> Trace | None: ...
-    @property
-    def position(self) -> Cursor | None: ...
-    @property
     def walk(self) -> Walk | None: ...
-    @property
-    def generating(self) -> bool: ...
-    @property
-    def vocabulary(self) -> Vocabulary | None: ...
     @property
     def presenter(self) -> PresenterMode: ...
 
