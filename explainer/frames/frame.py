@@ -70,11 +70,19 @@ class FrameBuilder:
         self._chips = ChipMaker()
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> FrameBuilder:
-        """A builder labelling ids with ``vocabulary`` (the chips' labels depend on it)."""
-        return FrameBuilder(self.texts, vocabulary, self.timings, self.answer_hidden)
+        """A builder labelling ids with ``vocabulary``: new names and chips (the chips' labels
+        depend on it); the texts, already checked, are this builder's."""
+        other = copy.copy(self)
+        other._names = TokenNames(vocabulary)
+        other._chips = ChipMaker()
+        return other
 
     def with_timings(self, timings: bool) -> FrameBuilder:
-        return FrameBuilder(self.texts, self._names.vocabulary, timings, self.answer_hidden)
+        """A builder showing measured times or not; it shares this one's names and chips (they
+        do not depend on the switch) and its checked texts."""
+        other = copy.copy(self)
+        other.timings = timings
+        return other
 
     def with_answer_hidden(self, hidden: bool) -> FrameBuilder:
         """A builder whose frames name the next token nowhere (``hidden``: a guess at it is open)
