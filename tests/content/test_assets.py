@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +12,7 @@ from explainer.content.assets import FILES, assets_dir, languages, load_texts, r
 from explainer.content.fields import REQUIRED_STRINGS
 from explainer.content.texts import ConditionKind, TargetKind
 from explainer.errors import ExplainerError
-from explainer.frames.frame import Frame, FrameBuilder
+from explainer.frames.frame import Frame
 from explainer.frames.panels import PANEL_NAMES
 
 
@@ -45,26 +42,6 @@ def test_the_panels_a_tour_may_name_are_the_illustrations():
     assert {s.target.name for s in load_texts().tour.steps if s.target.kind is TargetKind.CONTROL} <= set(
         tour_json.CONTROLS
     )
-
-
-@pytest.fixture
-def broken(tmp_path, monkeypatch) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
-    """broken(file, edit) -> the error the app's start raises after ``edit`` changed a copy of
-    ``file``: loading the texts, then making a frame builder (which checks them against the panels)."""
-    root = tmp_path / "assets"
-    shutil.copytree(assets_dir() / "en", root / "en")
-    monkeypatch.setattr(assets, "assets_dir", lambda: root)
-
-    def run(name: str, edit: Callable[[dict], None]) -> ExplainerError:
-        path: Path = root / "en" / name
-        data = json.loads(path.read_text(encoding="utf-8"))
-        edit(data)
-        path.write_text(json.dumps(data), encoding="utf-8")
-        with pytest.raises(ExplainerError) as err:
-            FrameBuilder(read_texts("en"))  # past the cache: this copy, not the real files
-        return err.value
-
-    return run
 
 
 def test_the_unbroken_copy_loads(tmp_path, monkeypatch):

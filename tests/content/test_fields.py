@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from explainer.content import app_fields, fields
-from explainer.content.assets import assets_dir, load_texts, read_texts
-from explainer.errors import ExplainerError
-from explainer.frames import FrameBuilder
+from explainer.content.assets import assets_dir, load_texts
 from explainer.frames.panels import PANELS
 from explainer.illustration.captions import caption_fields
 from explainer.illustration.walk import Walk
@@ -62,25 +57,6 @@ def test_every_text_of_a_table_section_is_in_its_table():
             assert keys == set(table), (name, section, keys ^ set(table))
     captions = json.loads((root / "captions.json").read_text(encoding="utf-8"))["captions"]
     assert set(captions) == set(fields.CAPTION_KEYS)
-
-
-@pytest.fixture
-def broken(tmp_path) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
-    """broken(file, edit) -> the error the app's start raises after ``edit`` changed a copy of the
-    texts: reading them, then making a frame builder (which checks the panels' own texts)."""
-    root = tmp_path / "assets"
-    shutil.copytree(assets_dir() / "en", root / "en")
-
-    def run(name: str, edit: Callable[[dict], None]) -> ExplainerError:
-        path: Path = root / "en" / name
-        data = json.loads(path.read_text(encoding="utf-8"))
-        edit(data)
-        path.write_text(json.dumps(data), encoding="utf-8")
-        with pytest.raises(ExplainerError) as err:
-            FrameBuilder(read_texts("en", root=root))
-        return err.value
-
-    return run
 
 
 def _add(obj: dict, key: str) -> None:
