@@ -78,6 +78,11 @@ TRACE_FIELDS = (
     "total",
 )
 
+# the trace fields that name what the model picks (a pass's favourite, its pick, the answer):
+# a tour text using one must come with a "text_guessing" that uses none, shown while a guess
+# is open in Predict, so that the tour never tells the learner what they are guessing
+GUESS_FIELDS = ("first", "top", "top_pct", "second", "second_pct", "lens_layer", "answer")
+
 # captions.json "captions": every number caption_fields computes for a cursor, plus "cuts", which
 # caption() adds for the sampled variant (a test keeps this equal to what caption_fields returns)
 CAPTION_FIELDS = (

@@ -132,6 +132,9 @@ class TourStep:
     do: str  # what the learner is asked to do, in words
     done: Condition
     outcomes: tuple[str, ...] = ()
+    # the text shown while the learner is guessing a pass's next token in Predict, for a step
+    # whose text names a pass's answer (fields.GUESS_FIELDS); the loader requires one there
+    text_guessing: str | None = None
 
 
 @dataclass(frozen=True)

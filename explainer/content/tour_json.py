@@ -6,8 +6,10 @@ the file and the key, like every check of the texts.
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
+from explainer.content.fields import GUESS_FIELDS
 from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import Chapter, Condition, ConditionKind, Target, TargetKind, TourScript, TourStep
 from explainer.stages import Stage
@@ -62,6 +64,28 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
     return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question, run)
 
 
+def _names(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _text_guessing(f: CheckedJson, s: dict[str, Any], text: str, where: str, known: frozenset[str]) -> str | None:
+    """The step's text for while a guess is open: required when its text names an answer, and
+    itself naming none (see fields.GUESS_FIELDS)."""
+    answers = sorted(_names(text) & set(GUESS_FIELDS))
+    if "text_guessing" not in s:
+        if answers:
+            raise f.error(
+                f"{where}.text_guessing",
+                f"is missing: the text names {', '.join(answers)}, which a learner guessing in Predict must not see",
+            )
+        return None
+    guessing = f.text(s, "text_guessing", where)
+    f.fields_known(guessing, f"{where}.text_guessing", known)
+    if leaks := sorted(_names(guessing) & set(GUESS_FIELDS)):
+        raise f.error(f"{where}.text_guessing", f"names {', '.join(leaks)}, the answer being guessed")
+    return guessing
+
+
 def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known: frozenset[str]) -> TourScript:
     chapters = []
     for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
@@ -78,6 +102,7 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
             raise f.error(f"{where}.chapter", f"{chapter!r} is not a chapter")
         text = f.text(s, "text", where)
         f.fields_known(text, f"{where}.text", known)
+        guessing = _text_guessing(f, s, text, where, known)
         do = f.plain(s, "do", where)
         step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
         for o in step_outcomes:
@@ -92,6 +117,7 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
                 do,
                 _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
                 step_outcomes,
+                guessing,
             )
         )
     if len({s.id for s in steps}) != len(steps):

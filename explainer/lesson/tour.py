@@ -254,16 +254,18 @@ def progress(texts: LessonTexts, state: TourState) -> Progress:
     )
 
 
-def tour_view(texts: LessonTexts, state: TourState, fields: dict[str, str]) -> TourView | None:
+def tour_view(texts: LessonTexts, state: TourState, fields: dict[str, str], guessing: bool = False) -> TourView | None:
     """The current step as shown, with ``fields`` from :func:`explainer.lesson.facts.lesson_fields`;
-    None once the tour is finished."""
+    None once the tour is finished. ``guessing``: a guess is open in Predict, so a step whose
+    text names what the model picks shows its ``text_guessing`` instead (the game stays fair)."""
     tour = texts.tour
     step = state.step(tour)
     if step is None:
         return None
     chapter = tour.chapter(step.chapter)
     assert chapter is not None  # assets.py checked every step's chapter
-    text = fill(step.text, fields)
+    template = step.text_guessing if guessing and step.text_guessing is not None else step.text
+    text = fill(template, fields)
     return TourView(
         step.id,
         chapter,

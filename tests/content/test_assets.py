@@ -105,6 +105,16 @@ def _question(data: dict, question_id: str) -> dict:
             r"tok-ids\).chapter 'elsewhere' is not a chapter",
         ),
         (
+            "tour.json",
+            lambda d: _step(d, "in-lens").pop("text_guessing"),
+            r"in-lens\).text_guessing is missing: the text names lens_layer, top, which a learner guessing",
+        ),
+        (
+            "tour.json",
+            lambda d: _step(d, "choose-probs").update(text_guessing="The favourite is {top}."),
+            r"choose-probs\).text_guessing names top, the answer being guessed",
+        ),
+        (
             "questions.json",
             lambda d: d["questions"][0].update(answer=7),
             r"en/questions.json: questions\[0\] \(core\).answer must be the index",

@@ -202,6 +202,31 @@ def test_an_open_guess_hides_the_answer_until_the_pick(qtbot, window):
     assert lens_labels(w) == []
 
 
+def test_the_tour_names_no_pick_while_a_guess_is_open(qtbot, window):
+    """The tour steps that say what the model picks (the lens's reading, the favourite, the
+    answer, the first token) say it only once the guess at the frame on screen is in: while it is
+    open their text names none of the round's top three, and says to guess first."""
+    w = window
+    session, game = w.lesson, w.lesson.dock.predict
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    w.stepper.show(Cursor(0, Stage.LAYERS))
+    rnd = game.round
+    assert rnd is not None
+    top = [c.label for c in sorted(rnd.candidates, key=lambda c: c.rank)[:3]]
+    guessing = [s for s in TOUR.steps if s.text_guessing is not None]
+    assert {s.id for s in guessing} >= {"in-lens", "choose-probs"}
+    for step in guessing:
+        session.go_to(TOUR.index_of(step.id) or 0)
+        w.stepper.show(Cursor(0, Stage.LAYERS))  # (going to a step may step the illustration)
+        shown = w.lesson.dock.tour.text.plain
+        assert not [label for label in top if label in shown], (step.id, shown)
+    session.go_to(TOUR.index_of("in-lens") or 0)
+    w.stepper.show(Cursor(0, Stage.LAYERS))
+    assert "Predict" in w.lesson.dock.tour.text.plain
+    click(qtbot, game.buttons[0])  # the guess is in: the probe's reading is named
+    assert rnd.top.label in w.lesson.dock.tour.text.plain
+
+
 def test_a_new_run_offers_its_passes_again_and_keeps_the_score(qtbot, window):
     w = window
     game, session = w.lesson.dock.predict, w.lesson

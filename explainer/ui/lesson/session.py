@@ -203,6 +203,11 @@ class LessonSession(QObject):
             return False
         return self._offer(trace, cursor) is not None
 
+    def _guessing(self) -> bool:
+        """A guess is open at the frame on screen (the tour then names no pick)."""
+        trace, cursor = self.trace, self.window.position
+        return trace is not None and cursor is not None and self.answer_open(trace, cursor)
+
     def _update_predict(self, trace: Trace, cursor: Cursor) -> None:
         """The game at the cursor: the pass's reveal if it was played this run, else its round."""
         played = self.state.play_at(cursor.step) if cursor.step < len(trace.steps) else None
@@ -324,7 +329,7 @@ class LessonSession(QObject):
     def _refresh(self, moved: bool) -> None:
         """Show the step and point at its target; ``moved``: the learner just arrived at it, so
         a hidden control is shown and the section holding the task is opened."""
-        self.view = view = tour_view(self.texts, self.state.tour, self.fields)
+        self.view = view = tour_view(self.texts, self.state.tour, self.fields, self._guessing())
         shown = (view, self._show_me() is not None)
         if moved or shown != self._shown:  # (a frame shown changes nothing most of the time)
             self._shown = shown
