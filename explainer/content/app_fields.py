@@ -124,6 +124,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "not_number": ("label", "shown"),
         "not_whole": ("label", "shown"),
     },
+    "answer": plain("name", "description", "empty"),
     "transport": plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
     "status": {
         **plain("tpot_none", "no_model"),

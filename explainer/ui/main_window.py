@@ -30,10 +30,12 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
+from explainer.frames import panels as F
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
+from explainer.ui.answer_view import AnswerView
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
@@ -175,6 +177,8 @@ class MainWindow(QMainWindow):
         col.addWidget(self.banner)
         col.addWidget(self.build_panel)
         col.addWidget(self.view, 1)
+        self.answer_view = AnswerView(self.texts)
+        col.addWidget(self.answer_view)
         self.transport = TransportBar(self.actions_by_name, self.texts)
         self.transport.speed_changed.connect(self.stepper.set_speed)
         col.addWidget(self.transport)
@@ -194,7 +198,9 @@ class MainWindow(QMainWindow):
         c.activity_changed.connect(self._on_activity)
         st = self.stepper
         st.changed.connect(self._refresh)
+        st.changed.connect(self._show_answer)
         st.frame_shown.connect(self.frame_shown)
+        st.frame_shown.connect(self._show_answer)
         st.playing_changed.connect(self._on_playing)
         st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
 
@@ -376,6 +382,13 @@ class MainWindow(QMainWindow):
         a["save_lesson"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
+
+    def _show_answer(self) -> None:
+        """The whole text at the frame on screen, under the illustration (ui/answer_view.py)."""
+        trace = self.trace
+        self.answer_view.show_tokens(
+            self.scene.frame[F.TOKENS] if trace is not None else None, bool(trace and trace.chat)
+        )
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -29,6 +29,8 @@ class PresenterHost(Protocol):
     @property
     def transport(self) -> QWidget: ...
     @property
+    def answer_view(self) -> QWidget: ...
+    @property
     def presenter_changed(self) -> SignalInstance: ...
 
     def apply_theme(self, choice: str, remember: bool = True) -> None: ...
@@ -52,12 +54,20 @@ class PresenterMode:
         return self._saved is not None
 
     def _chrome(self) -> dict[str, QWidget]:
-        """What presenter mode hides: the bars, the transport and every dock (the controls, the
-        lesson), each coming back as it was."""
+        """What presenter mode hides: the bars, the transport, the text box under the
+        illustration (its words would be too small for the hall; the illustration's Tokens panel
+        shows the text) and every dock (the controls, the lesson), each coming back as it was."""
         w = self.window
         docks = {f"dock:{d.objectName()}": d for d in w.findChildren(QDockWidget) if d.parent() is w}
         bars = {f"bar:{b.objectName()}": b for b in w.findChildren(QToolBar) if b.parent() is w}
-        return {"menu": w.menuBar(), "status": w.statusBar(), "transport": self.host.transport, **docks, **bars}
+        return {
+            "menu": w.menuBar(),
+            "status": w.statusBar(),
+            "transport": self.host.transport,
+            "answer": self.host.answer_view,
+            **docks,
+            **bars,
+        }
 
     def enter(self) -> None:
         if self.active:

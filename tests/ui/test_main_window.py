@@ -56,6 +56,31 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
     assert len(generate_calls) == 1
 
 
+def test_the_whole_text_so_far_is_readable_under_the_illustration(qtbot, window, shared_engine):
+    """The Tokens panel cuts a long answer short ("…", "… N more"); the box under the
+    illustration has the prompt and every word written up to the frame on screen, wrapped, in
+    view to its newest word, without control tokens; stepping back shortens it."""
+    w = window
+    box = w.answer_view
+    assert box.toPlainText() == "" and box.placeholderText()
+    trace = generate(qtbot, w, "Why is the sky blue?", max_new_tokens=30, chat=True)
+    last = len(trace.steps) - 1
+    w.stepper.show(Cursor(last, Stage.APPEND))
+    tok = shared_engine.tokenizer
+    written = tok.decode([s.sampling.chosen.id for s in trace.steps if not tok.is_special(s.sampling.chosen.id)])
+    assert len(written) > 100  # more than the Tokens panel's line holds
+    assert box.toPlainText() == "Why is the sky blue?\n" + written
+    assert "<|" not in box.toPlainText()
+    assert box.verticalScrollBar().value() == box.verticalScrollBar().maximum()  # the newest words in view
+    assert box.accessibleName()
+    w.stepper.show(Cursor(4, Stage.LAYERS))  # pass 5 not appended yet: four tokens written
+    assert box.toPlainText() == "Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:4])
+    w.presenter.enter()
+    assert not box.isVisible()
+    w.presenter.leave()
+    assert box.isVisible()
+
+
 def test_stepping_back_restores_frames_and_never_reruns_the_model(qtbot, window, generate_calls):
     w = window
     trace = generate(qtbot, w, PARIS, max_new_tokens=3)

@@ -175,7 +175,7 @@ def widget_texts(window) -> Iterable[tuple[str, str]]:
             yield f"{where} placeholder", w.placeholderText()
         elif isinstance(w, (QPlainTextEdit, QTextEdit)):
             yield f"{where} placeholder", w.placeholderText()
-            if w.isReadOnly():
+            if w.isReadOnly() and w is not window.answer_view:  # (that box holds the run's own text)
                 yield where, w.toPlainText()
         elif isinstance(w, QComboBox):
             for i in range(w.count()):

@@ -25,6 +25,7 @@ class StandIn(QMainWindow):
         self.scene = LifecycleScene(self.texts)
         self.view = QGraphicsView(self.scene)
         self.transport = QWidget(self)
+        self.answer_view = QWidget(self)
         self.setCentralWidget(self.view)
         self.themes: list[tuple[str, bool]] = []
         self.errors: list[str] = []
@@ -66,9 +67,10 @@ def test_presenter_mode_needs_only_its_host(qtbot):
     mode = PresenterMode(w, w)
     mode.enter()
     assert w.themes[-1] == ("projector", False) and w.scene.spotlight and not w.transport.isVisible()
-    assert w.menuBar().isHidden() and w.isFullScreen()
+    assert w.menuBar().isHidden() and w.isFullScreen() and not w.answer_view.isVisible()
     mode.leave()
     assert w.themes[-1] == ("light", True) and not w.scene.spotlight and w.transport.isVisible()
+    assert w.answer_view.isVisible()
     assert changes == [True, False] and not w.isFullScreen()
 
 
