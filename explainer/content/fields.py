@@ -318,7 +318,10 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
 OPTION_FIELDS = ("value", "time", "part")
 # the fields a live question adds to its own texts (explainer/lesson/questions.py LIVE)
 LIVE_QUESTION_FIELDS: dict[str, Fields] = {
-    "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct")
+    "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct"),
+    "story_wait": ("reply_s",),
+    "story_report": ("report_tokens", "report_verdict"),
+    "story_layer_time": ("layer_ms",),
 }
 # why each kind of wrong option a live choice question computes is wrong: the keys of its
 # "explanations" in questions.json (explainer/lesson/questions.py LIVE says which option is which)

@@ -12,8 +12,19 @@ from explainer.content.fields import LIVE_QUESTION_FIELDS, LIVE_WRONG, OPTION_FI
 from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import QuestionKind, QuestionSpec
 
-LIVE_QUESTIONS = ("prompt_tokens", "greedy_pick", "ttft", "context_words", "embedding_width", "memory16")
-LIVE_WORDS = {"ttft": ("prefill", "decode", "all")}  # the texts a live question's options need
+LIVE_QUESTIONS = (
+    "prompt_tokens",
+    "greedy_pick",
+    "ttft",
+    "context_words",
+    "embedding_width",
+    "memory16",
+    "story_wait",
+    "story_report",
+    "story_layer_time",
+)
+# the texts a live question's options or explanation need
+LIVE_WORDS = {"ttft": ("prefill", "decode", "all"), "story_report": ("fits", "too_big")}
 
 
 def _question(
@@ -56,6 +67,8 @@ def _question(
     }
     if "words" in q:
         spec["words"] = tuple(f.texts(q["words"], f"{where}.words").items())
+        for name, word in spec["words"]:
+            f.fields_known(word, f"{where}.words.{name}", known)
     for name in LIVE_WORDS.get(live or "", ()):
         if name not in dict(spec.get("words", ())):
             raise f.error(f"{where}.words.{name}", "is missing")

@@ -212,6 +212,46 @@ def _ttft(a: _Asked) -> _Live | None:
     return _distinct({}, opt(prefill_ms, prefill), cands)
 
 
+# the story tasks' numbers: a reply's length, a report's size (questions.json says them in words)
+REPLY_TOKENS = 60
+REPORT_WORDS = 20_000
+
+
+def _story_wait(a: _Asked) -> _Live | None:
+    """The whole reply's time from this run's own TTFT and TPOT: the first token after TTFT,
+    each later one a TPOT after the one before."""
+    trace = a.trace
+    if trace is None or trace.ttft_s is None or trace.tpot_s is None:
+        return None
+    seconds = trace.ttft_s + (REPLY_TOKENS - 1) * trace.tpot_s
+    return _Live({"reply_s": number(seconds, 1)}, number=seconds)
+
+
+def _story_report(a: _Asked) -> _Live | None:
+    """The report's tokens by the rule of thumb, and whether they fit this model's window."""
+    model = a.model
+    if model is None:
+        return None
+    tokens = REPORT_WORDS / a.texts.lesson.words_per_token
+    verdict = fill(
+        a.spec.word("fits" if tokens < model.context_length else "too_big"),
+        lesson_fields(a.texts, a.trace, model, a.names),
+    )
+    if verdict is None:
+        return None
+    fields = {"report_tokens": number(round(tokens, -2)), "report_verdict": verdict}
+    return _Live(fields, number=tokens)
+
+
+def _story_layer_time(a: _Asked) -> _Live | None:
+    """One layer's share of this run's prefill pass (its time is on screen, the share is not)."""
+    trace = a.trace
+    if trace is None or not trace.steps:
+        return None
+    per_layer = trace.steps[0].forward_s / trace.model.n_layers
+    return _Live({"layer_ms": milliseconds(per_layer)}, number=per_layer * 1000)
+
+
 LIVE: dict[str, _Maker] = {
     "prompt_tokens": _prompt_tokens,
     "context_words": _context_words,
@@ -219,6 +259,9 @@ LIVE: dict[str, _Maker] = {
     "memory16": _memory16,
     "greedy_pick": _greedy_pick,
     "ttft": _ttft,
+    "story_wait": _story_wait,
+    "story_report": _story_report,
+    "story_layer_time": _story_layer_time,
 }
 
 

@@ -77,12 +77,12 @@ def _question(data: dict, question_id: str) -> dict:
         (
             "tour.json",
             lambda d: _step(d, "tok-ids")["target"].update(name="nowhere"),
-            r"en/tour.json: steps\[7\] \(tok-ids\).target.name 'nowhere' is not a panel",
+            r"en/tour.json: steps\[\d+\] \(tok-ids\).target.name 'nowhere' is not a panel",
         ),
         (
             "tour.json",
             lambda d: _step(d, "tok-rule").update(text="{n_tokenz} tokens"),
-            r"en/tour.json: steps\[8\] \(tok-rule\).text uses unknown field\(s\) n_tokenz",
+            r"en/tour.json: steps\[\d+\] \(tok-rule\).text uses unknown field\(s\) n_tokenz",
         ),
         (
             "tour.json",

@@ -130,7 +130,7 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
         (
             "tour.json",
             lambda d: _add(_step(d, "tok-rule"), "text"),
-            rf"en/tour.json: steps\[8\] \(tok-rule\).text {UNKNOWN}",
+            rf"en/tour.json: steps\[\d+\] \(tok-rule\).text {UNKNOWN}",
         ),
         ("tour.json", lambda d: _add(_step(d, "tok-rule"), "do"), rf"\(tok-rule\).do {NOT_A_TEMPLATE}"),
         (

@@ -234,3 +234,33 @@ def test_quiz_state(real_trace):
     assert QuizState.from_dict(state.to_dict()) == state
     assert QuizState.from_dict({"core": {"tries": 0, "right": True}, 3: {}, "x": "y"}) == QuizState()
     assert not QuizState().all_right(qs)
+
+
+def test_every_chapter_sets_a_task_answered_from_the_learners_run(real_trace):
+    """Each chapter has a tour step with a question, and at least one of its questions is built
+    from the run: without one it cannot be asked, with one its words carry the run's numbers."""
+    trace = real_trace("sampled")
+    no_run = {q.id: q for q in build_questions(TEXTS, None, None, TokenNames(None))}
+    with_run = questions_for(trace)
+    for chapter in TEXTS.tour.chapters:
+        asked = [s.done.question for s in TEXTS.tour.steps if s.chapter == chapter.id and s.done.question]
+        assert asked, f"chapter {chapter.id!r} asks no question"
+        from_run = [q for q in asked if not no_run[q].available and with_run[q].available]
+        assert from_run, f"chapter {chapter.id!r}: none of {asked} is answered from the run"
+
+
+def test_the_story_tasks_answers_are_the_runs_own_numbers(real_trace):
+    """The bakery's wait is this run's TTFT plus 59 TPOTs; one layer's time is its prefill pass
+    shared by the layers; the report's tokens follow the rule of thumb and the window decides
+    what the explanation says."""
+    trace = real_trace("sampled")
+    qs = questions_for(trace)
+    assert qs["story_wait"].answer == pytest.approx(trace.ttft_s + 59 * trace.tpot_s)
+    assert check(TEXTS, qs["story_wait"], qs["story_wait"].answer * 1.1).correct
+    assert not check(TEXTS, qs["story_wait"], trace.ttft_s + trace.tpot_s).correct  # two tokens, not the reply
+    first = trace.steps[0]
+    assert qs["story_layer_time"].answer == pytest.approx(first.forward_s * 1000 / trace.model.n_layers)
+    assert milliseconds(first.forward_s) in qs["story_layer_time"].text
+    report = qs["story_report"]
+    assert report.answer == pytest.approx(20_000 / TEXTS.lesson.words_per_token)
+    assert f"{trace.model.context_length:,}" in report.explanation and "{" not in report.explanation

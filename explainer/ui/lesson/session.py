@@ -287,10 +287,13 @@ class LessonSession(QObject):
         w = self.window
         if help_.cursor is not None:
             w.stepper.show(help_.cursor)
+        show = not w.presenter.active  # (presenter mode: the dock stays hidden, the tab is chosen)
         if help_.section is not None:
-            self.dock.open_section(help_.section)
+            self.dock.open_section(help_.section, show)
             if help_.question is not None:
                 self.dock.questions.open(help_.question)
+        if not show:
+            return
         if help_.control is not None:
             self.pointer.reveal(help_.control)
             self.pointer.controls[help_.control]().setFocus()
