@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QToolButton
 
 from explainer.diagram.theme import THEMES
 from explainer.stages import Cursor, Stage
@@ -61,6 +62,26 @@ def test_with_the_lesson_open_the_illustration_keeps_most_of_the_width_and_nothi
     # the controls fold into a bar on the laptop only; on the desktop the layout is as it was
     assert w.compact.active == (area == LAPTOP)
     assert w.control_dock.isVisible() == (area == DESKTOP)
+
+
+@pytest.mark.parametrize("area", [LAPTOP, DESKTOP], ids=["1366x768", "1920x1080"])
+def test_every_lesson_tab_is_on_the_bar_with_no_scroll_arrows(qtbot, make_window, shared_engine, desktop, area):
+    """Six tabs, and seven once the completion page is shown: each whole on the bar, its label
+    inside it, and no scroll arrows hiding the last ones."""
+    w = _filling(qtbot, make_window, shared_engine, desktop, area)
+    tabs = w.lesson.dock.tabs
+    bar = tabs.tabBar()
+    for complete in (False, True):
+        tabs.setTabVisible(tabs.count() - 1, complete)
+        qtbot.wait(20)
+        shown = [i for i in range(bar.count()) if bar.isTabVisible(i)]
+        assert len(shown) == (7 if complete else 6)
+        for i in shown:
+            rect = bar.tabRect(i)
+            assert bar.rect().contains(rect) and rect.right() < tabs.width(), (bar.tabText(i), rect, tabs.width())
+            assert rect.width() > bar.fontMetrics().horizontalAdvance(bar.tabText(i)), bar.tabText(i)
+        arrows = [b for b in bar.findChildren(QToolButton) if b.isVisible()]
+        assert arrows == [], "scroll arrows on the lesson's tab bar"
 
 
 @pytest.mark.qt_log_ignore(

@@ -21,6 +21,7 @@ from explainer.ui.lesson.questions_section import QuestionsSection
 from explainer.ui.lesson.request_section import RequestSection
 from explainer.ui.lesson.scale_section import ScaleSection
 from explainer.ui.lesson.show_me import Section
+from explainer.ui.lesson.tab_bar import FittingTabBar
 from explainer.ui.lesson.tour_section import TourSection
 from explainer.ui.lesson.whatif_section import WhatIfSection
 
@@ -58,6 +59,7 @@ class LessonDock(QDockWidget):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("lesson_tabs")
         self.tabs.setDocumentMode(True)
+        self.tabs.setTabBar(FittingTabBar())  # (before the tabs: every one in view on a laptop)
         self.tabs.setUsesScrollButtons(True)
         self._index: dict[Section, int] = {}
         self.pages: dict[Section, QWidget] = {}

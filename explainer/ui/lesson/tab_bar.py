@@ -1,0 +1,83 @@
+"""The Lesson dock's tab bar: every tab in view on a narrow dock, without scroll arrows.
+
+Why: with six or seven tabs, a 1366 px laptop's dock (about 380 px) is some 50 px short of the
+tabs' natural width, and Qt then shows scroll arrows: the last tabs (Request, Sizes, the
+completion page) are off the bar, and a learner told to open one does not see it. A tab's
+padding (the style's PM_TabBarTabHSpace, 24 px in Fusion) is much wider than its label needs, so
+when the tabs do not fit, the padding shrinks just enough for them to (down to MIN_HSPACE, a few
+pixels on each side of a label); only a bar narrower still falls back on Qt's arrows.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleOption, QTabBar, QWidget
+
+MIN_HSPACE = 4
+
+
+class _Padding(QProxyStyle):
+    """The application's style, with the tabs' padding set by the bar."""
+
+    def __init__(self) -> None:
+        super().__init__()  # (no base given: it follows the application's style)
+        self.hspace: int | None = None  # None: the style's own
+
+    def pixelMetric(
+        self, metric: QStyle.PixelMetric, option: QStyleOption | None = None, widget: QWidget | None = None
+    ) -> int:
+        if metric == QStyle.PixelMetric.PM_TabBarTabHSpace and self.hspace is not None:
+            return self.hspace
+        return super().pixelMetric(metric, option, widget)
+
+
+class FittingTabBar(QTabBar):
+    """Fits its tabs to the width of the tab widget holding it (which sizes the bar to the
+    tabs' hint, so the bar's own width cannot say when there is room again)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._padding = _Padding()
+        self._padding.setParent(self)
+        self.setStyle(self._padding)
+        self._holder: QWidget | None = None
+
+    @property
+    def hspace(self) -> int | None:
+        """The padding in use (None: the style's own)."""
+        return self._padding.hspace
+
+    def _available(self) -> int:
+        return self._holder.width() if self._holder is not None else self.width()
+
+    def fit(self) -> None:
+        shown = [i for i in range(self.count()) if self.isTabVisible(i)]
+        before = self._padding.hspace
+        self._padding.hspace = None
+        natural = sum(self.tabSizeHint(i).width() for i in shown)
+        width = self._available()
+        if shown and natural > width:
+            own = self._padding.pixelMetric(QStyle.PixelMetric.PM_TabBarTabHSpace, None, self)
+            cut = -(-(natural - width) // len(shown))  # (ceiling)
+            self._padding.hspace = max(MIN_HSPACE, own - cut)
+        if self._padding.hspace != before:
+            self.setElideMode(self.elideMode())  # (lays the tabs out again with the new padding)
+
+    def event(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.ParentChange:
+            if self._holder is not None:
+                self._holder.removeEventFilter(self)
+            self._holder = self.parentWidget()
+            if self._holder is not None:
+                self._holder.installEventFilter(self)
+        return super().event(e)
+
+    def eventFilter(self, watched: QObject, e: QEvent) -> bool:
+        if watched is self._holder and e.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def tabLayoutChange(self) -> None:
+        """A tab shown or hidden (the completion page): fit again."""
+        super().tabLayoutChange()
+        self.fit()
