@@ -10,6 +10,7 @@ from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.tour import (
     Answered,
+    Branched,
     Generated,
     LessonComplete,
     Predicted,
@@ -54,6 +55,8 @@ def completing_event(c: Condition) -> TourEvent | None:
         return Answered(c.question, True)
     if c.kind is ConditionKind.COMPLETE:
         return LessonComplete()
+    if c.kind is ConditionKind.BRANCH:
+        return Branched(from_top=False)
     return None
 
 
@@ -179,7 +182,7 @@ def test_state_round_trips_and_restores_tolerantly():
 def test_before_a_run_steps_with_numbers_ask_for_one():
     fields = lesson_fields(TEXTS, None, None, TokenNames())
     first = tour_view(TEXTS, TourState(0), fields)
-    assert first is not None and not first.needs_run and first.first and first.progress.text == "Step 1 of 37"
+    assert first is not None and not first.needs_run and first.first and first.progress.text == "Step 1 of 38"
     llm = tour_view(TEXTS, TourState(2), fields)
     assert llm is not None and llm.needs_run and llm.text == TEXTS.text("tour", "needs_run")
     last = tour_view(TEXTS, TourState(len(TOUR.steps) - 1), fields)
@@ -214,3 +217,13 @@ def test_every_step_targets_something_and_asks_something():
         assert s.do.strip() and len(s.text) < 420, s.id
         if s.target.kind is TargetKind.STAGE:
             assert s.target.name in {st.value for st in Stage}
+
+
+def test_the_your_turn_step_is_done_only_by_a_branch_from_another_token_than_the_top():
+    i = TOUR.index_of("choose-yours")
+    assert i is not None and TOUR.steps[i].chapter == "choose"
+    state = TourState(i)
+    for event in (StageShown(Stage.SAMPLING), Generated(), Predicted(True), Branched(from_top=True)):
+        state = state.observe(TOUR, event)
+        assert not state.can_advance(TOUR), event
+    assert state.observe(TOUR, Branched(from_top=False)).can_advance(TOUR)
