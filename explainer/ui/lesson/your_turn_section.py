@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.frames.probabilities import N_BARS
-from explainer.illustration.formatting import percent, quoted, visible
+from explainer.illustration.formatting import percent, quoted
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor
 from explainer.ui.lesson.labels import text_label
@@ -172,7 +172,8 @@ class YourTurnSection(QWidget):
             column.choose.setText(self.word(f"step_{which.value}"))
             column.choose.setToolTip(self.word("step_tip"))
             column.heading.setText(self.word(key).format(token=f"“{first}”"))
-            column.text.setText(self.word("ending").format(text=visible(shown.text)))
+            # (the text as it reads, so it wraps at its spaces; the tokens below show them)
+            column.text.setText(self.word("ending").format(text=shown.text.replace("\n", " ↵ ")))
             column.tokens.setText(self._tokens(shown))
         showing = runs.showing
         for which, column in self.columns.items():
