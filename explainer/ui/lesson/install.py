@@ -157,6 +157,7 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     runs.changed.connect(show_your_turn)
     runs.branched.connect(session.on_branched)
     st.frame_shown.connect(lambda _cursor: show_your_turn())
+    st.finished.connect(lambda _trace: show_your_turn())  # (a run ending at a sampling stage can be picked from)
     st.changed.connect(lambda: show_your_turn() if window.trace is None else None)
     st.swapped.connect(session.on_run_swapped)
     show_your_turn()
