@@ -117,6 +117,7 @@ CAPTION_FIELDS = (
     "temperature",
     "kept",
     "n_out",
+    "model_pick",
     "cuts",
 )
 # the caption variants caption() chooses among (each may use any of CAPTION_FIELDS)
@@ -136,6 +137,7 @@ CAPTION_KEYS = (
     "probabilities",
     "sampling_greedy",
     "sampling_sampled",
+    "sampling_yours",
     "append",
     "append_eos",
     "append_eos_untimed",

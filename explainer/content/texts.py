@@ -100,6 +100,7 @@ class ConditionKind(StrEnum):
     WHATIF = "whatif"  # a what-if slider was moved
     QUESTION = "question"  # a question was answered right
     COMPLETE = "complete"  # every outcome shown, so the lesson is complete (it may name a question to open)
+    BRANCH = "branch"  # "Your turn": the model continued from a token the learner picked, not the top one
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ class LifecycleScene(QGraphicsScene):
     animation_finished = Signal()
     term_hovered = Signal(str)  # a glossary term under the mouse in the caption ("" when it leaves)
     term_activated = Signal(str)  # a glossary term clicked in the caption (the window opens the glossary)
+    candidate_activated = Signal(int)  # a bar of the chart clicked at the sampling stage ("Your turn")
 
     def __init__(self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None) -> None:
         super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
@@ -85,6 +86,7 @@ class LifecycleScene(QGraphicsScene):
         )
         self.caption.link_hovered.connect(self._on_link_hovered)
         self.caption.link_activated.connect(self._on_link_activated)
+        self.probabilities.bar_activated.connect(self.candidate_activated)
         self.highlight = HighlightItem()
         self.highlight.setZValue(Z_FLY - 1)  # above the panels and arrows, below flying chips
         self.addItem(self.highlight)

@@ -12,7 +12,7 @@ context window, and says which.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ import numpy as np
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
-from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, TokenRef, Trace
+from explainer.engine.trace import ATTENTION_TOP, Branch, Layers, ModelInfo, Step, TokenRef, Trace
 from explainer.engine.trace_checks import append_step
 from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import ExplainerError, out_of_memory
@@ -105,15 +105,22 @@ class Engine:
         on_step: Callable[[Trace, Step], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        forced: Sequence[int] = (),
+        branch: Branch | None = None,
     ) -> Trace:
         """Run one request to its end and return everything it recorded.
 
         `on_progress(tokens_read, tokens_total)` follows the prompt's prefill: it is called
         with 0 before the first chunk and after every chunk, because an 8k-token prompt takes
         tens of seconds on a CPU. `should_stop` is asked before every pass, prefill chunks
-        included, so a stop takes effect within one chunk; it raises Cancelled."""
+        included, so a stop takes effect within one chunk; it raises Cancelled.
+
+        `forced[i]`, where given, is the token step i takes instead of the sampler's pick (the
+        sampler still records the model's probabilities and keeps its random stream, see
+        Sampler.sample); `branch` is recorded in the trace to say which of them the learner chose
+        (see :meth:`continue_from`, the one caller that passes them)."""
         try:
-            return self._generate(prompt, settings, chat, lens, on_step, should_stop, on_progress)
+            return self._generate(prompt, settings, chat, lens, on_step, should_stop, on_progress, forced, branch)
         except MemoryError as exc:  # numpy's allocations (the trace, the host copies)
             raise out_of_memory(
                 "record this run", "close other programs, or use a shorter prompt or fewer new tokens"
@@ -128,11 +135,13 @@ class Engine:
         on_step: Callable[[Trace, Step], None] | None,
         should_stop: Callable[[], bool] | None,
         on_progress: Callable[[int, int], None] | None,
+        forced: Sequence[int] = (),
+        branch: Branch | None = None,
     ) -> Trace:
         settings.validate()
         prepared = self.prepare(prompt, chat)
         sampler = Sampler(settings)
-        trace = Trace.new(self.model_info(), prompt, chat, sampler.effective_settings, prepared.tokens)
+        trace = Trace.new(self.model_info(), prompt, chat, sampler.effective_settings, prepared.tokens, branch)
         cache = self.runtime.new_cache()
         context = self.config["context_length"]
         reading = prepared.tokens
@@ -141,7 +150,8 @@ class Engine:
             prefill = not trace.steps
             result = self._read(reading, cache, lens, should_stop, on_progress if prefill else None)
             t0 = time.perf_counter()
-            sample = sampler.sample(result.logits)
+            i = len(trace.steps)
+            sample = sampler.sample(result.logits, forced[i] if i < len(forced) else None)
             sample_s = time.perf_counter() - t0
             chosen = TokenRef(sample.chosen, self.tokenizer.piece(sample.chosen))
             step = Step(
@@ -169,6 +179,41 @@ class Engine:
             if trace.stop_reason:
                 return trace
             reading = [chosen]
+
+    def continue_from(
+        self,
+        original: Trace,
+        step: int,
+        token_id: int,
+        lens: bool = True,
+        on_step: Callable[[Trace, Step], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Trace:
+        """ "Your turn": the same request as ``original``, with the learner's token at ``step``.
+
+        The model reads the same prompt with the same settings and seed; steps before ``step``
+        take the original's tokens (the forward passes are recomputed: ~15 ms a step, cheaper
+        than keeping a KV cache per step), step ``step`` records the model's real probabilities
+        but takes ``token_id``, and from there the model continues on its own, drawing from the
+        same random stream as the original (Sampler.sample). The trace's ``branch`` says so."""
+        if not 0 <= step < len(original.steps):
+            raise ExplainerError(
+                f"there is no step {step} in this run to continue from",
+                "pick a token at a sampling stage of the run on screen",
+            )
+        if not 0 <= token_id < self.config["vocab_size"]:
+            raise ExplainerError(f"token {token_id} is not in the vocabulary", "pick a bar of the chart")
+        forced = [s.sampling.chosen.id for s in original.steps[:step]] + [int(token_id)]
+        return self.generate(
+            original.prompt,
+            original.settings,
+            original.chat,
+            lens,
+            on_step,
+            should_stop,
+            forced=forced,
+            branch=Branch(step, original.steps[step].sampling.chosen),
+        )
 
     def _read(
         self,

@@ -339,18 +339,28 @@ class Sampler:
             max_new_tokens=self.settings.max_new_tokens,
         )
 
-    def sample(self, logits: np.ndarray) -> SampleResult:
+    def sample(self, logits: np.ndarray, forced: int | None = None) -> SampleResult:
         """Pick the next token from one position's logits (vocabulary-sized, 1-D).
 
         The distributions come from :func:`sampling_stages`, the same function the lesson's
         "what if?" calls on recorded logits, so both always agree; only the draw is the
         sampler's own (one number from its generator, none for greedy decoding).
+
+        ``forced``: the token to take instead of the draw's ("Your turn", or a branch repeating
+        the original run's tokens). The distributions are computed as always and the draw is
+        still taken from the generator, so the random stream stays where a normal run with the
+        same settings would have it: the n-th step of any run with this seed uses the n-th draw,
+        forced or not, and the steps after a forced one continue exactly as a normal run would.
         """
         st = sampling_stages(logits, self.settings)
-        if st.greedy_choice is not None:
-            return SampleResult(
-                st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None, st.greedy_choice
+        if forced is not None and not 0 <= forced < st.raw.size:
+            raise ExplainerError(
+                f"Cannot take token {forced}: the vocabulary has {st.raw.size} tokens.",
+                "This is a bug in explainer; please report it.",
             )
+        if st.greedy_choice is not None:
+            chosen = st.greedy_choice if forced is None else int(forced)
+            return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None, chosen)
         draw = float(self._rng.random())
-        chosen = pick_from(st.after_top_p, draw)
+        chosen = pick_from(st.after_top_p, draw) if forced is None else int(forced)
         return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, draw, chosen)

@@ -181,6 +181,20 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
+class Branch:
+    """Marks a run that continues another from a token the learner picked ("Your turn").
+
+    At step ``step`` the token was the learner's choice, not the sampler's: the step records the
+    model's real probabilities there, and ``steps[step].sampling.chosen`` is the learner's token.
+    ``model_pick`` is what the original run (same prompt, same settings and seed) chose at that
+    step. The steps before it repeat the original's tokens; the ones after are the model's own.
+    """
+
+    step: int
+    model_pick: TokenRef
+
+
+@dataclass(frozen=True, slots=True)
 class ModelInfo:
     """The model a trace was recorded with (shown in the UI, checked against the steps)."""
 
@@ -208,14 +222,25 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     stop_reason: StopReason | None = None
     created: str = ""
+    branch: Branch | None = None  # set when the learner picked a token of this run (see Branch)
 
     @classmethod
     def new(
-        cls, model: ModelInfo, prompt: str, chat: bool, settings: SamplingSettings, prompt_tokens: list[TokenRef]
+        cls,
+        model: ModelInfo,
+        prompt: str,
+        chat: bool,
+        settings: SamplingSettings,
+        prompt_tokens: list[TokenRef],
+        branch: Branch | None = None,
     ) -> Trace:
         """An empty trace stamped with the current UTC time."""
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        return cls(model, prompt, chat, settings, list(prompt_tokens), [], None, created)
+        return cls(model, prompt, chat, settings, list(prompt_tokens), [], None, created, branch)
+
+    def learner_picked(self, step_index: int) -> bool:
+        """Whether the token of that step was the learner's choice rather than the sampler's."""
+        return self.branch is not None and self.branch.step == step_index
 
     # --- derived numbers the views show ---------------------------------
 

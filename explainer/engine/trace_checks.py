@@ -50,6 +50,14 @@ def check_trace(trace: Trace) -> None:
     for i, step in enumerate(trace.steps):
         check_step(trace, step, i, prev)
         prev = step
+    b = trace.branch
+    if b is not None:
+        if not 0 <= b.step < len(trace.steps):
+            raise trace_error("branch.step", f"the learner's pick must be at one of the {len(trace.steps)} steps")
+        if not 0 <= b.model_pick.id < vocab:
+            raise trace_error(
+                "branch.model_pick.id", f"token id {b.model_pick.id} is outside the vocabulary of {vocab}"
+            )
 
 
 def check_step(trace: Trace, step: Step, i: int, prev: Step | None) -> None:

@@ -5,7 +5,10 @@ Layout (version 2): one zip file holding
 - ``trace.json``: the header (UTF-8 JSON): ``format`` ("explainer-trace"), ``version`` (2), the
   model, prompt, chat flag, sampling settings, creation time, stop reason, the prompt's tokens
   (``{"ids": [...], "texts": [...]}``) and one small object per step (phase, start, number of
-  tokens read, embedding width, the draw, the chosen token, its probabilities, the timings);
+  tokens read, embedding width, the draw, the chosen token, its probabilities, the timings) and,
+  for a run the learner branched ("Your turn"), ``branch``: the step whose token the learner
+  picked and what the original run picked there (``{"step": 3, "model_pick": {"id", "text"}}``;
+  absent in every other trace, and in files written before it existed);
 - one ``.npy`` array per recorded output, the steps concatenated (see ``ARRAYS``): embeddings
   (float16, one row per token read), each layer's change (float32), lens guesses (int32 ids,
   float32 probabilities; -1 where a layer's guess was not computed), the most attended positions
@@ -83,7 +86,7 @@ def save_trace(trace: Trace, path: str | os.PathLike[str], lesson: Mapping[str, 
 
 
 def _header(trace: Trace) -> dict[str, Any]:
-    return {
+    header: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "model": f.model_dict(trace.model),
@@ -110,6 +113,10 @@ def _header(trace: Trace) -> dict[str, Any]:
             for s in trace.steps
         ],
     }
+    if trace.branch is not None:  # (written only for a branch, so other runs read as before)
+        b = trace.branch
+        header["branch"] = {"step": b.step, "model_pick": {"id": b.model_pick.id, "text": b.model_pick.text}}
+    return header
 
 
 def _padded(rows: list[np.ndarray], width: int, fill: float, dtype: np.dtype[Any]) -> np.ndarray:

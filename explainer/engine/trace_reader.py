@@ -15,6 +15,7 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import (
     PHASES,
     STOP_REASONS,
+    Branch,
     Layers,
     Phase,
     Step,
@@ -98,7 +99,9 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
             "stop_reason",
             "prompt_tokens",
             "steps",
+            "branch",
         ),
+        optional=("branch",),
     )
     if d["format"] != FORMAT:
         raise trace_error("format", f"expected {FORMAT!r}, got {d['format']!r}")
@@ -123,6 +126,7 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
         ],
         stop_reason=None if stop is None else cast(StopReason, f.choice(stop, "stop_reason", STOP_REASONS)),
         created=f.text(d["created"], "created"),
+        branch=_branch(d.get("branch")),
     )
     steps = [f.obj(s, f"steps[{i}]", STEP_FIELDS) for i, s in enumerate(f.array(d["steps"], "steps"))]
     total = sum(f.integer(s["tokens"], f"steps[{i}].tokens", 1) for i, s in enumerate(steps))
@@ -131,6 +135,14 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
             "steps", f"{total:,} tokens read in all, more than the context of {trace.model.context_length:,}"
         )
     return trace, steps
+
+
+def _branch(d: object) -> Branch | None:
+    """The "Your turn" marker: absent (or null) in every trace but a branch."""
+    if d is None:
+        return None
+    b = f.obj(d, "branch", ("step", "model_pick"))
+    return Branch(f.integer(b["step"], "branch.step", 0), f.token(b["model_pick"], "branch.model_pick"))
 
 
 def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[int, ...]:

@@ -109,6 +109,8 @@ PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
         "probabilities_kept": ("kept",),
         "probabilities_greedy": (),
         "probabilities_draw": ("draw", "token"),
+        "probabilities_yours": ("token", "model"),
+        "probabilities_pick_tip": (),
     },
 )
 KVCACHE: FramePanel[KVCacheValue] = FramePanel(

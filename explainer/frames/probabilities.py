@@ -10,6 +10,7 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, TopList
 from explainer.frames.moment import Moment, Words
 from explainer.illustration.captions import chart_labels, settings_parts
+from explainer.illustration.formatting import visible
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Stage
 
@@ -57,6 +58,8 @@ class ProbabilitiesValue:
     phase_labels: tuple[str, str, str, str] = ("", "", "", "")  # which numbers each phase shows: raw or after cuts
     phase_label: str = ""  # the label of the phase this frame shows
     words: Words = field(default_factory=lambda: Words({}))  # the chart's own labels ("other", "cut", ...)
+    ids: tuple[int, ...] = ()  # the token id of each bar: at the sampling stage the learner may pick one
+    pick_note: str = ""  # the pass's token was the learner's pick ("Your turn"): said instead of the draw
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
@@ -150,6 +153,16 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
     s = step.sampling
     phases, scale = bar_phases(step, m.names)
     top = s.raw.ids[:N_BARS].tolist()
+    branch = trace.branch if trace is not None and trace.learner_picked(step.index) else None
+    pick_note = (
+        m.words(
+            "probabilities_yours",
+            token=visible(m.names.display(s.chosen.id, s.chosen.text)),
+            model=visible(m.names.display(branch.model_pick.id, branch.model_pick.text)),
+        )
+        if branch is not None and sampling
+        else ""
+    )
     return ProbabilitiesValue(
         title=title,
         shown=True,
@@ -163,9 +176,11 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         ribbon=ribbon,
         kept=s.kept,
         draw_shown=sampling,
-        draw=s.draw if sampling else None,
-        segments=segments(step, m.names) if sampling and s.draw is not None else (),
+        draw=s.draw if sampling and not pick_note else None,
+        segments=segments(step, m.names) if sampling and s.draw is not None and not pick_note else (),
         phase_labels=labels,
         phase_label=labels[AFTER_TOP_P if sampling else RAW],
         words=m.words,
+        ids=tuple(int(i) for i in top),
+        pick_note=pick_note,
     )

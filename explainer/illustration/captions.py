@@ -69,6 +69,11 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
         kept=p["caption_kept_one"] if s.kept == 1 else p["caption_kept"].format(n=f"{s.kept:,}"),
         n_out=cursor.step + 1,
     )
+    # what the model itself picked at this pass: in a run the learner branched ("Your turn"), the
+    # original run's token at the pass of the learner's pick; elsewhere the token chosen
+    branch = trace.branch
+    model_pick = branch.model_pick if branch is not None and trace.learner_picked(cursor.step) else s.chosen
+    f["model_pick"] = quoted(names.display(model_pick.id, model_pick.text))
     return f
 
 
@@ -108,7 +113,9 @@ def caption(
     elif stage is Stage.PROBABILITIES:
         key = "probabilities"
     elif stage is Stage.SAMPLING:
-        if step.sampling.draw is None:
+        if trace.learner_picked(cursor.step):
+            key = "sampling_yours"  # the learner's choice, never worded as the draw's
+        elif step.sampling.draw is None:
             key = "sampling_greedy"
         else:
             key = "sampling_sampled"

@@ -8,7 +8,8 @@ The tour's words and structure are data (tour.json, parsed into
   :meth:`~TourState.observe` return new states, so the UI keeps one and replaces it, and tests
   walk the whole tour without a window.
 - The UI reports what the learner did as events (:class:`StageShown`, :class:`SettingChanged`,
-  :class:`Generated`, :class:`Predicted`, :class:`WhatIfChanged`, :class:`Answered`, and
+  :class:`Generated`, :class:`Predicted`, :class:`WhatIfChanged`, :class:`Answered`,
+  :class:`Branched` (a "Your turn" run was recorded), and
   :class:`LessonComplete`, which the learner's record reports while every outcome is shown);
   :func:`condition_met` says whether an event completes a step's condition. The learner may
   always press Next (a tour must never trap anyone); :meth:`TourState.can_advance` tells the UI
@@ -84,12 +85,20 @@ class Answered:
 
 
 @dataclass(frozen=True)
+class Branched:
+    """ "Your turn": the model continued from a token the learner picked (a run was recorded).
+    ``from_top``: the pick was the chart's top candidate, which gives no other road to compare."""
+
+    from_top: bool
+
+
+@dataclass(frozen=True)
 class LessonComplete:
     """Every outcome of the lesson is shown (LessonState.outcomes_shown): reported with every
     change of the record while it holds, so a step that waits for it is done on arrival too."""
 
 
-TourEvent = StageShown | SettingChanged | Generated | Predicted | WhatIfChanged | Answered | LessonComplete
+TourEvent = StageShown | SettingChanged | Generated | Predicted | WhatIfChanged | Answered | Branched | LessonComplete
 
 
 def _names_setting(condition: Condition, event: TourEvent) -> bool:
@@ -119,6 +128,8 @@ def condition_met(condition: Condition, event: TourEvent) -> bool:
         return isinstance(event, Answered) and event.question == condition.question and event.correct
     if k is ConditionKind.COMPLETE:
         return isinstance(event, LessonComplete)
+    if k is ConditionKind.BRANCH:
+        return isinstance(event, Branched) and not event.from_top
     return False
 
 
@@ -215,7 +226,7 @@ class Progress:
     total: int
     chapter_index: int  # 0-based chapter
     chapters: int
-    text: str  # "Step 5 of 37"
+    text: str  # "Step 5 of 38"
     chapter_text: str  # "Chapter 2 of 9: Trained once, used every time"
 
 

@@ -16,7 +16,15 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QThread, Signal
 
 from explainer.engine.trace import Trace
-from explainer.ui.worker import Activity, EngineFactory, GenerationRequest, LoadedModel, Worker, default_engine_factory
+from explainer.ui.worker import (
+    Activity,
+    BranchRequest,
+    EngineFactory,
+    GenerationRequest,
+    LoadedModel,
+    Worker,
+    default_engine_factory,
+)
 
 
 class EngineController(QObject):
@@ -29,6 +37,7 @@ class EngineController(QObject):
     prompt_progress = Signal(int, int)  # prompt tokens read, in all: a long prefill, chunk by chunk
     step_ready = Signal(Trace)  # a snapshot of the trace after every step
     generation_finished = Signal(Trace)  # the complete trace
+    branch_finished = Signal(Trace)  # a "Your turn" branch, complete (a run beside the one on screen)
     error = Signal(str, str)  # message, hint
     busy_changed = Signal(bool)
     activity_changed = Signal(Activity)
@@ -37,6 +46,7 @@ class EngineController(QObject):
     _do_load = Signal()
     _do_build = Signal()
     _do_generate = Signal(int, GenerationRequest)  # generation id, the request
+    _do_branch = Signal(int, BranchRequest)
 
     def __init__(self, engine_factory: EngineFactory | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -52,6 +62,7 @@ class EngineController(QObject):
         self._do_load.connect(w.load)
         self._do_build.connect(w.build)
         self._do_generate.connect(w.generate)
+        self._do_branch.connect(w.branch)
         w.loading.connect(self.model_loading)
         w.ready.connect(self._on_ready)
         w.missing.connect(self._on_missing)
@@ -59,6 +70,7 @@ class EngineController(QObject):
         w.reading.connect(self._on_reading)
         w.step.connect(self._on_step)
         w.finished.connect(self._on_finished)
+        w.branched.connect(self._on_branched)
         w.failed.connect(self._on_failed)
         w.busy.connect(self._on_busy)
         self._thread.start()
@@ -79,6 +91,15 @@ class EngineController(QObject):
             return -1
         self._gen_id += 1
         self._do_generate.emit(self._gen_id, request)
+        return self._gen_id
+
+    def branch(self, request: BranchRequest) -> int:
+        """Continue a recorded run from the learner's token ("Your turn"), as a new run; like a
+        generation it has an id, and cancel() or a newer request drops it."""
+        if self._closing:
+            return -1
+        self._gen_id += 1
+        self._do_branch.emit(self._gen_id, request)
         return self._gen_id
 
     def cancel(self) -> None:
@@ -144,6 +165,10 @@ class EngineController(QObject):
     def _on_finished(self, gid: int, trace: Trace) -> None:
         if self._live(gid):
             self.generation_finished.emit(trace)
+
+    def _on_branched(self, gid: int, trace: Trace) -> None:
+        if self._live(gid):
+            self.branch_finished.emit(trace)
 
     def _on_failed(self, gid: int, message: str, hint: str) -> None:
         if not self._closing and (gid == -1 or gid == self._gen_id):

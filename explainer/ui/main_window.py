@@ -51,6 +51,7 @@ from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
+from explainer.ui.your_turn import Runs
 
 
 class MainWindow(QMainWindow):
@@ -98,6 +99,7 @@ class MainWindow(QMainWindow):
         self.model_label = self.status.model_label
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self)
+        self.runs = Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._connect()
         self._build_lesson()
 
@@ -196,6 +198,7 @@ class MainWindow(QMainWindow):
         c.error.connect(self._on_error)
         c.busy_changed.connect(self._on_busy)
         c.activity_changed.connect(self._on_activity)
+        self.scene.candidate_activated.connect(self.runs.pick)  # a bar clicked at the sampling stage
         st = self.stepper
         st.changed.connect(self._refresh)
         st.changed.connect(self._show_answer)
@@ -256,6 +259,7 @@ class MainWindow(QMainWindow):
             self.show_error(self.word("window", "empty_prompt"), self.word("window", "empty_prompt_hint"))
             self.prompt.setFocus()
             return
+        self.runs.forget()
         self.stepper.start_generation()
         self.scene.show_empty(self.word("window", "reading"))
         self.status.show_metrics(None)
@@ -289,6 +293,7 @@ class MainWindow(QMainWindow):
         self.prompt.setPlainText(trace.prompt)
         self.chat.setChecked(trace.chat)
         self.sampling.set_settings(trace.settings)  # Generate would then redo this very run
+        self.runs.forget()
         self.stepper.start_generation()  # forget the current run ...
         self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
         self.status.show_metrics(trace)
@@ -328,6 +333,7 @@ class MainWindow(QMainWindow):
 
     def _on_error(self, message: str, hint: str) -> None:
         self.stepper.stop_generation()  # an error ends the generation it belongs to (if any)
+        self.runs.failed()  # ... or the pick it belongs to
         self.show_error(message, hint)
         if self.build_panel.isVisible() and not self.build_panel.button.isEnabled():
             self.build_panel.failed()

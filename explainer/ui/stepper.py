@@ -50,6 +50,7 @@ class Stepper(QObject):
     playing_changed = Signal(bool)
     waiting = Signal()  # at the end of what is recorded while the model is still working
     finished = Signal(Trace)  # the complete trace: a run ended, or a saved one was opened
+    swapped = Signal(Trace)  # another recorded run is on screen (the endings' switch, "Your turn")
 
     def __init__(self, scene: LifecycleScene, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -122,6 +123,21 @@ class Stepper(QObject):
             self.scene.show_frame(trace, self.cursor, animate=False)  # final counters and stop reason
         self.changed.emit()
         self.finished.emit(trace)
+
+    def swap(self, trace: Trace, cursor: Cursor) -> None:
+        """Show another complete recorded run at ``cursor`` (or its nearest recorded pass): the
+        switch between the model's run and the learner's branch. It replays what is recorded, so
+        the model never runs; the run shown before is kept by whoever holds it."""
+        self.set_playing(False)
+        self.finish_animation()
+        self.generating, self._waiting = False, False
+        self.trace = trace
+        self.walk = Walk(trace)
+        if not self.walk.is_available(cursor):
+            last = Cursor(self.walk.n_steps - 1, cursor.stage)
+            cursor = last if self.walk.is_available(last) else self.walk.first()
+        self.swapped.emit(trace)
+        self._show(cursor, animate=False)
 
     # --- moves -----------------------------------------------------------------------
 

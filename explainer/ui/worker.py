@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Signal, SignalInstance, Slot
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Trace
@@ -36,6 +36,16 @@ class GenerationRequest:
     prompt: str
     settings: SamplingSettings
     chat: bool = False
+
+
+@dataclass(frozen=True)
+class BranchRequest:
+    """ "Your turn": continue ``original`` with the learner's token ``token_id`` at step ``step``
+    (Engine.continue_from); the result is a run of its own, recorded beside the original."""
+
+    original: Trace
+    step: int
+    token_id: int
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,7 @@ class Worker(QObject):
     reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
     step = Signal(int, Trace)  # generation id, a snapshot of the trace
     finished = Signal(int, Trace)  # generation id, the complete trace
+    branched = Signal(int, Trace)  # generation id, the complete branch ("Your turn")
     failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
     busy = Signal(Activity)
 
@@ -207,6 +218,30 @@ class Worker(QObject):
 
     @Slot(int, GenerationRequest)
     def generate(self, gid: int, request: GenerationRequest) -> None:
+        def run(engine: Engine, stale: Callable[[], bool]) -> Trace:
+            return engine.generate(
+                request.prompt,
+                request.settings,
+                chat=request.chat,
+                lens=True,
+                on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
+                should_stop=stale,
+                on_progress=lambda read, total: self.reading.emit(gid, read, total),
+            )
+
+        self._run(gid, run, self.finished)
+
+    @Slot(int, BranchRequest)
+    def branch(self, gid: int, request: BranchRequest) -> None:
+        """A branch is recorded whole before it is shown (its first steps repeat the original's,
+        so there is nothing new to follow step by step): no step snapshots, one signal at the end."""
+
+        def run(engine: Engine, stale: Callable[[], bool]) -> Trace:
+            return engine.continue_from(request.original, request.step, request.token_id, should_stop=stale)
+
+        self._run(gid, run, self.branched)
+
+    def _run(self, gid: int, run: Callable[[Engine, Callable[[], bool]], Trace], done: SignalInstance) -> None:
         def stale() -> bool:
             return self._closing() or gid != self._current()
 
@@ -226,15 +261,7 @@ class Worker(QObject):
         assert engine is not None
         self.busy.emit(Activity.GENERATING)
         try:
-            trace = engine.generate(
-                request.prompt,
-                request.settings,
-                chat=request.chat,
-                lens=True,
-                on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
-                should_stop=stale,
-                on_progress=lambda read, total: self.reading.emit(gid, read, total),
-            )
+            trace = run(engine, stale)
         except Cancelled:
             pass  # the window stopped it and says so itself (MainWindow.stop_generation)
         except ExplainerError as exc:
@@ -247,6 +274,6 @@ class Worker(QObject):
                 "this is a bug in explainer; please report it with the prompt you used",
             )
         else:
-            self.finished.emit(gid, snapshot(trace))
+            done.emit(gid, snapshot(trace))
         finally:
             self.busy.emit(Activity.IDLE)

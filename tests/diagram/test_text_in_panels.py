@@ -32,7 +32,7 @@ from explainer.diagram.registry import BY_NAME, PANELS
 from explainer.diagram.theme import THEMES
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor, Stage
-from tests.lesson.real_traces import REQUESTS
+from tests.lesson.real_traces import BRANCHES, REQUESTS
 
 ARROWS = {"loop", "flow"}  # drawn between panels, see the module docstring
 BOXED = [spec.name for spec in PANELS if spec.name not in ARROWS]
@@ -92,7 +92,7 @@ def test_every_item_has_a_box_or_a_reason(scene):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("theme", list(THEMES))
-@pytest.mark.parametrize("trace_name", list(REQUESTS))
+@pytest.mark.parametrize("trace_name", [*REQUESTS, *BRANCHES])
 def test_every_text_stays_in_its_panel(scene, real_trace, trace_name, theme):
     trace = real_trace(trace_name)
     scene.set_theme(THEMES[theme])

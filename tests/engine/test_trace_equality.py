@@ -43,6 +43,7 @@ def samples() -> dict[type, Any]:
         type(view): view,
         type(step.sampling): step.sampling,
         type(step.sampling.raw): step.sampling.raw,
+        trace_module.Branch: trace_module.Branch(1, step.sampling.chosen),  # ("Your turn": the learner's pick)
     }
 
 

@@ -35,6 +35,10 @@ REQUESTS: dict[str, tuple[str, SamplingSettings, bool]] = {
     "unicode": ("東京は日本の首都です 🙂 مرحبا", SamplingSettings(max_new_tokens=2), False),
 }
 
+# name -> (the run it branches, the step where the learner picks): "Your turn", the model continuing
+# from the most likely token that the run did not take there
+BRANCHES: dict[str, tuple[str, int]] = {"yours": ("sampled", 1)}
+
 _engine: Any = None
 _traces: dict[str, Trace] = {}
 
@@ -48,7 +52,17 @@ def engine_for(built_model: Any) -> Any:
     return _engine
 
 
+def not_taken(trace: Trace, step: int) -> int:
+    """The most likely candidate of ``step`` that the run did not take (the learner's pick)."""
+    s = trace.steps[step].sampling
+    return next(int(i) for i in s.raw.ids if int(i) != s.chosen.id)
+
+
 def trace_for(built_model: Any, name: str) -> Trace:
+    if name in BRANCHES and name not in _traces:
+        base, step = BRANCHES[name]
+        original = trace_for(built_model, base)
+        _traces[name] = engine_for(built_model).continue_from(original, step, not_taken(original, step))
     if name not in _traces:
         prompt, settings, chat = REQUESTS[name]
         _traces[name] = engine_for(built_model).generate(prompt, settings, chat=chat, lens=True)

@@ -10,6 +10,7 @@ from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.tour import (
     Answered,
+    Branched,
     Generated,
     LessonComplete,
     Predicted,
@@ -54,6 +55,8 @@ def completing_event(c: Condition) -> TourEvent | None:
         return Answered(c.question, True)
     if c.kind is ConditionKind.COMPLETE:
         return LessonComplete()
+    if c.kind is ConditionKind.BRANCH:
+        return Branched(from_top=False)
     return None
 
 
@@ -219,3 +222,13 @@ def test_every_step_targets_something_and_asks_something():
         assert s.do.strip() and len(s.text) < 420, s.id
         if s.target.kind is TargetKind.STAGE:
             assert s.target.name in {st.value for st in Stage}
+
+
+def test_the_your_turn_step_is_done_only_by_a_branch_from_another_token_than_the_top():
+    i = TOUR.index_of("choose-yours")
+    assert i is not None and TOUR.steps[i].chapter == "choose"
+    state = TourState(i)
+    for event in (StageShown(Stage.SAMPLING), Generated(), Predicted(True), Branched(from_top=True)):
+        state = state.observe(TOUR, event)
+        assert not state.can_advance(TOUR), event
+    assert state.observe(TOUR, Branched(from_top=False)).can_advance(TOUR)

@@ -17,9 +17,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsObject,
+    QGraphicsRectItem,
+    QGraphicsSceneMouseEvent,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     from pyqtgraph import BarGraphItem  # imported when the first chart is drawn (see the module docstring)
@@ -87,7 +94,12 @@ class CumulativeBarItem(QGraphicsObject):
 
 
 class ProbabilityChartItem(Panel):
-    """Stage 4 panel: bar chart (pyqtgraph), sampling-stage ribbon, cumulative draw bar."""
+    """Stage 4 panel: bar chart (pyqtgraph), sampling-stage ribbon, cumulative draw bar.
+
+    At the sampling stage a click on a bar's row (its label, its bar or its number) picks that
+    token for "Your turn": ``bar_activated`` says which token id; the window does the rest."""
+
+    bar_activated = Signal(int)  # the token id of the bar clicked at the sampling stage
 
     def __init__(self, key: str = "probabilities") -> None:
         super().__init__(key)
@@ -146,6 +158,12 @@ class ProbabilityChartItem(Panel):
         )
         self.draw_y = top + chart_h + 22
         shown = value.shown
+        if self.pickable:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+            self.setToolTip(value.words("probabilities_pick_tip"))
+        else:
+            self.unsetCursor()
+            self.setToolTip("")
         self.plot.setVisible(shown)
         for item in self.labels + self.values:
             item.setVisible(False)
@@ -185,6 +203,32 @@ class ProbabilityChartItem(Panel):
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
+
+    @property
+    def pickable(self) -> bool:
+        """The chart is at the sampling stage with its bars shown: a bar can be picked."""
+        value = self._value
+        return value is not None and value.shown and value.sampling and bool(value.ids)
+
+    def bar_row_at(self, pos: QPointF) -> int | None:
+        """The candidate row under ``pos`` (the item's coordinates), None outside the bars."""
+        value = self._value
+        if value is None or not self.pickable or not 14 <= pos.x() <= self.w - 14:
+            return None
+        row = int((pos.y() - self.chart_rect.top()) // self.row_h)
+        return row if 0 <= row < len(value.ids) and pos.y() >= self.chart_rect.top() else None
+
+    def bar_point(self, i: int) -> QPointF:
+        """The scene point in the middle of candidate ``i``'s label (where a click picks it)."""
+        return self.mapToScene(QPointF(14 + 60, self._row_center(i)))
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        row = self.bar_row_at(event.pos()) if event.button() is Qt.MouseButton.LeftButton else None
+        if row is None or self._value is None:
+            event.ignore()
+            return
+        event.accept()
+        self.bar_activated.emit(self._value.ids[row])
 
     def _phase_note_height(self, value: ProbabilitiesValue, theme: Theme) -> float:
         """The room the phase label needs: the tallest of the labels the animation will show,
@@ -331,6 +375,9 @@ class ProbabilityChartItem(Panel):
         if not on:
             return
         y = self.draw_y
+        if value.pick_note:  # the learner picked this pass's token: no draw to show
+            self.greedy_note.show_text(value.pick_note, theme_font(theme, 1.0, True), theme.accent).place(14, y)
+            return
         if value.draw is None:
             self.greedy_note.show_text(
                 value.words("probabilities_greedy"), theme_font(theme, 1.0, True), theme.foreground

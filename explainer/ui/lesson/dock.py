@@ -24,6 +24,7 @@ from explainer.ui.lesson.show_me import Section
 from explainer.ui.lesson.tab_bar import FittingTabBar
 from explainer.ui.lesson.tour_section import TourSection
 from explainer.ui.lesson.whatif_section import WhatIfSection
+from explainer.ui.lesson.your_turn_section import YourTurnSection
 
 DOCK_WIDTH = 400
 TOUR_HEIGHT = 255
@@ -51,6 +52,7 @@ class LessonDock(QDockWidget):
         self.tour = TourSection(texts)
         self.predict = PredictSection(texts)
         self.whatif = WhatIfSection(texts)
+        self.your_turn = YourTurnSection(texts)
         self.questions = QuestionsSection(texts)
         self.glossary = GlossarySection(texts)
         self.request = RequestSection(texts)
@@ -66,13 +68,15 @@ class LessonDock(QDockWidget):
         for section, widget, key in (
             (Section.PREDICT, _scrolled(self.predict), "tab_predict"),
             (Section.WHATIF, _scrolled(self.whatif), "tab_whatif"),
+            (Section.YOUR_TURN, _scrolled(self.your_turn), ""),
             (Section.QUESTIONS, self.questions, "tab_questions"),
             (Section.GLOSSARY, self.glossary, "tab_glossary"),
             (Section.REQUEST, _scrolled(self.request), "tab_request"),
             (Section.SCALE, _scrolled(self.scale), "tab_scale"),
             (Section.COMPLETE, _scrolled(self.completion), "tab_complete"),
         ):
-            self._index[section] = self.tabs.addTab(widget, texts.text("ui", key))
+            label = texts.text("ui", key) if key else texts.app_text("your_turn", "tab")
+            self._index[section] = self.tabs.addTab(widget, label)
             self.pages[section] = widget
         self.tabs.setTabVisible(self._index[Section.COMPLETE], False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)

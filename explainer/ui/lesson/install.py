@@ -24,6 +24,7 @@ from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.lesson.show_me import POINTED_SECTIONS, Section
 from explainer.ui.sampling_panel import SamplingPanel
 from explainer.ui.worker import LoadedModel
+from explainer.ui.your_turn import Runs, Which
 
 
 class LessonWindow(LessonHost, Protocol):
@@ -48,6 +49,8 @@ class LessonWindow(LessonHost, Protocol):
     def view(self) -> QGraphicsView: ...
     @property
     def presenter_changed(self) -> SignalInstance: ...
+    @property
+    def runs(self) -> Runs: ...
 
     def word(self, section: str, key: str) -> str: ...
 
@@ -143,6 +146,21 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     for name, field in sampling.fields().items():
         field.textEdited.connect(lambda _text, n=name: session.on_setting(n))
     window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
+    # "Your turn": the picker and the endings, and the tour's step that asks for a pick
+    runs, your_turn = window.runs, dock.your_turn
+
+    def show_your_turn() -> None:
+        your_turn.update_for(runs, window.trace, window.position, session.names())
+
+    your_turn.pick_requested.connect(runs.pick)
+    your_turn.run_chosen.connect(lambda which: runs.show(Which(which)))
+    runs.changed.connect(show_your_turn)
+    runs.branched.connect(session.on_branched)
+    st.frame_shown.connect(lambda _cursor: show_your_turn())
+    st.finished.connect(lambda _trace: show_your_turn())  # (a run ending at a sampling stage can be picked from)
+    st.changed.connect(lambda: show_your_turn() if window.trace is None else None)
+    st.swapped.connect(session.on_run_swapped)
+    show_your_turn()
     session.watch = _ThemeWatch(qt_window, window.scene, session)
     session.note = ProjectorNote(window.view, ui["presenter_answer"])
     window.presenter_changed.connect(lambda _on: session.show_note())

@@ -27,6 +27,7 @@ from explainer.lesson.questions import Question, Verdict, build_questions
 from explainer.lesson.state import LessonState
 from explainer.lesson.tour import (
     Answered,
+    Branched,
     Generated,
     Predicted,
     SettingChanged,
@@ -180,6 +181,23 @@ class LessonSession(QObject):
         if self.window.position is not None:  # the final snapshot: offer what the cursor shows
             self._update_predict(trace, self.window.position)
             self.dock.whatif.update_for(trace, self.window.position, self.names())
+
+    def on_run_swapped(self, trace: Trace) -> None:
+        """Another recorded run is on screen ("Your turn"'s switch between the model's run and
+        the learner's): the rounds and plays were of the other run's passes."""
+        self.rounds.clear()
+        self.dock.predict.new_run()
+        self._keep(self.state.new_run())
+        self._rebuild()
+
+    def on_branched(self, trace: Trace) -> None:
+        """A "Your turn" run was recorded: the tour learns whether the pick was the top token."""
+        if trace.branch is None:
+            return
+        # the two endings side by side (presenter mode: the tab waits in the hidden dock)
+        self.dock.open_section(Section.YOUR_TURN, not self.window.presenter.active)
+        s = trace.steps[trace.branch.step].sampling
+        self.observe(Branched(from_top=len(s.raw.ids) > 0 and int(s.raw.ids[0]) == s.chosen.id))
 
     def on_setting(self, name: str) -> None:
         self.observe(SettingChanged(name, self.window.generating))
@@ -350,6 +368,8 @@ class LessonSession(QObject):
             self.dock.open_section(Section.PREDICT, show)
         elif kind is ConditionKind.WHATIF:
             self.dock.open_section(Section.WHATIF, show)
+        elif kind is ConditionKind.BRANCH:
+            self.dock.open_section(Section.YOUR_TURN, show)
 
     def show_note(self) -> None:
         """The step's task over the illustration while presenter mode is on (else hidden)."""

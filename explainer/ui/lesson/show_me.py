@@ -28,6 +28,7 @@ class Section(StrEnum):
 
     PREDICT = "predict"
     WHATIF = "whatif"
+    YOUR_TURN = "your_turn"  # pick the token yourself, compare the endings (ui/lesson/your_turn_section.py)
     QUESTIONS = "questions"
     GLOSSARY = "glossary"
     REQUEST = "request"  # the life of a request, with the run's numbers (chapter 7)
@@ -105,6 +106,8 @@ def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -
         return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.LAYERS), lesson, cursor), Section.PREDICT)
     if done.kind is ConditionKind.WHATIF:
         return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.SAMPLING), lesson, cursor), Section.WHATIF)
+    if done.kind is ConditionKind.BRANCH:
+        return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.SAMPLING), lesson, cursor), Section.YOUR_TURN)
     if done.kind is ConditionKind.STAGE:
         return ShowMe(stage_cursor(done, lesson, cursor))
     if done.kind is ConditionKind.SETTING:

@@ -1,0 +1,168 @@
+""" "Your turn: you are the sampler": the model's run and the learner's branch, side by side.
+
+At a sampling stage the learner picks a token (a bar of the chart, or the picker in the Lesson
+dock); :class:`Runs` asks the controller to continue the run on screen from it
+(Engine.continue_from, in the worker thread: the GUI thread never runs the model), keeps the
+model's run, and holds the branch beside it once it is recorded. ``show`` puts either on screen
+through the stepper, which replays what is recorded: switching never runs the model again. A new
+Generate, or a run opened from a file, forgets both.
+
+:func:`ending` is the pure part: what one run wrote from the pass of the pick on, each token with
+the probability the model gave it, as the endings panel shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from explainer.engine.trace import Trace
+from explainer.illustration.formatting import percent, visible
+from explainer.illustration.vocab import TokenNames
+from explainer.stages import Cursor, Stage
+from explainer.ui.controller import EngineController
+from explainer.ui.stepper import RunOnScreen
+from explainer.ui.worker import BranchRequest
+
+
+class Which(StrEnum):
+    """The two runs of "Your turn"."""
+
+    MODEL = "model"  # the model's own run
+    YOURS = "yours"  # the branch from the learner's token
+
+
+@dataclass(frozen=True)
+class EndingToken:
+    text: str  # the token as shown (spaces made visible)
+    pct: str  # the probability the model gave it at its pass (raw, before any setting)
+    learners: bool  # the learner picked it (the pass of the pick, in the branch)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What a run wrote from the pass of the pick on."""
+
+    text: str  # the text written from there
+    tokens: tuple[EndingToken, ...]
+
+
+def ending(trace: Trace, start: int, names: TokenNames) -> Ending:
+    names.use(trace)
+    steps = trace.steps[start:]
+    tokens = tuple(
+        EndingToken(
+            visible(names.display(s.sampling.chosen.id, s.sampling.chosen.text)),
+            percent(s.sampling.chosen_raw_prob),
+            trace.learner_picked(s.index),
+        )
+        for s in steps
+    )
+    return Ending("".join(s.sampling.chosen.text for s in steps), tokens)
+
+
+class YourTurnHost(RunOnScreen, Protocol):
+    """What "Your turn" reads of the window beyond the run on screen: the controller it asks for
+    the branch, and the status line it tells."""
+
+    @property
+    def controller(self) -> EngineController: ...
+
+    def set_activity(self, text: str) -> None: ...
+    def word(self, section: str, key: str) -> str: ...
+
+
+class Runs(QObject):
+    """The model's run and the learner's branch (see the module docstring)."""
+
+    changed = Signal()  # a pick started or ended, or another run is shown
+    branched = Signal(Trace)  # a branch was recorded (the lesson's tour listens)
+
+    def __init__(self, host: YourTurnHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.model_run: Trace | None = None
+        self.your_run: Trace | None = None
+        self.pending: tuple[int, int] | None = None  # (step, token id) being run
+        host.controller.branch_finished.connect(self._on_branch_finished)
+
+    @property
+    def showing(self) -> Which | None:
+        """Which of the two runs is on screen (None: another run, or none)."""
+        trace = self.host.trace
+        if trace is None:
+            return None
+        if trace is self.your_run:
+            return Which.YOURS
+        if trace is self.model_run or self.your_run is None:
+            return Which.MODEL
+        return None
+
+    def can_pick(self) -> bool:
+        """A pick is possible: a finished run of the model's on screen at a sampling stage, and
+        no pick running. (A branch's own passes are not picked from again: one road at a time.)"""
+        h = self.host
+        trace, cursor = h.trace, h.position
+        return (
+            trace is not None
+            and cursor is not None
+            and not h.generating
+            and self.pending is None
+            and trace.branch is None
+            and trace is not self.your_run
+            and cursor.stage is Stage.SAMPLING
+            and 0 <= cursor.step < len(trace.steps)
+        )
+
+    def pick(self, token_id: int) -> bool:
+        """Continue the run on screen from ``token_id`` at the pass under the cursor; False when
+        no pick can be made now (see :meth:`can_pick`)."""
+        if not self.can_pick():
+            return False
+        trace, cursor = self.host.trace, self.host.position
+        assert trace is not None and cursor is not None
+        self.model_run, self.your_run = trace, None
+        self.pending = (cursor.step, int(token_id))
+        self.host.controller.branch(BranchRequest(trace, cursor.step, int(token_id)))
+        self.host.set_activity(self.host.word("your_turn", "running"))
+        self.changed.emit()
+        return True
+
+    def _on_branch_finished(self, trace: Trace) -> None:
+        if self.pending is None or trace.branch is None:
+            return
+        self.pending = None
+        self.your_run = trace
+        self.host.set_activity(self.host.word("your_turn", "ready"))
+        if not self.host.generating:  # (the branch opens at the pass of the pick)
+            self.host.stepper.swap(trace, Cursor(trace.branch.step, Stage.SAMPLING))
+        self.changed.emit()
+        self.branched.emit(trace)
+
+    def failed(self) -> None:
+        """The pick's run failed or was stopped (the window shows why)."""
+        if self.pending is not None:
+            self.pending = None
+            self.changed.emit()
+
+    def show(self, which: Which) -> None:
+        """Step through the model's run or the learner's, at the same place in the
+        illustration (to compare them there); only a recorded run is replayed."""
+        trace = self.model_run if which is Which.MODEL else self.your_run
+        if trace is None or self.host.generating:
+            return
+        cursor = self.host.position
+        if trace is not self.host.trace:
+            self.host.stepper.swap(trace, cursor or Cursor(0, Stage.PRETRAINING))
+        self.changed.emit()
+
+    def forget(self) -> None:
+        """A new run or an opened file: the pair is gone (a pick still running is dropped by
+        the controller, whose newer request makes it stale)."""
+        if self.model_run is None and self.your_run is None and self.pending is None:
+            return
+        self.model_run, self.your_run, self.pending = None, None, None
+        self.changed.emit()
