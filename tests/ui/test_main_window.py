@@ -225,7 +225,7 @@ def test_presenter_mode_keeps_the_lesson_hidden_and_writes_the_task_on_the_illus
         assert note.isVisible() and session.view is not None and session.view.do in note.text(), step
         assert leave in note.text(), step
         assert note.font().pixelSize() >= MIN_NOTE_PX and w.view.rect().contains(note.geometry()), step
-    session.go_to(steps.index("loop-append") - 1)
+    session.go_to(steps.index("choose-yours") - 1)
     qtbot.keyClick(w.view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)  # the tour's key: the next step
     # "Your turn": a bar is picked on the illustration itself, so the note needs no dock either
     assert session.view is not None and session.view.step_id == "choose-yours"
