@@ -160,3 +160,26 @@ def test_model_info_real(built_model):
     info = json.loads(proc.stdout)
     assert info["built"] is True
     assert Path(info["dir"]) == built_model.dir
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("/dev/null", "a device"),
+        ("", "no file name"),
+        ("{tmp}", "a folder"),
+        ("{tmp}/no/such/dir/x.trace", "does not exist"),
+    ],
+)
+def test_generate_checks_where_it_saves_before_any_model_work(tmp_cache, tmp_path, target, words):
+    """The model is not even built here: a bad --save-trace is what is reported, at once."""
+    proc = run("generate", "--prompt", "hi", "--save-trace", target.format(tmp=tmp_path))
+    assert_clean_error(proc, words)
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_prompt_and_prompt_file_together_are_refused(tmp_path):
+    (tmp_path / "p.txt").write_text("from the file")
+    proc = run("generate", "--prompt", "typed", "--prompt-file", str(tmp_path / "p.txt"))
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "not allowed with argument" in err and "Traceback" not in err

@@ -52,8 +52,9 @@ def add_device_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def add_prompt_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
-    parser.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
+    given = parser.add_mutually_exclusive_group()  # both given: refused, rather than one silently winning
+    given.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
+    given.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
     parser.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
 
 
