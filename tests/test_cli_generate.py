@@ -47,7 +47,7 @@ def test_generate_streams_text(built_model):
         (["--prompt", "hi", "--top-p", "1.5"], "top"),
         (["--prompt", "hi", "--top-k", "0", "--top-p", "0"], "top"),
         (["--prompt", "hi", "--max-new-tokens", "0"], "new"),
-        (["--prompt-file", "/nonexistent/prompt.txt"], "cannot read"),
+        (["--prompt-file", "/nonexistent/prompt.txt"], "no prompt file"),
     ],
 )
 def test_generate_bad_input_is_one_clear_message(built_model, args, message):
