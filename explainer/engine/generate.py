@@ -22,7 +22,7 @@ from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Layers, ModelInfo, Step, TokenRef, Trace
-from explainer.engine.trace_checks import append_step
+from explainer.engine.trace_checks import TraceError, append_step
 from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import ExplainerError, out_of_memory
 
@@ -176,7 +176,14 @@ class Engine:
                 sample_s=sample_s,
                 logits=result.logits.astype(np.float32),
             )
-            append_step(trace, step)
+            try:
+                append_step(trace, step)
+            except TraceError as exc:  # not a damaged file: the model's own files disagree
+                raise ExplainerError(
+                    f"the model produced a step that does not fit its own description ({exc.message})",
+                    "its files disagree with each other (config.json, tokenizer.json); "
+                    "the model must be rebuilt: run `explainer model build --force`",
+                ) from None
             if on_step:
                 on_step(trace, step)
             if sample.chosen == self.eos_id:

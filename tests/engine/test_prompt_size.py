@@ -36,3 +36,14 @@ def test_a_megabyte_prompt_is_refused_without_being_tokenized(real_engine, monke
     monkeypatch.setattr(real_engine.tokenizer, "encode", no_tokenizing)
     with pytest.raises(ExplainerError, match=r"the prompt is 1,000,000 bytes long.*8,192 tokens"):
         real_engine.prepare("word " * 200_000)
+
+
+@pytest.mark.slow
+def test_a_vocabulary_mismatch_while_generating_names_the_model_not_a_trace_file(real_engine, monkeypatch):
+    from explainer.engine.sampler import SamplingSettings
+
+    monkeypatch.setitem(real_engine.config, "vocab_size", 100)  # config.json disagreeing with the tokenizer
+    with pytest.raises(ExplainerError) as info:
+        real_engine.generate("The capital of France is", SamplingSettings(max_new_tokens=1))
+    assert "vocabulary" in info.value.message and "damaged" not in info.value.hint
+    assert "model build --force" in info.value.hint
