@@ -180,12 +180,12 @@ def open_trace_file(path: str | os.PathLike[str]) -> TraceFile:
                 return _read_zip(fh, target)
             size = os.fstat(fh.fileno()).st_size
             if size > MAX_V1_BYTES:
-                raise too_big(f"{target}, which is not a zip file, ", size, MAX_V1_BYTES, TraceError)
+                raise too_big(f"{target} (not a zip file)", size, MAX_V1_BYTES, TraceError)
             data = head + fh.read(MAX_V1_BYTES + 1 - len(head))
         except OSError as e:
             raise TraceError(f"Could not read {target}: {e.strerror or e}.", "Check that it is a readable file.") from e
     if len(data) > MAX_V1_BYTES:
-        raise too_big(f"{target}, which is not a zip file, ", len(data), MAX_V1_BYTES, TraceError)
+        raise too_big(f"{target} (not a zip file)", len(data), MAX_V1_BYTES, TraceError)
     return TraceFile(_read_json_v1(data, target))
 
 
