@@ -64,6 +64,7 @@ def test_the_whole_text_so_far_is_readable_under_the_illustration(qtbot, window,
     box = w.answer_view
     assert box.toPlainText() == "" and box.placeholderText()
     trace = generate(qtbot, w, "Why is the sky blue?", max_new_tokens=30, chat=True)
+    assert w.position == Cursor(0, Stage.PRETRAINING) and box.toPlainText() == "Why is the sky blue?"
     last = len(trace.steps) - 1
     w.stepper.show(Cursor(last, Stage.APPEND))
     tok = shared_engine.tokenizer
