@@ -31,35 +31,37 @@ def _mutations():
             yield key, "list", [1]
 
 
-@pytest.mark.parametrize(("key", "how", "value"), list(_mutations()), ids=lambda v: str(v))
-def test_every_config_field_mutated_asks_for_a_rebuild(fake_built_model, key, how, value):
-    path = fake_built_model / "config.json"
-    config = json.loads(path.read_text())
-    if how == "missing":
-        del config[key]
+MISSING = object()
+
+
+def _load_with(folder, file: str, key: str, value: object) -> ExplainerError:
+    """The error loading the built model gives after ``file``'s ``key`` was set to ``value``
+    (or removed: MISSING), as a same-size edit or a bad copy would leave it."""
+    path = folder / file
+    data = json.loads(path.read_text())
+    if value is MISSING:
+        del data[key]
     else:
-        config[key] = value
-    path.write_text(json.dumps(config))
+        data[key] = value
+    path.write_text(json.dumps(data))
     with pytest.raises(ExplainerError) as info:
         load_built()
-    assert "config.json" in info.value.message and f"'{key}'" in info.value.message
-    assert "explainer model build --force" in info.value.hint
+    return info.value
+
+
+@pytest.mark.parametrize(("key", "how", "value"), list(_mutations()), ids=lambda v: str(v))
+def test_every_config_field_mutated_asks_for_a_rebuild(fake_built_model, key, how, value):
+    err = _load_with(fake_built_model, "config.json", key, MISSING if how == "missing" else value)
+    assert "config.json" in err.message and f"'{key}'" in err.message
+    assert "explainer model build --force" in err.hint
 
 
 @pytest.mark.parametrize("key", list(TOKENIZER_CONFIG_FIELDS))
 @pytest.mark.parametrize("value", ["missing", ["a", "list"], -3])
 def test_every_tokenizer_config_field_mutated_asks_for_a_rebuild(fake_built_model, key, value):
-    path = fake_built_model / "tokenizer_config.json"
-    cfg = json.loads(path.read_text())
-    if value == "missing":
-        del cfg[key]
-    else:
-        cfg[key] = value
-    path.write_text(json.dumps(cfg))
-    with pytest.raises(ExplainerError) as info:
-        load_built()
-    assert "tokenizer_config.json" in info.value.message and f"'{key}'" in info.value.message
-    assert "explainer model build --force" in info.value.hint
+    err = _load_with(fake_built_model, "tokenizer_config.json", key, MISSING if value == "missing" else value)
+    assert "tokenizer_config.json" in err.message and f"'{key}'" in err.message
+    assert "explainer model build --force" in err.hint
 
 
 @pytest.mark.parametrize("text", ["[1, 2]", "null", "[" * 100_000, "{not json"])
