@@ -5,7 +5,8 @@ assembles the parser from them and turns the ways a command can end into exit co
 a one-line message for an error the user can fix (argparse uses 2 for bad usage too) and for
 output that cannot be written (stdout on a full disk, or closed), 130 for Ctrl-C, a quiet 0
 when the reader of stdout goes away (`... | head`), and 1 with one line for a bug. No way of
-ending prints a traceback (unless EXPLAINER_DEBUG is set, for a bug).
+ending prints a traceback (unless EXPLAINER_DEBUG is set, for a bug). ``explainer FILE`` opens
+a saved run or lesson in the app (see split_file).
 """
 
 from __future__ import annotations
@@ -93,18 +94,51 @@ def _flush_stdout() -> None:
         sys.stdout.flush()
 
 
+OPENABLE = (".trace", ".lesson")
+
+
+def split_file(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``explainer RUN.trace`` / ``explainer LESSON.lesson`` (what a file manager runs for a
+    double-click, through the launcher's ``%f``): the app, opening that file. A first word that
+    is not a command and not an option is taken as such a file; the rest is parsed as usual."""
+    args = list(argv)
+    commands = {c.__name__.rsplit(".", 1)[1] for c in COMMANDS}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--cache-dir":
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        if word in commands:
+            return args, None
+        if not word.lower().endswith(OPENABLE) and not os.path.isfile(word):
+            return args, None  # (argparse names the unknown command)
+        return args[:i] + args[i + 1 :], word
+    return args, None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if sys.stderr is None:  # stderr closed (`2>&-`): diagnostics go nowhere, the command still runs
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
     try:
+        rest, file = split_file(sys.argv[1:] if argv is None else argv)
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser().parse_args(rest)
         except SystemExit as exit_:  # --help, --version, or a usage error (argparse's message)
             _flush_stdout()
             return exit_.code if isinstance(exit_.code, int) else 2
         apply_cache_dir(args)
+        if file is not None:
+            if args.command is not None:
+                raise ExplainerError(f"{file}: a file to open goes without a command", "run `explainer FILE` alone")
+            if not os.path.isfile(file):
+                raise ExplainerError(f"{file}: no such file", "give the path of a saved .trace or .lesson file")
+            args.open_file = file
         code = int(args.func(args))
         _flush_stdout()
         return code
