@@ -108,6 +108,7 @@ def text_pairs(t: Theme) -> list[Pair]:
         Pair("end-of-text label on the accent", t.accent_text, t.accent, dims=False),
         Pair("loop label on background", t.muted, t.background),
         Pair("lit loop label on background", t.accent, t.background),
+        Pair("figure inside a layer's bar", t.bar_text, t.bar, (t.panel,)),
         Pair("prompt chip text", t.chip_text, t.input_token, (t.panel,)),
         Pair("answer chip text", t.chip_text, t.output_token, (t.panel,)),
         Pair("control-token chip text", t.chip_text, t.special_token, (t.panel,)),

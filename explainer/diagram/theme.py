@@ -37,6 +37,7 @@ class Theme:
     bar: str  # probability bars
     bar_chosen: str  # the chosen token's bar
     bar_cut: str  # bars removed by top-k / top-p
+    bar_text: str  # a figure written inside a bar (a layer's off-scale change)
     frozen: str  # the trained model's "fixed" glyph
     font_family: str = "DejaVu Sans"
     base_point_size: float = 15.0  # pixel size of body text in scene units
@@ -50,10 +51,21 @@ class Theme:
     # labels that cannot be that large are grouped or dropped. tests/diagram/test_projector_type.py
     # measures every label of real runs.
     min_px: int = 8
+    # The learner's Text size (View > Text size, 1.0 = 100 %, WCAG 1.4.4): the smallest text is
+    # this much larger, the body and headings half as much again (at 200 %: notes x2, body x1.5),
+    # as the panels keep their places on the canvas; their items elide or drop what no longer
+    # fits, as they do for a long run. View > Zoom enlarges the whole canvas beyond that.
+    text_scale: float = 1.0
+
+    @property
+    def smallest_px(self) -> int:
+        """The smallest text size the items may draw, in scene pixels."""
+        return round(self.min_px * self.text_scale)
 
     def px(self, scale: float = 1.0) -> int:
         """A text size in scene pixels relative to the body size."""
-        return max(self.min_px, round(self.base_point_size * scale))
+        body = 1.0 + (self.text_scale - 1.0) / 2
+        return max(self.smallest_px, round(self.base_point_size * scale * body))
 
 
 LIGHT = Theme(
@@ -79,6 +91,7 @@ LIGHT = Theme(
     bar="#6090d0",
     bar_chosen="#6e2400",
     bar_cut="#7b8794",
+    bar_text="#17202a",
     frozen="#125a9e",
     dim_text_opacity=0.85,
 )
@@ -103,9 +116,10 @@ DARK = Theme(
     negative="#4393c3",
     zero="#2a2f36",
     positive="#e06c5a",
-    bar="#3d78c8",
+    bar="#3a72c0",
     bar_chosen="#ffd27a",
     bar_cut="#8a95a1",
+    bar_text="#ffffff",
     frozen="#74c0fc",
     dim_text_opacity=0.75,
 )
@@ -133,6 +147,7 @@ PROJECTOR = Theme(
     bar="#1f6fd0",
     bar_chosen="#ffe600",
     bar_cut="#8a8a8a",
+    bar_text="#ffffff",
     frozen="#7fd4ff",
     base_point_size=18.0,
     min_px=16,
