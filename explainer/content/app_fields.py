@@ -80,9 +80,23 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         ),
         "with_keys": ("tip", "keys"),
     },
-    "menus": plain(
-        "file", "recent", "run", "view", "theme", "theme_system", "theme_light", "theme_dark", "theme_projector"
-    ),
+    "menus": {
+        **plain(
+            "file",
+            "recent",
+            "run",
+            "view",
+            "theme",
+            "theme_system",
+            "theme_light",
+            "theme_dark",
+            "theme_projector",
+            "text_size",
+            "animations",
+            "animations_tip",
+        ),
+        "text_size_choice": ("percent",),
+    },
     "prompt": plain(
         "title",
         "placeholder",

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsTextItem
 
 from explainer.content.glossary import term_of_href
 from explainer.content.texts import LessonTexts
@@ -278,6 +278,8 @@ class LifecycleScene(QGraphicsScene):
         value = self._frame.panel(name)
         cast(PanelItem[Any], self.panels[name]).draw(value, self.theme)
         self._drawn[name] = value
+        if self.spotlight:  # a text made by this draw takes the panel's dimming too
+            self._apply_spotlight()
 
     def _cache_texts(self) -> None:
         items = self.items()
@@ -292,13 +294,23 @@ class LifecycleScene(QGraphicsScene):
                 item.setCacheMode(mode)
 
     def _apply_spotlight(self) -> None:
-        """Presenter mode: dim the panels that do not show the current stage."""
+        """Presenter mode: dim the panels that do not show the current stage.
+
+        A dimmed panel's shapes fade to ``theme.dim_opacity``; its text fades less, to
+        ``theme.dim_text_opacity``, so that it stays readable from the back of the room (4.5:1
+        on the dimmed panel: diagram/contrast.py computes it, tests/diagram/test_contrast.py
+        holds every theme to it). The texts ignore their panel's opacity only while dimmed, so
+        an animation that fades a lit chip still fades its label."""
         named = {**self.panels, **{arrow.data(0): arrow for arrow in self.flow.arrows}}
         every = {name for names in SPOTLIGHT.values() for name in names}
         focus = set(SPOTLIGHT.get(self._frame.stage, ())) if self._frame.cursor is not None else every
         for name in every:
             lit = not self.spotlight or name in focus
-            named[name].setOpacity(1.0 if lit else self.theme.dim_opacity)
+            item = named[name]
+            item.setOpacity(1.0 if lit else self.theme.dim_opacity)
+            for text in _texts_of(item):
+                text.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, not lit)
+                text.setOpacity(1.0 if lit else self.theme.dim_text_opacity)
 
     # --- the caption's glossary links ---------------------------------------------------
 
@@ -335,3 +347,10 @@ class LifecycleScene(QGraphicsScene):
 
 
 _NOTHING = object()  # no value drawn yet (distinct from every value)
+
+
+def _texts_of(item: QGraphicsItem) -> list[QGraphicsItem]:
+    """The text items drawn by ``item`` and its descendants."""
+    return [c for c in item.childItems() if isinstance(c, QGraphicsSimpleTextItem | QGraphicsTextItem)] + [
+        t for c in item.childItems() for t in _texts_of(c)
+    ]

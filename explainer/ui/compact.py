@@ -65,6 +65,8 @@ class CompactHost(Protocol):
     def view(self) -> DiagramView: ...
     @property
     def theme_name(self) -> str: ...
+    @property
+    def text_scale(self) -> float: ...
 
     def word(self, section: str, key: str) -> str: ...
 
@@ -128,14 +130,17 @@ class CompactControls(QObject):
         lesson.topLevelChanged.connect(lambda _on: self.update())
 
     def shown_theme(self) -> Theme:
-        """The window's theme as drawn: folded, with its smallest text made readable."""
+        """The window's theme as drawn: at the learner's text size, and folded, with its
+        smallest text made readable."""
         theme = THEMES[self.host.theme_name]
+        if self.host.text_scale != theme.text_scale:
+            theme = replace(theme, text_scale=self.host.text_scale)
         return readable(theme, self.host.view) if self.active else theme
 
     def fit_text(self) -> None:
         """The view's scale changed, or the controls (un)folded: the smallest text follows."""
         theme = self.shown_theme()
-        if self.host.scene.theme.min_px != theme.min_px:
+        if self.host.scene.theme != theme:
             self.host.scene.set_theme(theme)
 
     def wanted(self) -> bool:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QPlainTextEdit,
     QScrollArea,
     QVBoxLayout,
@@ -40,15 +41,17 @@ from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.lesson.install import install_lesson
+from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
-from explainer.ui.screen_fit import keep_on_screen, open_size
+from explainer.ui.screen_fit import keep_on_screen_settled, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
 from explainer.ui.style import TextKeyGuard, palette_for, qcolor
+from explainer.ui.text_size import TextSize
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
@@ -73,6 +76,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
+        self.text_scale = 1.0  # View > Text size (ui/text_size.py), read by the theme shown
         self.vocabulary: Vocabulary | None = None  # labels of token ids, once a model is loaded
         self.settings = AppSettings()
 
@@ -108,7 +112,7 @@ class MainWindow(QMainWindow):
             field.installEventFilter(self._guard)  # on the fields only: no Python call per app event
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
-        self.stepper.set_speed(self.transport.speed_factor())
+        self._build_view_settings()
         self.apply_theme("system")
         self.scene.show_empty(self.word("window", "welcome"))
         self.settings.restore_window(self)
@@ -182,7 +186,6 @@ class MainWindow(QMainWindow):
         self.answer_view = AnswerView(self.texts)
         col.addWidget(self.answer_view)
         self.transport = TransportBar(self.actions_by_name, self.texts)
-        self.transport.speed_changed.connect(self.stepper.set_speed)
         col.addWidget(self.transport)
         self.setCentralWidget(central)
 
@@ -218,6 +221,21 @@ class MainWindow(QMainWindow):
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
+
+    def _build_view_settings(self) -> None:
+        """View > Text size and View > Animations, both remembered (ui/text_size.py, ui/motion.py);
+        Motion also saves the transport's speed and gives the stepper the one in effect."""
+        self.motion = Motion(self, self.settings, self.texts, self.transport, self.stepper)
+        self.text_size = TextSize(self, self.settings, self.texts, self._set_text_scale)
+        view = self.menuBar().findChild(QMenu, "view_menu")
+        if view is not None:
+            view.addSeparator()
+            self.text_size.add_to(view)
+            self.motion.add_to(view)
+
+    def _set_text_scale(self, scale: float) -> None:
+        self.text_scale = scale
+        self.compact.fit_text()
 
     # --- themes ----------------------------------------------------------------------
 
@@ -398,7 +416,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        keep_on_screen(self)  # now that the title bar's size is known
+        keep_on_screen_settled(self)  # now that the title bar's size is known, and once laid out
 
     # --- shutdown ------------------------------------------------------------------------------
 

@@ -2,11 +2,15 @@
 
 A lecture laptop is often 1366 x 768: a window opened at the desktop's 1440 x 900, or restored
 from a layout saved on a bigger monitor, would put Next and the playback controls off-screen.
+The same holds for a learner who enlarges everything: with QT_SCALE_FACTOR=1.5 a 1920 x 1080
+screen is 1280 x 720 device-independent pixels, the unit every size here is in. There the window
+first grows past the screen while its layout settles (both docks unfolded, before the controls
+fold into their bar: ui/compact.py), so it is fitted again once the layout has settled.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QRect, QSize, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
@@ -44,3 +48,10 @@ def keep_on_screen(window: QWidget) -> None:
     if inside != frame:
         window.resize(inside.size() - extra)
         window.move(inside.topLeft())
+
+
+def keep_on_screen_settled(window: QWidget) -> None:
+    """``keep_on_screen`` now, and again once the layout has settled (the next event-loop turn):
+    a layout that needs more room while it settles widens the window past the screen."""
+    keep_on_screen(window)
+    QTimer.singleShot(0, window, lambda: keep_on_screen(window))

@@ -48,6 +48,15 @@ def no_thread_left(request):
 
 
 @pytest.fixture(autouse=True)
+def motion_preferred(monkeypatch):
+    """The desktop's reduced-motion preference as these tests assume it: none (animations on
+    by default), whatever the machine running them says (explainer/ui/motion.py)."""
+    from explainer.ui import motion
+
+    monkeypatch.setenv(motion.ENV, "0")
+
+
+@pytest.fixture(autouse=True)
 def desktop(monkeypatch):
     """The screen the window opens on: a 1920 x 1080 desktop (the offscreen platform's own is
     800 x 800); ``desktop.area = QRect(...)`` before making a window fakes another one, such as a

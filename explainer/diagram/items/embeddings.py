@@ -222,7 +222,7 @@ class EmbeddingStripItem(Panel):
             w = chip.set_token(row.chip, theme, show_id=False)
             # a wide label is squeezed into the label column, or, where that would make its text
             # smaller than the theme allows, cut short
-            if theme.px(1.0) * label_w / w < theme.min_px:
+            if theme.px(1.0) * label_w / w < theme.smallest_px:
                 w = chip.set_token(row.chip, theme, show_id=False, max_w=label_w)
             chip.setScale(min(1.0, label_w / w))
             chip.setPos(14 + max(0.0, label_w - w * chip.scale()), y + (chip_h - chip_h * chip.scale()) / 2)

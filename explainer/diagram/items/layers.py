@@ -186,11 +186,11 @@ class LayerStackItem(Panel):
             bar.setPen(QPen(Qt.PenStyle.NoPen))
         bar.setVisible(True)
         # off the scale: say by how much, inside the full bar (if a readable figure fits in it)
-        if change > 1.0 and theme.min_px <= row_h - 3:
+        if change > 1.0 and theme.smallest_px <= row_h - 3:
             over.show_text(
                 f"{change:.0f}×" if change >= 10 else f"{change:.1f}×",
                 theme_font(theme, min(0.62, (row_h - 3) / theme.base_point_size), True),
-                theme.panel,
+                theme.bar_text,
             )
             over.place(left + 6 + bar_w - 3, bottom - i * row_h - row_h / 2, "mr")
         else:
@@ -233,7 +233,7 @@ class LayerStackItem(Panel):
         is_final = end == value.n_layers
         settled = value.settles_at is not None and start + 1 >= value.settles_at
         span = (end - start) * row_h
-        if theme.min_px > span - 2 and not is_final:
+        if theme.smallest_px > span - 2 and not is_final:
             # too short a run for readable type (projector): its guess is dropped, the runs
             # around it and the final answer keep theirs
             label.setVisible(False)

@@ -7,6 +7,10 @@ temperature -> after top-k -> after top-p; cut bars become grey outlines), then 
 draw is shown as a marker on a cumulative bar, so the learner sees which token's span it
 landed in.
 
+The chosen token is told by more than its colour (WCAG 1.4.1): its bar is outlined and marked
+◀, its label is bold, and on the cumulative bar its span is outlined and the marker points at
+it. Cut bars are dashed outlines with the word "cut".
+
 No PlotItem: its view box, axes and layout cost 0.3 s to build and milliseconds per update,
 for a chart whose axes we draw ourselves. pyqtgraph itself is imported when the first chart
 is drawn, or earlier in the background by the app, so the window does not wait the half
@@ -91,6 +95,10 @@ class CumulativeBarItem(QGraphicsObject):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(frame, 1.5))
         painter.drawRect(QRectF(0, 0, self._w, self._h))
+        for s in self.segments:  # the chosen span outlined: not told by its colour alone
+            if s.chosen:
+                painter.setPen(QPen(frame, 3.0))
+                painter.drawRect(QRectF(s.start * self._w, -2, max(2.0, (s.end - s.start) * self._w), self._h + 4))
 
 
 class ProbabilityChartItem(Panel):
@@ -116,6 +124,7 @@ class ProbabilityChartItem(Panel):
         self.bargraph: BarGraphItem | None = None  # made when first needed
         self.labels = [Text(f"{key}/bar/{i}/label", self) for i in range(ROWS)]
         self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
+        self.chosen_mark = Text(f"{key}/bar/chosen_mark", self)  # ◀ after the chosen bar's number
         self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
         self.scale_note = Text(f"{key}/scale", self)
         self.kept_note = Text(f"{key}/kept", self)
@@ -146,7 +155,7 @@ class ProbabilityChartItem(Panel):
         self.phase_y = top
         top += self._phase_note_height(value, theme) + 8
         label_w = 118.0
-        value_w = 74.0
+        value_w = 74.0 + theme.px(0.85) + 6  # the number, and room for the chosen bar's ◀
         # what the draw section below the chart needs: title, marker, bar, span labels
         draw_h = theme.px(0.95) + 4 + 42 + 26 + theme.px(0.72) + 10
         self.row_h = min(max(22.0, theme.px(1.0) + 8), (self.h - top - 22 - draw_h) / ROWS)
@@ -165,7 +174,7 @@ class ProbabilityChartItem(Panel):
             self.unsetCursor()
             self.setToolTip("")
         self.plot.setVisible(shown)
-        for item in self.labels + self.values:
+        for item in self.labels + self.values + [self.chosen_mark]:
             item.setVisible(False)
         for g in self.ghosts:
             g.setVisible(False)
@@ -283,15 +292,20 @@ class ProbabilityChartItem(Panel):
         assert value is not None and theme is not None
         n = len(vals)
         widths = [v * grow for v in vals] + [other * grow]
-        brushes = []
+        brushes, pens = [], []
+        chosen = value.chosen_index if value.sampling else None
         for i in range(n):
             if cut[i]:
                 brushes.append(QBrush(Qt.BrushStyle.NoBrush))
-            elif i == value.chosen_index and value.sampling:
+            elif i == chosen:
                 brushes.append(QBrush(QColor(theme.bar_chosen)))
             else:
                 brushes.append(QBrush(QColor(theme.bar)))
+            outline = QPen(QColor(theme.foreground), max(2.0, theme.line_width))
+            outline.setCosmetic(True)  # the plot's transform stretches x by hundreds
+            pens.append(outline if i == chosen and not cut[i] else QPen(Qt.PenStyle.NoPen))
         brushes.append(QBrush(QColor(theme.muted)))
+        pens.append(QPen(Qt.PenStyle.NoPen))
         ys = list(range(n)) + [N_BARS]
         self._bars().setOpts(
             x0=[0.0] * (n + 1),
@@ -299,7 +313,7 @@ class ProbabilityChartItem(Panel):
             width=widths,
             height=0.68,
             brushes=brushes,
-            pens=[QPen(Qt.PenStyle.NoPen)] * (n + 1),
+            pens=pens,
         )
         self.drawn_widths = widths
         self.drawn_cut = list(cut) + [False]
@@ -322,6 +336,10 @@ class ProbabilityChartItem(Panel):
             if i < n and cut[i]:
                 x = self.chart_rect.left() + min(raw[i], value.scale) * sx + 6
             val.place(x, y, "ml")
+            if i == chosen and not cut[i]:
+                self.chosen_mark.show_text("◀", theme_font(theme, 0.85, True), theme.foreground)
+                self.chosen_mark.place(val.pos().x() + val.boundingRect().width() + 4, y, "ml")
+        self.chosen_mark.setVisible(chosen is not None and chosen < n and not cut[chosen])
         for g in self.ghosts[n:]:
             g.setVisible(False)
 

@@ -1,7 +1,10 @@
 """Token chips: the prompt and the answer as the pieces the model really reads.
 
 Each chip shows the token's text with visible whitespace (␣ ↵) and its id underneath;
-prompt (input) and answer (output) chips have different colours, control tokens a third.
+prompt (input) and answer (output) chips have different colours, control tokens a third. The
+colours are not the only cue (WCAG 1.4.1: a colour-blind learner sees the two fills alike): an
+answer chip has a thicker outline and a bar along its foot, and the legend's swatches show the
+same, beside the words "prompt" and "answer".
 A long context is shown as its first chips, a "… N more" chip, and its most recent chips,
 so the newest token is always visible and nothing leaves the panel.
 """
@@ -37,6 +40,24 @@ def chip_fill(theme: Theme, kind: str, special: bool) -> str:
     return theme.output_token if kind == "output" else theme.input_token
 
 
+def chip_border(theme: Theme, kind: str, special: bool) -> str:
+    """The chip's outline: what shows it against the panel (3:1, diagram/contrast.py)."""
+    if special:
+        return theme.special_border
+    return theme.output_border if kind == "output" else theme.input_border
+
+
+def chip_line(theme: Theme, kind: str) -> float:
+    """An answer chip's outline is thicker than a prompt chip's: a cue that is not colour."""
+    return theme.line_width * (1.25 if kind == "output" else 0.75)
+
+
+def foot_rect(w: float, h: float, theme: Theme) -> QRectF:
+    """The bar along an answer chip's foot (inside its rounded corners)."""
+    t = max(3.0, theme.line_width)
+    return QRectF(6, h - t - 2, max(2.0, w - 12), t)
+
+
 class TokenChipItem(QGraphicsObject):
     """One token: a rounded chip with its text and, underneath, its id."""
 
@@ -46,6 +67,8 @@ class TokenChipItem(QGraphicsObject):
         self.box = Box(f"{key}/box", self)
         self.label = Text(f"{key}/text", self)
         self.id_text = Text(f"{key}/id", self)
+        self.foot = Box(f"{key}/foot", self)  # the answer's mark (see the module docstring)
+        self.foot.setVisible(False)
         self.token: tuple[int, str] | None = None  # (id, raw text); None for the "more" chip
         self.kind = ""
         self._sig: tuple[object, ...] | None = None
@@ -84,13 +107,15 @@ class TokenChipItem(QGraphicsObject):
             self.kind = "more"
             fill, stroke, dash = theme.panel, theme.muted, True
             tcolor = theme.muted
+            line = chip_line(theme, "input")
         else:
             label = chip.label
             self.token = (chip.id, chip.text)
             self.kind = chip.kind
             fill, dash = chip_fill(theme, chip.kind, chip.special), False
-            stroke = theme.output_text if chip.kind == "output" else theme.panel_border
+            stroke = chip_border(theme, chip.kind, chip.special)
             tcolor = theme.chip_text
+            line = chip_line(theme, chip.kind)
         w, h = self.size_for(label, theme, chip.id if chip is not None and show_id else None)
         if max_w is not None:
             w = min(w, max_w)
@@ -99,8 +124,12 @@ class TokenChipItem(QGraphicsObject):
         if reading:
             stroke = theme.accent
         self.box.set_rect(QRectF(0, 0, w, h), 7).style(
-            fill, stroke, theme.line_width * (1.6 if reading else 0.75), dash=dash
+            fill, stroke, theme.line_width * 1.6 if reading else line, dash=dash
         )
+        answer = chip is not None and chip.kind == "output"
+        self.foot.setVisible(answer)
+        if answer:
+            self.foot.set_rect(foot_rect(w, h, theme), 1).style(stroke)
         self.label.show_text(shown, f, tcolor).place(w / 2, h / 2, "mc")
         self.label.setData(RAW, chip.text if chip is not None else None)
         if chip is not None and show_id:
@@ -202,6 +231,7 @@ class TokenStripItem(Panel):
         self.legend: list[tuple[Box, Text]] = [
             (Box(f"{key}/legend/{k}/swatch", self), Text(f"{key}/legend/{k}/label", self)) for k in ("prompt", "answer")
         ]
+        self.legend_feet = [Box(f"{key}/legend/{k}/mark", self) for k in ("prompt", "answer")]
         self.message = Text(f"{key}/message", self)
         self.stats = Text(f"{key}/stats", self)
         self.whitespace = Text(f"{key}/whitespace", self)  # what ␣ and ↵ mean, once per panel
@@ -229,8 +259,15 @@ class TokenStripItem(Panel):
         for (swatch, label), (name, kind) in zip(reversed(self.legend), (("answer", "output"), ("prompt", "input"))):
             label.show_text(value.words(f"tokens_{name}"), lf, theme.muted).place(x, 13, "tr")
             x -= label.boundingRect().width() + 6
-            swatch.set_rect(QRectF(x - 16, 14, 16, 14), 3).style(chip_fill(theme, kind, False), theme.panel_border, 1)
-            x -= 30
+            swatch.set_rect(QRectF(x - 20, 12, 20, 18), 3).style(
+                chip_fill(theme, kind, False), chip_border(theme, kind, False), chip_line(theme, kind)
+            )
+            foot = self.legend_feet[kind == "output"]
+            foot.setVisible(kind == "output")
+            if kind == "output":
+                r = foot_rect(20, 18, theme)
+                foot.set_rect(r.translated(x - 20, 12).adjusted(-2, 0, 2, 0), 1).style(chip_border(theme, kind, False))
+            x -= 34
         # the running text on the title line: prompt, then the answer so far (elided on the left)
         tf = theme_font(theme, 1.0)
         bold = theme_font(theme, 1.0, True)

@@ -7,7 +7,8 @@ value as is, in the diagram's colours:
 - a row per token (the step's top tokens by raw probability, then "all other tokens"): a faint
   bar for the raw probability, a solid bar for the probability after the settings, a dashed
   outline and the cut's name for a token a cut removed; the token the draw lands on is in the
-  chosen colour, the token the run really picked is marked ◆;
+  chosen colour and outlined (the legend names it by the outline, never by its colour), the
+  token the run really picked is marked ◆;
 - below, the kept set laid end to end on [0, 1] in the sampler's draw order, with the step's
   recorded random number marked on it (greedy settings draw nothing: no bar).
 """
@@ -101,6 +102,10 @@ class WhatIfChart(QWidget):
             else:
                 colour = QColor(th.bar_chosen if bar.landed else th.bar)
                 self._bar(p, x0, y, bar.probs[AFTER_TOP_P] * sx, colour, 1.0)
+                if bar.landed:  # outlined too: the legend names it by that, not by its colour
+                    p.setPen(QPen(fg, 2.0))
+                    p.setBrush(Qt.BrushStyle.NoBrush)
+                    p.drawRect(QRectF(x0, y + 3, max(2.0, bar.probs[AFTER_TOP_P] * sx), ROW_H - 6))
                 text, end = percent(bar.probs[AFTER_TOP_P]), bar.probs[AFTER_TOP_P] * sx
             p.setPen(muted if bar.cut_by else fg)
             p.drawText(QPointF(x0 + min(end, width) + 5, y + ROW_H / 2 + fm.ascent() / 2 - 1), text)
@@ -146,6 +151,10 @@ class WhatIfChart(QWidget):
         p.setPen(QPen(fg, 1.2))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(QRectF(x0, top, w, DRAW_H))
+        p.setPen(QPen(fg, 2.5))
+        for s in v.spans:
+            if s.landed:
+                p.drawRect(QRectF(x0 + s.start * w, top - 1, max(2.0, (s.end - s.start) * w), DRAW_H + 2))
         assert v.draw is not None
         mx = x0 + v.draw * w
         p.setBrush(QBrush(fg))

@@ -1,0 +1,104 @@
+"""Motion a learner can turn off: the saved "Animations" switch and the saved speed.
+
+Some learners get dizzy or lose their place when the chips fly and the bars sweep (WCAG 2.3.3).
+View > Animations turns every transition off (each step shows its end state at once, like the
+"Instant" speed), and is remembered, as is the transport bar's speed. Where the desktop says it
+prefers reduced motion, the switch starts off.
+
+Qt has no portable reduced-motion hint: this PySide6's QStyleHints and QAccessibilityHints
+(Qt 6.11) offer a colour scheme and a contrast preference, not motion, and
+QApplication.isEffectEnabled(UI_General) is false on every Linux desktop Qt has no theme plugin
+for, so it cannot tell "off on purpose" from "unknown". So the preference is read, in order,
+from EXPLAINER_REDUCE_MOTION (1 or 0, for any desktop and for tests; see README) and GNOME's
+org.gnome.desktop.interface enable-animations (what GNOME's Reduce animation switch sets).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from functools import lru_cache
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from explainer.content.texts import LessonTexts
+from explainer.ui.settings import AppSettings
+from explainer.ui.stepper import Stepper
+from explainer.ui.transport import TransportBar
+
+ANIMATIONS_KEY = "view/animations"
+SPEED_KEY = "view/speed"
+ENV = "EXPLAINER_REDUCE_MOTION"
+
+
+@lru_cache(maxsize=1)
+def _gnome_animations_off() -> bool:
+    gsettings = shutil.which("gsettings")
+    if gsettings is None:
+        return False
+    try:
+        out = subprocess.run(
+            [gsettings, "get", "org.gnome.desktop.interface", "enable-animations"],
+            capture_output=True,
+            text=True,
+            timeout=1.0,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "false"
+
+
+def desktop_prefers_reduced_motion() -> bool:
+    """Whether the desktop asks for less motion (see the module docstring)."""
+    value = os.environ.get(ENV, "").strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    return _gnome_animations_off()
+
+
+class Motion:
+    """Owns the Animations switch and the speed's persistence; tells the stepper the speed in
+    effect (0, instant, while animations are off)."""
+
+    def __init__(
+        self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, transport: TransportBar, stepper: Stepper
+    ) -> None:
+        self.settings, self.transport, self.stepper = settings, transport, stepper
+        saved = settings.json_value(ANIMATIONS_KEY, None)
+        on = saved if isinstance(saved, bool) else not desktop_prefers_reduced_motion()
+        self.action = QAction(texts.app_text("menus", "animations"), window, checkable=True)
+        self.action.setObjectName("animations")
+        self.action.setToolTip(texts.app_text("menus", "animations_tip"))
+        self.action.setChecked(on)
+        self.action.toggled.connect(self._on_toggled)
+        speed = settings.json_value(SPEED_KEY, None)
+        if isinstance(speed, int | float) and not isinstance(speed, bool):
+            transport.set_speed(float(speed))
+        transport.speed_changed.connect(self._on_speed)
+        self._apply()
+
+    @property
+    def animations(self) -> bool:
+        return self.action.isChecked()
+
+    def set_animations(self, on: bool) -> None:
+        self.action.setChecked(bool(on))
+
+    def add_to(self, menu: QMenu) -> None:
+        menu.addAction(self.action)
+
+    def _on_toggled(self, on: bool) -> None:
+        self.settings.set_json(ANIMATIONS_KEY, bool(on))
+        self._apply()
+
+    def _on_speed(self, factor: float) -> None:
+        self.settings.set_json(SPEED_KEY, float(factor))
+        self._apply()
+
+    def _apply(self) -> None:
+        self.stepper.set_speed(self.transport.speed_factor() if self.animations else 0.0)

@@ -1,0 +1,126 @@
+"""Text that scales and motion that can be turned off (WCAG 1.4.4, 1.4.10, 2.3.3).
+
+- With QT_SCALE_FACTOR=1.5, a 1920 x 1080 screen offers 1280 x 720 device-independent pixels:
+  the window opens inside them (the screen's available area is faked: conftest.py desktop).
+- View > Text size enlarges the illustration's smallest text, is saved and restored, and at
+  150 and 200 % no dock scrolls sideways.
+- View > Animations is saved; off, a step shows its end state at once; where the desktop prefers
+  reduced motion (faked through EXPLAINER_REDUCE_MOTION), it starts off. The speed is saved too.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QMenu
+
+from explainer.stages import Cursor, Stage
+from explainer.ui import motion
+from tests.ui.helpers import generate, smallest_text_px, visible_horizontal_scrollbars
+
+SCALED_1080P = QRect(0, 0, 1280, 720)  # 1920 x 1080 at QT_SCALE_FACTOR=1.5, in device-independent px
+
+
+@pytest.mark.parametrize("lesson", [True, False], ids=["lesson open", "lesson closed"])
+def test_at_scale_factor_1_5_the_window_fits_a_1080p_screen(qtbot, make_window, shared_engine, desktop, lesson):
+    desktop.area = SCALED_1080P
+    w = make_window(lambda: shared_engine, load=False)
+    w.lesson.dock.setVisible(lesson)
+    qtbot.wait(50)  # the layout settles (it widened the window past the screen before)
+    assert SCALED_1080P.contains(w.frameGeometry()), w.frameGeometry()
+    next_button = w.transport.buttons["next"]
+    corner = next_button.mapTo(w, next_button.rect().bottomRight())
+    assert w.rect().contains(corner)  # Next and the transport are on the screen
+
+
+def _view_menu_has(w, name: str) -> bool:
+    view = w.menuBar().findChild(QMenu, "view_menu")
+    return any(a.objectName() == name or (a.menu() and a.menu().objectName() == name) for a in view.actions())
+
+
+def test_text_size_enlarges_the_diagrams_smallest_text_and_is_remembered(qtbot, make_window, shared_engine):
+    w = make_window(lambda: shared_engine)
+    assert _view_menu_has(w, "text_size") and w.text_size.percent == 100
+    generate(qtbot, w, "The capital of France is", max_new_tokens=2)
+    w.stepper.show(Cursor(1, Stage.PROBABILITIES))
+    w.scene.settle()
+    before = smallest_text_px(w.scene, w.view)
+    w.text_size.actions[150].trigger()
+    w.scene.settle()
+    after = smallest_text_px(w.scene, w.view)
+    assert w.scene.theme.text_scale == 1.5
+    assert after >= 1.4 * before, (before, after)
+    w.close()
+    again = make_window(lambda: shared_engine, load=False)
+    assert again.text_size.percent == 150 and again.text_size.actions[150].isChecked()
+    assert again.scene.theme.text_scale == 1.5
+
+
+@pytest.mark.parametrize("percent", [150, 200])
+def test_at_large_text_no_dock_scrolls_sideways(qtbot, make_window, shared_engine, generate_calls, desktop, percent):
+    w = make_window(lambda: shared_engine)
+    w.text_size.set_percent(percent)
+    w.lesson.dock.show()
+    generate(qtbot, w, "Once upon a time", max_new_tokens=2)
+    w.scene.settle()
+    tabs = w.lesson.dock.tabs
+    for i in range(tabs.count()):
+        if not tabs.isTabVisible(i):
+            continue
+        tabs.setCurrentIndex(i)
+        qtbot.wait(20)
+        for dock in (w.control_dock, w.lesson.dock):
+            if dock.isVisible():
+                assert visible_horizontal_scrollbars(dock) == [], (percent, dock.objectName(), tabs.tabText(i))
+    assert desktop.area.contains(w.frameGeometry())
+
+
+def test_animations_off_is_remembered_and_steps_show_their_end_state_at_once(qtbot, make_window, shared_engine):
+    w = make_window(lambda: shared_engine, speed=1.0)  # Normal speed: stepping animates
+    assert _view_menu_has(w, "animations") and w.motion.animations
+    generate(qtbot, w, "The capital of France is", max_new_tokens=2)
+    w.stepper.show(Cursor(0, Stage.TOKENS))
+    w.scene.finish_animation()
+    w.stepper.forward()
+    assert w.scene.is_animating()  # on: the step animates
+    w.scene.finish_animation()
+    w.motion.action.trigger()  # View > Animations: off
+    assert not w.motion.animations and w.transport.speed_factor() == 1.0  # the speed is kept
+    for _ in range(4):
+        w.stepper.forward()
+        assert not w.scene.is_animating()  # the end state, at once
+    w.close()
+    again = make_window(lambda: shared_engine, load=False, speed=None)
+    assert not again.motion.animations and again.stepper.speed == 0.0
+
+
+def test_the_speed_is_remembered(qtbot, make_window, shared_engine):
+    w = make_window(lambda: shared_engine, load=False, speed=None)
+    assert w.transport.speed_factor() == 1.0  # Normal on a first start
+    w.transport.set_speed(0.0)  # Instant
+    w.close()
+    again = make_window(lambda: shared_engine, load=False, speed=None)
+    assert again.transport.speed_factor() == 0.0 and again.stepper.speed == 0.0
+
+
+@pytest.mark.parametrize("prefers", ["1", "0"])
+def test_where_the_desktop_prefers_reduced_motion_animations_start_off(
+    qtbot, make_window, shared_engine, monkeypatch, prefers
+):
+    monkeypatch.setenv(motion.ENV, prefers)
+    w = make_window(lambda: shared_engine, load=False, speed=None)
+    reduced = prefers == "1"
+    assert w.motion.animations is not reduced
+    assert (w.stepper.speed == 0.0) is reduced
+    w.motion.set_animations(True)  # the learner's own choice wins over the desktop's next time
+    w.close()
+    again = make_window(lambda: shared_engine, load=False, speed=None)
+    assert again.motion.animations
+
+
+def test_the_gnome_switch_is_read_when_no_variable_says(monkeypatch):
+    monkeypatch.delenv(motion.ENV, raising=False)
+    monkeypatch.setattr(motion, "_gnome_animations_off", lambda: True)
+    assert motion.desktop_prefers_reduced_motion()
+    monkeypatch.setattr(motion, "_gnome_animations_off", lambda: False)
+    assert not motion.desktop_prefers_reduced_motion()
