@@ -35,6 +35,8 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     scroll.setWidget(widget)
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    # a frame only: Tab goes to the section's own controls, and the area scrolls to show them
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     return scroll
 
 
