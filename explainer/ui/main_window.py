@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.view.setAccessibleName(self.word("access", "diagram"))  # its description: the frame in words
+        self.view.viewport().setAccessibleName(self.word("access", "diagram"))
         self._announced: tuple[int, str] | None = None  # the pass and stage last announced
         self.stepper = Stepper(self.scene, self)
         self.presenter = PresenterMode(self, self)

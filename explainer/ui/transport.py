@@ -40,7 +40,13 @@ class TransportBar(QWidget):
         self.speed = QComboBox()
         speed_label.setBuddy(self.speed)
         self.speed.setAccessibleName(texts.app_text("transport", "speed"))  # not by its value ("Instant")
-        self.speed.setAccessibleDescription(texts.app_text("transport", "speed_tip"))
+        # (Qt reads a combo box's name as its current item whatever is set: the description says
+        # what it is first)
+        self.speed.setAccessibleDescription(
+            texts.app_text("access", "value").format(
+                label=texts.app_text("transport", "speed"), value=texts.app_text("transport", "speed_tip")
+            )
+        )
         self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         for key, factor in SPEEDS:
             self.speed.addItem(texts.app_text("transport", key), factor)

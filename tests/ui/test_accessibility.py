@@ -27,6 +27,10 @@ def accessible(widget: QWidget, what=QAccessible.Text.Name) -> str:
     return iface.text(what) or ""
 
 
+def _children(iface):
+    return [iface.child(i) for i in range(iface.childCount())]
+
+
 def unnamed(root: QWidget) -> list[str]:
     """The focusable widgets shown under ``root`` that assistive technology would read as ''."""
     out = []
@@ -67,6 +71,10 @@ def test_every_focusable_element_has_a_name(qtbot, window):
     w.compact.set_compact(True)  # the folded bar above the illustration: its prompt box
     problems += [f"folded: {p}" for p in unnamed(w)]
     w.compact.set_compact(False)
+    bar = QAccessible.queryAccessibleInterface(tabs.tabBar())
+    tab_names = [c.text(QAccessible.Text.Name) for c in _children(bar)]
+    assert w.texts.text("ui", "tab_complete") not in tab_names, tab_names  # the hidden tab is not read out
+    assert accessible(w.transport.speed, QAccessible.Text.Description).startswith(w.word("transport", "speed"))
     press(qtbot, w, Qt.Key.Key_F11)
     assert w.presenter.active
     problems += [f"presenter: {p}" for p in unnamed(w)]
