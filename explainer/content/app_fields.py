@@ -139,6 +139,15 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "not_whole": ("label", "shown"),
     },
     "answer": plain("name", "description", "empty"),
+    # what assistive technology reads (explainer/ui/announce.py, describe_view.py, the names of
+    # elements without a label of their own)
+    "access": {
+        **plain("diagram", "describe", "describe_tip", "busy", "status", "position", "controls_scroll"),
+        "stage": ("stage", "n", "total"),
+        "value": ("label", "value"),
+        "choice": ("item", "category"),
+        "tour": ("progress", "task"),
+    },
     "transport": plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
     "status": {
         **plain("tpot_none", "no_model"),

@@ -245,6 +245,7 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
         legend=captions["legend"],
         chart=captions["chart"],
         panels=captions["panels"],
+        describe=captions["describe"],
         tour=tour,
         questions=questions,
         lesson=lesson,

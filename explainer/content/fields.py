@@ -152,6 +152,42 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
     "cuts": {"both": ("top_k", "top_p"), "top_k": ("top_k", "top_p"), "top_p": ("top_k", "top_p"), "none": ()},
     # illustration/captions.py chart_labels
     "chart": {"raw": (), "after": ("part",), "after_cuts": (), "greedy": (), "draw": ()},
+    # the frame in words (frames/describe.py, illustration/spoken.py): the diagram's accessible
+    # description, the Describe this frame panel, an exported page's text
+    "describe": {
+        **plain(
+            "empty",
+            "text_empty",
+            "greedy",
+            "kept_one",
+            "hidden",
+            "space",
+            "line_break",
+            "tab",
+            "end_text",
+            "end_answer",
+            "nothing",
+        ),
+        "stage": ("stage",),
+        "pass": ("n", "total", "pass_label"),
+        "text": ("text",),
+        "tokens": ("tokens",),
+        "token": ("piece", "id"),
+        "tokens_more": ("n",),
+        "top_raw": ("candidates",),
+        "top_final": ("candidates",),
+        "candidate": ("piece", "pct"),
+        "candidate_cut": ("piece",),
+        "kept": ("kept",),
+        "draw": ("draw", "token"),
+        "chosen": ("token",),
+        "yours": ("token", "model"),
+        "appended": ("token",),
+        "caption": ("heading", "text"),
+        "special": ("name",),
+        "bytes": ("bytes",),
+        "quote": ("piece",),
+    },
     # the few keys of "panels" that illustration/captions.py reads (settings_parts, caption_fields);
     # the panels' own keys are their rows' in explainer/frames/panels.py, checked when the frames
     # are first built (this layer sits below that table)

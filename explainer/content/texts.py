@@ -265,6 +265,7 @@ class LessonTexts:
     language: str = "en"
     app: dict[str, dict[str, str]] = field(default_factory=dict)  # app.json: the window's own words
     examples: tuple[Example, ...] = ()  # app.json: the example prompts
+    describe: dict[str, str] = field(default_factory=dict)  # captions.json: the frame in words
 
     def title(self, stage: Stage) -> str:
         return self.titles[stage.value]

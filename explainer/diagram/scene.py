@@ -59,6 +59,7 @@ class LifecycleScene(QGraphicsScene):
     term_hovered = Signal(str)  # a glossary term under the mouse in the caption ("" when it leaves)
     term_activated = Signal(str)  # a glossary term clicked in the caption (the window opens the glossary)
     candidate_activated = Signal(int)  # a bar of the chart clicked at the sampling stage ("Your turn")
+    frame_changed = Signal()  # the frame on screen is another one (its words changed: frames/describe.py)
 
     def __init__(self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None) -> None:
         super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
@@ -111,6 +112,7 @@ class LifecycleScene(QGraphicsScene):
         self._answer_open: Callable[[Trace, Cursor], bool] | None = None  # see set_answer_rule
         self._frame_hidden = False  # the frame on screen hides the answer
         self._frame: Frame = self.builder.empty("")
+        self._told: Frame | None = None  # the frame frame_changed last told of
         self._apply(self._frame)
 
     # --- settings -------------------------------------------------------------------
@@ -252,6 +254,9 @@ class LifecycleScene(QGraphicsScene):
         self._apply(self._frame)
 
     def _apply(self, frame: Frame, force: bool = False) -> None:
+        if frame != self._told:
+            self._told = frame
+            self.frame_changed.emit()
         background = QBrush(QColor(self.theme.background))
         if self.backgroundBrush() != background:
             # only on a theme change: a new background repaints the whole window. (The brush, not

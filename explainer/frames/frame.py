@@ -34,6 +34,7 @@ class Frame:
     cursor: Cursor | None
     stage: Stage
     values: tuple[object, ...]
+    answer_hidden: bool = False  # built while a guess at this pass's token is open (Moment.answer_hidden)
 
     def __getitem__(self, panel: FramePanel[V]) -> V:
         return cast(V, self.values[INDEX[panel.name]])
@@ -130,7 +131,7 @@ class FrameBuilder:
 
     @staticmethod
     def _frame(m: Moment) -> Frame:
-        return Frame(m.cursor, m.stage, tuple(panel.value(m) for panel in PANELS))
+        return Frame(m.cursor, m.stage, tuple(panel.value(m) for panel in PANELS), m.answer_hidden)
 
 
 def build_frame(

@@ -60,6 +60,7 @@ class ProbabilitiesValue:
     words: Words = field(default_factory=lambda: Words({}))  # the chart's own labels ("other", "cut", ...)
     ids: tuple[int, ...] = ()  # the token id of each bar: at the sampling stage the learner may pick one
     pick_note: str = ""  # the pass's token was the learner's pick ("Your turn"): said instead of the draw
+    model_pick_text: str = ""  # with a pick_note: the token the model itself had taken at this pass
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
@@ -183,4 +184,5 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         words=m.words,
         ids=tuple(int(i) for i in top),
         pick_note=pick_note,
+        model_pick_text=m.names.display(branch.model_pick.id, branch.model_pick.text) if pick_note and branch else "",
     )

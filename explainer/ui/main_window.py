@@ -32,14 +32,17 @@ from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
 from explainer.frames import panels as F
+from explainer.frames.describe import describe
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.actions import build_actions, build_menus, transport_icons
+from explainer.ui.announce import announce
 from explainer.ui.answer_view import AnswerView
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
+from explainer.ui.describe_view import DescribeView
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
@@ -85,6 +88,9 @@ class MainWindow(QMainWindow):
         self.view = DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.view.setAccessibleName(self.word("access", "diagram"))  # its description: the frame in words
+        self.view.viewport().setAccessibleName(self.word("access", "diagram"))
+        self._announced: tuple[int, str] | None = None  # the pass and stage last announced
         self.stepper = Stepper(self.scene, self)
         self.presenter = PresenterMode(self, self)
         self.files = RunFiles(self, self)
@@ -97,6 +103,7 @@ class MainWindow(QMainWindow):
                 self.actions_by_name[name].setIcon(icon)
         self._build_central()
         self.theme_actions, self.recent_menu = build_menus(self, self, self.actions_by_name)
+        self._build_describe_toggle()
         self._fill_recent(self.settings.recent_files())
         self.status = StatusLine(self.statusBar(), self.texts)
         self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
@@ -163,6 +170,7 @@ class MainWindow(QMainWindow):
         scroll.setWidget(c)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame only: Tab goes to the controls in it
         self.control_dock = QDockWidget(self.word("window", "controls"), self)
         self.control_dock.setObjectName("controls")
         self.control_dock.setWidget(scroll)
@@ -185,6 +193,9 @@ class MainWindow(QMainWindow):
         col.addWidget(self.view, 1)
         self.answer_view = AnswerView(self.texts)
         col.addWidget(self.answer_view)
+        self.describe_view = DescribeView(self.texts)  # View > Describe this frame
+        self.describe_view.setVisible(bool(self.settings.store.value("view/describe", False, type=bool)))
+        col.addWidget(self.describe_view)
         self.transport = TransportBar(self.actions_by_name, self.texts)
         col.addWidget(self.transport)
         self.setCentralWidget(central)
@@ -202,13 +213,59 @@ class MainWindow(QMainWindow):
         c.busy_changed.connect(self._on_busy)
         c.activity_changed.connect(self._on_activity)
         self.scene.candidate_activated.connect(self.runs.pick)  # a bar clicked at the sampling stage
+        self.scene.frame_changed.connect(self._describe_frame)
         st = self.stepper
+        st.frame_shown.connect(self._announce_stage)
         st.changed.connect(self._refresh)
         st.changed.connect(self._show_answer)
         st.frame_shown.connect(self.frame_shown)
         st.frame_shown.connect(self._show_answer)
         st.playing_changed.connect(self._on_playing)
         st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
+
+    def _build_describe_toggle(self) -> None:
+        """View > Describe this frame: the frame in words under the illustration, kept on or off."""
+        toggle = QAction(self.word("access", "describe"), self, checkable=True)
+        toggle.setObjectName("describe")
+        toggle.setToolTip(self.word("access", "describe_tip"))
+        toggle.setChecked(not self.describe_view.isHidden())
+        toggle.toggled.connect(self.show_description)
+        self.actions_by_name["describe"] = toggle
+        view = self.menuBar().findChild(QMenu, "view_menu")
+        if view is not None:
+            view.addAction(toggle)
+
+    def show_description(self, on: bool) -> None:
+        self.describe_view.setVisible(on)
+        self.settings.store.setValue("view/describe", bool(on))
+        if on:
+            self._describe_frame()
+
+    # --- what assistive technology reads (frames/describe.py, ui/announce.py) -------------
+
+    def _describe_frame(self) -> None:
+        """The frame on screen in words: the diagram's accessible description and, when shown,
+        the Describe this frame panel (the same text)."""
+        text = describe(self.scene.frame, self.texts)
+        if self.view.accessibleDescription() != text:
+            self.view.setAccessibleDescription(text)
+        if self.describe_view.isVisible():
+            self.describe_view.show_text(text)
+
+    def _announce_stage(self, cursor: Cursor) -> None:
+        """A new stage or pass on screen: said in a few words, whatever has focus (the rest is the
+        diagram's description)."""
+        trace = self.trace
+        key = (cursor.step, cursor.stage.value)
+        if trace is None or key == self._announced:
+            return
+        self._announced = key
+        announce(
+            self.view,
+            self.word("access", "stage").format(
+                stage=self.word("stages", cursor.stage.value), n=cursor.step + 1, total=len(trace.steps)
+            ),
+        )
 
     # --- the lesson (explainer/ui/lesson) -------------------------------------------------
 
@@ -278,6 +335,7 @@ class MainWindow(QMainWindow):
             self.prompt.setFocus()
             return
         self.runs.forget()
+        self._announced = None  # a new run: its first stage is news
         self.stepper.start_generation()
         self.scene.show_empty(self.word("window", "reading"))
         self.status.show_metrics(None)
@@ -312,6 +370,7 @@ class MainWindow(QMainWindow):
         self.chat.setChecked(trace.chat)
         self.sampling.set_settings(trace.settings)  # Generate would then redo this very run
         self.runs.forget()
+        self._announced = None
         self.stepper.start_generation()  # forget the current run ...
         self.stepper.finish(trace)  # ... and take the saved one, complete, at its first frame
         self.status.show_metrics(trace)

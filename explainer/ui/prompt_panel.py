@@ -61,6 +61,8 @@ class PromptPanel(QWidget):
         self.prompt.setMinimumHeight(70)
         self.prompt.setMaximumHeight(120)
         self.prompt.setToolTip(word("tip"))
+        self.prompt.setAccessibleName(word("title"))  # (in the folded bar too: it is the same box)
+        self.prompt.setAccessibleDescription(word("tip"))
         self._enter = _EnterGenerates(self.prompt, self.generate_requested.emit)
         col.addWidget(self.prompt)
         self.chat = QCheckBox(word("chat"))

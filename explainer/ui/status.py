@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from explainer.content.texts import LessonTexts
@@ -22,8 +23,14 @@ class StatusLine:
         self.busy_bar.setMaximumSize(120, 14)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.hide()
+        self.busy_bar.setAccessibleName(self._word("access", "busy"))
+        bar.setAccessibleName(self._word("access", "status"))
         self.activity = QLabel(self._word("activity", "starting"))
         self.activity.setObjectName("activity")
+        # reachable by Tab, read-only: what the app is doing, for a learner who cannot see the bar
+        self.activity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.activity.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.activity.setAccessibleDescription(self._word("access", "status"))
         self.metrics = QLabel("")
         self.metrics.setObjectName("metrics")
         tip = self._word("status", "metrics_tip")

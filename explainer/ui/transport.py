@@ -35,8 +35,18 @@ class TransportBar(QWidget):
             self.buttons[name] = b
             row.addWidget(b)
         row.addSpacing(16)
-        row.addWidget(QLabel(texts.app_text("transport", "speed")))
+        speed_label = QLabel(texts.app_text("transport", "speed"))
+        row.addWidget(speed_label)
         self.speed = QComboBox()
+        speed_label.setBuddy(self.speed)
+        self.speed.setAccessibleName(texts.app_text("transport", "speed"))  # not by its value ("Instant")
+        # (Qt reads a combo box's name as its current item whatever is set: the description says
+        # what it is first)
+        self.speed.setAccessibleDescription(
+            texts.app_text("access", "value").format(
+                label=texts.app_text("transport", "speed"), value=texts.app_text("transport", "speed_tip")
+            )
+        )
         self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         for key, factor in SPEEDS:
             self.speed.addItem(texts.app_text("transport", key), factor)
@@ -46,7 +56,10 @@ class TransportBar(QWidget):
         row.addWidget(self.speed)
         self.position = QLabel("")
         self.position.setObjectName("position")
-        self.position.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        # reachable by Tab, read-only: a screen reader reads where the run is (its text is its name)
+        self.position.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.position.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.position.setAccessibleDescription(texts.app_text("access", "position"))
         # the position may be cut short rather than widen the window (with the lesson dock open,
         # the centre is narrower than the whole text at some sizes); its tooltip has it whole
         self.position.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

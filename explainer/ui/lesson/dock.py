@@ -35,6 +35,8 @@ def _scrolled(widget: QWidget) -> QScrollArea:
     scroll.setWidget(widget)
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    # a frame only: Tab goes to the section's own controls, and the area scrolls to show them
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     return scroll
 
 
@@ -64,6 +66,7 @@ class LessonDock(QDockWidget):
         self.tabs.setTabBar(FittingTabBar())  # (before the tabs: every one in view on a laptop)
         self.tabs.setUsesScrollButtons(True)
         self._index: dict[Section, int] = {}
+        self._labels: dict[Section, str] = {}
         self.pages: dict[Section, QWidget] = {}
         for section, widget, key in (
             (Section.PREDICT, _scrolled(self.predict), "tab_predict"),
@@ -78,7 +81,8 @@ class LessonDock(QDockWidget):
             label = texts.text("ui", key) if key else texts.app_text("your_turn", "tab")
             self._index[section] = self.tabs.addTab(widget, label)
             self.pages[section] = widget
-        self.tabs.setTabVisible(self._index[Section.COMPLETE], False)
+            self._labels[section] = label
+        self._show_tab(Section.COMPLETE, False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("lesson_splitter")
         self.splitter.addWidget(self.tour)
@@ -99,9 +103,8 @@ class LessonDock(QDockWidget):
     def open_section(self, section: Section, show: bool = True) -> None:
         """Show the tab (and the dock, if it was closed, unless ``show`` is False: presenter mode
         keeps the dock hidden and only chooses the tab it comes back with)."""
-        i = self._index[section]
-        self.tabs.setTabVisible(i, True)
-        self.tabs.setCurrentIndex(i)
+        self._show_tab(section, True)
+        self.tabs.setCurrentIndex(self._index[section])
         if not show:
             return
         if not self.isVisible():
@@ -113,4 +116,15 @@ class LessonDock(QDockWidget):
         self.open_section(Section.GLOSSARY, show)
 
     def show_complete_tab(self, on: bool) -> None:
-        self.tabs.setTabVisible(self._index[Section.COMPLETE], on)
+        self._show_tab(Section.COMPLETE, on)
+
+    def _show_tab(self, section: Section, on: bool) -> None:
+        """A hidden tab is taken off the bar, not only hidden: Qt still lists a tab hidden with
+        setTabVisible to assistive technology, and a screen reader would read "Done" out. Only the
+        last tab (Complete) is ever hidden, so the others keep their indices."""
+        i = self._index[section]
+        there = self.tabs.indexOf(self.pages[section]) >= 0
+        if on and not there:
+            self.tabs.insertTab(i, self.pages[section], self._labels[section])
+        elif not on and there:
+            self.tabs.removeTab(i)

@@ -21,9 +21,11 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QV
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import percent
+from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.game import Play, Reveal, Round
 from explainer.lesson.state import LessonState
 from explainer.stages import Cursor, Stage
+from explainer.ui.announce import announce
 
 N_CANDIDATES = 4
 
@@ -44,6 +46,7 @@ class PredictSection(QWidget):
         self.texts = texts
         self.round: Round | None = None  # the round offered now
         self.revealed: tuple[Round, Reveal] | None = None  # the reveal shown now
+        self._told: Reveal | None = None  # the reveal last announced
         self._drawn = False
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
@@ -147,6 +150,7 @@ class PredictSection(QWidget):
             b.setVisible(asking)
             if rnd is not None and i < len(rnd.candidates):
                 b.setText(rnd.candidates[i].label)
+                b.setAccessibleName(spoken_marks(rnd.candidates[i].label, self.texts.describe))  # “space a”, not “␣a”
         for widgets in (self.row_labels, self.row_bars, self.row_marks):
             for w in widgets:
                 w.setVisible(shown is not None)
@@ -167,5 +171,8 @@ class PredictSection(QWidget):
             font.setBold(c.id == result.pick.id)
             self.row_labels[i].setFont(font)
         self.message.setText(result.message)
+        if self._told is not result:  # a new reveal: its verdict is read out, wherever the focus is
+            self._told = result
+            announce(self, spoken_marks(result.message, self.texts.describe))
         self.explanation.setText(result.explanation)
         self.explanation.setVisible(played.chosen_id != played.top.id)

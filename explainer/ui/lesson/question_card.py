@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from explainer.content.texts import LessonTexts, QuestionKind
 from explainer.lesson.questions import Question, Verdict, check
+from explainer.ui.announce import announce
 from explainer.ui.lesson.links import LinkedLabel
 from explainer.ui.style import TextKeyGuard
 
@@ -116,6 +117,8 @@ class QuestionCard(QWidget):
             self.number_field = QLineEdit()
             self.number_field.setObjectName("question_number")
             self.number_field.setPlaceholderText(self._ui("answer_placeholder"))
+            self.number_field.setAccessibleName(self._ui("answer_placeholder"))
+            self.number_field.setAccessibleDescription(q.unit)
             self.number_field.installEventFilter(TextKeyGuard(self.number_field))
             self.number_field.returnPressed.connect(self.check)
             row.addWidget(self.number_field, 1)
@@ -137,7 +140,8 @@ class QuestionCard(QWidget):
                 for c, (cat, label) in enumerate(q.categories):
                     b = QRadioButton()
                     b.setObjectName(f"question_item_{i}_{cat}")
-                    b.setAccessibleName(label)
+                    # the item and the column: ten radios named "Tokens" would not say which row
+                    b.setAccessibleName(self.texts.app_text("access", "choice").format(item=item, category=label))
                     group.addButton(b, c)
                     grid.addWidget(b, i + 1, c + 1, Qt.AlignmentFlag.AlignCenter)  # (its size: all of it clickable)
                     buttons.append(b)
@@ -166,6 +170,7 @@ class QuestionCard(QWidget):
             return
         verdict = check(self.texts, self.question, given)
         self._show_result(verdict.message, verdict.correct)
+        announce(self, verdict.message)  # read out, though the focus stays on Check
         self.answered.emit(self.question.id, verdict)
 
     def show_answer(self) -> None:

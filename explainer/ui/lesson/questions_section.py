@@ -56,6 +56,7 @@ class QuestionsSection(QWidget):
         self.holder = QScrollArea()
         self.holder.setWidgetResizable(True)
         self.holder.setFrameShape(QFrame.Shape.NoFrame)
+        self.holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # (the card's inputs take the focus, not its frame)
         col.addWidget(self.holder, 1)
 
     def _ui(self, key: str) -> str:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 
 from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.lesson.tour import TourView
+from explainer.ui.announce import announce
 from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.links import LinkedLabel
 
@@ -53,6 +54,7 @@ class TourSection(QWidget):
         scroll.setWidget(self.text)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # (a frame for the text: it takes no focus of its own)
         col.addWidget(scroll, 1)
 
         self.task = QLabel()
@@ -88,6 +90,8 @@ class TourSection(QWidget):
         self.restart_button.clicked.connect(self.restart_clicked)
         self.restart_button.hide()  # (shown at the end only; hidden now, so the row is not wider at start)
         self.finish_button.hide()
+
+    _told: tuple[str, str] | None = None  # the step and task last announced
 
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
@@ -128,3 +132,7 @@ class TourSection(QWidget):
         self.finish_button.setVisible(view.last)
         self.next_button.setVisible(True)
         self.next_button.setDefault(view.complete)
+        told = (view.progress.text, self.task.text())
+        if told != self._told:  # another step (or its task just done): read out where the tour is
+            self._told = told
+            announce(self, self.texts.app_text("access", "tour").format(progress=told[0], task=told[1]))

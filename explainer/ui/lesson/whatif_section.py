@@ -88,6 +88,7 @@ class WhatIfSection(QWidget):
             row.addWidget(self.values[name])
             form.addRow(ui(key), row)
             slider.setToolTip(texts.define(key.replace("_", "-")) or "")
+            slider.setAccessibleDescription(slider.toolTip())
         col.addLayout(form)
         buttons = QHBoxLayout()
         self.reset_button = QPushButton(ui("whatif_reset"))
@@ -101,6 +102,7 @@ class WhatIfSection(QWidget):
         self.stage_label = _label("whatif_stage")
         col.addWidget(self.stage_label)
         self.chart = WhatIfChart(texts.text("whatif", "other"))
+        self.chart.setAccessibleName(ui("whatif_title"))
         col.addWidget(self.chart)
         self.legend = _label("whatif_legend")
         self.legend.setText(ui("whatif_legend"))
@@ -207,6 +209,11 @@ class WhatIfSection(QWidget):
         self.values["temperature"].setText(ui("value_greedy") if t == 0 else f"{t / 100:.2f}")
         self.values["top_k"].setText(ui("value_off") if k == 0 else str(k))
         self.values["top_p"].setText(ui("value_off") if p == TOP_P_MAX else f"{p / 100:.2f}")
+        for name, slider in (("temperature", self.temperature), ("top_k", self.top_k), ("top_p", self.top_p)):
+            # a screen reader reads a slider's raw value (40); its name carries the value as shown (0.40)
+            named = self.texts.app_text("access", "value").format(label=ui(name), value=self.values[name].text())
+            if slider.accessibleName() != named:
+                slider.setAccessibleName(named)
 
     def recompute(self) -> None:
         self.timer.stop()
@@ -223,5 +230,6 @@ class WhatIfSection(QWidget):
         self.value = value
         self.chart.set_value(value)
         self.message.setText(value.message)
+        self.chart.setAccessibleDescription(value.message)  # the chart in words: where the draw lands
         self.stage_label.setText(value.stage_labels[AFTER_TOP_P])
         self.kept.setText(self.texts.text("whatif", "kept").format(kept=f"{value.kept:,}") if value.available else "")

@@ -1,0 +1,126 @@
+"""The frame in words (frames/describe.py), on real runs: what a screen reader hears of the
+illustration must be what the frame shows, with its pieces spoken as words and nothing the frame
+hides. Qt-free: the description is built from the frame's values alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from explainer.content.assets import load_texts
+from explainer.frames.describe import TOP, describe
+from explainer.frames.frame import FrameBuilder
+from explainer.illustration.formatting import NEWLINE, SPACE, percent
+from explainer.illustration.spoken import spoken, spoken_marks
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
+from tests.support.lesson import model_vocabulary
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return load_texts()
+
+
+def builder(texts):
+    return FrameBuilder(texts, model_vocabulary(), timings=False)
+
+
+def said(texts, text: str) -> str:
+    return texts.describe["quote"].format(piece=spoken(text, texts.describe))
+
+
+def test_pieces_are_spoken_as_words(texts):
+    w = texts.describe
+    assert spoken(" Paris", w) == f"{w['space']} Paris"
+    assert spoken(f"{SPACE}Paris", w) == f"{w['space']} Paris"  # the drawn label reads the same
+    assert spoken("\n\n", w) == f"{w['line_break']} {w['line_break']}"
+    assert spoken(NEWLINE, w) == w["line_break"]
+    assert spoken("<|endoftext|>", w) == w["end_text"]
+    assert spoken("<|im_end|>", w) == w["end_answer"]
+    assert "<|" not in spoken("<|im_start|>", w)
+    assert spoken("⟨E6·97⟩", w) == w["bytes"].format(bytes="E6 97")
+    assert spoken_marks(f"picks “{SPACE}Paris”, then “<|im_end|>”", w) == (
+        f"picks “{w['space']} Paris”, then “{w['end_answer']}”"
+    )
+
+
+@pytest.mark.slow
+def test_tokens_stage_names_each_token_with_its_id(texts, real_trace):
+    trace = real_trace("chat")  # a template of control tokens and line breaks
+    text = describe(builder(texts).frame(trace, Cursor(0, Stage.TOKENS)), texts)
+    for t in trace.prompt_tokens:
+        assert texts.describe["token"].format(piece=said(texts, t.text), id=t.id) in text
+    for glyph in (SPACE, NEWLINE, "<|"):
+        assert glyph not in text, text
+    assert texts.describe["end_answer"] in text and texts.describe["line_break"] in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["paris", "sampled"])
+def test_top_five_with_the_traces_percentages(texts, real_trace, name):
+    trace = real_trace(name)
+    b = builder(texts)
+    for step in range(len(trace.steps)):
+        s = trace.steps[step].sampling
+        raw = describe(b.frame(trace, Cursor(step, Stage.PROBABILITIES)), texts)
+        told = [
+            said(texts, b._names(int(i))) + " " + percent(float(p)) for i, p in zip(s.raw.ids[:TOP], s.raw.probs[:TOP])
+        ]
+        at = [raw.index(t) for t in told]  # each one there, most likely first
+        assert at == sorted(at), raw
+        picked = describe(b.frame(trace, Cursor(step, Stage.SAMPLING)), texts)
+        assert texts.describe["chosen"].format(token=said(texts, s.chosen.text)) in picked
+        if s.draw is not None:  # the final distribution, the cut and the draw
+            final = dict(zip(s.after_top_p.ids.tolist(), s.after_top_p.probs.tolist()))
+            for i in s.raw.ids[:TOP].tolist():
+                piece = said(texts, b._names(i))
+                word = (
+                    texts.describe["candidate"].format(piece=piece, pct=percent(final[i]))
+                    if final.get(i, 0.0) > 0
+                    else texts.describe["candidate_cut"].format(piece=piece)
+                )
+                assert word in picked, picked
+            assert f"{s.draw:.3f}" in picked
+            assert texts.describe["kept"].format(kept=s.kept) in picked or s.kept == 1
+
+
+@pytest.mark.slow
+def test_a_learners_pick_is_said_to_be_theirs(texts, real_trace):
+    trace = real_trace("yours")
+    step = trace.branch.step
+    text = describe(builder(texts).frame(trace, Cursor(step, Stage.SAMPLING)), texts)
+    chosen = trace.steps[step].sampling.chosen
+    assert (
+        texts.describe["yours"].format(token=said(texts, chosen.text), model=said(texts, trace.branch.model_pick.text))
+        in text
+    )
+    assert texts.describe["draw"].split("{")[0] not in text  # never worded as the draw's
+
+
+@pytest.mark.slow
+def test_changes_with_the_cursor(texts, real_trace):
+    trace = real_trace("paris")
+    b = builder(texts)
+    walk, cursors = Walk(trace), []
+    c = walk.first()
+    while c is not None:
+        cursors.append(c)
+        c = walk.next(c)
+    told = [describe(b.frame(trace, c), texts) for c in cursors]
+    assert len(set(told)) == len(told)
+
+
+@pytest.mark.slow
+def test_an_open_guess_is_not_named(texts, real_trace):
+    trace = real_trace("paris")  # the lens reads " Paris" at the first pass; the prompt has no Paris
+    top = said(texts, " Paris")
+    shown = describe(builder(texts).frame(trace, Cursor(0, Stage.LAYERS)), texts)
+    assert top in shown  # the caption says what the lens reads ...
+    hidden = describe(builder(texts).with_answer_hidden(True).frame(trace, Cursor(0, Stage.LAYERS)), texts)
+    assert top not in hidden and "Paris" not in hidden  # ... and, while a guess is open, nothing does
+    assert texts.describe["hidden"] in hidden
+
+
+def test_before_any_run(texts):
+    text = describe(builder(texts).empty("loading"), texts)
+    assert texts.describe["empty"] in text and "loading" in text
