@@ -51,7 +51,7 @@ def check_output_path(path: str | os.PathLike[str]) -> Path:
     if out.suffix.lower() not in FORMATS:
         raise ExplainerError(
             f"cannot export to '{out.name}': unknown picture format '{out.suffix or '(none)'}'",
-            "name the file .svg (vector, editable text) or .png (2x bitmap)",
+            "name the file .svg (vector, editable text) or .png (2x bitmap); .gif or .mp4 animate the run",
         )
     check_destination(out, "the figure")
     return out
@@ -163,9 +163,15 @@ def figure_bytes(
         text_as_paths=text_as_paths,
         responsive=responsive,
         embed_fonts=embed_fonts and not text_as_paths,
-        id_prefix=id_prefix or figure_id(trace, cursor, theme, layout.panels),
+        id_prefix=id_prefix or figure_id(*_what_it_shows(trace, cursor), theme, layout.panels),
     )
     return polish_svg(svg, round(rect.width()), round(rect.height()), options)
+
+
+def _what_it_shows(trace: Trace, cursor: Cursor) -> tuple[object, ...]:
+    """What makes two figures different, without what differs run to run (times, the date)."""
+    chosen = tuple(step.sampling.chosen.id for step in trace.steps)
+    return (trace.model.name, trace.prompt, trace.chat, trace.settings, chosen, cursor.step, cursor.stage.value)
 
 
 def export_figure(
