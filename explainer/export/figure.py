@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from explainer.atomic import check_destination, write_atomic
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
+from explainer.export.layout import ALL, Layout, apply_layout, canvas, drawn_panels
 from explainer.illustration.vocab import Vocabulary
 from explainer.stages import Cursor, Stage
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QCoreApplication
+
+    from explainer.diagram.scene import LifecycleScene
 
 FORMATS = (".svg", ".png")
 THEME_NAMES = ("light", "dark", "projector")
@@ -48,7 +51,7 @@ def check_output_path(path: str | os.PathLike[str]) -> Path:
     if out.suffix.lower() not in FORMATS:
         raise ExplainerError(
             f"cannot export to '{out.name}': unknown picture format '{out.suffix or '(none)'}'",
-            "name the file .svg (vector, editable text) or .png (2x bitmap)",
+            "name the file .svg (vector, editable text) or .png (2x bitmap); .gif or .mp4 animate the run",
         )
     check_destination(out, "the figure")
     return out
@@ -86,6 +89,45 @@ def describe(texts: LessonTexts, trace: Trace, cursor: Cursor) -> tuple[str, str
     return title, description
 
 
+def draw_scene(
+    trace: Trace,
+    cursor: Cursor,
+    theme: str = "light",
+    timings: bool = False,
+    vocabulary: Vocabulary | None = None,
+    layout: Layout = ALL,
+    texts: LessonTexts | None = None,
+    crop: bool = True,
+) -> LifecycleScene:
+    """A fresh scene showing the frame's end state, with only the layout's panels that have
+    something to show (layout.py), its canvas cropped or laid out for them."""
+    ensure_qt_app()
+    from explainer.diagram.scene import LifecycleScene
+    from explainer.diagram.theme import THEMES
+
+    if theme not in THEMES:
+        raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
+    scene = LifecycleScene(texts or load_texts(), THEMES[theme])
+    scene.set_vocabulary(vocabulary)
+    scene.set_show_timings(timings)
+    apply_layout(scene.panels, layout)
+    show_in(scene, trace, cursor, layout, crop)
+    return scene
+
+
+def show_in(scene: LifecycleScene, trace: Trace, cursor: Cursor, layout: Layout, crop: bool = True) -> None:
+    """Draw ``cursor`` in a scene made by draw_scene, leaving out the panels still waiting. With
+    ``crop`` the canvas fits what is drawn; without, it fits every panel of the layout (an
+    animation keeps one canvas while the loop fills)."""
+    scene.show_frame(trace, cursor, animate=False)
+    kept = drawn_panels(layout, scene.frame)
+    for name, item in scene.panels.items():
+        item.setVisible(name in kept)
+    # the dashed arrow from the trained model points into the loop
+    scene.pretraining.out_arrow.setVisible("loop" in kept)
+    scene.setSceneRect(canvas(layout, kept if crop else layout.panels, scene.panels))
+
+
 def figure_bytes(
     trace: Trace,
     cursor: Cursor,
@@ -94,28 +136,42 @@ def figure_bytes(
     text_as_paths: bool = False,
     timings: bool = False,
     vocabulary: Vocabulary | None = None,
+    *,
+    layout: Layout = ALL,
+    scale: float = PNG_SCALE,
+    responsive: bool = False,
+    embed_fonts: bool = True,
+    id_prefix: str | None = None,
+    crop: bool = True,
 ) -> bytes:
     """Draw the frame in a fresh scene and encode it; `fmt` is '.svg' or '.png'. ``vocabulary``
-    labels the candidate tokens the trace names only by id (without it they read ``#1234``)."""
-    ensure_qt_app()
-    from explainer.diagram.render import png_bytes, render_scene_image, scene_svg_bytes
-    from explainer.diagram.scene import LifecycleScene
-    from explainer.diagram.theme import THEMES
-    from explainer.export.svg import polish_svg
+    labels the candidate tokens the trace names only by id (without it they read ``#1234``).
+    ``id_prefix`` names the SVG's ids (default: one made from what the figure shows, so two
+    figures of one page never share an id, and the same figure always gets the same ones)."""
+    from explainer.diagram.render import render_scene_image, scene_svg_bytes
+    from explainer.export.png import png_with_metadata
+    from explainer.export.svg import SvgOptions, figure_id, polish_svg
 
-    if theme not in THEMES:
-        raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
     texts = load_texts()
-    scene = LifecycleScene(texts, THEMES[theme])
-    scene.set_vocabulary(vocabulary)
-    scene.set_show_timings(timings)
-    scene.show_frame(trace, cursor, animate=False)
+    scene = draw_scene(trace, cursor, theme, timings, vocabulary, layout, texts, crop)
     rect = scene.sceneRect()
-    if fmt == ".png":
-        return png_bytes(render_scene_image(scene, scale=PNG_SCALE))
     title, description = describe(texts, trace, cursor)
+    if fmt == ".png":
+        return png_with_metadata(render_scene_image(scene, scale=scale), scale, title, description)
     svg = scene_svg_bytes(scene, title, description)
-    return polish_svg(svg, round(rect.width()), round(rect.height()), text_as_paths)
+    options = SvgOptions(
+        text_as_paths=text_as_paths,
+        responsive=responsive,
+        embed_fonts=embed_fonts and not text_as_paths,
+        id_prefix=id_prefix or figure_id(*_what_it_shows(trace, cursor), theme, layout.panels),
+    )
+    return polish_svg(svg, round(rect.width()), round(rect.height()), options)
+
+
+def _what_it_shows(trace: Trace, cursor: Cursor) -> tuple[object, ...]:
+    """What makes two figures different, without what differs run to run (times, the date)."""
+    chosen = tuple(step.sampling.chosen.id for step in trace.steps)
+    return (trace.model.name, trace.prompt, trace.chat, trace.settings, chosen, cursor.step, cursor.stage.value)
 
 
 def export_figure(
@@ -126,8 +182,9 @@ def export_figure(
     text_as_paths: bool = False,
     timings: bool = False,
     vocabulary: Vocabulary | None = None,
+    **options: Any,
 ) -> Path:
-    """Write the frame to `path` (.svg or .png) atomically."""
+    """Write the frame to `path` (.svg or .png) atomically; ``options`` as for figure_bytes."""
     out = check_output_path(path)
-    data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings, vocabulary)
+    data = figure_bytes(trace, cursor, out.suffix.lower(), theme, text_as_paths, timings, vocabulary, **options)
     return write_atomic(out, data, f"the {out.suffix.lower()[1:].upper()} figure")

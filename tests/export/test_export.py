@@ -173,7 +173,7 @@ def test_cli_export_names_every_candidate_token(built_model, tmp_path):
     "args, message",
     [
         (["--prompt", "hi", "--out", "/nonexistent-dir/x.svg"], "does not exist"),
-        (["--prompt", "hi", "--out", "OUT.gif"], "unknown picture format"),
+        (["--prompt", "hi", "--out", "OUT.bmp"], "unknown picture format"),
         (["--prompt", "  ", "--out", "OUT.svg"], "the prompt is empty"),
         (["--trace", "/nonexistent/trace.json", "--out", "OUT.svg"], "No trace file"),
         (["--prompt", "hi", "--stage", "dreaming", "--out", "OUT.svg"], "invalid choice"),
