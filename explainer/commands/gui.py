@@ -22,5 +22,5 @@ def run(args: argparse.Namespace) -> int:
             f"the Qt GUI could not be loaded: {exc}",
             "install the system libraries Qt needs: `bash packaging/bootstrap.sh`",
         ) from exc
-    result = run_app()
+    result = run_app(model=getattr(args, "model", None))
     return int(result or 0)

@@ -111,13 +111,18 @@ def prepare_to_show(window: QWidget) -> None:
     after_first_paint(window, import_chart_library_in_background)
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    """Show the main window, start loading the model, run the event loop; returns the exit code."""
+def run_app(argv: list[str] | None = None, model: str | None = None) -> int:
+    """Show the main window, start loading the model (``model``, else the one shown last), run
+    the event loop; returns the exit code."""
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
-    read_before_window()
-    window = MainWindow()
+    if model is not None:
+        from explainer.model.catalog import check_known
+
+        check_known(model)  # a typo is one line on the terminal, before any window
+    window = MainWindow(model=model)
+    read_before_window(window.controller.model_name)
     prepare_to_show(window)
     window.show()
     QTimer.singleShot(0, window.controller.load_model)
