@@ -26,7 +26,7 @@ Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 DEVICES = ("auto", "cpu", "cuda")
 # The most a prompt file or stdin is read: several times what any context window we run takes
-# (SmolLM2: 8,191 tokens of at most 81 bytes, 663 KB); the model's own bound is checked next.
+# (a window of tens of thousands of tokens, at most ~100 bytes each); the model's own bound is checked next.
 MAX_INPUT_BYTES = 4 << 20
 
 

@@ -15,7 +15,7 @@ WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
 @dataclass(frozen=True)
 class TokensValue:
     title: str
-    counter: str  # "context: 7 / 8,192 tokens"
+    counter: str  # "context: 7 / 2,048 tokens"
     prompt_text: str  # the prompt as typed
     answer_text: str  # what the model has added so far
     chips: tuple[Chip, ...]
