@@ -87,7 +87,7 @@ def milliseconds(s: float | None) -> str:
 
 
 def byte_size(n: float) -> str:
-    """269_030_016 -> '269 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
+    """723_643_392 -> '724 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
             v = n / scale
