@@ -114,13 +114,13 @@ def prepare_to_show(window: QWidget) -> None:
 def run_app(argv: list[str] | None = None, model: str | None = None) -> int:
     """Show the main window, start loading the model (``model``, else the one shown last), run
     the event loop; returns the exit code."""
-    app = make_app(argv)
-    from explainer.ui.main_window import MainWindow
-
     if model is not None:
         from explainer.model.catalog import check_known
 
         check_known(model)  # a typo is one line on the terminal, before any window
+    app = make_app(argv)
+    from explainer.ui.main_window import MainWindow
+
     window = MainWindow(model=model)
     read_before_window(window.controller.model_name)
     prepare_to_show(window)

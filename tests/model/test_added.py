@@ -218,3 +218,16 @@ def test_no_fetcher_is_a_clear_message(tmp_cache, monkeypatch, capsys):
 def test_add_needs_a_file_or_a_package(tmp_cache, capsys):
     assert main(["model", "add"]) == 2
     assert main(["model", "add", "x.gguf", "--package", "y"]) == 2
+
+
+def test_the_app_refuses_an_unknown_model_before_any_window(tmp_cache, capsys):
+    assert main(["--model", "nope"]) == 2
+    assert "unknown model 'nope'" in capsys.readouterr().err
+
+
+def test_model_is_in_every_commands_help(capsys):
+    for command in (["generate"], ["tokenize"], ["bench"], ["export"], ["model", "info"], ["model", "verify"]):
+        assert main([*command, "--help"]) == 0
+        assert "--model NAME" in capsys.readouterr().out, command
+    assert main(["--help"]) == 0
+    assert "--model NAME" in capsys.readouterr().out
