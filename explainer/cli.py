@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from explainer import __version__
 from explainer.commands import bench, desktop, export, generate, gui, model, tokenize
-from explainer.commands.options import add_cache_dir_arg, apply_cache_dir
+from explainer.commands.options import add_cache_dir_arg, add_model_arg, apply_cache_dir, apply_model_default
 from explainer.errors import ExplainerError, out_of_memory
 
 COMMANDS = (model, tokenize, generate, bench, export, desktop)
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
     add_cache_dir_arg(parser)
+    add_model_arg(parser)
     parser.set_defaults(func=gui.run)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
@@ -133,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _flush_stdout()
             return exit_.code if isinstance(exit_.code, int) else 2
         apply_cache_dir(args)
+        apply_model_default(args)
         if file is not None:
             if args.command is not None:
                 raise ExplainerError(f"{file}: a file to open goes without a command", "run `explainer FILE` alone")

@@ -267,3 +267,36 @@ def real_trace(built_model):
         return trace_for(built_model, name)
 
     return get
+
+
+# ---------------------------------------------------------------- the lesson on two models
+
+
+@pytest.fixture(scope="session")
+def second_model(tmp_path_factory):
+    """A second model, built by `model add` into a cache of the session's (tests/support/models.py)."""
+    from tests.support.models import build_second_model
+
+    return build_second_model(tmp_path_factory.mktemp("second-model"))
+
+
+_SECOND: dict = {}
+
+
+@pytest.fixture(params=["default", "second"])
+def lesson_model(request):
+    """The lesson's tests run once on the real default model and once on a second, tiny one."""
+    from explainer.engine.generate import Engine
+    from explainer.engine.tokenizer import load_tokenizer
+    from explainer.illustration.vocab import vocabulary_of
+    from tests.support.lesson import model_vocabulary
+    from tests.support.models import LessonModel
+
+    if request.param == "default":
+        engine = request.getfixturevalue("real_engine")
+        return LessonModel("default", engine, model_vocabulary(), _real=request.getfixturevalue("real_trace"))
+    if "model" not in _SECOND:
+        built = request.getfixturevalue("second_model")
+        engine = Engine(built, device="cpu")
+        _SECOND["model"] = LessonModel("second", engine, vocabulary_of(load_tokenizer(built.tokenizer_path)))
+    return _SECOND["model"]

@@ -22,5 +22,5 @@ def run(args: argparse.Namespace) -> int:
             f"the Qt GUI could not be loaded: {exc}",
             "install the system libraries Qt needs: `bash packaging/bootstrap.sh`",
         ) from exc
-    result = run_app(open_file=getattr(args, "open_file", None))
+    result = run_app(model=getattr(args, "model", None), open_file=getattr(args, "open_file", None))
     return int(result or 0)

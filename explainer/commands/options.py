@@ -26,7 +26,7 @@ Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 DEVICES = ("auto", "cpu", "cuda")
 # The most a prompt file or stdin is read: several times what any context window we run takes
-# (SmolLM2: 8,191 tokens of at most 81 bytes, 663 KB); the model's own bound is checked next.
+# (a window of tens of thousands of tokens, at most ~100 bytes each); the model's own bound is checked next.
 MAX_INPUT_BYTES = 4 << 20
 
 
@@ -39,15 +39,30 @@ def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -
     )
 
 
+MODEL_HELP = f"the model to use: a name `explainer model list` shows (default: {DEFAULT_MODEL})"
+
+
+def add_model_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
+    parser.add_argument("--model", metavar="NAME", default=default, help=MODEL_HELP)
+
+
 def add_model_args(parser: argparse.ArgumentParser) -> None:
     """--model NAME and --cache-dir DIR, for every command that loads or builds a model.
 
-    --cache-dir is also accepted before the command. Here it has no default at all
-    (SUPPRESS): argparse copies a subcommand's defaults over the values parsed before it,
-    so a default of None would undo `explainer --cache-dir DIR COMMAND`.
+    Both are also accepted before the command. Here they have no default at all (SUPPRESS):
+    argparse copies a subcommand's defaults over the values parsed before it, so a default of
+    None would undo `explainer --cache-dir DIR COMMAND` (:func:`apply_model_default` then gives
+    a command the default model).
     """
-    parser.add_argument("--model", default=DEFAULT_MODEL, help=argparse.SUPPRESS)
+    add_model_arg(parser, default=argparse.SUPPRESS)
     add_cache_dir_arg(parser, default=argparse.SUPPRESS)
+
+
+def apply_model_default(args: argparse.Namespace) -> None:
+    """A command without --model uses the default model; the app without it (``args.command``
+    None) keeps None, which means the model it was last showing."""
+    if getattr(args, "command", None) is not None and getattr(args, "model", None) is None:
+        args.model = DEFAULT_MODEL
 
 
 def add_device_arg(parser: argparse.ArgumentParser) -> None:
@@ -80,12 +95,12 @@ def apply_cache_dir(args: argparse.Namespace) -> None:
 
 
 def load_model(args: argparse.Namespace) -> BuiltModel:
-    """The built model --model names. A name without a manifest is reported as unknown, with
-    the known names, not as "not built": building it would fail the same way."""
+    """The built model --model names. A name that is neither a manifest's nor built is reported
+    as unknown, with the known names, not as "not built": building it would fail the same way."""
     from explainer.model.build import load_built
-    from explainer.model.manifest import load_manifest
+    from explainer.model.catalog import check_known
 
-    load_manifest(args.model)
+    check_known(args.model)
     return load_built(args.model)
 
 

@@ -33,6 +33,9 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "opened": ("path", "n"),
         "opened_one": ("path", "n"),
         "exported": ("path",),
+        "model_added": ("name",),
+        "model_reused": ("name",),
+        "switching": ("name",),
         **{
             k: ("error",)
             for k in ("save_failed_trace", "save_failed_lesson", "open_failed_trace", "open_failed_lesson")
@@ -94,7 +97,15 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "text_size",
             "animations",
             "animations_tip",
+            "model",
+            "no_models",
+            "open_gguf",
+            "open_gguf_tip",
         ),
+        # explainer/ui/model_menu.py: one entry per built model
+        "model_entry": ("name", "architecture", "params"),
+        "model_broken": ("name", "problem"),
+        "model_tip": ("display", "name"),
         "text_size_choice": ("percent",),
     },
     "prompt": plain(
@@ -150,7 +161,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
     },
     "transport": plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
     "status": {
-        **plain("tpot_none", "no_model"),
+        **plain("tpot_none", "no_model", "licence_unknown"),
         "reading": ("read", "total"),
         "time_left": ("left",),
         "ttft": ("ms",),
@@ -158,18 +169,19 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "metrics_tip": ("term", "definition"),
         "metrics": ("ttft", "tpot", "device"),
         "metrics_no_ttft": ("tpot", "device"),
-        "model": ("name", "params"),
+        "model": ("name", "params", "licence"),
     },
     "banners": {
         **plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
-        "build_offer": ("message",),
+        "build_offer": ("message", "model", "size"),
+        "adding": ("file",),
     },
     # the glossary.json terms the window looks up for its tooltips (a translation names its own)
     "terms": plain("temperature", "top_k", "top_p", "ttft", "tpot"),
     # explainer/export/figure.py describe
     "export": {
         "title": ("stage", "n", "total"),
-        "description": ("model", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
+        "description": ("model", "licence", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
         "chat_mode": (),
     },
     # explainer/ui/your_turn.py and ui/lesson/your_turn_section.py: "Your turn: you are the sampler"
@@ -209,6 +221,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "open_filter",
         "export",
         "export_filter",
+        "open_gguf",
+        "open_gguf_filter",
     ),
 }
 

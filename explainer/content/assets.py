@@ -30,6 +30,7 @@ from explainer.content.fields import (
     CAPTION_FIELDS,
     CAPTION_KEYS,
     CAPTION_SECTIONS,
+    GLOSSARY_FIELDS,
     LESSON_STRINGS,
     field_names,
 )
@@ -113,7 +114,11 @@ def _glossary(f: CheckedJson) -> Glossary:
             body = {"definition": body}
         definition = f.plain(body, "definition", where)
         aliases = f.strings(body.get("aliases", []), f"{where}.aliases")
-        entries.append(GlossaryEntry(term, definition, aliases))
+        example = ""
+        if "example" in body:
+            example = f.text(body, "example", where)
+            f.fields_known(example, f"{where}.example", frozenset(GLOSSARY_FIELDS))
+        entries.append(GlossaryEntry(term, definition, aliases, example))
     seen: dict[str, str] = {}
     for e in entries:
         for form in (e.term, *e.aliases):

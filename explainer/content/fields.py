@@ -45,7 +45,10 @@ MODEL_FIELDS = (
     "bits_low",
     "rule_chars",
     "rule_words",
+    "licence",
 )
+# a glossary entry's example says the same of the model loaded now: the model's own fields
+GLOSSARY_FIELDS = MODEL_FIELDS
 TRACE_FIELDS = (
     "prompt",
     "n_prompt",
@@ -209,6 +212,7 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
 LESSON_STRINGS: dict[str, dict[str, Fields]] = {
     "labels": plain("live", "computed", "illustrative", "rule", "weights_only"),
     "stop_reasons": plain("eos", "max_tokens", "context", "running"),
+    "model": plain("licence_unknown"),
     "tour": {
         "needs_run": (),
         "progress": ("n", "total"),

@@ -14,6 +14,7 @@ lives in the modules named after them (:mod:`~explainer.lesson.tour`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -38,6 +39,16 @@ class GlossaryEntry:
     term: str
     definition: str
     aliases: tuple[str, ...] = ()
+    example: str = ""  # the same of the model loaded now, a template of GLOSSARY_FIELDS ("" for none)
+
+    def example_for(self, fields: Mapping[str, str] | None) -> str:
+        """The example filled with the loaded model's fields ("" without a model, or without one)."""
+        if not self.example or not fields:
+            return ""
+        try:
+            return self.example.format_map(fields)
+        except (KeyError, IndexError, AttributeError):
+            return ""
 
 
 @dataclass(frozen=True)

@@ -70,9 +70,9 @@ class Engine:
         self.config = built.config
         self.runtime = ModelRuntime(built.onnx_path, built.config, device, threads)
         self.tokenizer: TextTokenizer = load_tokenizer(built.tokenizer_path)
-        manifest = built.manifest
-        self.display_name = manifest.display_name if manifest else built.name
-        self._chat_template = manifest.chat_template if manifest else "{prompt}"
+        self.display_name = built.display_name
+        self.license = built.license
+        self._chat_template = built.chat_template
 
     @property
     def eos_id(self) -> int:
@@ -90,6 +90,7 @@ class Engine:
             vocab_size=c["vocab_size"],
             context_length=c["context_length"],
             n_params=c["n_params"],
+            license=self.license,
         )
 
     def prepare(self, prompt: str, chat: bool = False) -> PreparedPrompt:

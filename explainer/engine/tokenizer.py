@@ -135,7 +135,7 @@ class TextTokenizer:
 
     @property
     def max_token_bytes(self) -> int:
-        """The most bytes of text one token stands for (81 for SmolLM2: a run of spaces), so a
+        """The most bytes of text one token stands for (often a long run of spaces), so a
         text of N bytes is at least N / max_token_bytes tokens long: the bound that refuses a
         prompt too long for the context before it is tokenized (engine/generate.py)."""
         if self._max_bytes is None:

@@ -207,6 +207,7 @@ class ModelInfo:
     vocab_size: int
     context_length: int
     n_params: int
+    license: str = ""  # the weights' licence as its publisher names it ("" where the file does not say)
 
 
 @dataclass(eq=False, slots=True)

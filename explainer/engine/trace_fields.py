@@ -101,19 +101,29 @@ MODEL_FIELDS = (
 )
 
 
+# written since issue 20; a trace recorded before it has none, and reads with the licence unknown
+OPTIONAL_MODEL_FIELDS = ("license",)
+MAX_LICENSE_CHARS = 200
+
+
 def model_info(d: object, path: str) -> ModelInfo:
-    d = obj(d, path, MODEL_FIELDS)
+    d = obj(d, path, (*MODEL_FIELDS, *OPTIONAL_MODEL_FIELDS), OPTIONAL_MODEL_FIELDS)
     kw: dict[str, Any] = {
         "name": text(d["name"], join(path, "name")),
         "provider": text(d["provider"], join(path, "provider")),
     }
     for name in MODEL_FIELDS[2:]:  # bounded, so that no shape computed from them is huge
         kw[name] = integer(d[name], join(path, name), 0 if name == "n_params" else 1, MODEL_LIMITS[name])
+    if "license" in d:
+        licence = text(d["license"], join(path, "license"))
+        if len(licence) > MAX_LICENSE_CHARS:
+            raise trace_error(join(path, "license"), f"expected at most {MAX_LICENSE_CHARS} characters")
+        kw["license"] = licence
     return ModelInfo(**kw)
 
 
 def model_dict(m: ModelInfo) -> dict[str, Any]:
-    return {name: getattr(m, name) for name in MODEL_FIELDS}
+    return {name: getattr(m, name) for name in (*MODEL_FIELDS, *OPTIONAL_MODEL_FIELDS)}
 
 
 def token(d: object, path: str) -> TokenRef:

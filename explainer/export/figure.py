@@ -79,6 +79,7 @@ def describe(texts: LessonTexts, trace: Trace, cursor: Cursor) -> tuple[str, str
     s = trace.settings
     description = texts.app_text("export", "description").format(
         model=trace.model.name,
+        licence=trace.model.license or texts.app_text("status", "licence_unknown"),
         prompt=repr(trace.prompt),
         chat=texts.app_text("export", "chat_mode") if trace.chat else "",
         temperature=f"{s.temperature:g}",

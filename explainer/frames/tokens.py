@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment, Words
 from explainer.illustration.formatting import NEWLINE, SPACE, TAB
+from explainer.illustration.vocab import spelled
 from explainer.stages import Stage
 
 WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
@@ -15,7 +16,7 @@ WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
 @dataclass(frozen=True)
 class TokensValue:
     title: str
-    counter: str  # "context: 7 / 8,192 tokens"
+    counter: str  # "context: 7 / 2,048 tokens"
     prompt_text: str  # the prompt as typed
     answer_text: str  # what the model has added so far
     chips: tuple[Chip, ...]
@@ -38,7 +39,7 @@ def tokens_value(m: Moment) -> TokensValue:
         if context_length
         else panels["counter_empty"]
     )
-    answer = "".join(c.text for c in chips if c.kind == "output")
+    answer = spelled([(c.text, c.label) for c in chips if c.kind == "output"])
     message = ""
     if not chips and (m.message or m.cursor is not None):
         message = m.message or panels["tokens_message"]

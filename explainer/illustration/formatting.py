@@ -53,7 +53,7 @@ def quoted(text: str) -> str:
 
 
 def short_count(n: int) -> str:
-    """134515008 -> '135 M', 1_700_000_000 -> '1.7 B', 8192 -> '8,192'."""
+    """361_821_120 -> '362 M', 1_700_000_000 -> '1.7 B', 4096 -> '4,096'."""
     if n >= 1_000_000_000:
         v = n / 1e9
         return f"{v:.1f} B" if v < 10 else f"{v:.0f} B"
@@ -87,7 +87,7 @@ def milliseconds(s: float | None) -> str:
 
 
 def byte_size(n: float) -> str:
-    """269_030_016 -> '269 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
+    """723_643_392 -> '724 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
             v = n / scale

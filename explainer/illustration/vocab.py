@@ -32,6 +32,52 @@ def display_piece(tokenizer: _PieceSource, token_id: int) -> str:
     return "⟨" + "·".join(f"{b:02X}" for b in tokenizer.token_bytes(token_id)) + "⟩"
 
 
+def label_bytes(label: str) -> bytes | None:
+    """The bytes a ``⟨E6·97⟩`` label stands for (None for any other label)."""
+    if not (label.startswith("⟨") and label.endswith("⟩")):
+        return None
+    try:
+        return bytes(int(h, 16) for h in label[1:-1].split("·"))
+    except ValueError:
+        return None
+
+
+def spelled(pieces: Sequence[tuple[str, str]]) -> str:
+    """The text a run of tokens spells, from each token's (text, label): the pieces of a character
+    that several tokens share (an emoji, CJK) are joined back into it, and bytes that make no
+    character show as their label (``⟨E6⟩``), never as "\ufffd"."""
+    out: list[str] = []
+    pending: list[tuple[bytes, str]] = []  # the byte pieces not yet a character, with their labels
+
+    def flush() -> None:
+        data = b"".join(b for b, _ in pending)
+        text = data.decode("utf-8", "replace")
+        if "\ufffd" in text:
+            out.extend(label for _, label in pending)
+        else:
+            out.append(text)
+        pending.clear()
+
+    for text, label in pieces:
+        raw = label_bytes(label) if "\ufffd" in text else None
+        if raw is None:
+            if pending:
+                flush()
+            out.append(text.replace("\ufffd", "⟨?⟩"))
+            continue
+        pending.append((raw, label))
+        try:
+            b"".join(b for b, _ in pending).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data":
+                flush()
+            continue
+        flush()
+    if pending:
+        flush()
+    return "".join(out)
+
+
 def vocabulary_of(tokenizer: _PieceSource) -> Vocabulary:
     """The labels of a tokenizer's ids, computed when first asked for."""
     return lambda token_id: display_piece(tokenizer, token_id)

@@ -2,7 +2,7 @@
 
 The tour, the questions and the completion screen speak about *the learner's own* run ("your
 12 characters became 4 tokens", "TTFT was 41 ms: the prefill pass plus picking the first
-token", "this model's weights take 269 MB at 16-bit"). Those numbers are computed here, purely
+token", "this model's weights take 2.47 GB at 16-bit"). Those numbers are computed here, purely
 from the :class:`~explainer.engine.trace.Trace`, its :class:`~explainer.engine.trace.ModelInfo`
 and the rules of thumb in lesson.json, and handed out as ``{field}`` values for the texts
 (:func:`lesson_fields`) and as small frozen values a panel can draw (:func:`conversions`,
@@ -103,10 +103,10 @@ class ScaleRow:
 
 
 def exact_count(n: int) -> str:
-    """A parameter count to four significant figures: 134515008 -> '134.5 M', 1e9 -> '1 B'.
+    """A parameter count to four significant figures: 361821120 -> '361.8 M', 1e9 -> '1 B'.
 
     The texts that multiply a count by bytes per parameter quote this one, so the sum reads right
-    ("134.5 M × 2 bytes = 269 MB", where the rounded "135 M" would make 270)."""
+    ("1.236 B × 2 bytes = 2.47 GB", where the rounded "1.2 B" would make 2.4)."""
     if n >= 999_950_000:  # (what rounds to 1,000 M reads as 1 B)
         return f"{n / 1e9:,.4g} B"
     if n >= 1_000_000:
@@ -129,7 +129,7 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
     for label, n, this in sizes:
         hb, lb = weight_bytes(n, high), weight_bytes(n, low)
         times = n / model.n_params
-        # the exact count, so that the row's sum reads right (134.5 M x 2 bytes = 269 MB)
+        # the exact count, so that the row's sum reads right (see exact_count)
         cells = (exact_count(n), byte_size(hb), byte_size(lb), number(times))
         rows.append(ScaleRow(label, n, hb, lb, times, this, Provenance.COMPUTED, cells))
     return tuple(rows)
@@ -249,6 +249,7 @@ def model_fields(texts: LessonTexts, model: ModelInfo) -> dict[str, str]:
         "bits_low": str(low),
         "rule_chars": f"{lesson.chars_per_token:g}",
         "rule_words": f"{lesson.words_per_token:g}",
+        "licence": model.license or texts.text("model", "licence_unknown"),
     }
     for r in lesson.reference:
         f[f"mem_high_{r.id}"] = byte_size(weight_bytes(r.n_params, high))

@@ -76,6 +76,34 @@ class BuiltModel:
         return self.dir / TOKENIZER_JSON
 
     @property
+    def display_name(self) -> str:
+        """The name people know the model by: its manifest's, else the one its build recorded."""
+        if self.manifest is not None:
+            return self.manifest.display_name
+        return str(self.build_info.get("display_name") or self.name)
+
+    @property
+    def license(self) -> str:
+        """The weights' licence as its publisher names it ("" where nobody said)."""
+        if self.manifest is not None:
+            return self.manifest.license
+        return str(self.build_info.get("license") or "")
+
+    @property
+    def chat_template(self) -> str:
+        """The chat template with ``{prompt}`` where the user's message goes."""
+        if self.manifest is not None:
+            return self.manifest.chat_template
+        template = self.build_info.get("chat_template")
+        return template if isinstance(template, str) and "{prompt}" in template else "{prompt}"
+
+    @property
+    def architecture(self) -> str:
+        if self.manifest is not None:
+            return str(self.manifest.architecture.get("type", "llama"))
+        return str(self.build_info.get("architecture") or "llama")
+
+    @property
     def gguf_path(self) -> Path | None:
         """The source GGUF in the download cache, if it is still there."""
         p = self.build_info.get("gguf_path")

@@ -111,16 +111,20 @@ def prepare_to_show(window: QWidget) -> None:
     after_first_paint(window, import_chart_library_in_background)
 
 
-def run_app(argv: list[str] | None = None, open_file: str | None = None) -> int:
-    """Show the main window, start loading the model, run the event loop; returns the exit code.
-    ``open_file``: a saved run or lesson to open at once (from a file manager's double-click),
-    at its saved place; a file that does not read is a message in the window, as from File >
-    Open."""
+def run_app(argv: list[str] | None = None, model: str | None = None, open_file: str | None = None) -> int:
+    """Show the main window, start loading the model (``model``, else the one shown last), run
+    the event loop; returns the exit code. ``open_file``: a saved run or lesson to open at once
+    (from a file manager's double-click), at its saved place; a file that does not read is a
+    message in the window, as from File > Open."""
+    if model is not None:
+        from explainer.model.catalog import check_known
+
+        check_known(model)  # a typo is one line on the terminal, before any window
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
-    read_before_window()
-    window = MainWindow()
+    window = MainWindow(model=model)
+    read_before_window(window.controller.model_name)
     prepare_to_show(window)
     window.show()
     QTimer.singleShot(0, window.controller.load_model)

@@ -94,6 +94,7 @@ class BuildPanel(QFrame):
         col.addWidget(self.bar)
         self.phase.hide()
         self.bar.hide()
+        self.adding = False  # showing the progress of a GGUF being added (not the offer to build)
         self.hide()
 
     def _word(self, key: str) -> str:
@@ -103,10 +104,14 @@ class BuildPanel(QFrame):
     def building(self) -> bool:
         return self.isVisible() and self.bar.isVisible() and not self.button.isEnabled()
 
-    def offer(self, message: str) -> None:
+    def offer(self, message: str, model: str = "", size: str = "") -> None:
+        """Offer to build ``model`` (its name and download size, from its manifest)."""
         if self.building:
             return  # already building: keep showing its progress
-        self.message.setText(self._word("build_offer").format(message=message[:1].upper() + message[1:]))
+        self.adding = False
+        self.message.setText(
+            self._word("build_offer").format(message=message[:1].upper() + message[1:], model=model, size=size)
+        )
         self.button.setEnabled(True)
         self.button.show()
         self.phase.hide()
@@ -121,6 +126,18 @@ class BuildPanel(QFrame):
         self.bar.setValue(0)
         self.bar.show()
         self.build_requested.emit()
+
+    def show_adding(self, file: str) -> None:
+        """A GGUF the learner opened is being built (Model > Open GGUF…): its progress, no button."""
+        self.adding = True
+        self.message.setText(self._word("adding").format(file=file))
+        self.button.setEnabled(False)
+        self.button.hide()
+        self.phase.setText(self._word("build_starting"))
+        self.phase.show()
+        self.bar.setValue(0)
+        self.bar.show()
+        self.show()
 
     def set_progress(self, phase: str, fraction: float) -> None:
         self.phase.setText(phase)

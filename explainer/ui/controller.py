@@ -16,12 +16,14 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QThread, Signal
 
 from explainer.engine.trace import Trace
+from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.worker import (
     Activity,
     BranchRequest,
     EngineFactory,
     GenerationRequest,
     LoadedModel,
+    ModelEngineFactory,
     Worker,
     default_engine_factory,
 )
@@ -33,6 +35,7 @@ class EngineController(QObject):
     model_loading = Signal()
     model_ready = Signal(LoadedModel)
     model_missing = Signal(str)
+    model_added = Signal(str, bool)  # a GGUF built into the cache: its name, whether a build was reused
     build_progress = Signal(str, float)
     prompt_progress = Signal(int, int)  # prompt tokens read, in all: a long prefill, chunk by chunk
     step_ready = Signal(Trace)  # a snapshot of the trace after every step
@@ -45,10 +48,20 @@ class EngineController(QObject):
     # internal: queued into the worker thread
     _do_load = Signal()
     _do_build = Signal()
+    _do_select = Signal(str)
+    _do_add = Signal(str)
     _do_generate = Signal(int, GenerationRequest)  # generation id, the request
     _do_branch = Signal(int, BranchRequest)
 
-    def __init__(self, engine_factory: EngineFactory | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        engine_factory: EngineFactory | None = None,
+        parent: QObject | None = None,
+        model: str = DEFAULT_MODEL,
+        model_factory: ModelEngineFactory | None = None,
+    ) -> None:
+        """``engine_factory`` makes the one engine a test runs; ``model_factory`` makes the engine
+        of a named model (the cache's files by default); ``model`` is the one loaded first."""
         super().__init__(parent)
         self._gen_id = 0
         self._closing = False
@@ -56,16 +69,26 @@ class EngineController(QObject):
         self.model: LoadedModel | None = None
         self._thread = QThread()
         self._thread.setObjectName("explainer-engine")
-        self._worker = Worker(lambda: self._closing, lambda: self._gen_id, engine_factory or default_engine_factory)
+        if engine_factory is not None:
+            one = engine_factory
+            factory: ModelEngineFactory = lambda _name: one()  # noqa: E731 - a test's one engine
+        else:
+            factory = model_factory or default_engine_factory
+        on_disk = engine_factory is None and model_factory is None
+        self.model_name = model  # the model asked for last (the worker's, once it has switched)
+        self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
         self._worker.moveToThread(self._thread)
         w = self._worker
         self._do_load.connect(w.load)
         self._do_build.connect(w.build)
+        self._do_select.connect(w.select)
+        self._do_add.connect(w.add_gguf)
         self._do_generate.connect(w.generate)
         self._do_branch.connect(w.branch)
         w.loading.connect(self.model_loading)
         w.ready.connect(self._on_ready)
         w.missing.connect(self._on_missing)
+        w.added.connect(self._on_added)
         w.progress.connect(self._on_progress)
         w.reading.connect(self._on_reading)
         w.step.connect(self._on_step)
@@ -84,6 +107,19 @@ class EngineController(QObject):
     def build_model(self) -> None:
         if not self._closing:
             self._do_build.emit()
+
+    def select_model(self, name: str) -> None:
+        """Switch to the model ``name`` (loaded in the worker; model_ready says when)."""
+        if not self._closing:
+            self._gen_id += 1  # a generation of the other model stops
+            self.model_name = name
+            self._do_select.emit(name)
+
+    def add_gguf(self, path: str) -> None:
+        """Build the GGUF at ``path`` in the worker (build_progress, then model_added and model_ready)."""
+        if not self._closing:
+            self._gen_id += 1
+            self._do_add.emit(path)
 
     def generate(self, request: GenerationRequest) -> int:
         """Start a generation (cancelling any running one); returns its id."""
@@ -142,6 +178,11 @@ class EngineController(QObject):
         self.model = model
         if not self._closing:
             self.model_ready.emit(model)
+
+    def _on_added(self, name: str, reused: bool) -> None:
+        self.model_name = name
+        if not self._closing:
+            self.model_added.emit(name, reused)
 
     def _on_missing(self, message: str, hint: str) -> None:
         if not self._closing:

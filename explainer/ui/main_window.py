@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
+    QFileDialog,
     QLineEdit,
     QMainWindow,
     QMenu,
@@ -31,6 +32,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
 from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
+from explainer.errors import ExplainerError
 from explainer.frames import panels as F
 from explainer.frames.describe import describe
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
@@ -44,6 +46,7 @@ from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.describe_view import DescribeView
 from explainer.ui.lesson.install import install_lesson
+from explainer.ui.model_menu import ModelMenu
 from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
@@ -69,9 +72,11 @@ class MainWindow(QMainWindow):
         controller: EngineController | None = None,
         parent: QWidget | None = None,
         texts: LessonTexts | None = None,
+        model: str | None = None,
     ) -> None:
         """``texts``: the words to show (the installed language's by default; a test passes a
-        pseudo-locale to find any word still written in the code)."""
+        pseudo-locale to find any word still written in the code). ``model``: the model to load
+        (`explainer --model NAME`); by default the one shown last, else the default model."""
         super().__init__(parent)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
@@ -109,7 +114,9 @@ class MainWindow(QMainWindow):
         self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
         self.model_label = self.status.model_label
         # last: a worker thread started before a failure above would outlive the window
-        self.controller = controller or EngineController(parent=self)
+        self.controller = controller or EngineController(parent=self, model=self._first_model(model))
+        self.model_menu = ModelMenu(self, self, self.view_menu_action())
+        self._loaded_model: str | None = None  # the model of the last model_ready
         self.runs = Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._connect()
         self._build_lesson()
@@ -205,6 +212,7 @@ class MainWindow(QMainWindow):
         c.model_loading.connect(lambda: self.set_activity(self.word("activity", Activity.LOADING.value)))
         c.model_ready.connect(self._on_model_ready)
         c.model_missing.connect(self._on_model_missing)
+        c.model_added.connect(self._on_model_added)
         c.build_progress.connect(self.build_panel.set_progress)
         c.prompt_progress.connect(self._on_prompt_progress)
         c.step_ready.connect(self._on_step_ready)
@@ -390,7 +398,69 @@ class MainWindow(QMainWindow):
 
     # --- model, build, errors ------------------------------------------------------------
 
+    def _first_model(self, asked: str | None) -> str:
+        """The model asked for, else the one shown last if it is still known, else the default."""
+        from explainer.model.catalog import is_known
+        from explainer.model.manifest import DEFAULT_MODEL
+
+        if asked:
+            return asked
+        saved = self.settings.model_name()
+        return saved if saved and is_known(saved) else DEFAULT_MODEL
+
+    def view_menu_action(self) -> QAction | None:
+        """The View menu's entry in the menu bar (the Model menu goes before it)."""
+        for a in self.menuBar().actions():
+            menu = a.menu()
+            if menu is not None and menu.objectName() == "view_menu":
+                return a
+        return None
+
+    def current_model(self) -> str:
+        return self.controller.model_name
+
+    def choose_model(self, name: str) -> None:
+        """Model > a built model: load it in the worker (what is on screen stays until it is ready)."""
+        if name == self.controller.model_name and self._loaded_model == name:
+            return
+        self.stop_generation()
+        self.banner.hide()
+        self.set_activity(self.word("window", "switching").format(name=name))
+        self.controller.select_model(name)
+
+    def open_gguf_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.word("files", "open_gguf"), "", self.word("files", "open_gguf_filter")
+        )
+        if path:
+            self.add_model_file(path)
+
+    def add_model_file(self, path: str) -> None:
+        """Build a GGUF into the cache in the worker, with the build panel's progress, and switch to it."""
+        self.stop_generation()
+        self.banner.hide()
+        self.build_panel.show_adding(os.path.basename(path))
+        self.controller.add_gguf(path)
+
+    def _on_model_added(self, name: str, reused: bool) -> None:
+        self.set_activity(self.word("window", "model_reused" if reused else "model_added").format(name=name))
+
+    def _forget_run(self) -> None:
+        """The run on screen was another model's: its token ids mean nothing to this one's vocabulary."""
+        if self.trace is not None or self.generating:
+            self.runs.forget()
+            self.stepper.start_generation()
+            self.stepper.stop_generation()
+            self.status.show_metrics(None)
+            self.scene.show_empty(self.word("window", "welcome"))
+
     def _on_model_ready(self, model: LoadedModel) -> None:
+        if self._loaded_model is not None and model.name != self._loaded_model:
+            self._forget_run()
+        self._loaded_model = model.name
+        self.settings.set_model_name(model.name)
+        self.build_panel.adding = False
+        self.model_menu.refresh()
         self.build_panel.hide()
         self.vocabulary = vocabulary_from_labels(model.vocabulary)
         self.scene.set_vocabulary(self.vocabulary)
@@ -400,7 +470,15 @@ class MainWindow(QMainWindow):
             self.set_activity(self.word("window", "model_ready").format(welcome=self.word("window", "welcome")))
 
     def _on_model_missing(self, message: str) -> None:
-        self.build_panel.offer(message)
+        from explainer.illustration.formatting import byte_size
+        from explainer.model.manifest import load_manifest
+
+        try:
+            m = load_manifest(self.controller.model_name)
+            name, size = m.display_name, byte_size(m.source.gguf_size)
+        except ExplainerError:  # (a name without a manifest): the offer still reads
+            name, size = self.controller.model_name, "?"
+        self.build_panel.offer(message, name, size)
         self.status.show_model(None)
         self.set_activity(self.word("window", "not_built"))
 
@@ -412,7 +490,10 @@ class MainWindow(QMainWindow):
         self.stepper.stop_generation()  # an error ends the generation it belongs to (if any)
         self.runs.failed()  # ... or the pick it belongs to
         self.show_error(message, hint)
-        if self.build_panel.isVisible() and not self.build_panel.button.isEnabled():
+        if self.build_panel.adding:  # a GGUF that could not be built: the banner says why
+            self.build_panel.hide()
+            self.build_panel.adding = False
+        elif self.build_panel.isVisible() and not self.build_panel.button.isEnabled():
             self.build_panel.failed()
         if self.trace is None:
             self.scene.show_empty(self.word("window", "welcome"))

@@ -54,6 +54,16 @@ class AppSettings:
         self.set_json("files/recent", paths[:MAX_RECENT])
         return paths[:MAX_RECENT]
 
+    # --- the model shown ----------------------------------------------------------------
+
+    def model_name(self) -> str | None:
+        """The model the app last showed (None before the first, or when the record is bad)."""
+        name = self.store.value("model/name")
+        return name if isinstance(name, str) and name else None
+
+    def set_model_name(self, name: str) -> None:
+        self.store.setValue("model/name", name)
+
     # --- small JSON values (the lesson's place, a game's score) -------------------------------
 
     def json_value(self, key: str, default: Any) -> Any:

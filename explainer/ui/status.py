@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Trace
+from explainer.illustration.formatting import short_count
 from explainer.stages import Cursor
 
 
@@ -89,7 +90,11 @@ class StatusLine:
 
     def show_model(self, info: ModelInfo | None) -> None:
         self.model_label.setText(
-            self._word("status", "model").format(name=info.name, params=f"{info.n_params / 1e6:.0f}")
+            self._word("status", "model").format(
+                name=info.name,
+                params=short_count(info.n_params),
+                licence=info.license or self._word("status", "licence_unknown"),
+            )
             if info
             else self._word("status", "no_model")
         )

@@ -21,12 +21,14 @@ from PySide6.QtCore import QObject, Signal, SignalInstance, Slot
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.errors import ExplainerError
+from explainer.errors import ExplainerError, out_of_memory
+from explainer.model.manifest import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
 
-EngineFactory = Callable[[], "Engine"]
+EngineFactory = Callable[[], "Engine"]  # the one model (tests pass their own)
+ModelEngineFactory = Callable[[str], "Engine"]  # the engine of the model of that name
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class LoadedModel:
     """A model the worker has loaded: what the window shows about it."""
 
     info: ModelInfo
+    name: str  # its name in the cache (what --model takes and the Model menu checks)
     provider: str  # what ONNX Runtime really runs on, e.g. CPUExecutionProvider
     load_s: float
     vocabulary: tuple[str, ...]  # every token id's label, to name candidate tokens
@@ -89,14 +92,14 @@ def app_threads() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def default_engine_factory() -> Engine:
+def default_engine_factory(name: str = DEFAULT_MODEL) -> Engine:
     from explainer.engine.generate import Engine
     from explainer.model.build import load_built
 
-    return Engine(load_built(), threads=app_threads())
+    return Engine(load_built(name), threads=app_threads())
 
 
-def loaded_model(engine: Engine, load_s: float) -> LoadedModel:
+def loaded_model(engine: Engine, load_s: float, name: str = DEFAULT_MODEL) -> LoadedModel:
     """What the window needs of a loaded engine. Every token's label is built here, in the
     worker (a quarter second), so the diagram can name candidate tokens without the GUI thread
     touching the engine's tokenizer."""
@@ -104,7 +107,7 @@ def loaded_model(engine: Engine, load_s: float) -> LoadedModel:
 
     tok = engine.tokenizer
     labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))
-    return LoadedModel(engine.model_info(), engine.runtime.provider, load_s, labels)
+    return LoadedModel(engine.model_info(), name, engine.runtime.provider, load_s, labels)
 
 
 class Worker(QObject):
@@ -113,6 +116,7 @@ class Worker(QObject):
     loading = Signal()
     ready = Signal(LoadedModel)
     missing = Signal(str, str)
+    added = Signal(str, bool)  # a GGUF built into the cache (Model > Open GGUF…): its name, reused
     progress = Signal(str, float)
     reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
     step = Signal(int, Trace)  # generation id, a snapshot of the trace
@@ -121,11 +125,22 @@ class Worker(QObject):
     failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
     busy = Signal(Activity)
 
-    def __init__(self, closing: Callable[[], bool], current: Callable[[], int], factory: EngineFactory) -> None:
+    def __init__(
+        self,
+        closing: Callable[[], bool],
+        current: Callable[[], int],
+        factory: ModelEngineFactory,
+        model: str = DEFAULT_MODEL,
+        built_on_disk: bool = True,
+    ) -> None:
+        """``built_on_disk``: the factory loads the cache's files, so a model missing there is an
+        offer to build it (a test's factory makes its engine some other way)."""
         super().__init__()
         # read from this thread, set by the controller's: whether it is closing, the live generation
         self._is_closing, self._current = closing, current
         self._factory = factory
+        self._on_disk = built_on_disk
+        self.model_name = model
         self.engine: Engine | None = None
         self._loaded: LoadedModel | None = None
 
@@ -144,13 +159,13 @@ class Worker(QObject):
         self.loading.emit()
         t0 = time.perf_counter()
         try:
-            if self._factory is default_engine_factory:
+            if self._on_disk:
                 try:
-                    load_built()  # missing or broken files: an offer to build, not a crash
+                    load_built(self.model_name)  # missing or broken files: an offer to build, not a crash
                 except ExplainerError as exc:
                     self.missing.emit(exc.message, exc.hint)
                     return False
-            self.engine = self._factory()
+            self.engine = self._factory(self.model_name)
         except ExplainerError as exc:
             self.failed.emit(gid, exc.message, exc.hint)
             return False
@@ -164,7 +179,7 @@ class Worker(QObject):
             return False
         finally:
             self.busy.emit(Activity.IDLE)
-        self._loaded = loaded_model(self.engine, time.perf_counter() - t0)
+        self._loaded = loaded_model(self.engine, time.perf_counter() - t0, self.model_name)
         self.ready.emit(self._loaded)
         return True
 
@@ -179,12 +194,18 @@ class Worker(QObject):
             return
         self._ensure_engine()
 
-    @Slot()
-    def build(self) -> None:
+    @Slot(str)
+    def select(self, name: str) -> None:
+        """Switch to the model ``name``: the engine of the other is dropped, this one loaded."""
         if self._closing():
             return
-        from explainer.model.build import build_model
+        if name == self.model_name and self._loaded is not None:
+            self.ready.emit(self._loaded)
+            return
+        self.engine, self._loaded, self.model_name = None, None, name
+        self._ensure_engine()
 
+    def _progress(self) -> Callable[[str, float], None]:
         last_time, last_phase = [0.0], [""]
 
         def progress(phase: str, fraction: float) -> None:
@@ -195,26 +216,65 @@ class Worker(QObject):
                 last_time[0], last_phase[0] = now, phase
                 self.progress.emit(str(phase), float(fraction))
 
+        return progress
+
+    @Slot()
+    def build(self) -> None:
+        if self._closing():
+            return
+        from explainer.model.build import build_model
+
+        def work() -> None:
+            build_model(self.model_name, progress=self._progress())
+
+        if self._building(work, "building the model failed"):
+            self.engine, self._loaded = None, None
+            self._ensure_engine()
+
+    @Slot(str)
+    def add_gguf(self, path: str) -> None:
+        """Build the GGUF at ``path`` into the cache (or find its earlier build), then switch to it."""
+        if self._closing():
+            return
+        from explainer.model.added import add_gguf
+
+        done: list[tuple[str, bool]] = []
+
+        def work() -> None:
+            added = add_gguf(path, progress=self._progress())
+            done.append((added.built.name, added.reused))
+
+        if self._building(work, "building the GGUF file failed"):
+            name, reused = done[0]
+            self.added.emit(name, reused)
+            self.engine, self._loaded, self.model_name = None, None, name
+            self._ensure_engine()
+
+    def _building(self, work: Callable[[], None], failure: str) -> bool:
+        """Run a build with the BUILDING activity; False (after saying why) when it failed."""
         self.busy.emit(Activity.BUILDING)
         try:
-            build_model(progress=progress)
+            work()
         except _StopBuildError:
-            return
+            return False
         except ExplainerError as exc:
             self.failed.emit(-1, exc.message, exc.hint)
-            return
+            return False
+        except MemoryError:
+            exc_ = out_of_memory("build this model")
+            self.failed.emit(-1, exc_.message, exc_.hint)
+            return False
         except Exception as exc:  # noqa: BLE001
             traceback.print_exc()
             self.failed.emit(
                 -1,
-                f"building the model failed ({type(exc).__name__}: {exc})",
+                f"{failure} ({type(exc).__name__}: {exc})",
                 "check the network and disk space, then try again",
             )
-            return
+            return False
         finally:
             self.busy.emit(Activity.IDLE)
-        self.engine, self._loaded = None, None
-        self._ensure_engine()
+        return True
 
     @Slot(int, GenerationRequest)
     def generate(self, gid: int, request: GenerationRequest) -> None:

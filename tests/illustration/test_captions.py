@@ -29,14 +29,32 @@ def test_text_helpers():
     assert percent(0.0) == "0 %" and percent(0.00001) == "<0.01 %"
 
 
-def test_every_cursor_has_a_short_filled_caption(real_trace):
+def test_every_cursor_has_a_short_filled_caption(lesson_model):
     for name in ("paris", "chat", "sampled"):
-        trace = real_trace(name)
+        trace = lesson_model.trace(name)
         for c in Walk(trace).cursors():
-            text = caption_at(trace, c)
+            text = caption_at(trace, c, vocabulary=lesson_model.vocabulary)
             assert "{" not in text and "}" not in text, text
             assert 40 < len(text) < 320, text
             assert text.count(". ") + text.count("; ") <= 3, text
+            assert "\ufffd" not in text and "U+00A0" not in text, text
+
+
+def test_captions_carry_this_models_numbers(lesson_model):
+    """Whichever model ran, the captions quote its own sizes (issue 20: the lesson follows the model)."""
+    trace = lesson_model.trace("paris")
+    m = trace.model
+
+    def at(step: int, stage: Stage) -> str:
+        return caption_at(trace, Cursor(step, stage), vocabulary=lesson_model.vocabulary)
+
+    assert f"{short_count(m.n_params)} parameters" in at(0, Stage.PRETRAINING)
+    assert f"{m.vocab_size:,}" in at(0, Stage.TOKENS)
+    assert f"{m.d_model} numbers" in at(0, Stage.EMBEDDINGS)
+    assert f"{m.n_layers} layers" in at(0, Stage.LAYERS)
+    assert f"{trace.steps[1].end} of {m.context_length:,}" in at(1, Stage.TOKENS)
+    if lesson_model.kind == "second":
+        assert m.n_layers == 3 and m.license == "tiny-licence-2"
 
 
 def test_captions_carry_real_numbers(real_trace):

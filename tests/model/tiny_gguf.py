@@ -6,6 +6,8 @@ quantisation round trip, so a test can compare the converter against an independ
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,11 +39,19 @@ def _roundtrip(w: np.ndarray, qtype: Q) -> tuple[np.ndarray, np.ndarray]:
     return raw, dequantize(raw, qtype).astype(np.float32)
 
 
-def write_tiny_gguf(path: Path, config: LlamaConfig = TINY, seed: int = 0, arch: str = "llama") -> LlamaWeights:
+def write_tiny_gguf(
+    path: Path,
+    config: LlamaConfig = TINY,
+    seed: int = 0,
+    arch: str = "llama",
+    metadata: Callable[[GGUFWriter], None] | None = None,
+) -> LlamaWeights:
     rng = np.random.default_rng(seed)
     c = config
     kv = c.n_kv_heads * c.head_dim
     writer = GGUFWriter(str(path), arch)
+    if metadata is not None:
+        metadata(writer)
     writer.add_name(c.name)
     writer.add_block_count(c.n_layers)
     writer.add_context_length(c.context_length)
@@ -91,3 +101,29 @@ def write_tiny_gguf(path: Path, config: LlamaConfig = TINY, seed: int = 0, arch:
     writer.write_tensors_to_file()
     writer.close()
     return LlamaWeights(config=c, token_embedding=emb, layers=layers, final_norm=final)
+
+
+CHATML_JINJA = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+
+
+def write_tiny_model_gguf(
+    path: Path, seed: int = 0, licence: str = "tiny-licence-1.0", n_layers: int = 2
+) -> LlamaWeights:
+    """A tiny random Llama with a real (tiny) byte-level BPE tokenizer, a chat template and a
+    licence: a whole model `explainer model add` can build and the app can run, in a second."""
+    from tests.conftest import tiny_vocab
+
+    tokens, types, merges = tiny_vocab()
+
+    def metadata(w: GGUFWriter) -> None:
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("smollm")
+        w.add_token_list(tokens)
+        w.add_token_types(types)
+        w.add_token_merges(merges)
+        w.add_add_bos_token(False)
+        w.add_chat_template(CHATML_JINJA)
+        w.add_license(licence)
+
+    config = replace(TINY, name="tiny-chat", vocab_size=len(tokens), n_layers=n_layers)
+    return write_tiny_gguf(path, config, seed, metadata=metadata)

@@ -33,8 +33,10 @@ def token_text(trace: Trace, token_id: int) -> str:
     return TokenNames(model_vocabulary()).use(trace)(token_id)
 
 
-def caption_at(trace: Trace, cursor: Cursor, timings: bool = True) -> str:
-    return caption(load_texts(), trace, cursor, TokenNames(model_vocabulary()), timings)
+def caption_at(trace: Trace, cursor: Cursor, timings: bool = True, vocabulary: Vocabulary | None = None) -> str:
+    """The caption the app shows; ``vocabulary``: that of the model that recorded ``trace`` (by
+    default the default model's)."""
+    return caption(load_texts(), trace, cursor, TokenNames(vocabulary or model_vocabulary()), timings)
 
 
 def names_for(trace: Trace) -> TokenNames:

@@ -90,7 +90,7 @@ _WRAPPED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
 _TAGS = re.compile(r"<[^>]+>")
 _LETTER = re.compile(r"[^\W\d_]")
 # a number alone, as explainer/illustration/formatting.py writes it: 8,192 · 77.3 % · 135 M · 41 ms
-NUMBER = re.compile(r"^[−+\-<]?[\d.,]+\s?(%|×|M|B|MB|GB|ms|s)?$")
+NUMBER = re.compile(r"^[−+\-<]?[\d.,]+\s?(%|×|M|B|kB|MB|GB|TB|ms|s)?$")
 ELLIPSIS = "…"
 
 

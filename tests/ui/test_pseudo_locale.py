@@ -46,7 +46,7 @@ from explainer.content.texts import LessonTexts
 from explainer.diagram.items.base import KEY
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import visible
-from explainer.illustration.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames, spelled
 from explainer.illustration.walk import Walk
 from explainer.stages import Stage
 from tests.support.lesson import model_vocabulary
@@ -65,10 +65,11 @@ def pseudo_texts(tmp_path_factory) -> LessonTexts:
     return read_texts(LANGUAGE, root=root)
 
 
-def run_data(trace: Trace) -> set[str]:
+def run_data(trace: Trace, vocabulary=None) -> set[str]:
     """Every piece of the run's own data as the app may show it alone: each token it names (the
-    context, the candidates, the layers' guesses) as labelled, the model's name and device."""
-    names = TokenNames(model_vocabulary()).use(trace)
+    context, the candidates, the layers' guesses) as labelled, the model's name and device.
+    ``vocabulary``: that of the model that ran (by default the default model's)."""
+    names = TokenNames(vocabulary or model_vocabulary()).use(trace)
     ids: set[int] = {t.id for t in trace.prompt_tokens}
     for step in trace.steps:
         ids |= {t.id for t in step.tokens} | {step.sampling.chosen.id} | set(step.sampling.raw.ids.tolist())
@@ -116,13 +117,14 @@ def scene_texts(scene) -> Iterable[tuple[str, str]]:
             yield f"{item.data(KEY)} (tooltip)", item.toolTip()
 
 
-def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, real_trace):
+def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, lesson_model):
+    """For the default model and a second one (tests/support/models.py): the lesson follows the model."""
     from explainer.diagram.scene import LifecycleScene
     from explainer.diagram.theme import THEMES
     from explainer.export.figure import describe
 
     scene = LifecycleScene(pseudo_texts, THEMES["light"])
-    scene.set_vocabulary(model_vocabulary())
+    scene.set_vocabulary(lesson_model.vocabulary)
     bad: dict[str, str] = {}
     try:
         scene.show_empty(pseudo_texts.app_text("window", "welcome"))
@@ -130,9 +132,12 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, rea
             if (rest := problem(text, set())) is not None:
                 bad.setdefault(f"{key}: {text!r} ({rest!r} outside ⟦ ⟧)", "before any run")
         for name in RUNS:
-            trace = real_trace(name)
-            data = run_data(trace)
-            run_text = trace.prompt + "".join(s.sampling.chosen.text for s in trace.steps)
+            trace = lesson_model.trace(name)
+            data = run_data(trace, lesson_model.vocabulary)
+            # the answer as the title line spells it: byte pieces that make no character as their bytes
+            names = TokenNames(lesson_model.vocabulary).use(trace)
+            chosen = [s.sampling.chosen for s in trace.steps]
+            run_text = trace.prompt + spelled([(t.text, visible(names.display(t.id, t.text))) for t in chosen])
             scene.set_model_info(trace.model)
             for cursor in Walk(trace).cursors():
                 scene.show_frame(trace, cursor, animate=False)
@@ -147,6 +152,8 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, rea
                     words += scene_texts(scene)
                     scene.set_answer_rule(None)
                 for key, text in words:
+                    if "\ufffd" in text or "U+00A0" in text:
+                        bad.setdefault(f"{key}: {text!r} (shows a broken character)", f"{name} {cursor}")
                     own = run_text if key in RUN_TEXT_SLOTS else ""
                     if (rest := problem(text, data, own)) is not None:
                         bad.setdefault(f"{key}: {text!r} ({rest!r} outside ⟦ ⟧)", f"{name} {cursor}")
@@ -191,11 +198,13 @@ def widget_texts(window) -> Iterable[tuple[str, str]]:
         yield f"{where} tooltip", a.toolTip() if a.toolTip() != a.text().replace("&", "") else ""
 
 
-def test_every_word_the_window_shows_comes_from_the_texts(qtbot, pseudo_texts, shared_engine, generate_calls):
+def test_every_word_the_window_shows_comes_from_the_texts(qtbot, pseudo_texts, lesson_model):
+    """For the default model and a second one (tests/support/models.py)."""
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
 
-    controller = EngineController(lambda: shared_engine)
+    engine = lesson_model.engine
+    controller = EngineController(lambda: engine)
     w = MainWindow(controller, texts=pseudo_texts)
     qtbot.addWidget(w)
     bad: dict[str, str] = {}
@@ -218,7 +227,7 @@ def test_every_word_the_window_shows_comes_from_the_texts(qtbot, pseudo_texts, s
         w.generate()  # an empty prompt: the error banner
         check("empty prompt")
         trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
-        data = run_data(trace)
+        data = run_data(trace, lesson_model.vocabulary)
         for cursor in Walk(trace).cursors():
             w.stepper.show(cursor)
             check(str(cursor))

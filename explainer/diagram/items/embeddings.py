@@ -1,6 +1,6 @@
 """Stage 2: each token's real embedding vector as a strip of coloured cells.
 
-The vector has hundreds of numbers (576 for SmolLM2), far too many to draw; the strip
+The vector has hundreds of numbers (the model's embedding width), far too many to draw; the strip
 shows evenly spaced ones (real values, not averages) coloured on a diverging scale that
 the legend labels with the actual range.
 """

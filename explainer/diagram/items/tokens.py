@@ -29,7 +29,7 @@ CHIP_MAX_W = 190.0
 HEAD_CHIPS = 3
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 13)
 def _label_width(label: str, family: str, px: int) -> float:
     return text_width(label, font(family, px))
 

@@ -24,6 +24,7 @@ class GlossarySection(QWidget):
         super().__init__(parent)
         self.texts = texts
         self.glossary = texts.glossary
+        self.model_fields: dict[str, str] | None = None  # the loaded model's, for the examples
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         self.search = QLineEdit()
@@ -98,4 +99,10 @@ class GlossarySection(QWidget):
         if entry is None:
             return
         self.heading.setText(entry.term)
-        self.definition.set_linked(entry.definition)
+        example = entry.example_for(self.model_fields)
+        self.definition.set_linked(f"{entry.definition}\n\n{example}" if example else entry.definition)
+
+    def set_model_fields(self, fields: dict[str, str] | None) -> None:
+        """The loaded model's facts, for the examples under the definitions (None: no model yet)."""
+        self.model_fields = fields
+        self._current(self.terms.currentItem())

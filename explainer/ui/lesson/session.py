@@ -21,7 +21,7 @@ from explainer.engine.trace import ModelInfo, Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
 from explainer.lesson.completion import completion, unfinished
-from explainer.lesson.facts import lesson_fields
+from explainer.lesson.facts import lesson_fields, model_fields
 from explainer.lesson.game import Round, Rounds, reveal
 from explainer.lesson.questions import Question, Verdict, build_questions
 from explainer.lesson.state import LessonState
@@ -148,6 +148,7 @@ class LessonSession(QObject):
 
     def on_model_ready(self, info: ModelInfo) -> None:
         self.model = info
+        self.dock.glossary.set_model_fields(model_fields(self.texts, info))
         self._rebuild()
         self._refresh(moved=False)
 

@@ -1,0 +1,79 @@
+"""The Model menu: the models built in the cache (one checked: the one loaded), and Open GGUF….
+
+The list is read again each time the menu opens (explainer/model/catalog.py reads two small files
+per model, a few milliseconds), so a model added from a terminal shows up without a restart.
+Choosing one asks the window to switch (the worker loads it; the GUI thread never waits);
+Open GGUF… asks it for a file and builds that in the worker, with the build panel's progress.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from explainer.illustration.formatting import short_count
+
+
+class ModelHost(Protocol):
+    """What the menu reads of the window, and what it asks of it."""
+
+    def word(self, section: str, key: str) -> str: ...
+    def current_model(self) -> str: ...
+    def choose_model(self, name: str) -> None: ...
+    def open_gguf_dialog(self) -> None: ...
+
+
+class ModelMenu:
+    def __init__(self, window: QMainWindow, host: ModelHost, before: QAction | None = None) -> None:
+        self.host = host
+        self.menu = QMenu(host.word("menus", "model"), window)
+        self.menu.setObjectName("model_menu")
+        self.menu.setToolTipsVisible(True)
+        if before is not None:
+            window.menuBar().insertMenu(before, self.menu)
+        else:
+            window.menuBar().addMenu(self.menu)
+        self.group = QActionGroup(self.menu)
+        self.open_gguf = QAction(host.word("menus", "open_gguf"), window)
+        self.open_gguf.setObjectName("open_gguf")
+        self.open_gguf.setToolTip(host.word("menus", "open_gguf_tip"))
+        self.open_gguf.triggered.connect(host.open_gguf_dialog)
+        self.models: dict[str, QAction] = {}
+        self.menu.aboutToShow.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """List the built models again, checking the one loaded."""
+        from explainer.model.catalog import list_built
+
+        word = self.host.word
+        self.menu.clear()
+        for a in self.group.actions():
+            self.group.removeAction(a)
+        self.models = {}
+        current = self.host.current_model()
+        built = list_built()
+        for m in built:
+            if m.problem:
+                label = word("menus", "model_broken").format(name=m.display_name, problem=m.problem)
+            else:
+                params = short_count(m.n_params) if m.n_params is not None else "?"
+                label = word("menus", "model_entry").format(
+                    name=m.display_name, architecture=m.architecture, params=params
+                )
+            a = QAction(label, self.menu, checkable=True)
+            a.setObjectName(f"model:{m.name}")
+            a.setToolTip(word("menus", "model_tip").format(display=m.display_name, name=m.name))
+            a.setEnabled(not m.problem)
+            a.setChecked(m.name == current)
+            a.triggered.connect(lambda _c=False, n=m.name: self.host.choose_model(n))
+            self.group.addAction(a)
+            self.menu.addAction(a)
+            self.models[m.name] = a
+        if not built:
+            none = self.menu.addAction(word("menus", "no_models"))
+            none.setEnabled(False)
+        self.menu.addSeparator()
+        self.menu.addAction(self.open_gguf)

@@ -1,0 +1,55 @@
+"""The two models the lesson's tests run for: the real default model and a second one.
+
+The lesson must be true of every model a user opens (issue 20), so the caption and pseudo-locale
+tests run for both. The second is a tiny random Llama with a real byte-level tokenizer, a chat
+template and a licence of its own (tests/model/tiny_gguf.py), built by `model add`'s own code into a
+cache of the test session's: it has other layers, widths, vocabulary, context and licence than the
+default, and, being random, writes byte pieces that make no character alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explainer.engine.trace import Trace
+from explainer.illustration.vocab import Vocabulary
+from tests.lesson.real_traces import REQUESTS
+
+SECOND_LICENCE = "tiny-licence-2"
+
+
+def build_second_model(root: Path) -> Any:
+    """Build the second model into ``root``/cache (the process's cache setting is left as it was)."""
+    from explainer.model import paths
+    from explainer.model.added import add_gguf
+    from tests.model.tiny_gguf import write_tiny_model_gguf
+
+    gguf = root / "Tiny-Second.Q4_1.gguf"
+    write_tiny_model_gguf(gguf, seed=11, licence=SECOND_LICENCE, n_layers=3)
+    saved = paths._override
+    paths.set_cache_dir(root / "cache")
+    try:
+        return add_gguf(gguf).built
+    finally:
+        paths._override = saved
+
+
+@dataclass
+class LessonModel:
+    """One model the lesson runs on: its engine's runs (cached) and the vocabulary that labels them."""
+
+    kind: str  # "default" or "second"
+    engine: Any
+    vocabulary: Vocabulary | None
+    _traces: dict[str, Trace] = field(default_factory=dict)
+    _real: Any = None  # the default model's session-wide real_trace(name)
+
+    def trace(self, name: str) -> Trace:
+        if self._real is not None:
+            return self._real(name)  # type: ignore[no-any-return]
+        if name not in self._traces:
+            prompt, settings, chat = REQUESTS[name]
+            self._traces[name] = self.engine.generate(prompt, settings, chat=chat, lens=True)
+        return self._traces[name]
