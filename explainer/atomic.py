@@ -1,19 +1,42 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one.
+"""Safe saves: a reader sees the old file or the new one, never half of one, and a save never
+replaces anything but a regular file.
 
-Every file the app writes for a user (traces, exported SVG/PNG, built model files) goes
-through here, so an interrupted write or a full disk loses nothing that was there before.
+Every file the app writes for a user (traces, lessons, exported SVG/PNG, built model files) goes
+through here, so an interrupted write or a full disk loses nothing that was there before:
+
+- The path must name a regular file or a new one. A device (``/dev/full``, ``/dev/null``), a
+  FIFO, a socket or a directory is refused with a message, so that even as root a save cannot
+  turn a device node into a file.
+- Through a symlink, the link's target is written (atomically) and the link is kept: a user who
+  linked ``latest.trace`` to a file expects that file to change, not the link to be replaced by
+  a copy that leaves the target stale.
+- An existing file keeps its permission bits (a 0600 file stays 0600, and as root its owner);
+  a new file gets the usual mode (0666 less the umask).
+- The data goes to ``.<name>.explainer-<pid>-<random>.tmp`` beside the target, is fsynced, then
+  renamed over it. Every failure removes the temporary file; one left by a process that was
+  killed (``kill -9``) is swept at the next save into that folder, once its process is gone.
+- An empty path is refused. :func:`check_destination` runs the same checks, and proves the
+  folder writable, before a command does any model work, so a bad path fails at once rather
+  than after a long run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from explainer.errors import ExplainerError
+
+TEMP_MARK = ".explainer-"
+_TEMP_NAME = re.compile(r"^\..+\.explainer-(\d+)-[A-Za-z0-9_]+\.tmp$")
+STALE_AFTER_S = 60.0  # a temp file younger than this is never swept (its writer may be elsewhere)
 
 
 def _umask() -> int:
@@ -22,8 +45,104 @@ def _umask() -> int:
     return mask
 
 
+def _refuse(target: Path, what: str, why: str) -> ExplainerError:
+    return ExplainerError(f"cannot save {what} to {target}: {why}", "choose a new file name or an ordinary file")
+
+
+def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
+    """The file a save to ``path`` writes (a symlink's target), after refusing an empty path and
+    anything that exists but is not a regular file. Nothing is written."""
+    if not os.fspath(path):
+        raise ExplainerError(f"no file name was given for {what}", "name the file to save to")
+    given = Path(path)
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return target  # a new file (its folder is checked by the write, or by check_destination)
+    except OSError as exc:
+        raise _refuse(target, what, exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _refuse(target, what, "it is a folder")
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a pipe (FIFO)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "not a regular file"
+        )
+        raise _refuse(target, what, f"it is {kind}, not a regular file, and is left as it is")
+    return target
+
+
+def check_destination(path: str | os.PathLike[str], what: str = "the file") -> Path:
+    """Everything a save to ``path`` needs, checked before any work that produces the data: the
+    path (as :func:`save_target`), and a folder that exists and takes a new file (proved by
+    creating and removing a temporary one, which also holds for root on a read-only disk)."""
+    target = save_target(path, what)
+    folder = target.parent
+    if folder.exists() and not folder.is_dir():
+        raise ExplainerError(f"cannot save {what}: {folder} is a file, not a folder", "choose a path inside a folder")
+    if not folder.is_dir():
+        raise ExplainerError(
+            f"cannot save {what}: the folder {folder} does not exist", "create it first or choose another path"
+        )
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}{TEMP_MARK}{os.getpid()}-", suffix=".tmp")
+    except OSError as exc:
+        raise ExplainerError(
+            f"cannot save {what} into {folder}: {exc.strerror or exc}", "choose a folder you can write to"
+        ) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    return target
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    except (OSError, OverflowError):
+        return False
+    return True
+
+
+def sweep_stale(folder: str | os.PathLike[str], now: float | None = None) -> list[Path]:
+    """Remove the temporary files of saves whose process is gone (killed mid-save) from
+    ``folder``; returns what was removed. Only names this module makes are touched, only regular
+    files, and only those older than STALE_AFTER_S."""
+    removed: list[Path] = []
+    now = time.time() if now is None else now
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m is None or int(m.group(1)) == os.getpid() or _pid_alive(int(m.group(1))):
+            continue
+        p = Path(folder) / name
+        try:
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_AFTER_S:
+                os.unlink(p)
+                removed.append(p)
+        except OSError:
+            continue
+    return removed
+
+
 def write_atomic(path: str | os.PathLike[str], data: bytes, what: str = "the file") -> Path:
-    """Write `data` to a temporary file beside `path`, fsync it, then rename it into place."""
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place."""
     return write_atomic_with(path, lambda f: f.write(data), what)
 
 
@@ -31,18 +150,32 @@ def write_atomic_with(
     path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "the file"
 ) -> Path:
     """Like :func:`write_atomic`, with ``write(file)`` producing the contents (a large file is
-    then streamed to disk instead of being held in memory twice)."""
-    target = Path(path)
+    then streamed to disk instead of being held in memory twice). Returns the path written:
+    ``path``, or the target of the symlink ``path``."""
+    target = save_target(path, what)
+    sweep_stale(target.parent if str(target.parent) else ".")
     tmp_name: str | None = None
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            old: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            old = None
+        fd, tmp_name = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}{TEMP_MARK}{os.getpid()}-", suffix=".tmp"
+        )
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes 0600; keep the user's usual mode
+        # mkstemp makes 0600: keep the replaced file's mode (and owner, where we may), else the usual one
+        os.chmod(tmp_name, stat.S_IMODE(old.st_mode) if old is not None else 0o666 & ~_umask())
+        if old is not None and hasattr(os, "chown"):
+            with contextlib.suppress(OSError):
+                os.chown(tmp_name, old.st_uid, old.st_gid)
+        save_target(target, what)  # still a regular file (or nothing) just before the rename
         os.replace(tmp_name, target)
         tmp_name = None
+        _sync_folder(target.parent)
     except OSError as exc:
         raise ExplainerError(
             f"could not write {what} to {target}: {exc.strerror or exc}",
@@ -53,3 +186,13 @@ def write_atomic_with(
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
     return target
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (where the platform allows opening a folder)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder if str(folder) else ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -35,6 +35,7 @@ def main(out: Path) -> int:
     from explainer.stages import Cursor, Stage
     from explainer.ui.lesson.show_me import Section
     from explainer.ui.main_window import MainWindow
+    from explainer.ui.your_turn import Which
 
     def wait(done: Callable[[], bool], timeout: float = 120.0) -> None:
         end = time.monotonic() + timeout
@@ -103,6 +104,16 @@ def main(out: Path) -> int:
     settle()
     dock.whatif.temperature.setValue(150)
     shot("lesson-whatif")
+
+    step("choose-yours")  # your turn: the learner picks the chart's third bar at pass 2
+    w.stepper.show(Cursor(1, Stage.SAMPLING))
+    settle()
+    branched: list[object] = []
+    w.controller.branch_finished.connect(branched.append)
+    assert w.runs.pick(int(w.trace.steps[1].sampling.raw.ids[2]))
+    wait(lambda: bool(branched) and w.trace is branched[0])
+    shot("lesson-yourturn")
+    w.runs.show(Which.MODEL)  # back to the model's own run for the rest
 
     step("req-check")  # questions: the TTFT question, answered right
     card = dock.questions.card

@@ -211,6 +211,25 @@ def fake_models(tmp_path, monkeypatch, tiny_gguf, make_wheel):
     return "tiny", wheel, payload
 
 
+# config.json as the converter writes it, for the tiny tokenizer's 264 tokens
+TINY_CONFIG = {
+    "name": "tiny",
+    "n_layers": 1,
+    "d_model": 8,
+    "n_heads": 2,
+    "n_kv_heads": 1,
+    "d_ff": 16,
+    "vocab_size": 264,
+    "context_length": 64,
+    "rope_base": 10000.0,
+    "rms_eps": 1e-5,
+    "bos_id": 1,
+    "eos_id": 2,
+    "head_dim": 4,
+    "n_params": 1000,
+}
+
+
 @pytest.fixture
 def fake_built_model(tmp_cache, tiny_gguf) -> Path:
     """A hand-made 'built' default model in tmp_cache with a tiny real tokenizer and a
@@ -224,7 +243,7 @@ def fake_built_model(tmp_cache, tiny_gguf) -> Path:
     d.mkdir(parents=True)
     build_tokenizer(tiny_gguf, d / "tokenizer.json")
     (d / "model.onnx").write_bytes(b"not really onnx")
-    (d / "config.json").write_text(json.dumps({"num_hidden_layers": 1}))
+    (d / "config.json").write_text(json.dumps(TINY_CONFIG))
     info = {"build_format": BUILD_FORMAT, "name": DEFAULT_MODEL, "files": _file_sizes(d)}
     (d / "build.json").write_text(json.dumps(info))
     return d

@@ -160,3 +160,45 @@ def test_model_info_real(built_model):
     info = json.loads(proc.stdout)
     assert info["built"] is True
     assert Path(info["dir"]) == built_model.dir
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("/dev/null", "a device"),
+        ("", "no file name"),
+        ("{tmp}", "a folder"),
+        ("{tmp}/no/such/dir/x.trace", "does not exist"),
+    ],
+)
+def test_generate_checks_where_it_saves_before_any_model_work(tmp_cache, tmp_path, target, words):
+    """The model is not even built here: a bad --save-trace is what is reported, at once."""
+    proc = run("generate", "--prompt", "hi", "--save-trace", target.format(tmp=tmp_path))
+    assert_clean_error(proc, words)
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_prompt_and_prompt_file_together_are_refused(tmp_path):
+    (tmp_path / "p.txt").write_text("from the file")
+    proc = run("generate", "--prompt", "typed", "--prompt-file", str(tmp_path / "p.txt"))
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "not allowed with argument" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_a_ten_megabyte_prompt_is_refused_before_the_model_is_loaded(tmp_cache, tmp_path, source):
+    """No model is built here: the size is what is reported, at once, having read 4 MB at most."""
+    big = b"word " * 2_000_000
+    if source == "file":
+        (tmp_path / "big.txt").write_bytes(big)
+        proc = run("generate", "--prompt-file", str(tmp_path / "big.txt"))
+    else:
+        proc = run("generate", "--prompt", "-", stdin=big)
+    assert_clean_error(proc, "more than", "4,194,304")
+
+
+def test_a_prompt_file_that_is_not_a_file_is_refused_without_reading_it(tmp_cache, tmp_path):
+    os.mkfifo(tmp_path / "fifo")  # opening it would wait for a writer forever
+    assert_clean_error(run("generate", "--prompt-file", str(tmp_path / "fifo"), timeout=30), "a pipe")
+    assert_clean_error(run("generate", "--prompt-file", "/dev/zero", timeout=30), "a device")
+    assert_clean_error(run("generate", "--prompt-file", str(tmp_path), timeout=30), "a folder")

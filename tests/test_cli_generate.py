@@ -47,7 +47,7 @@ def test_generate_streams_text(built_model):
         (["--prompt", "hi", "--top-p", "1.5"], "top"),
         (["--prompt", "hi", "--top-k", "0", "--top-p", "0"], "top"),
         (["--prompt", "hi", "--max-new-tokens", "0"], "new"),
-        (["--prompt-file", "/nonexistent/prompt.txt"], "cannot read"),
+        (["--prompt-file", "/nonexistent/prompt.txt"], "no prompt file"),
     ],
 )
 def test_generate_bad_input_is_one_clear_message(built_model, args, message):
@@ -91,3 +91,13 @@ def test_streamed_text_never_splits_a_character(built_model):
     streamed = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8").stdout.decode()
     assert streamed == "日本の首都は" + tokenizer.decode(ids)
     assert "\ufffd" not in streamed[:-1]  # only a character cut off by the limit may be incomplete
+
+
+def test_a_chat_answer_does_not_print_its_end_token_unless_asked(built_model):
+    args = ("generate", "--chat", "--prompt", "Say hi", "--max-new-tokens", "40")
+    plain, shown = run(*args), run(*args, "--show-special")
+    assert plain.returncode == 0 and shown.returncode == 0
+    assert "eos" in plain.stderr.decode()  # the reply ended with <|im_end|>
+    assert "<|im_end|>" not in plain.stdout.decode()
+    assert shown.stdout.decode().rstrip().endswith("<|im_end|>")
+    assert shown.stdout.decode().replace("<|im_end|>", "") == plain.stdout.decode()

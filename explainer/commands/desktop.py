@@ -1,12 +1,23 @@
-"""`explainer desktop install|uninstall`: put the app into this user's applications menu, and take
-it out again.
+"""`explainer desktop install|uninstall`: put the app into this user's applications menu (or every
+account's), and take it out again.
 
 Why a command and not a script: it must work from every form of install (a pip or pipx install,
 the standalone bundle), where no checkout and no packaging/ folder is at hand, and it must point
 the launcher at the `explainer` that is running it. It writes, under $XDG_DATA_HOME (by default
 ~/.local/share), only what the freedesktop specifications read from there: the launcher
-(applications/), the icon (icons/hicolor/), the AppStream metainfo (metainfo/). No root, no
-system folders, no cache tools run (they would write files we did not).
+(applications/), the icon (icons/hicolor/), the AppStream metainfo (metainfo/) and the two file
+types it saves (mime/packages/), so that a file manager opens a .trace or .lesson with it: the
+launcher's Exec ends in %f, and `explainer FILE` opens the file at its saved place.
+
+A file type takes effect only once the folder's MIME database is rebuilt, so the command (not
+install() itself) runs `update-mime-database` on that mime/ folder when it is there, after
+install and after uninstall. The database files it writes are that tool's, shared by every
+package that puts a type there, so uninstall rebuilds them; only a mime/ folder that install
+created, and that holds no other package's type, is removed whole.
+
+For a lecture hall, `--system` writes the same files under /usr/local/share for every account
+(as root), or `--prefix DIR` under DIR/share; `--cache-dir DIR` writes the shared, read-only
+model cache an admin built once into the launcher's command, so every account reads it.
 
 "Uninstall removes exactly what install wrote": install keeps a record of every file it wrote,
 with its hash, and of every folder it had to create. Uninstall deletes those files (a file
@@ -33,6 +44,8 @@ from explainer.errors import ExplainerError
 
 DESKTOP_ID = "explainer.desktop"  # ui/app.py: setDesktopFileName("explainer")
 METAINFO = "org.example.explainer.metainfo.xml"
+MIME_XML = "explainer-mime.xml"  # packaging/linux/; installed as mime/packages/explainer.xml
+SYSTEM_PREFIX = Path("/usr/local")
 ICON_NAME = "explainer"
 RECORD = Path("explainer") / "desktop-install.json"
 RECORD_FORMAT = 1
@@ -46,10 +59,26 @@ _RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("desktop", help="add the app to (or remove it from) your applications menu")
     actions = p.add_subparsers(dest="desktop_command", metavar="ACTION", required=True)
-    q = actions.add_parser("install", help="add the launcher, icon and metainfo for this user")
+    q = actions.add_parser("install", help="add the launcher, icon, metainfo and file types for this user")
+    _where(q)
+    q.add_argument(
+        "--cache-dir",
+        dest="launcher_cache_dir",
+        metavar="DIR",
+        help="the launcher reads the models from DIR (a shared cache an admin built once)",
+    )
     q.set_defaults(func=run_install)
     q = actions.add_parser("uninstall", help="remove exactly what `desktop install` added")
+    _where(q)
     q.set_defaults(func=run_uninstall)
+
+
+def _where(q: argparse.ArgumentParser) -> None:
+    where = q.add_mutually_exclusive_group()
+    where.add_argument(
+        "--system", action="store_true", help=f"for every account: under {SYSTEM_PREFIX}/share (run as root)"
+    )
+    where.add_argument("--prefix", metavar="DIR", help="under DIR/share instead of your own data folder")
 
 
 @dataclass(frozen=True)
@@ -101,19 +130,20 @@ def exec_value(argv: list[str]) -> str:
     return _string_value(" ".join(parts))
 
 
-def desktop_entry(template: str, argv: list[str]) -> str:
-    """The launcher from packaging/linux/, with Exec and TryExec pointing at ``argv``."""
+def desktop_entry(template: str, argv: list[str], options: list[str] | None = None) -> str:
+    """The launcher from packaging/linux/, with Exec and TryExec pointing at ``argv`` (run with
+    ``options``), and Exec taking the file a file manager opens (%f)."""
     lines = []
     for line in template.splitlines():
         if line.startswith("Exec="):
-            line = "Exec=" + exec_value(argv)
+            line = "Exec=" + exec_value(argv + (options or [])) + " %f"
         elif line.startswith("TryExec="):
             line = "TryExec=" + _string_value(argv[0])
         lines.append(line)
     return "\n".join(lines) + "\n"
 
 
-def planned_files(argv: list[str]) -> list[PlannedFile]:
+def planned_files(argv: list[str], options: list[str] | None = None) -> list[PlannedFile]:
     """Everything install writes, read from the installed package data (explainer/resources.py)."""
     from explainer.resources import data_dir
 
@@ -121,8 +151,9 @@ def planned_files(argv: list[str]) -> list[PlannedFile]:
     try:
         template = (linux / DESKTOP_ID).read_text(encoding="utf-8")
         files = [
-            PlannedFile(Path("applications") / DESKTOP_ID, desktop_entry(template, argv).encode("utf-8")),
+            PlannedFile(Path("applications") / DESKTOP_ID, desktop_entry(template, argv, options).encode("utf-8")),
             PlannedFile(Path("metainfo") / METAINFO, (linux / METAINFO).read_bytes()),
+            PlannedFile(Path("mime/packages/explainer.xml"), (linux / MIME_XML).read_bytes()),
             PlannedFile(
                 Path("icons/hicolor/scalable/apps") / f"{ICON_NAME}.svg", (icons / f"{ICON_NAME}.svg").read_bytes()
             ),
@@ -160,9 +191,10 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def install(home: Path, argv: list[str], warn: Warn | None = None) -> list[Path]:
-    """Write the launcher, metainfo and icons under ``home``; returns the files written."""
-    planned = planned_files(argv)
+def install(home: Path, argv: list[str], warn: Warn | None = None, options: list[str] | None = None) -> list[Path]:
+    """Write the launcher (running ``argv`` with ``options``), metainfo, icons and file types
+    under ``home``; returns the files written."""
+    planned = planned_files(argv, options)
     uninstall(home, warn)
     created: list[Path] = []
     written: list[dict[str, str]] = []
@@ -221,33 +253,90 @@ def uninstall(home: Path, warn: Warn | None = None) -> list[Path]:
         path.unlink()
         removed.append(path)
     record_path.unlink()
+    _drop_own_mime_database(home, {Path(d) for d in record.get("dirs", [])})
     for folder in sorted((Path(d) for d in record.get("dirs", [])), key=lambda p: len(p.parts), reverse=True):
         with contextlib.suppress(OSError):  # rmdir removes only an empty folder: anything put there stays
             folder.rmdir()
     return removed
 
 
+def _drop_own_mime_database(home: Path, created: set[Path]) -> None:
+    """A mime/ folder install created holds, once our type is gone, only the database that
+    update-mime-database built for it: nobody else's, so it goes too. (A mime/ folder that was
+    there before is shared: the command rebuilds its database instead.)"""
+    import shutil
+
+    mime = home / "mime"
+    packages = mime / "packages"
+    if mime in created and not (packages.is_dir() and any(packages.iterdir())):
+        shutil.rmtree(mime, ignore_errors=True)
+
+
 def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
+def target_home(args: argparse.Namespace) -> Path:
+    """Where install and uninstall work: this user's data folder, /usr/local/share or DIR/share."""
+    if getattr(args, "system", False):
+        return SYSTEM_PREFIX / "share"
+    if getattr(args, "prefix", None):
+        return Path(args.prefix).expanduser().absolute() / "share"
+    return data_home()
+
+
+def refresh_mime_database(home: Path, warn: Warn | None = None) -> bool:
+    """Rebuild the MIME database of ``home``/mime, so the new (or removed) file types take effect;
+    False when the tool is not installed (the types then apply once something else rebuilds it)."""
+    import shutil
+    import subprocess
+
+    folder = home / "mime"
+    tool = shutil.which("update-mime-database")
+    if tool is None or not (folder / "packages").is_dir():
+        return False
+    proc = subprocess.run([tool, str(folder)], capture_output=True, text=True)
+    if proc.returncode != 0 and warn:
+        warn(f"update-mime-database {folder} failed: {proc.stderr.strip() or proc.returncode}")
+    return proc.returncode == 0
+
+
 def run_install(args: argparse.Namespace) -> int:
     argv = launch_command()
-    home = data_home()
-    for path in install(home, argv, _warn):
+    options: list[str] = []
+    if getattr(args, "launcher_cache_dir", None):
+        cache = Path(args.launcher_cache_dir).expanduser().absolute()
+        if not cache.is_dir():
+            raise ExplainerError(
+                f"{cache} is not a folder",
+                f"build the models there first: `explainer --cache-dir {cache} model build`",
+            )
+        options = ["--cache-dir", str(cache)]
+    home = target_home(args)
+    for path in install(home, argv, _warn, options):
         print(path)
+    if not refresh_mime_database(home, _warn):
+        _warn("update-mime-database is not installed: .trace and .lesson files open with explainer once it runs")
+    where = "every account" if args.system else f"{home}" if args.prefix else "this user"
+    undo = [
+        "explainer desktop uninstall",
+        *(["--system"] if args.system else []),
+        *(["--prefix", args.prefix] if args.prefix else []),
+    ]
     print(
-        f"installed for this user; the launcher runs: {' '.join(argv)}\nundo with `explainer desktop uninstall`",
+        f"installed for {where}; the launcher runs: {' '.join(argv + options)} FILE\nundo with `{' '.join(undo)}`",
         file=sys.stderr,
     )
     return 0
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    home = data_home()
+    home = target_home(args)
     removed = uninstall(home, warn=_warn)
     for path in removed:
         print(path)
     if not removed:
         print(f"nothing to remove: no desktop install recorded in {home / RECORD}", file=sys.stderr)
+    else:
+        refresh_mime_database(home, _warn)
     return 0

@@ -30,15 +30,23 @@ def add_parser(sub: Subcommands) -> None:
     add_sampling_args(p, seed_default=None)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
     p.add_argument("--save-trace", metavar="FILE.trace", help="save everything recorded, for the app or export")
+    p.add_argument(
+        "--show-special",
+        action="store_true",
+        help="print special tokens (such as <|im_end|>) in the answer text; they are left out by default",
+    )
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from explainer.atomic import check_destination
     from explainer.engine.generate import Engine
     from explainer.engine.trace_file import save_trace
 
+    if args.save_trace is not None:  # a bad destination fails now, not after the whole run
+        check_destination(args.save_trace, "the trace")
     prompt = read_prompt(args)
     settings = sampling_settings(args)
     engine = Engine(load_model(args), args.device)
@@ -48,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
     # decoded text of all output ids and hold back a trailing incomplete character.
     output_ids: list[int] = []
     printed = [0]
+    special = engine.tokenizer.special_ids
+
+    def answer_text() -> str:
+        shown = output_ids if args.show_special else [i for i in output_ids if i not in special]
+        return engine.tokenizer.decode(shown)
 
     def stream(trace: Trace, step: Step) -> None:
         if args.json:
@@ -55,18 +68,23 @@ def run(args: argparse.Namespace) -> int:
         if step.index == 0:
             sys.stdout.write(trace.prompt)
         output_ids.append(step.sampling.chosen.id)
-        text = engine.tokenizer.decode(output_ids)
+        text = answer_text()
         ready = text.rstrip("\ufffd")
         sys.stdout.write(ready[printed[0] :])
         printed[0] = max(printed[0], len(ready))
         sys.stdout.flush()
 
     trace = engine.generate(
-        prompt, settings, chat=args.chat, lens=bool(args.save_trace), on_step=stream, on_progress=ReadingProgress()
+        prompt,
+        settings,
+        chat=args.chat,
+        lens=args.save_trace is not None,
+        on_step=stream,
+        on_progress=ReadingProgress(),
     )
     if not args.json:
-        sys.stdout.write(engine.tokenizer.decode(output_ids)[printed[0] :])  # anything held back
-    if args.save_trace:
+        sys.stdout.write(answer_text()[printed[0] :])  # anything held back
+    if args.save_trace is not None:
         save_trace(trace, args.save_trace)
     if not args.json:
         ttft = f"{(trace.ttft_s or 0.0) * 1000:.0f} ms"

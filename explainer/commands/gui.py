@@ -1,4 +1,4 @@
-"""`explainer` without a command: open the desktop app."""
+"""`explainer` without a command: open the desktop app (`explainer FILE`: and open that run or lesson)."""
 
 from __future__ import annotations
 
@@ -22,5 +22,5 @@ def run(args: argparse.Namespace) -> int:
             f"the Qt GUI could not be loaded: {exc}",
             "install the system libraries Qt needs: `bash packaging/bootstrap.sh`",
         ) from exc
-    result = run_app()
+    result = run_app(open_file=getattr(args, "open_file", None))
     return int(result or 0)

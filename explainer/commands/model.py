@@ -20,6 +20,10 @@ def add_parser(sub: Subcommands) -> None:
     add_model_args(p)
     p.set_defaults(func=run_build)
 
+    p = model_sub.add_parser("verify", help="check every file of the built model against its recorded hash")
+    add_model_args(p)
+    p.set_defaults(func=run_verify)
+
     p = model_sub.add_parser("info", help="show the model's source, licence and build")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_model_args(p)
@@ -33,6 +37,14 @@ def run_build(args: argparse.Namespace) -> int:
     built = build_model(args.model, force=args.force, progress=printer, log=printer.log)
     printer.end_line()
     print(built.dir)
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from explainer.model.build import verify_built
+
+    checked = verify_built(args.model)
+    print(f"model {args.model}: {len(checked)} files match their recorded SHA-256 ({', '.join(checked)})")
     return 0
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from explainer.errors import ExplainerError
 from explainer.model.manifest import DEFAULT_MODEL
+from explainer.reading import read_bounded, read_stream_bounded
 
 if TYPE_CHECKING:  # for annotations only: a command imports these when it runs
     from explainer.engine.sampler import SamplingSettings
@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # for annotations only: a command imports these when it runs
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 DEVICES = ("auto", "cpu", "cuda")
+# The most a prompt file or stdin is read: several times what any context window we run takes
+# (SmolLM2: 8,191 tokens of at most 81 bytes, 663 KB); the model's own bound is checked next.
+MAX_INPUT_BYTES = 4 << 20
 
 
 def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -52,8 +55,9 @@ def add_device_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def add_prompt_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
-    parser.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
+    given = parser.add_mutually_exclusive_group()  # both given: refused, rather than one silently winning
+    given.add_argument("--prompt", metavar="TEXT", help="the prompt, or - to read stdin")
+    given.add_argument("--prompt-file", metavar="FILE", help="read the prompt from a UTF-8 file")
     parser.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
 
 
@@ -114,7 +118,7 @@ def read_text_arg(text: str) -> str:
     """A text argument, or stdin for "-". An argument the shell passed in another encoding
     arrives with surrogates, which would fail later and less clearly in the tokenizer."""
     if text == "-":
-        return decode_utf8(sys.stdin.buffer.read(), "standard input")
+        return decode_utf8(read_stream_bounded(sys.stdin.buffer, MAX_INPUT_BYTES, "standard input"), "standard input")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -126,11 +130,8 @@ def read_text_arg(text: str) -> str:
 
 
 def read_prompt(args: argparse.Namespace) -> str:
-    if args.prompt_file:
-        try:
-            data = Path(args.prompt_file).read_bytes()
-        except OSError as exc:
-            raise ExplainerError(f"cannot read {args.prompt_file} ({exc.strerror})", "check the path") from None
+    if args.prompt_file is not None:
+        data = read_bounded(args.prompt_file, MAX_INPUT_BYTES, "prompt file")
         return decode_utf8(data, args.prompt_file)
     if args.prompt is None:
         raise ExplainerError("no prompt given", "pass --prompt TEXT, --prompt - (stdin) or --prompt-file FILE")

@@ -22,7 +22,7 @@ from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Branch, Layers, ModelInfo, Step, TokenRef, Trace
-from explainer.engine.trace_checks import append_step
+from explainer.engine.trace_checks import TraceError, append_step
 from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import ExplainerError, out_of_memory
 
@@ -42,6 +42,24 @@ class Cancelled(Exception):
 class PreparedPrompt:
     text: str  # what the model reads (the prompt, or the prompt inside the chat template)
     tokens: list[TokenRef]
+
+
+def check_prompt_size(prompt: str, context: int, max_token_bytes: int) -> None:
+    """Refuse, at once and without tokenizing, a prompt that cannot fit the context window even
+    if every token were the tokenizer's longest: a 10 MB paste would otherwise take tens of
+    seconds and gigabytes to be tokenized, only to be refused for its length. Characters are
+    compared first (a character is at least one byte), so a huge text is not even encoded."""
+    room = context - 1  # one position is left for the answer
+    most = room * max_token_bytes
+    if len(prompt) > most or len(prompt.encode("utf-8", "surrogatepass")) > most:
+        size = len(prompt.encode("utf-8", "surrogatepass")) if len(prompt) <= 4 * most else None
+        what = f"{size:,} bytes" if size is not None else f"{len(prompt):,} characters"
+        raise ExplainerError(
+            f"the prompt is {what} long, but the model reads at most {context:,} tokens, and even at "
+            f"{max_token_bytes} bytes a token (its longest) that is at most {most:,} bytes with room to answer",
+            f"shorten it to under {most:,} bytes; a usual English text is about 4 characters a token, "
+            f"so about {room * 4:,} characters fit",
+        )
 
 
 class Engine:
@@ -85,9 +103,10 @@ class Engine:
                 "the prompt contains characters that are not valid Unicode text",
                 "retype or re-paste the text; broken emoji halves are a common cause",
             ) from None
+        limit = self.config["context_length"]
+        check_prompt_size(prompt, limit, self.tokenizer.max_token_bytes)
         text = self._chat_template.replace("{prompt}", prompt) if chat else prompt
         tokens = [TokenRef(t.id, t.text) for t in self.tokenizer.encode(text)]
-        limit = self.config["context_length"]
         if len(tokens) > limit - 1:
             raise ExplainerError(
                 f"the prompt is {len(tokens)} tokens long, but the model reads at most {limit} "
@@ -167,7 +186,14 @@ class Engine:
                 sample_s=sample_s,
                 logits=result.logits.astype(np.float32),
             )
-            append_step(trace, step)
+            try:
+                append_step(trace, step)
+            except TraceError as exc:  # not a damaged file: the model's own files disagree
+                raise ExplainerError(
+                    f"the model produced a step that does not fit its own description ({exc.message})",
+                    "its files disagree with each other (config.json, tokenizer.json); "
+                    "the model must be rebuilt: run `explainer model build --force`",
+                ) from None
             if on_step:
                 on_step(trace, step)
             if sample.chosen == self.eos_id:

@@ -64,6 +64,7 @@ class TextTokenizer:
             i: a.content for i, a in tokenizer.get_added_tokens_decoder().items() if a.special
         }
         self._bytes: dict[int, bytes] = {}
+        self._max_bytes: int | None = None
         if eos_id is None:
             for name in ("<|im_end|>", "<|endoftext|>", "</s>"):
                 eos_id = tokenizer.token_to_id(name)
@@ -131,6 +132,17 @@ class TextTokenizer:
                     b = s.encode("utf-8")
             self._bytes[token_id] = b
         return b
+
+    @property
+    def max_token_bytes(self) -> int:
+        """The most bytes of text one token stands for (81 for SmolLM2: a run of spaces), so a
+        text of N bytes is at least N / max_token_bytes tokens long: the bound that refuses a
+        prompt too long for the context before it is tokenized (engine/generate.py)."""
+        if self._max_bytes is None:
+            longest = max((len(self.token_bytes(i)) for i in range(self.vocab_size)), default=1)
+            # a normalizer could shrink the text before it is split; we build none, but allow for one
+            self._max_bytes = max(1, longest) * (1 if self._tok.normalizer is None else 4)
+        return self._max_bytes
 
     def piece(self, token_id: int) -> str:
         """How a single token reads on its own, e.g. ``" Paris"``."""

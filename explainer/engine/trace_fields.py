@@ -12,6 +12,7 @@ from typing import Any
 
 from explainer.engine.trace import ModelInfo, TokenRef
 from explainer.engine.trace_checks import trace_error
+from explainer.engine.trace_layout import MODEL_LIMITS
 
 
 def join(path: str, key: str | int) -> str:
@@ -33,11 +34,13 @@ def obj(d: object, path: str, names: tuple[str, ...], optional: tuple[str, ...] 
     return d
 
 
-def integer(v: object, path: str, minimum: int | None = None) -> int:
+def integer(v: object, path: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
         raise trace_error(path, f"expected an integer, got {v!r}")
     if minimum is not None and v < minimum:
         raise trace_error(path, f"expected at least {minimum}, got {v}")
+    if maximum is not None and v > maximum:
+        raise trace_error(path, f"expected at most {maximum:,}, got {v:,}")
     return v
 
 
@@ -104,8 +107,8 @@ def model_info(d: object, path: str) -> ModelInfo:
         "name": text(d["name"], join(path, "name")),
         "provider": text(d["provider"], join(path, "provider")),
     }
-    for name in MODEL_FIELDS[2:]:
-        kw[name] = integer(d[name], join(path, name), 0 if name == "n_params" else 1)
+    for name in MODEL_FIELDS[2:]:  # bounded, so that no shape computed from them is huge
+        kw[name] = integer(d[name], join(path, name), 0 if name == "n_params" else 1, MODEL_LIMITS[name])
     return ModelInfo(**kw)
 
 

@@ -45,6 +45,8 @@ from explainer.engine.trace_layout import (
     FORMAT,
     HEADER,
     LESSON,
+    MAX_V1_BYTES,
+    MAX_V1_DEPTH,
     SUFFIX,
     VERSION,
     TraceFile,
@@ -52,6 +54,7 @@ from explainer.engine.trace_layout import (
 from explainer.engine.trace_reader import read_members
 from explainer.engine.trace_v1 import read_v1
 from explainer.errors import ExplainerError
+from explainer.reading import json_depth, open_regular, too_big
 
 __all__ = ["ARRAYS", "SUFFIX", "TraceFile", "load_trace", "open_trace_file", "save_trace"]
 
@@ -171,18 +174,25 @@ def load_trace(path: str | os.PathLike[str]) -> Trace:
 
 
 def open_trace_file(path: str | os.PathLike[str]) -> TraceFile:
-    """Read and validate a trace or lesson file (see :class:`TraceFile`)."""
+    """Read and validate a trace or lesson file (see :class:`TraceFile`). Only a regular file is
+    opened (a FIFO or a device is refused before it is read), a JSON trace of version 1 is read
+    only up to MAX_V1_BYTES, and a zip's members under the budgets of trace_reader.py."""
     target = Path(path)
-    try:
-        with open(target, "rb") as fh:
+    if not os.path.lexists(target) or (target.is_symlink() and not target.exists()):
+        raise TraceError(f"No trace file at {target}.", "Check the path, or save a trace first.")
+    with open_regular(target, "trace file", TraceError) as fh:
+        try:
             head = fh.read(4)
             if head == b"PK\x03\x04":
                 return _read_zip(fh, target)
-            data = head + fh.read()
-    except FileNotFoundError as e:
-        raise TraceError(f"No trace file at {target}.", "Check the path, or save a trace first.") from e
-    except OSError as e:
-        raise TraceError(f"Could not read {target}: {e.strerror or e}.", "Check that it is a readable file.") from e
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_V1_BYTES:
+                raise too_big(f"{target} (not a zip file)", size, MAX_V1_BYTES, TraceError)
+            data = head + fh.read(MAX_V1_BYTES + 1 - len(head))
+        except OSError as e:
+            raise TraceError(f"Could not read {target}: {e.strerror or e}.", "Check that it is a readable file.") from e
+    if len(data) > MAX_V1_BYTES:
+        raise too_big(f"{target} (not a zip file)", len(data), MAX_V1_BYTES, TraceError)
     return TraceFile(_read_json_v1(data, target))
 
 
@@ -202,6 +212,16 @@ def _read_json_v1(data: bytes, target: Path) -> Trace:
             f"{target} is not a trace: invalid JSON at line {e.lineno}, column {e.colno} ({e.msg}).",
             f"Pick a {SUFFIX} file saved by this app; this one may be truncated or edited.",
         ) from e
+    except RecursionError as e:
+        raise TraceError(
+            f"{target} is not a trace: its JSON nests lists or objects too deeply.",
+            f"Pick a {SUFFIX} file saved by this app.",
+        ) from e
+    if json_depth(obj, MAX_V1_DEPTH) > MAX_V1_DEPTH:
+        raise TraceError(
+            f"{target} is not a trace: its JSON nests lists or objects more deeply than {MAX_V1_DEPTH}.",
+            f"Pick a {SUFFIX} file saved by this app.",
+        )
     return read_v1(obj)
 
 

@@ -16,8 +16,30 @@ VERSION = 2
 HEADER = "trace.json"
 LESSON = "lesson.json"  # optional: where a learner was in the lesson (the app's own record)
 SUFFIX = ".trace"
-MAX_HEADER_BYTES = 256 << 20
+# Budgets for reading (trace_reader.py): a header of a full 8k-token run is about 3 MB, and
+# these leave room for models with much longer contexts, while keeping a refused file cheap.
+MAX_HEADER_BYTES = 64 << 20
+MAX_HEADER_DEPTH = 16  # the header nests 4 deep
 MAX_LESSON_BYTES = 1 << 20
+MAX_LESSON_DEPTH = 16
+MAX_V1_BYTES = 128 << 20  # a JSON trace (version 1) is parsed whole, at several times its size
+MAX_V1_DEPTH = 16
+# A saved trace stores its arrays uncompressed; a zip re-packed with compression may shrink them
+# (zeros, padding), but arrays that would inflate to more than this many times their compressed
+# size, beyond the slack, are a bomb, refused before they are decompressed.
+MAX_INFLATION = 50
+INFLATION_SLACK = 16 << 20
+# The model fields a header may declare: far above any model the app can run, and low enough
+# that no array shape derived from them can overflow before it is checked against the file.
+MODEL_LIMITS = {
+    "n_layers": 1 << 10,
+    "d_model": 1 << 16,
+    "n_heads": 1 << 10,
+    "n_kv_heads": 1 << 10,
+    "vocab_size": 1 << 22,
+    "context_length": 1 << 22,
+    "n_params": 1 << 45,
+}
 
 
 @dataclass(frozen=True)

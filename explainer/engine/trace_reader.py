@@ -5,6 +5,7 @@ layout). Every failure is a TraceError naming the field."""
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from typing import Any, cast
 
@@ -30,15 +31,20 @@ from explainer.engine.trace_layout import (
     ARRAYS,
     FORMAT,
     HEADER,
+    INFLATION_SLACK,
     LESSON,
     MAX_HEADER_BYTES,
+    MAX_HEADER_DEPTH,
+    MAX_INFLATION,
     MAX_LESSON_BYTES,
+    MAX_LESSON_DEPTH,
     STEP_FIELDS,
     SUFFIX,
     VERSION,
     TraceFile,
 )
 from explainer.errors import ExplainerError
+from explainer.reading import json_depth
 
 
 def read_members(zf: zipfile.ZipFile) -> TraceFile:
@@ -47,32 +53,45 @@ def read_members(zf: zipfile.ZipFile) -> TraceFile:
         raise TraceError(
             "this zip file is not a trace: it has no trace.json", f"Pick a {SUFFIX} file saved by this app."
         )
-    info = zf.getinfo(HEADER)
-    if info.file_size > MAX_HEADER_BYTES:
-        raise trace_error(HEADER, f"{info.file_size:,} bytes is more than a trace header can be")
-    try:
-        header = json.loads(zf.read(HEADER).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise trace_error(HEADER, f"not valid JSON text ({e})") from e
+    header = _json_member(zf, HEADER, MAX_HEADER_BYTES, MAX_HEADER_DEPTH, "a trace header")
     trace, steps = _parse_header(header)
     missing = [f"{name}.npy" for name in ARRAYS if f"{name}.npy" not in names]
     if missing:
         raise trace_error("", f"the file lacks {', '.join(missing)}")
-    shapes = {name: _array_header(zf, name) for name in ARRAYS}
+    heads = {name: _array_header(zf, name) for name in ARRAYS}
+    shapes = {name: shape for name, (shape, _) in heads.items()}
     _check_shapes(trace, [int(s["tokens"]) for s in steps], shapes)
-    arrays = {name: _array_data(zf, name, shapes[name]) for name in ARRAYS}
+    _check_member_sizes(zf, heads)
+    arrays = {name: _array_data(zf, name, *heads[name]) for name in ARRAYS}
     trace.steps = _steps(trace, steps, arrays)
     check_trace(trace)
     return TraceFile(trace, _read_lesson(zf) if LESSON in names else None)
 
 
-def _read_lesson(zf: zipfile.ZipFile) -> dict[str, Any]:
-    if zf.getinfo(LESSON).file_size > MAX_LESSON_BYTES:
-        raise trace_error(LESSON, "more than a lesson's record can be")
+def _json_member(zf: zipfile.ZipFile, name: str, limit: int, depth: int, what: str) -> Any:
+    """A JSON member, its declared size checked before it is decompressed and its real size
+    while it is (a member whose header lies is cut off at the limit), parsed to a bounded depth."""
+    size = zf.getinfo(name).file_size
+    if size > limit:
+        raise trace_error(name, f"{size:,} bytes is more than {what} can be ({limit:,})")
+    with zf.open(name) as fp:
+        data = fp.read(limit + 1)
+    if len(data) > limit:
+        raise trace_error(name, f"it inflates past the {limit:,} bytes {what} can be")
     try:
-        lesson = json.loads(zf.read(LESSON).decode("utf-8"))
+        text = data.decode("utf-8")
+        value = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise trace_error(LESSON, f"not valid JSON text ({e})") from e
+        raise trace_error(name, f"not valid JSON text ({e})") from e
+    except RecursionError as e:
+        raise trace_error(name, "lists or objects nested too deeply") from e
+    if json_depth(value, depth) > depth:
+        raise trace_error(name, f"lists or objects nested more than {depth} deep")
+    return value
+
+
+def _read_lesson(zf: zipfile.ZipFile) -> dict[str, Any]:
+    lesson = _json_member(zf, LESSON, MAX_LESSON_BYTES, MAX_LESSON_DEPTH, "a lesson's record")
     if not isinstance(lesson, dict):
         raise trace_error(LESSON, f"expected an object, got {type(lesson).__name__}")
     return lesson
@@ -81,9 +100,13 @@ def _read_lesson(zf: zipfile.ZipFile) -> dict[str, Any]:
 def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
     """The trace without its steps, and each step's header (its number of tokens checked)."""
     if isinstance(d, dict) and d.get("format") == FORMAT and d.get("version") != VERSION:
+        version = d.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise trace_error("version", f"expected a whole number, got {version!r}")
+        newer = "a newer" if version > VERSION else "an older"
         raise TraceError(
-            f"version: unsupported trace version {d.get('version')!r} (this app reads {VERSION})",
-            "The trace was saved by a different version of the app.",
+            f"version: unsupported trace version {version} (this app reads versions 1 and {VERSION})",
+            f"The trace was saved by {newer} version of the app; open it with that version.",
         )
     d = f.obj(
         d,
@@ -112,6 +135,9 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
     pt = f.obj(d["prompt_tokens"], "prompt_tokens", ("ids", "texts"))
     ids = f.array(pt["ids"], "prompt_tokens.ids")
     texts = f.array(pt["texts"], "prompt_tokens.texts")
+    context = f.model_info(d["model"], "model").context_length
+    if len(ids) > context:
+        raise trace_error("prompt_tokens.ids", f"{len(ids):,} tokens, more than the context of {context:,}")
     if len(ids) != len(texts):
         raise trace_error("prompt_tokens.texts", f"expected {len(ids)} texts (one per id), got {len(texts)}")
     stop = d["stop_reason"]
@@ -128,7 +154,10 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
         created=f.text(d["created"], "created"),
         branch=_branch(d.get("branch")),
     )
-    steps = [f.obj(s, f"steps[{i}]", STEP_FIELDS) for i, s in enumerate(f.array(d["steps"], "steps"))]
+    raw_steps = f.array(d["steps"], "steps")
+    if len(raw_steps) > trace.model.context_length:
+        raise trace_error("steps", f"{len(raw_steps):,} steps, more than the context of {trace.model.context_length:,}")
+    steps = [f.obj(s, f"steps[{i}]", STEP_FIELDS) for i, s in enumerate(raw_steps)]
     total = sum(f.integer(s["tokens"], f"steps[{i}].tokens", 1) for i, s in enumerate(steps))
     if total > trace.model.context_length:
         raise trace_error(
@@ -145,8 +174,9 @@ def _branch(d: object) -> Branch | None:
     return Branch(f.integer(b["step"], "branch.step", 0), f.token(b["model_pick"], "branch.model_pick"))
 
 
-def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[int, ...]:
-    """The shape of a member array, after checking its type (nothing is allocated yet)."""
+def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[tuple[int, ...], int]:
+    """The shape of a member array and where its data starts, after checking its type (only the
+    few bytes of its header are decompressed, nothing is allocated)."""
     member = f"{name}.npy"
     with zf.open(member) as fp:
         try:
@@ -155,9 +185,34 @@ def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[int, ...]:
             shape, fortran, dtype = read(fp)
         except ValueError as e:
             raise trace_error(member, f"not a numpy array ({e})") from e
-    if dtype != ARRAYS[name] or fortran:
+        offset = fp.tell()
+    if dtype != ARRAYS[name]:
         raise trace_error(member, f"expected {ARRAYS[name]} numbers, got {dtype}")
-    return tuple(shape)
+    if fortran:
+        raise trace_error(member, "the array is stored in Fortran (column-major) order; this app writes C order")
+    return tuple(shape), offset
+
+
+def _check_member_sizes(zf: zipfile.ZipFile, heads: dict[str, tuple[tuple[int, ...], int]]) -> None:
+    """Each member holds exactly its header and the bytes its (already checked) shape needs, and
+    all of them together inflate to at most MAX_INFLATION times what they take in the file: a
+    compressed member that would inflate to gigabytes is refused before it is decompressed."""
+    inflated = compressed = 0
+    for name, (shape, offset) in heads.items():
+        info = zf.getinfo(f"{name}.npy")
+        need = offset + math.prod(shape) * ARRAYS[name].itemsize
+        if info.file_size != need:
+            raise trace_error(
+                f"{name}.npy", f"the member declares {info.file_size:,} bytes, but its shape needs {need:,}"
+            )
+        inflated += info.file_size
+        compressed += info.compress_size
+    if inflated > MAX_INFLATION * compressed + INFLATION_SLACK:
+        raise trace_error(
+            "",
+            f"its arrays would inflate from {compressed:,} to {inflated:,} bytes, "
+            f"more than {MAX_INFLATION} times (a saved trace stores them uncompressed)",
+        )
 
 
 def _check_shapes(trace: Trace, tokens: list[int], shapes: dict[str, tuple[int, ...]]) -> None:
@@ -193,16 +248,19 @@ def _check_shapes(trace: Trace, tokens: list[int], shapes: dict[str, tuple[int, 
             raise trace_error(f"{name}.npy", f"expected shape {list(shape)}, got {list(shapes[name])}")
 
 
-def _array_data(zf: zipfile.ZipFile, name: str, shape: tuple[int, ...]) -> np.ndarray:
+def _array_data(zf: zipfile.ZipFile, name: str, shape: tuple[int, ...], offset: int) -> np.ndarray:
+    """The array's data: exactly the bytes its checked shape needs, read after its header."""
     member = f"{name}.npy"
     dtype = ARRAYS[name]
-    size = int(np.prod(shape)) * dtype.itemsize
+    size = math.prod(shape) * dtype.itemsize
     with zf.open(member) as fp:
-        version = np.lib.format.read_magic(fp)
-        (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)(fp)
+        fp.read(offset)
         data = fp.read(size)
+        extra = fp.read(1)
     if len(data) != size:
         raise trace_error(member, "the array is truncated")
+    if extra:
+        raise trace_error(member, "more bytes than the array's shape needs")
     return np.frombuffer(data, dtype).reshape(shape)
 
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explainer.atomic import write_atomic
+from explainer.atomic import check_destination, write_atomic
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
@@ -40,20 +40,17 @@ def ensure_qt_app() -> QCoreApplication:
 
 
 def check_output_path(path: str | os.PathLike[str]) -> Path:
-    """Refuse an unknown extension or an unwritable folder before any model work is done."""
+    """Refuse an empty path, an unknown extension, a device or folder in the way, or an
+    unwritable folder, before any model work is done."""
+    if not os.fspath(path):
+        raise ExplainerError("no file name was given for the figure", "name the file, e.g. --out figure.svg")
     out = Path(path)
     if out.suffix.lower() not in FORMATS:
         raise ExplainerError(
             f"cannot export to '{out.name}': unknown picture format '{out.suffix or '(none)'}'",
             "name the file .svg (vector, editable text) or .png (2x bitmap)",
         )
-    folder = out.parent if str(out.parent) else Path(".")
-    if folder.exists() and not folder.is_dir():
-        raise ExplainerError(f"{folder} is a file, not a folder", "choose a path inside a folder")
-    if not folder.is_dir():
-        raise ExplainerError(f"the folder {folder} does not exist", "create it first or choose another path")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ExplainerError(f"cannot write into {folder}", "choose a folder you can write to")
+    check_destination(out, "the figure")
     return out
 
 

@@ -26,6 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
+from explainer.model.checks import (
+    HASHED_ON_LOAD_BYTES,
+    check_config,
+    check_hashes,
+    check_tokenizer_config,
+    file_hashes,
+    read_small_json,
+)
 from explainer.model.manifest import DEFAULT_MODEL, Manifest, load_manifest
 from explainer.model.paths import cache_root, downloads_dir, ensure_writable_dir, model_dir
 
@@ -33,6 +41,7 @@ BUILD_INFO = "build.json"
 MODEL_ONNX = "model.onnx"
 CONFIG_JSON = "config.json"
 TOKENIZER_JSON = "tokenizer.json"
+TOKENIZER_CONFIG_JSON = "tokenizer_config.json"
 REQUIRED_FILES = (MODEL_ONNX, CONFIG_JSON, TOKENIZER_JSON)
 BUILD_FORMAT = 1
 
@@ -91,13 +100,6 @@ def _corrupt(name: str, why: str) -> ExplainerError:
     )
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    return data
-
-
 def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
     """Return the built model ``name`` or raise a clear :class:`ExplainerError`."""
     d = model_dir(name)
@@ -106,23 +108,12 @@ def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
             f"model {name} is not built yet",
             "run `explainer model build` (downloads ~93 MB once)",
         )
-    try:
-        info = _read_json(d / BUILD_INFO)
-    except FileNotFoundError:
-        raise _corrupt(name, f"{BUILD_INFO} is missing") from None
-    except (OSError, ValueError) as exc:
-        raise _corrupt(name, f"{BUILD_INFO} is unreadable: {exc}") from None
+    if not (d / BUILD_INFO).exists():
+        raise _corrupt(name, f"{BUILD_INFO} is missing")
+    info = read_small_json(d / BUILD_INFO, name)
     for fname in REQUIRED_FILES:
-        if not (d / fname).is_file():
+        if not (d / fname).exists():  # (one that is there but not a file is named when it is read)
             raise _corrupt(name, f"{fname} is missing")
-    files = info.get("files")
-    if isinstance(files, dict):
-        for rel, size in files.items():
-            p = d / rel
-            if not p.is_file():
-                raise _corrupt(name, f"{rel} is missing")
-            if isinstance(size, int) and p.stat().st_size != size:
-                raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
     built_by, current = info.get("converter_version"), _converter_version()
     if built_by is not None and current is not None and str(built_by) != current:
         # The graph's inputs and outputs change with the converter: an old graph would load,
@@ -132,15 +123,38 @@ def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
             f"this version needs {current})",
             "run `explainer model build` to rebuild it",
         )
-    try:
-        config = _read_json(d / CONFIG_JSON)
-    except (OSError, ValueError) as exc:
-        raise _corrupt(name, f"{CONFIG_JSON} is unreadable: {exc}") from None
+    config = read_small_json(d / CONFIG_JSON, name)
+    check_config(name, config)
+    if (d / TOKENIZER_CONFIG_JSON).exists():
+        check_tokenizer_config(name, read_small_json(d / TOKENIZER_CONFIG_JSON, name), config)
+    # the fields first (a message naming one), then whether every file is whole and unchanged
+    files = info.get("files")
+    if isinstance(files, dict):
+        for rel, size in files.items():
+            p = d / rel
+            if not p.is_file():
+                raise _corrupt(name, f"{rel} is missing")
+            if isinstance(size, int) and p.stat().st_size != size:
+                raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
+    check_hashes(name, d, info.get("sha256"), HASHED_ON_LOAD_BYTES)  # same size, other bytes: found here
     try:
         manifest: Manifest | None = load_manifest(name)
     except ExplainerError:
         manifest = None
     return BuiltModel(name=name, dir=d, config=config, build_info=info, manifest=manifest)
+
+
+def verify_built(name: str = DEFAULT_MODEL) -> list[str]:
+    """Every check of :func:`load_built`, and the hash of every file, the large ones too (a
+    flipped byte in model.onnx.data is found here). Returns the files whose hash was checked."""
+    built = load_built(name)
+    hashes = built.build_info.get("sha256")
+    if not isinstance(hashes, dict):
+        raise ExplainerError(
+            f"model {name} was built before builds recorded their files' hashes, so it cannot be verified",
+            "rebuild it to record them: `explainer model build --force`",
+        )
+    return check_hashes(name, built.dir, hashes, None)
 
 
 def is_up_to_date(manifest: Manifest) -> bool:
@@ -252,6 +266,9 @@ def build_model(
     log = log or _noop_log
     manifest = load_manifest(name)
     final = model_dir(name)
+    if not force and is_up_to_date(manifest):  # needs no write: a read-only cache is fine
+        log(f"model {name} is already built in {final}")
+        return load_built(name)
     ensure_writable_dir(final.parent)
     with _build_turn(name, progress, log) as waited:
         clean_stale(name)
@@ -312,10 +329,12 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
             "build_seconds": round(time.monotonic() - started, 2),
             "versions": _versions(),
             "files": _file_sizes(partial),
+            "sha256": file_hashes(partial, BUILD_INFO),
         }
         tmp_info = partial / (BUILD_INFO + ".tmp")
         tmp_info.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp_info, partial / BUILD_INFO)
+        check_hashes(name, partial, info["sha256"], None)  # what was written reads back the same
         _swap_into_place(partial, final)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)

@@ -55,9 +55,10 @@ class AnswerView(QPlainTextEdit):
         return self._shown[1] if self._shown else ""
 
     def show_tokens(self, value: TokensValue | None, chat: bool = False) -> None:
-        """The text the frame's Tokens panel spells (None: nothing recorded yet); ``chat``: the
+        """The text the frame's Tokens panel spells, the prompt alone before its tokens are drawn
+        (None: nothing recorded yet); ``chat``: the
         answer is a reply to the prompt, not its continuation, so it starts on a line of its own."""
-        if value is None or not value.chips:
+        if value is None or not value.prompt_text:
             shown = ("", "")
         else:
             answer = "".join(c.text for c in value.chips if c.kind == "output" and not is_special(c.text))

@@ -111,8 +111,11 @@ def prepare_to_show(window: QWidget) -> None:
     after_first_paint(window, import_chart_library_in_background)
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    """Show the main window, start loading the model, run the event loop; returns the exit code."""
+def run_app(argv: list[str] | None = None, open_file: str | None = None) -> int:
+    """Show the main window, start loading the model, run the event loop; returns the exit code.
+    ``open_file``: a saved run or lesson to open at once (from a file manager's double-click),
+    at its saved place; a file that does not read is a message in the window, as from File >
+    Open."""
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
@@ -121,6 +124,8 @@ def run_app(argv: list[str] | None = None) -> int:
     prepare_to_show(window)
     window.show()
     QTimer.singleShot(0, window.controller.load_model)
+    if open_file is not None:
+        QTimer.singleShot(0, lambda: window.files.open_trace(open_file))
 
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between
     # Qt events, so a slow timer gives it the chance).

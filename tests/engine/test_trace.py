@@ -372,7 +372,7 @@ def test_load_missing_file(tmp_path: Path):
 
 
 def test_load_directory(tmp_path: Path):
-    with pytest.raises(TraceError, match="Could not read"):
+    with pytest.raises(TraceError, match="is a folder, not a regular file"):
         load_trace(tmp_path)
 
 

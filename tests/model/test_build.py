@@ -15,6 +15,7 @@ from explainer.engine.tokenizer import load_tokenizer
 from explainer.errors import ExplainerError
 from explainer.model.build import build_model, load_built
 from explainer.model.paths import model_dir
+from tests.conftest import TINY_CONFIG
 
 
 class Boom(RuntimeError):
@@ -33,7 +34,7 @@ def fake_converter(monkeypatch):
         (out_dir / "model.onnx").write_bytes(b"onnx-bytes" * 10)
         if state["fail_midway"]:
             raise Boom("converter crashed halfway")
-        cfg = {"num_hidden_layers": 1, "hidden_size": 8, "vocab_size": 300}
+        cfg = dict(TINY_CONFIG)
         (out_dir / "config.json").write_text(json.dumps(cfg))
         progress("fake convert", 1.0)
         return cfg
@@ -63,7 +64,8 @@ def test_build_then_load(tmp_cache, fake_models, fake_converter):
     assert info["files"]["model.onnx"] == 100
     assert info["converter_version"] == "1"
     assert "onnx" in info["versions"] and "gguf" in info["versions"]
-    assert built.config["hidden_size"] == 8
+    assert built.config["d_model"] == 8
+    assert set(info["sha256"]) == set(info["files"])
     assert built.gguf_path and built.gguf_path.is_file()
     assert "fake convert" in phases and "building tokenizer" in phases
     tok = load_tokenizer(built.tokenizer_path)
@@ -152,7 +154,7 @@ def test_missing_converter_is_a_clear_error(tmp_cache, fake_models, monkeypatch)
     "damage, match",
     [
         (lambda d: (d / "build.json").unlink(), "build.json is missing"),
-        (lambda d: (d / "build.json").write_text("{not json"), "build.json is unreadable"),
+        (lambda d: (d / "build.json").write_text("{not json"), "build.json is not valid JSON"),
         (lambda d: (d / "model.onnx").unlink(), "model.onnx is missing"),
         (lambda d: (d / "tokenizer.json").unlink(), "tokenizer.json is missing"),
         (lambda d: (d / "config.json").write_text("[1"), "config.json"),
@@ -207,7 +209,7 @@ def convert_gguf(gguf_path, out_dir, progress):
     while not waiting.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     (out_dir / "model.onnx").write_bytes(b"onnx-bytes" * 10)
-    cfg = {"num_hidden_layers": 1, "hidden_size": 8, "vocab_size": 300}
+    cfg = json.loads(sys.argv[4])
     (out_dir / "config.json").write_text(json.dumps(cfg))
     return cfg
 
@@ -237,7 +239,7 @@ def test_concurrent_builds_take_turns(tmp_cache, fake_models, fake_converter, tm
     repo = Path(__file__).resolve().parents[2]
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _BUILD_PROCESS, str(calls), str(waiting), name],
+            [sys.executable, "-c", _BUILD_PROCESS, str(calls), str(waiting), name, json.dumps(TINY_CONFIG)],
             cwd=repo,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

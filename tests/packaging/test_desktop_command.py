@@ -4,8 +4,10 @@ that and nothing else."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,7 +65,9 @@ def test_install_writes_launcher_icons_metainfo_and_uninstall_removes_exactly_th
         assert f"icons/hicolor/{size}x{size}/apps/explainer.png" in rel
     launcher = home / "applications" / "explainer.desktop"
     entry = _entry(launcher.read_text(encoding="utf-8"))
-    assert entry["Exec"] == f'"{argv[0]}"' and entry["TryExec"] == argv[0]
+    assert entry["Exec"] == f'"{argv[0]}" %f' and entry["TryExec"] == argv[0]
+    assert entry["MimeType"] == "application/x-explainer-trace;application/x-explainer-lesson;"
+    assert "mime/packages/explainer.xml" in rel
     validate_desktop_file(launcher)
     validate_metainfo(home / "metainfo" / "org.example.explainer.metainfo.xml")
     record = json.loads((home / desktop.RECORD).read_text())
@@ -110,8 +114,54 @@ def test_the_command_line_uses_xdg_data_home(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert str(home / "applications" / "explainer.desktop") in proc.stdout.splitlines()
     entry = _entry((home / "applications" / "explainer.desktop").read_text())
-    assert entry["Exec"].endswith(" -m explainer") and entry["TryExec"] == sys.executable
+    assert entry["Exec"].endswith(" -m explainer %f") and entry["TryExec"] == sys.executable
     proc = run("uninstall")
     assert proc.returncode == 0 and not home.exists(), proc.stderr
     proc = run("uninstall")
     assert proc.returncode == 0 and "nothing to remove" in proc.stderr
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "explainer", "desktop", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        cwd=ROOT,
+    )
+
+
+def test_a_lecture_hall_install_under_a_prefix_opens_its_files_and_reads_a_shared_cache(tmp_path):
+    """`desktop install --prefix DIR --cache-dir SHARED` (--system is the same with /usr/local):
+    the launcher passes the validator, runs explainer on the shared cache with the file a file
+    manager opens, and the MIME database built under DIR/share/mime knows .trace and .lesson."""
+    prefix, shared = tmp_path / "opt", tmp_path / "shared cache"
+    shared.mkdir()
+    env = {"XDG_DATA_HOME": str(tmp_path / "own")}
+    proc = _cli("install", "--prefix", str(prefix), "--cache-dir", str(shared), env=env)
+    assert proc.returncode == 0, proc.stderr
+    share = prefix / "share"
+    launcher = share / "applications" / "explainer.desktop"
+    validate_desktop_file(launcher)
+    exec_ = _entry(launcher.read_text(encoding="utf-8"))["Exec"]
+    assert exec_.endswith(f'--cache-dir "{shared}" %f'), exec_
+    if shutil.which("update-mime-database"):
+        globs = (share / "mime" / "globs2").read_text()
+        assert "application/x-explainer-lesson:*.lesson" in globs and "application/x-explainer-trace:*.trace" in globs
+    assert not (tmp_path / "own").exists()  # nothing in the user's own data folder
+    proc = _cli("uninstall", "--prefix", str(prefix), env=env)
+    assert proc.returncode == 0, proc.stderr
+    left = _tree(share)
+    assert not any(p.startswith(("applications/", "icons/", "metainfo/")) for p in left), left
+    assert "mime/packages/explainer.xml" not in left
+
+
+def test_a_shared_cache_that_is_not_there_is_refused(tmp_path):
+    proc = _cli("install", "--prefix", str(tmp_path), "--cache-dir", str(tmp_path / "nowhere"), env={})
+    assert proc.returncode == 2 and "is not a folder" in proc.stderr and "model build" in proc.stderr
+    assert not (tmp_path / "share").exists()
+
+
+def test_system_means_usr_local_share():
+    args = argparse.Namespace(system=True, prefix=None)
+    assert desktop.target_home(args) == Path("/usr/local/share")

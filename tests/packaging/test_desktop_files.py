@@ -35,7 +35,8 @@ def test_launcher_starts_explainer_with_the_installed_icon():
     entry.optionxform = str  # keys are case-sensitive
     entry.read(LINUX / DESKTOP_ID, encoding="utf-8")
     section = entry["Desktop Entry"]
-    assert section["Exec"] == "explainer" and section["TryExec"] == "explainer"
+    assert section["Exec"] == "explainer %f" and section["TryExec"] == "explainer"  # (%f: the file opened)
+    assert section["MimeType"] == "application/x-explainer-trace;application/x-explainer-lesson;"
     assert section["Icon"] == ICON_NAME
     assert (ROOT / "assets" / "icons" / f"{ICON_NAME}.svg").is_file()
 

@@ -358,7 +358,8 @@ def wrong_then_right(qtbot, card, question) -> None:
     if kind is QuestionKind.CHOICE:
         click(qtbot, card.options[question.answer])
     elif kind is QuestionKind.NUMBER:
-        type_into(qtbot, card.number_field, f"{question.answer:,.0f}")
+        digits = 0 if question.answer >= 100 else 2  # (one layer's milliseconds: "1.65", not "2")
+        type_into(qtbot, card.number_field, f"{question.answer:,.{digits}f}")
         qtbot.keyClick(card.number_field, Qt.Key.Key_Return)
         return
     else:

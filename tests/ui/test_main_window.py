@@ -64,6 +64,7 @@ def test_the_whole_text_so_far_is_readable_under_the_illustration(qtbot, window,
     box = w.answer_view
     assert box.toPlainText() == "" and box.placeholderText()
     trace = generate(qtbot, w, "Why is the sky blue?", max_new_tokens=30, chat=True)
+    assert w.position == Cursor(0, Stage.PRETRAINING) and box.toPlainText() == "Why is the sky blue?"
     last = len(trace.steps) - 1
     w.stepper.show(Cursor(last, Stage.APPEND))
     tok = shared_engine.tokenizer
@@ -408,3 +409,32 @@ def test_a_damaged_settings_store_gives_defaults(qtbot, make_window, shared_engi
     w = make_window(lambda: shared_engine)
     assert w.isVisible() and w.control_dock.isVisible()
     assert w.recent_menu.actions() == [] and not w.recent_menu.isEnabled()
+
+
+@pytest.mark.slow
+def test_a_huge_prompt_is_checked_in_the_worker_and_refused_untokenized(window, qtbot, shared_engine, monkeypatch):
+    """A 1 MB prompt is checked by the worker, not the GUI thread, and refused by its size
+    before the tokenizer sees it; the window's event loop keeps running meanwhile."""
+    import threading
+
+    from explainer.engine import generate as generate_mod
+
+    checked_on: list[threading.Thread] = []
+    real_check = generate_mod.check_prompt_size
+
+    def spy(prompt, context, max_token_bytes):
+        checked_on.append(threading.current_thread())
+        return real_check(prompt, context, max_token_bytes)
+
+    def no_tokenizing(text):
+        raise AssertionError("the prompt was tokenized")
+
+    monkeypatch.setattr(generate_mod, "check_prompt_size", spy)
+    monkeypatch.setattr(shared_engine.tokenizer, "encode", no_tokenizing)
+    window.prompt.setPlainText("word " * 200_000)
+    with qtbot.waitSignal(window.controller.error, timeout=30_000) as blocker:
+        window.generate()
+    assert "1,000,000 bytes" in blocker.args[0]
+    assert checked_on and checked_on[0] is not threading.main_thread()
+    qtbot.waitUntil(lambda: window.banner.isVisible())
+    assert window.prompt.toPlainText() == "word " * 200_000  # nothing the user typed is lost
