@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from explainer.commands.export_web import add_web_args
 from explainer.commands.options import (
     Subcommands,
     add_device_arg,
@@ -29,7 +30,7 @@ def add_parser(sub: Subcommands) -> None:
         help="write one frame of the illustration as SVG or PNG (no display needed)",
         description="Run the model on a prompt (or read a saved trace) and write one frame of the "
         "illustration. Timings are left out unless --timings is given, so the same prompt and seed "
-        "give the same file.",
+        "give the same file. With --out FILE.html: one web page that replays the whole run (or --from/--to).",
     )
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
@@ -40,13 +41,16 @@ def add_parser(sub: Subcommands) -> None:
         "--stage", choices=[s.value for s in Stage], default="append", help="which stage to draw (default append)"
     )
     p.add_argument("--step", type=int, default=None, metavar="K", help="which step, from 0 (default: the last)")
-    p.add_argument("--theme", choices=("light", "dark", "projector"), default="light")
+    p.add_argument(
+        "--theme", choices=("light", "dark", "projector", "all"), default="light", help="all: a web page's switch"
+    )
     add_sampling_args(p, seed_default=0, seed_help="default 0, so figures are reproducible")
     p.add_argument(
         "--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)"
     )
     p.add_argument("--timings", action="store_true", help="include the measured TTFT/TPOT (differ run to run)")
-    p.add_argument("--out", required=True, metavar="FILE.svg|FILE.png")
+    p.add_argument("--out", required=True, metavar="FILE.svg|FILE.png|FILE.html")
+    add_web_args(p)
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
@@ -65,10 +69,17 @@ def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from explainer.commands import export_web
     from explainer.engine.trace_file import load_trace
     from explainer.export.figure import check_output_path, cursor_for, export_figure
+    from explainer.export.web import is_web_page
 
-    out = check_output_path(args.out)
+    web = is_web_page(args.out)
+    if web:
+        export_web.check_args(args)
+    else:
+        export_web.refuse_for_figure(args)
+    out = None if web else check_output_path(args.out)
     stage = Stage(args.stage)
     if args.step is not None and args.step < 0:
         raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
@@ -85,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         engine = Engine(load_model(args), args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
         vocabulary = vocabulary_of(engine.tokenizer)
+    if out is None:
+        return export_web.write_page(args, trace, vocabulary)
     cursor = cursor_for(trace, stage, args.step)
     written = export_figure(trace, cursor, out, args.theme, args.text_as_paths, args.timings, vocabulary)
     print(f"wrote {written} ({stage.value}, step {cursor.step + 1} of {len(trace.steps)})", file=sys.stderr)
