@@ -24,6 +24,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "empty_prompt_hint",
             "position_prefill",
             "position_decode",
+            "exporting_web",
         ),
         "model_ready": ("welcome",),
         "done": ("n", "why"),
@@ -70,6 +71,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "zoom_reset",
             "export",
             "export_tip",
+            "export_web",
+            "export_web_tip",
             "save_trace",
             "save_trace_tip",
             "save_lesson",
@@ -197,6 +200,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "open_filter",
         "export",
         "export_filter",
+        "export_web",
+        "export_web_filter",
     ),
 }
 
