@@ -37,6 +37,7 @@ from explainer.content.glossary import TextPart
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
+from explainer.export.web_font import FAMILY
 from explainer.frames import Frame
 from explainer.frames import panels as F
 from explainer.frames.describe import describe as frame_in_words
@@ -266,7 +267,7 @@ def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fo
         "theme": e(themes[0]),
         "theme_css": _theme_css(themes),
         "fonts": fonts,
-        "font_family": "'explainer DejaVu Sans'",
+        "font_family": f"'{FAMILY}'",
         "controls": e(word("web", "controls")),
         "theme_switch": switch,
         "position": e(word("access", "position")),
