@@ -1,5 +1,6 @@
 """`explainer export`: run the model (or read a saved trace) and write one frame as a figure, the
-loop as an animation (GIF, APNG, MP4), or one picture per stage for a slide deck."""
+loop as an animation (GIF, APNG, MP4), one picture per stage for a slide deck, or the whole run as
+a web page (commands/export_web.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from explainer.commands.export_web import add_web_args
 from explainer.commands.options import (
     Subcommands,
     add_device_arg,
@@ -30,7 +32,7 @@ def add_parser(sub: Subcommands) -> None:
         help="write a frame of the illustration as SVG or PNG, or the run as GIF, APNG or MP4 (no display needed)",
         description="Run the model on a prompt (or read a saved trace) and write one frame of the "
         "illustration. Timings are left out unless --timings is given, so the same prompt and seed "
-        "give the same file.",
+        "give the same file. With --out FILE.html: one web page that replays the whole run (or --from/--to).",
     )
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
@@ -44,7 +46,9 @@ def add_parser(sub: Subcommands) -> None:
         help="which stage to draw (default append; a preset's own stage)",
     )
     p.add_argument("--step", type=int, default=None, metavar="K", help="which step, from 0 (default: the last)")
-    p.add_argument("--theme", choices=("light", "dark", "projector"), default="light")
+    p.add_argument(
+        "--theme", choices=("light", "dark", "projector", "all"), default="light", help="all: a web page's switch"
+    )
     add_sampling_args(p, seed_default=0, seed_help="default 0, so figures are reproducible")
     p.add_argument(
         "--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)"
@@ -68,9 +72,12 @@ def add_parser(sub: Subcommands) -> None:
     p.add_argument("--frames", metavar="DIR/", help="write one numbered SVG or PNG per stage into DIR (--format)")
     p.add_argument("--format", choices=("svg", "png"), default="png", help="the pictures --frames writes")
     p.add_argument(
-        "--out", metavar="FILE.svg|.png|.gif|.mp4", help="the figure (.png from --trace with --animate: APNG)"
+        "--out",
+        metavar="FILE.svg|.png|.gif|.mp4|.html",
+        help="the figure (.png from --trace with --animate: APNG; .html: the run as a web page)",
     )
     p.add_argument("--animate", action="store_true", help="with --out FILE.png: an animated PNG of the run")
+    add_web_args(p)
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
@@ -89,19 +96,27 @@ def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from explainer.commands import export_web
     from explainer.engine.trace_file import load_trace
     from explainer.export.animation import ANIMATIONS, check_animation_path, check_frames_dir, cursors_shown
     from explainer.export.figure import check_output_path, cursor_for, export_figure
     from explainer.export.layout import ALL, parse_panels, preset
+    from explainer.export.web import is_web_page
 
     if bool(args.out) == bool(args.frames):
         raise ExplainerError("give one of --out FILE and --frames DIR/", "e.g. --out run.gif, or --frames slides/")
-    animated = args.frames is None and (args.out.lower().endswith(ANIMATIONS) or args.animate)
+    web = bool(args.out) and is_web_page(args.out)
+    if web:
+        export_web.check_args(args)
+    else:
+        export_web.refuse_for_figure(args)
+    animated = not web and args.frames is None and (args.out.lower().endswith(ANIMATIONS) or args.animate)
+    out = frames_dir = None  # (the web page checks its own path: export_web.check_args)
     if args.frames:
         frames_dir = check_frames_dir(args.frames)
     elif animated:
         out = check_animation_path(args.out)
-    else:
+    elif not web:
         out = check_output_path(args.out)
     layout = parse_panels(args.panels) if args.panels else preset(args.preset) if args.preset else ALL
     scale = args.scale if args.scale is not None else 1.0 if animated else 2.0
@@ -124,19 +139,23 @@ def run(args: argparse.Namespace) -> int:
         engine = Engine(load_model(args), args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
         vocabulary = vocabulary_of(engine.tokenizer)
+    if web:
+        return export_web.write_page(args, trace, vocabulary)
     look = {"theme": args.theme, "timings": args.timings, "vocabulary": vocabulary, "layout": layout}
     if args.frames or animated:
         from explainer.export.animation import write_animation, write_frames
 
         cursors = cursors_shown(trace)
-        if args.frames:
+        if frames_dir is not None:
             paths = write_frames(trace, cursors, frames_dir, args.format, scale=scale, **look)
             print(f"wrote {len(paths)} pictures into {frames_dir}", file=sys.stderr)
         else:
+            assert out is not None
             pace = {"seconds_per_stage": args.seconds_per_stage, "fps": args.fps}
             written = write_animation(trace, cursors, out, scale=scale, **pace, **look)
             print(f"wrote {written} ({len(cursors)} stages)", file=sys.stderr)
         return 0
+    assert out is not None
     cursor = cursor_for(trace, stage, step)
     written = export_figure(
         trace,

@@ -24,6 +24,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "empty_prompt_hint",
             "position_prefill",
             "position_decode",
+            "exporting_web",
         ),
         "model_ready": ("welcome",),
         "done": ("n", "why"),
@@ -73,6 +74,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "zoom_reset",
             "export",
             "export_tip",
+            "export_web",
+            "export_web_tip",
             "save_trace",
             "save_trace_tip",
             "save_lesson",
@@ -184,6 +187,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "description": ("model", "licence", "prompt", "chat", "temperature", "top_k", "top_p", "seed"),
         "chat_mode": (),
     },
+    # explainer/export/web.py: the exported web page's own words
+    "web": {**plain("controls", "terms", "keys", "loading", "needs_script"), "title": ("prompt",)},
     # explainer/ui/your_turn.py and ui/lesson/your_turn_section.py: "Your turn: you are the sampler"
     "your_turn": {
         **plain(
@@ -223,6 +228,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "export_filter",
         "open_gguf",
         "open_gguf_filter",
+        "export_web",
+        "export_web_filter",
     ),
 }
 

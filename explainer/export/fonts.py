@@ -1,4 +1,5 @@
-"""The figure's font, carried inside the SVG: a subset of DejaVu Sans as an @font-face.
+"""The figure's font, carried inside the SVG (and the web page, export/web.py): a subset of DejaVu
+Sans as an @font-face.
 
 The illustration is laid out for DejaVu Sans's widths; on a machine without it a browser picks
 another font, so gaps open between the pieces of a caption, underlines run past their words and
@@ -34,7 +35,7 @@ FACES = {
     (False, True): "DejaVuSans-Oblique.ttf",
     (True, True): "DejaVuSans-BoldOblique.ttf",
 }
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fonts/truetype/dejavu", "/Library/Fonts")
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts")
 
 
 @lru_cache(maxsize=8)
@@ -56,8 +57,9 @@ def face_file(bold: bool, italic: bool) -> Path | None:
         if found and Path(found).name == name:
             return Path(found)
     for folder in FONT_DIRS:
-        if os.path.isdir(folder):
-            for path in sorted(Path(folder).rglob(name)):
+        root = Path(os.path.expanduser(folder))
+        if root.is_dir():
+            for path in sorted(root.rglob(name)):
                 return path
     return None
 

@@ -543,6 +543,7 @@ class MainWindow(QMainWindow):
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)
         a["save_trace"].setEnabled(ready and not st.generating)
+        a["export_web"].setEnabled(ready and not st.generating)
         a["save_lesson"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
@@ -155,4 +156,36 @@ class RunFiles:
         except ExplainerError as exc:
             w.show_error(w.word("window", "export_failed").format(error=exc.message), exc.hint)
             return
+        w.set_activity(w.word("window", "exported").format(path=path))
+
+    def export_web_dialog(self) -> None:
+        w = self.window
+        if not w.stepper.ready or w.generating:
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self.parent, w.word("files", "export_web"), "explainer-run.html", w.word("files", "export_web_filter")
+        )
+        if path:
+            self.export_web(path)
+
+    def export_web(self, path: str) -> None:
+        """Write the whole recorded run as one web page that replays it offline (the same code as
+        `explainer export --out run.html`), in the window's theme, with the measured times the
+        window shows. Drawing every distinct panel takes seconds for a long run: the window says
+        so and shows the busy cursor meanwhile."""
+        from explainer.export.web import export_web
+
+        w = self.window
+        w.stepper.finish_animation()
+        if w.trace is None or w.generating:
+            return
+        w.set_activity(w.word("window", "exporting_web"))
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            export_web(w.trace, path, w.texts, (w.theme_name,), vocabulary=w.vocabulary, timings=True)
+        except ExplainerError as exc:
+            w.show_error(w.word("window", "export_failed").format(error=exc.message), exc.hint)
+            return
+        finally:
+            QApplication.restoreOverrideCursor()
         w.set_activity(w.word("window", "exported").format(path=path))

@@ -1,0 +1,163 @@
+// The replay of one recorded run (explainer/export/web.py writes the page around this script).
+// The run is one deflated JSON document in base64 (#run-data): the distinct panel drawings per
+// theme (SVG markup in canvas coordinates), and per frame the drawing numbers of its panels, the
+// position line, the caption in pieces (a piece with a term links to its definition), the frame
+// in words and where "next token" jumps. Nothing here asks the network for anything.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const words = JSON.parse($("words-json").textContent);
+  const player = $("player");
+  const canvas = $("canvas");
+  const SVG = canvas.namespaceURI; // (the inline <svg> is in the SVG namespace already)
+  let run = null;
+  let index = 0;
+  let theme = document.documentElement.dataset.theme;
+  let timer = null;
+  const nodes = new Map(); // "theme/number" -> the drawing's <g>, parsed once
+
+  async function inflate() {
+    const text = $("run-data").textContent.trim();
+    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function drawing(number) {
+    const key = theme + "/" + number;
+    let g = nodes.get(key);
+    if (!g) {
+      g = document.createElementNS(SVG, "g");
+      g.innerHTML = run.drawings[theme][number];
+      nodes.set(key, g);
+    }
+    return g;
+  }
+
+  function caption(frame) {
+    $("heading").textContent = frame.heading;
+    const text = $("text");
+    const terms = $("terms");
+    text.replaceChildren();
+    terms.replaceChildren();
+    const listed = new Set();
+    for (const [piece, term] of frame.caption) {
+      if (!term || !(term in run.terms)) {
+        text.append(piece);
+        continue;
+      }
+      const id = "term-" + term.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+      const a = document.createElement("a");
+      a.href = "#" + id;
+      a.textContent = piece;
+      a.title = run.terms[term];
+      text.append(a);
+      if (listed.has(term)) continue;
+      listed.add(term);
+      const dt = document.createElement("dt");
+      dt.id = id;
+      dt.textContent = term;
+      const dd = document.createElement("dd");
+      dd.textContent = run.terms[term];
+      terms.append(dt, dd);
+    }
+    terms.hidden = listed.size === 0;
+  }
+
+  function show(i, announce = true) {
+    index = Math.max(0, Math.min(run.frames.length - 1, i));
+    const frame = run.frames[index];
+    canvas.replaceChildren(...frame.d[theme].map(drawing));
+    caption(frame);
+    $("position").textContent = frame.position;
+    $("words").textContent = frame.words;
+    $("ill").setAttribute("aria-label", words.diagram + ": " + frame.heading);
+    if (announce) $("live").textContent = frame.words;
+    player.dataset.index = String(index);
+    player.dataset.stage = frame.stage;
+    $("reset").disabled = index === 0;
+    $("prev").disabled = index === 0;
+    $("next").disabled = index === run.frames.length - 1;
+    $("next_token").disabled = frame.next_token === null;
+    if (timer !== null && index === run.frames.length - 1) pause();
+  }
+
+  function pause() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    $("play").textContent = words.play;
+    $("play").setAttribute("aria-pressed", "false");
+  }
+
+  function play() {
+    if (timer !== null) return pause();
+    if (index === run.frames.length - 1) show(0);
+    timer = setInterval(() => show(index + 1), PLAY_MS);
+    $("play").textContent = words.pause;
+    $("play").setAttribute("aria-pressed", "true");
+  }
+
+  const commands = {
+    reset: () => { pause(); show(0); },
+    prev: () => show(index - 1),
+    play: play,
+    next: () => show(index + 1),
+    next_token: () => {
+      const target = run.frames[index].next_token;
+      if (target !== null) show(target);
+    },
+  };
+  // the app's keys (explainer/ui/actions.py); presentation clickers send Page Up / Page Down
+  const keys = {
+    " ": "next", ArrowRight: "next", PageDown: "next",
+    ArrowLeft: "prev", PageUp: "prev", Backspace: "prev",
+    n: "next_token", N: "next_token", ArrowDown: "next_token",
+    p: "play", P: "play", Home: "reset",
+  };
+
+  function onKey(event) {
+    if (!run || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+    if (target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return; // the button's own
+    const name = keys[event.key];
+    if (!name) return;
+    event.preventDefault();
+    commands[name]();
+  }
+
+  function setTheme(name) {
+    if (!(name in run.drawings)) return;
+    theme = name;
+    document.documentElement.dataset.theme = name;
+    show(index, false);
+  }
+
+  async function start() {
+    for (const name of Object.keys(commands)) {
+      const button = $(name);
+      button.textContent = words[name];
+      if (words[name + "_tip"]) button.title = words[name + "_tip"];
+      button.addEventListener("click", () => commands[name]());
+    }
+    if (typeof DecompressionStream === "undefined") {
+      $("unsupported").hidden = false;
+      player.dataset.state = "unsupported";
+      return;
+    }
+    run = await inflate();
+    document.addEventListener("keydown", onKey);
+    const select = $("theme");
+    if (select) {
+      select.value = theme;
+      select.addEventListener("change", () => setTheme(select.value));
+    }
+    show(0, false);
+    player.dataset.state = "ready";
+  }
+
+  start().catch((error) => {
+    player.dataset.state = "failed";
+    $("position").textContent = String(error);
+  });
+})();

@@ -1,0 +1,71 @@
+"""`explainer export ... --out run.html`: the web page's options and its writing.
+
+Kept beside commands/export.py rather than in it, so the figure options and the page's grow
+apart without touching each other; export.py hands over when ``--out`` names an .html file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from explainer.errors import ExplainerError
+
+if TYPE_CHECKING:
+    from explainer.engine.trace import Trace
+    from explainer.illustration.vocab import Vocabulary
+
+
+def add_web_args(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("web page (--out FILE.html)")
+    group.add_argument(
+        "--from",
+        dest="web_from",
+        metavar="STEP:STAGE",
+        help="the page starts here and cannot go back further (e.g. 0:tokens; steps from 0)",
+    )
+    group.add_argument(
+        "--to", dest="web_to", metavar="STEP:STAGE", help="the page ends here (e.g. 3:append; default: the end)"
+    )
+
+
+def themes_of(name: str) -> tuple[str, ...]:
+    """``--theme``: one theme, or ``all`` (the page then offers a switch; about three times the size)."""
+    from explainer.export.web import THEME_NAMES
+
+    return THEME_NAMES if name == "all" else (name,)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Everything about the options that can be refused before the model runs."""
+    from explainer.export.web import check_web_path, parse_place
+
+    check_web_path(args.out)
+    for text, what in ((args.web_from, "--from"), (args.web_to, "--to")):
+        if text is not None:
+            parse_place(text, what)
+
+
+def write_page(args: argparse.Namespace, trace: Trace, vocabulary: Vocabulary | None) -> int:
+    from explainer.content.assets import load_texts
+    from explainer.export.web import export_web, parse_place
+
+    start = parse_place(args.web_from, "--from") if args.web_from else None
+    end = parse_place(args.web_to, "--to") if args.web_to else None
+    written, page = export_web(
+        trace, args.out, load_texts(), themes_of(args.theme), start, end, vocabulary, timings=args.timings
+    )
+    size = len(page.html)
+    print(
+        f"wrote {written} ({page.frames} frames, {sum(page.drawings.values())} drawings, {size / 1e6:.2f} MB)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def refuse_for_figure(args: argparse.Namespace) -> None:
+    if args.theme == "all" or args.web_from or args.web_to:
+        raise ExplainerError(
+            "--theme all, --from and --to are for the web page", "name the output .html, or drop those options"
+        )

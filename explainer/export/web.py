@@ -1,0 +1,305 @@
+"""A recorded run as one web page: the illustration replayed in any browser, offline.
+
+Course pages are where the lessons are taught, so an author needs the run there, not a
+screenshot of it: the same stages, keys and buttons as the app, the captions as text with their
+glossary definitions, and the frame in words (frames/describe.py) for a screen reader. The page
+is a single HTML file that needs nothing else: no script, style, font or picture comes from
+anywhere, and its Content-Security-Policy forbids every request (an LMS or a reader offline
+gets the same page).
+
+It stays small because every distinct panel drawing is held once (web_drawings.py): a frame
+is a list of drawing numbers. The drawings, the frames' words and the glossary are one JSON
+document, deflated and in base64 inside the page; the page inflates it with the browser's
+DecompressionStream and composes each frame from its drawings in one inline SVG whose viewBox
+is the canvas, so it scales with the width of whatever holds the page and keeps its aspect.
+The template (assets/web/page.html, page.js) holds no words: they come from app.json ``web``,
+``actions``, ``stages`` and ``access``, like the window's.
+
+``--from STEP:STAGE --to STEP:STAGE`` keeps only that part of the run: the page then cannot
+step outside it, and holds only the drawings it shows.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from explainer.atomic import check_destination, write_atomic
+from explainer.content.glossary import TextPart
+from explainer.content.texts import LessonTexts
+from explainer.engine.trace import Trace
+from explainer.errors import ExplainerError
+from explainer.frames import Frame
+from explainer.frames import panels as F
+from explainer.frames.describe import describe as frame_in_words
+from explainer.illustration.vocab import Vocabulary
+from explainer.illustration.walk import Walk
+from explainer.resources import data_dir
+from explainer.stages import Cursor, Stage
+
+if TYPE_CHECKING:  # (Qt: imported when a page is built, so `explainer --help` stays light)
+    from explainer.export.web_drawings import Drawings
+
+FAMILY = "explainer DejaVu Sans"  # the page's own font name: it never picks up another installed copy (export/fonts.py)
+
+WEB_FORMATS = (".html", ".htm")
+THEME_NAMES = ("light", "dark", "projector")
+CANVAS_HEIGHT = 800  # the canvas without the caption's band (the page writes the caption as text)
+PLAY_MS = 1500  # each stage's time on screen while playing (the page has no animations to wait for)
+TEMPLATE_LIMIT = 1 << 20  # the template files are a few kB: anything larger is not ours
+CSP = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:"
+
+
+def is_web_page(path: str | os.PathLike[str]) -> bool:
+    return Path(path).suffix.lower() in WEB_FORMATS
+
+
+def check_web_path(path: str | os.PathLike[str]) -> Path:
+    """Refuse a path the page cannot be written to, before any drawing or model work."""
+    if not os.fspath(path):
+        raise ExplainerError("no file name was given for the web page", "name the file, e.g. --out run.html")
+    out = Path(path)
+    if not is_web_page(out):
+        raise ExplainerError(f"cannot write a web page to '{out.name}'", "name the file .html")
+    check_destination(out, "the web page")
+    return out
+
+
+def parse_place(text: str, what: str = "--from") -> Cursor:
+    """``STEP:STAGE`` (the step from 0, as ``--step``; a stage name) as a cursor."""
+    step, sep, stage = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError(text)
+        return Cursor(int(step), Stage(stage.strip().lower()))
+    except ValueError:
+        names = ", ".join(s.value for s in Stage)
+        raise ExplainerError(
+            f"{what} {text!r} is not STEP:STAGE", f"for example 0:tokens or 3:sampling (stages: {names})"
+        ) from None
+
+
+def page_cursors(trace: Trace, start: Cursor | None = None, end: Cursor | None = None) -> list[Cursor]:
+    """The cursors the page replays: the whole run, or the part from ``start`` to ``end``."""
+    walk = Walk(trace)
+    if walk.n_steps == 0:
+        raise ExplainerError("the trace has no steps to replay", "generate at least one token first")
+    for name, place in (("--from", start), ("--to", end)):
+        if place is not None and not walk.is_available(place):
+            raise ExplainerError(
+                f"{name} {place.step}:{place.stage.value} is not in the run",
+                f"steps go from 0 to {walk.n_steps - 1}; pretraining is 0:pretraining, the prompt's pass has "
+                "every stage, later passes start at tokens",
+            )
+    first = walk.index(start) if start is not None else 0
+    last = walk.index(end) if end is not None else walk.count() - 1
+    if first > last:
+        raise ExplainerError("--from comes after --to", "swap them")
+    return walk.cursors()[first : last + 1]
+
+
+@dataclass(frozen=True)
+class Page:
+    html: bytes
+    frames: int
+    drawings: dict[str, int]  # theme -> distinct drawings it holds
+    counts: dict[str, int]  # panel -> distinct drawings (of the first theme)
+
+
+def build_page(
+    trace: Trace,
+    texts: LessonTexts,
+    themes: Sequence[str] = ("light",),
+    start: Cursor | None = None,
+    end: Cursor | None = None,
+    vocabulary: Vocabulary | None = None,
+    timings: bool = False,
+) -> Page:
+    """The page for the run (or its part from ``start`` to ``end``) in ``themes`` (the first is
+    the one shown at first; with more than one the page offers a switch)."""
+    from explainer.diagram.theme import THEMES
+    from explainer.export.figure import describe, ensure_qt_app
+    from explainer.export.fonts import font_face_css
+    from explainer.export.web_drawings import DRAWN, draw_run
+
+    for name in themes:
+        if name not in THEMES:
+            raise ExplainerError(f"unknown theme '{name}'", f"use one of: {', '.join(THEME_NAMES)}, or all")
+    if not themes:
+        raise ExplainerError("no theme was given", f"use one of: {', '.join(THEME_NAMES)}, or all")
+    ensure_qt_app()
+    cursors = page_cursors(trace, start, end)
+    drawings: dict[str, Drawings] = {}
+    frames: list[Frame] = []
+    for name in themes:
+        built, drawings[name] = draw_run(trace, cursors, texts, THEMES[name], vocabulary, timings)
+        frames = frames or built  # (the frames' words are the same in every theme)
+    chars: dict[bool, set[str]] = {}
+    for d in drawings.values():
+        for (bold, _italic), used in d.chars.items():
+            chars.setdefault(bold, set()).update(used)
+    for frame in frames:  # the caption is the page's text, in the same font
+        chars.setdefault(False, set()).update(frame[F.CAPTION].heading + frame[F.CAPTION].text)
+    data = {
+        "panels": list(DRAWN),
+        "drawings": {name: d.fragments for name, d in drawings.items()},
+        "frames": [
+            _frame_words(texts, trace, cursors, frames, i, {name: d.frames[i] for name, d in drawings.items()})
+            for i in range(len(cursors))
+        ],
+        "terms": _terms(texts, frames),
+    }
+    blob = base64.b64encode(zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 9))
+    _title, about = describe(texts, trace, cursors[0])
+    page = _fill(
+        texts,
+        trace,
+        themes,
+        blob.decode("ascii"),
+        font_face_css(FAMILY, {(bold, False): "".join(sorted(used)) for bold, used in chars.items() if used}),
+        about,
+    )
+    counts = drawings[themes[0]].counts
+    return Page(page.encode("utf-8"), len(cursors), {n: len(d.fragments) for n, d in drawings.items()}, counts)
+
+
+def _position(texts: LessonTexts, trace: Trace, cursor: Cursor) -> str:
+    """The transport bar's words for a cursor, as the window's (ui/status.py position_text)."""
+    word = texts.app_text
+    return word("window", "position").format(
+        n=cursor.step + 1,
+        total=len(trace.steps),
+        more="",
+        stage=word("stages", cursor.stage.value),
+        phase=word("window", "position_prefill" if cursor.step == 0 else "position_decode"),
+    )
+
+
+def _frame_words(
+    texts: LessonTexts,
+    trace: Trace,
+    cursors: list[Cursor],
+    frames: list[Frame],
+    i: int,
+    drawings: dict[str, tuple[int, ...]],
+) -> dict[str, object]:
+    cursor, frame = cursors[i], frames[i]
+    caption = frame[F.CAPTION]
+    parts = caption.parts or ((TextPart(caption.text),) if caption.text else ())
+    target = Walk(trace).next_token(cursor)
+    return {
+        "d": drawings,
+        "position": _position(texts, trace, cursor),
+        "stage": cursor.stage.value,
+        "heading": caption.heading,
+        "caption": [[p.text, p.term] for p in parts],
+        "words": frame_in_words(frame, texts),
+        # where N jumps to (None: nowhere inside the page)
+        "next_token": cursors.index(target) if target is not None and target in cursors else None,
+    }
+
+
+def _terms(texts: LessonTexts, frames: list[Frame]) -> dict[str, str]:
+    """The definitions of the terms the captions link (only those: the page is not the glossary)."""
+    used = {p.term for f in frames for p in f[F.CAPTION].parts if p.term}
+    return {term: texts.define(term) or "" for term in sorted(used)}
+
+
+def _template(name: str) -> str:
+    path = data_dir("assets") / "web" / name
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(TEMPLATE_LIMIT + 1)
+    except OSError as exc:
+        raise ExplainerError(
+            f"cannot read the web page template {path}: {exc.strerror or exc}", "reinstall the app"
+        ) from None
+    if len(raw) > TEMPLATE_LIMIT:
+        raise ExplainerError(f"the web page template {path} is larger than expected", "reinstall the app")
+    return raw.decode("utf-8")
+
+
+def _theme_css(names: Sequence[str]) -> str:
+    from explainer.diagram.theme import THEMES
+
+    rules = []
+    for name in names:
+        t = THEMES[name]
+        rules.append(
+            f"[data-theme={name}]{{--bg:{t.background};--panel:{t.panel};--border:{t.panel_border};"
+            f"--fg:{t.foreground};--muted:{t.muted};--accent:{t.accent};--accent-text:{t.accent_text};"
+            f"--base:{t.base_point_size:g}px}}"
+        )
+    return "\n".join(rules)
+
+
+def _script_json(value: object) -> str:
+    """JSON safe inside a <script> element (no "</" can close it)."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fonts: str, about: str) -> str:
+    word = texts.app_text
+    prompt = " ".join(trace.prompt.split())
+    prompt = prompt if len(prompt) <= 80 else prompt[:79] + "…"
+    words = {
+        **{k: word("actions", k) for k in ("reset", "prev", "play", "pause", "next", "next_token")},
+        **{f"{k}_tip": word("actions", f"{k}_tip") for k in ("reset", "prev", "play", "next", "next_token")},
+        "themes": {name: word("menus", f"theme_{name}") for name in themes},
+        "diagram": word("access", "diagram"),
+    }
+    e = html.escape
+    switch = ""
+    if len(themes) > 1:
+        options = "".join(f'<option value="{n}">{e(word("menus", f"theme_{n}"))}</option>' for n in themes)
+        switch = f'<label class="theme">{e(word("menus", "theme"))} <select id="theme">{options}</select></label>'
+    fields = {
+        "lang": e(texts.language),
+        "csp": e(CSP),
+        "title": e(word("web", "title").format(prompt=prompt)),
+        "theme": e(themes[0]),
+        "theme_css": _theme_css(themes),
+        "fonts": fonts,
+        "font_family": f"'{FAMILY}'",
+        "controls": e(word("web", "controls")),
+        "theme_switch": switch,
+        "position": e(word("access", "position")),
+        "diagram": e(word("access", "diagram")),
+        "describe": e(word("access", "describe")),
+        "terms": e(word("web", "terms")),
+        "keys": e(word("web", "keys")),
+        "loading": e(word("web", "loading")),
+        "needs_script": e(word("web", "needs_script")),
+        "about": e(about),
+        "height": str(CANVAS_HEIGHT),
+        "words": _script_json(words),
+        "play_ms": str(PLAY_MS),
+        "data": blob,
+        "script": _template("page.js"),
+    }
+    # one pass, so a value that happens to hold "{{...}}" (a prompt can) is never filled again
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _template("page.html"))
+
+
+def export_web(
+    trace: Trace,
+    path: str | os.PathLike[str],
+    texts: LessonTexts,
+    themes: Sequence[str] = ("light",),
+    start: Cursor | None = None,
+    end: Cursor | None = None,
+    vocabulary: Vocabulary | None = None,
+    timings: bool = False,
+) -> tuple[Path, Page]:
+    """Write the page to ``path`` (.html) atomically."""
+    out = check_web_path(path)
+    page = build_page(trace, texts, themes, start, end, vocabulary, timings)
+    return write_atomic(out, page.html, "the web page"), page

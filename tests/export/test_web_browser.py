@@ -1,0 +1,147 @@
+"""The web page of a real 64-token run, in a real browser (Debian's headless Chromium).
+
+The page is opened from file:// with the network cut (no host name resolves, and DevTools puts
+the tab offline) and driven as a reader does: keys pressed through the DevTools pipe
+(tests/support/browser.py), the page read back with Runtime.evaluate. Every request the page
+makes is recorded, so "nothing is fetched from outside" is checked, not assumed. A screenshot
+of a few frames is left in test-output/web/ to look at.
+
+Chromium is installed by .ci/run (packaging/bootstrap.sh test); without it these tests skip
+locally and fail under CI=true, like the tests that need the built model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explainer.content.assets import load_texts
+from explainer.engine.sampler import SamplingSettings
+from explainer.export.web import export_web
+from explainer.illustration.spoken import spoken
+from explainer.illustration.vocab import vocabulary_of
+from explainer.stages import Stage
+from tests.conftest import skip_or_fail
+from tests.support.browser import Browser, find_chromium
+from tests.support.images import output_dir
+
+pytestmark = pytest.mark.slow
+SIZE_TARGET = 5_000_000  # bytes, for a 64-token run (issue 21)
+PROMPT = "Once upon a time"
+
+
+@pytest.fixture(scope="module")
+def run(real_engine):
+    settings = SamplingSettings(temperature=0.8, top_k=0, top_p=1.0, seed=1, max_new_tokens=64)
+    return real_engine.generate(PROMPT, settings, lens=True)
+
+
+@pytest.fixture(scope="module")
+def page(run, real_engine, tmp_path_factory):
+    path = tmp_path_factory.mktemp("web") / "run.html"
+    written, built = export_web(run, path, load_texts(), ("light",), vocabulary=vocabulary_of(real_engine.tokenizer))
+    return written, built
+
+
+@pytest.fixture
+def browser():
+    executable = find_chromium()
+    if executable is None:
+        skip_or_fail("Chromium is not installed (apt-get install chromium)")
+    with Browser(executable, width=1400, height=900) as b:
+        yield b
+
+
+def test_a_64_token_run_is_within_the_size_target(run, page):
+    path, built = page
+    assert len(run.steps) == 64
+    size = path.stat().st_size
+    print(f"\n64-token web page: {size / 1e6:.2f} MB, {built.frames} frames, {built.drawings} drawings {built.counts}")
+    assert size <= SIZE_TARGET
+
+
+def test_the_page_replays_the_run_offline(run, page, browser):
+    path, _built = page
+    texts = load_texts()
+    browser.open(path)
+    browser.wait_until("document.getElementById('player').dataset.state === 'ready'")
+
+    def state():
+        return browser.evaluate(
+            "({stage: player.dataset.stage, index: +player.dataset.index,"
+            " position: document.getElementById('position').textContent,"
+            " drawn: document.getElementById('canvas').innerHTML.length,"
+            " picture: document.getElementById('canvas').innerHTML,"
+            " words: document.getElementById('words').textContent,"
+            " live: document.getElementById('live').textContent,"
+            " caption: document.getElementById('caption').textContent})"
+        )
+
+    first = state()
+    assert first["stage"] == "pretraining" and first["index"] == 0 and first["drawn"] > 1000
+    assert first["position"] == texts.app_text("window", "position").format(
+        n=1,
+        total=64,
+        more="",
+        stage=texts.app_text("stages", "pretraining"),
+        phase=texts.app_text("window", "position_prefill"),
+    )
+    seen = [first]
+    for key in ("ArrowRight", "ArrowRight", " ", "PageDown"):  # → a few times: the stage on screen moves on
+        browser.press(key)
+        seen.append(state())
+    stages = [s["stage"] for s in seen]
+    assert stages == ["pretraining", "tokens", "embeddings", "layers", "probabilities"]
+    pictures = [s["picture"] for s in seen]
+    assert len(set(pictures)) == len(pictures)  # each stage looks different
+    assert all(s["live"] == s["words"] and s["words"] for s in seen[1:])  # told on every step
+    assert seen[1]["caption"].startswith(texts.title(Stage.TOKENS))  # the caption as text
+
+    browser.press("ArrowRight")  # sampling: the frame in words names the token the model drew
+    sampling = state()
+    assert sampling["stage"] == "sampling"
+    chosen = texts.describe["chosen"].format(
+        token=texts.describe["quote"].format(piece=spoken(run.steps[0].sampling.chosen.text, texts.describe))
+    )
+    assert chosen in sampling["words"]
+    browser.screenshot(shots() / "sampling.png")
+
+    browser.press("ArrowLeft")
+    assert state()["stage"] == "probabilities"
+    browser.press("n")  # next token: this pass's append, then the next pass's
+    assert (state()["stage"], state()["index"]) == ("append", 6)
+    browser.press("n")
+    after = state()
+    assert after["stage"] == "append" and after["position"].startswith("Token 2 of 64")
+    browser.press("Home")
+    assert state()["index"] == 0
+
+    # the buttons do what the keys do
+    browser.evaluate("document.getElementById('next_token').click()")
+    assert state()["stage"] == "append"
+    browser.screenshot(shots() / "append.png")
+
+    # the illustration follows the width of what holds it, keeping the canvas's aspect
+    for width in (1400, 700):
+        browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        )
+        box = browser.evaluate(
+            "(() => { const r = document.getElementById('canvas').getBoundingClientRect();"
+            " return [r.width, r.height, document.documentElement.clientWidth]; })()"
+        )
+        assert box[2] - 40 <= box[0] <= box[2]
+        assert abs(box[1] / box[0] - 800 / 1600) < 0.01
+    browser.screenshot(shots() / "narrow.png")
+
+    # nothing but the page itself and what it carries
+    requests = browser.requests()
+    assert requests and requests[0] == path.resolve().as_uri()
+    assert all(url.startswith(("file:", "data:", "blob:")) for url in requests), requests
+
+
+def shots():
+    """test-output/web/ (or under $EXPLAINER_TEST_OUTPUT): the screenshots to look at."""
+    folder = output_dir().parent / "web"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

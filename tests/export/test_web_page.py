@@ -1,0 +1,197 @@
+"""The web page's builder, without a browser: what the page holds, read back from its HTML.
+
+A synthetic 4-step trace (tests/engine/test_trace.py) keeps these fast; test_web_browser.py
+opens a real run's page in Chromium.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from pathlib import Path
+
+import pytest
+
+from explainer.content.assets import load_texts
+from explainer.diagram.registry import PANELS
+from explainer.errors import ExplainerError
+from explainer.export.web import CSP, build_page, export_web, page_cursors, parse_place
+from explainer.export.web_drawings import DRAWN
+from explainer.frames import FrameBuilder
+from explainer.frames import panels as F
+from explainer.frames.describe import describe
+from explainer.illustration.walk import Walk
+from explainer.stages import Cursor, Stage
+from tests.engine.test_trace import make_trace
+
+
+def page_data(html: bytes) -> dict:
+    """The run the page replays: its one deflated JSON document, as the page's script reads it."""
+    blob = re.search(rb'<script type="application/octet-stream" id="run-data">([^<]*)</script>', html)
+    assert blob is not None
+    return json.loads(zlib.decompress(base64.b64decode(blob.group(1))))
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return load_texts()
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return make_trace(4)
+
+
+@pytest.fixture(scope="module")
+def light(trace, texts):
+    return build_page(trace, texts, ("light",))
+
+
+def test_each_distinct_panel_drawing_is_held_once(trace, texts, light):
+    data = page_data(light.html)
+    cursors = Walk(trace).cursors()
+    builder = FrameBuilder(texts, timings=False)
+    frames = [builder.frame(trace, c) for c in cursors]
+    assert data["panels"] == list(DRAWN) and F.CAPTION.name not in DRAWN  # the caption is the page's text
+    assert len(data["frames"]) == len(cursors) == light.frames
+    for p, name in enumerate(DRAWN):
+        values = [f.panel(name) for f in frames]
+        distinct = {v: None for v in values}  # (values are hashable: the redraw rule's equality)
+        assert light.counts[name] == len(distinct), name
+        # two frames share a drawing exactly when the panel's value is the same
+        ids = [f["d"]["light"][p] for f in data["frames"]]
+        for a in range(len(values)):
+            for b in range(len(values)):
+                assert (ids[a] == ids[b]) == (values[a] == values[b]), (name, a, b)
+    assert sum(light.counts.values()) == len(data["drawings"]["light"]) == light.drawings["light"]
+    # far fewer drawings than one per panel per frame
+    assert len(data["drawings"]["light"]) < len(cursors) * len(DRAWN) / 2
+    assert {spec.name for spec in PANELS} == set(DRAWN) | {F.CAPTION.name}
+
+
+def test_frames_carry_their_words(trace, texts, light):
+    data = page_data(light.html)
+    cursors = Walk(trace).cursors()
+    builder = FrameBuilder(texts, timings=False)
+    for cursor, f in zip(cursors, data["frames"], strict=True):
+        frame = builder.frame(trace, cursor)
+        assert f["words"] == describe(frame, texts)  # the screen reader's text is the app's
+        assert f["heading"] == frame[F.CAPTION].heading
+        assert "".join(piece for piece, _term in f["caption"]) == frame[F.CAPTION].text
+        assert f["stage"] == cursor.stage.value
+        assert texts.app_text("stages", cursor.stage.value) in f["position"]
+    linked = {term for f in data["frames"] for _piece, term in f["caption"] if term}
+    assert linked and set(data["terms"]) == linked
+    assert all(data["terms"][t] == texts.define(t) for t in linked)
+    # N: the append stage of this pass, or of the next one from an append stage
+    nt = [f["next_token"] for f in data["frames"]]
+    assert cursors[nt[1]] == Cursor(0, Stage.APPEND) and cursors[nt[nt[1]]] == Cursor(1, Stage.APPEND)
+    assert nt[-1] is None
+
+
+def test_page_is_self_contained(light, texts):
+    html = light.html.decode("utf-8")
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in html.replace("&#x27;", "'")
+    assert "default-src 'none'" in CSP and "connect-src" not in CSP
+    data = page_data(light.html)
+    everything = html + json.dumps(data, ensure_ascii=False)
+    assert not re.search(r"https?://", everything, re.IGNORECASE)  # not a namespace, not a link
+    assert not re.search(r"""\b(src|href)=["'](?!#|data:)""", everything)  # nothing to fetch
+    assert "@font-face" in html and "data:font/woff;base64," in html  # the font travels with it
+    for key in ("reset", "prev", "play", "next", "next_token"):  # the app's words on its buttons
+        assert json.dumps(texts.app_text("actions", key), ensure_ascii=False) in html
+    assert texts.app_text("web", "title").format(prompt="The cat sat") in html.replace("&quot;", '"')
+    assert 'aria-live="polite"' in html and 'role="img"' in html
+
+
+def test_same_run_gives_the_same_file(trace, texts, light):
+    assert build_page(trace, texts, ("light",)).html == light.html
+
+
+def test_range_locks_the_page(trace, texts):
+    start, end = parse_place("1:tokens"), parse_place("2:sampling")
+    page = build_page(trace, texts, ("light",), start, end)
+    data = page_data(page.html)
+    walk = Walk(trace)
+    expected = walk.cursors()[walk.index(start) : walk.index(end) + 1]
+    assert page.frames == len(expected) == len(data["frames"])
+    assert [f["stage"] for f in data["frames"]] == [c.stage.value for c in expected]
+    assert data["frames"][0]["position"].startswith("Token 2 of 4")
+    # N from inside the range lands inside it; past its end there is nowhere to go
+    assert expected[data["frames"][0]["next_token"]] == Cursor(1, Stage.APPEND)
+    assert data["frames"][-1]["next_token"] is None
+    # only the drawings the range shows
+    full = build_page(trace, texts, ("light",))
+    assert page.drawings["light"] < full.drawings["light"]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "message"),
+    [
+        ("1:pretraining", None, "not in the run"),
+        ("9:tokens", None, "not in the run"),
+        ("2:tokens", "1:append", "comes after"),
+    ],
+)
+def test_range_outside_the_run_is_refused(trace, start, end, message):
+    with pytest.raises(ExplainerError, match=message):
+        page_cursors(trace, parse_place(start), parse_place(end) if end else None)
+
+
+@pytest.mark.parametrize("text", ["3", "x:tokens", "1:nothing", ""])
+def test_place_must_be_step_and_stage(text):
+    with pytest.raises(ExplainerError, match="STEP:STAGE"):
+        parse_place(text)
+
+
+def test_all_themes_and_their_switch(trace, texts, light):
+    page = build_page(trace, texts, ("dark", "light", "projector"))
+    html = page.html.decode("utf-8")
+    data = page_data(page.html)
+    assert set(data["drawings"]) == {"light", "dark", "projector"}
+    assert page.drawings["dark"] == page.drawings["light"] == page.drawings["projector"]
+    assert '<html lang="en" data-theme="dark">' in html  # the first is shown first
+    options = re.findall(r'<option value="(\w+)">', html)
+    assert options == ["dark", "light", "projector"]
+    for name in ("light", "dark", "projector"):
+        assert f"[data-theme={name}]{{--bg:" in html
+    # each theme is drawn in its own colours
+    assert "#15191f" not in "".join(data["drawings"]["light"])
+    assert data["drawings"]["dark"] != data["drawings"]["light"]
+    # one theme: no switch
+    assert "<select" not in light.html.decode("utf-8")
+    with pytest.raises(ExplainerError, match="unknown theme"):
+        build_page(trace, texts, ("sepia",))
+
+
+def test_written_atomically_and_refused_before_any_work(trace, texts, tmp_path: Path):
+    out, page = export_web(trace, tmp_path / "run.html", texts, ("light",), parse_place("0:sampling"))
+    assert out.read_bytes() == page.html and not list(tmp_path.glob(".*.tmp"))
+    (tmp_path / "folder.html").mkdir()
+    with pytest.raises(ExplainerError, match="folder"):
+        export_web(trace, tmp_path / "folder.html", texts)
+    with pytest.raises(ExplainerError, match="cannot write a web page"):
+        export_web(trace, tmp_path / "run.svg", texts)
+
+
+def test_cli_writes_a_page_from_a_saved_trace(trace, tmp_path: Path, capsys):
+    from explainer.cli import main
+    from explainer.engine.trace_file import save_trace
+
+    save_trace(trace, tmp_path / "run.trace")
+    out = tmp_path / "run.html"
+    args = ["export", "--trace", str(tmp_path / "run.trace"), "--out", str(out), "--from", "0:sampling"]
+    assert main([*args, "--to", "1:append", "--theme", "all"]) == 0
+    data = page_data(out.read_bytes())
+    assert len(data["frames"]) == 2 + 6  # sampling and append of pass 1, all of pass 2
+    assert set(data["drawings"]) == {"light", "dark", "projector"}
+    assert "8 frames" in capsys.readouterr().err
+    # the page's options are refused for a figure, and a bad range before any drawing
+    assert (
+        main(["export", "--trace", str(tmp_path / "run.trace"), "--out", str(tmp_path / "f.svg"), "--to", "1:append"])
+        != 0
+    )
+    assert main([*args[:-1], "7:append"]) != 0
+    assert not (tmp_path / "f.svg").exists()
