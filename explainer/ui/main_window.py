@@ -16,9 +16,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QLineEdit,
     QMainWindow,
-    QPlainTextEdit,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -39,6 +37,7 @@ from explainer.ui.answer_view import AnswerView
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
+from explainer.ui.focus_keys import FocusKeys
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
@@ -48,7 +47,7 @@ from explainer.ui.screen_fit import keep_on_screen, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
-from explainer.ui.style import TextKeyGuard, palette_for, qcolor
+from explainer.ui.style import palette_for, qcolor
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
@@ -103,9 +102,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._build_lesson()
 
-        self._guard = TextKeyGuard(self)
-        for field in self.findChildren(QLineEdit) + self.findChildren(QPlainTextEdit):
-            field.installEventFilter(self._guard)  # on the fields only: no Python call per app event
+        self._keys = FocusKeys(self)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
         self.stepper.set_speed(self.transport.speed_factor())

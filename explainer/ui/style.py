@@ -1,10 +1,8 @@
-"""Widget colours from the diagram's theme, and the keyboard guard for text fields."""
+"""Widget colours from the diagram's theme."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QKeyEvent, QPalette
-from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QPlainTextEdit, QTextEdit
+from PySide6.QtGui import QColor, QPalette
 
 from explainer.diagram.theme import Theme
 
@@ -54,32 +52,3 @@ def palette_for(theme: Theme, base: QPalette) -> QPalette:
     ):
         pal.setColor(cg.Disabled, role, color)
     return pal
-
-
-# Keys a focused text field keeps even though the window binds them (Space, arrows, Page keys,
-# Home, Backspace, letters): everything without Ctrl/Alt/Meta, except these (presenter mode,
-# and F1 for the lesson).
-WINDOW_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11, Qt.Key.Key_F1}
-_TEXT_INPUTS = (QLineEdit, QPlainTextEdit, QTextEdit, QAbstractSpinBox)
-_COMMAND = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
-
-
-class TextKeyGuard(QObject):
-    """Installed on text fields: they keep the plain keys while the user types.
-
-    The transport shortcuts are window-wide (so they work whatever has focus, the diagram
-    included); accepting the ShortcutOverride here hands those keys to the field instead, so
-    typing "a happy person" in the prompt never steps the diagram or starts playing."""
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(obj, _TEXT_INPUTS)
-            and not getattr(obj, "isReadOnly", lambda: False)()
-            and isinstance(event, QKeyEvent)
-            and not (event.modifiers() & _COMMAND)
-            and event.key() not in WINDOW_KEYS
-        ):
-            event.accept()
-            return True
-        return False

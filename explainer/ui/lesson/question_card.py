@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 from explainer.content.texts import LessonTexts, QuestionKind
 from explainer.lesson.questions import Question, Verdict, check
 from explainer.ui.lesson.links import LinkedLabel
-from explainer.ui.style import TextKeyGuard
 
 
 class _OptionText(QLabel):
@@ -116,7 +115,6 @@ class QuestionCard(QWidget):
             self.number_field = QLineEdit()
             self.number_field.setObjectName("question_number")
             self.number_field.setPlaceholderText(self._ui("answer_placeholder"))
-            self.number_field.installEventFilter(TextKeyGuard(self.number_field))
             self.number_field.returnPressed.connect(self.check)
             row.addWidget(self.number_field, 1)
             row.addWidget(QLabel(q.unit))
