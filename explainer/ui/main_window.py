@@ -47,7 +47,7 @@ from explainer.ui.screen_fit import keep_on_screen, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
-from explainer.ui.style import palette_for, qcolor
+from explainer.ui.style import palette_for, qcolor, use_focus_ring_style
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
@@ -66,6 +66,9 @@ class MainWindow(QMainWindow):
         """``texts``: the words to show (the installed language's by default; a test passes a
         pseudo-locale to find any word still written in the code)."""
         super().__init__(parent)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            use_focus_ring_style(app)  # (also when a test or a host made the application)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
         self.resize(open_size(self))
