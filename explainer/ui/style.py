@@ -10,8 +10,8 @@ another hue than the accent, so a default button's border never reads as focus) 
 focused button, check box, radio, slider, combo box, text field and list, whether the focus
 came from the keyboard or a click; the diagram draws the same ring itself
 (diagram/view.py, from the same palette role). Check boxes, radios and sliders get 3 px more
-room for it, so the ring never covers their mark (a labelled box only 1 px wider: its label already
-has Qt's 4 px of room for a focus mark at its end, so a laptop's dock keeps its width).
+room for it, so the ring never covers their mark (a labelled box no wider: its label already has
+Qt's 4 px of room for a focus mark at its end, so the docks, and the illustration, keep their width).
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QGraphicsView,
+    QPlainTextEdit,
     QProxyStyle,
     QStyle,
     QStyleOption,
     QStyleOptionButton,
     QStyleOptionComplex,
+    QTextEdit,
     QWidget,
 )
 
@@ -124,7 +126,11 @@ def draw_ring(painter: QPainter, rect: QRect, color: QColor, width: int = RING_W
 
 
 def _framed_list(widget: QWidget | None) -> bool:
-    """A focusable scroll area with a frame (a list, the prompt), not the diagram (it draws its own)."""
+    """A focusable list or text field with a frame (a list, the prompt): not the diagram (it draws
+    its own), nor a read-only text box (the answer under the illustration: a frame 1 px wider
+    would change the illustration's size, and its text says where the focus is by its caret)."""
+    if isinstance(widget, QPlainTextEdit | QTextEdit) and widget.isReadOnly():
+        return False
     return (
         isinstance(widget, QAbstractScrollArea)
         and not isinstance(widget, QGraphicsView)
@@ -148,8 +154,9 @@ class FocusRingStyle(QProxyStyle):
         opt = QStyleOptionButton(option) if isinstance(option, QStyleOptionButton) else option
         opt.state &= ~_FOCUS
         if element in _ROOMY_CONTROLS:  # (a label ends in Qt's room for a focus mark: no right inset)
-            right = 0 if isinstance(option, QStyleOptionButton) and option.text else RING_ROOM
-            opt.rect = option.rect.adjusted(RING_ROOM, RING_ROOM, -right, -RING_ROOM)
+            labelled = isinstance(option, QStyleOptionButton) and bool(option.text)
+            left, right = (RING_WIDTH, 0) if labelled else (RING_ROOM, RING_ROOM)
+            opt.rect = option.rect.adjusted(left, RING_ROOM, -right, -RING_ROOM)
         super().drawControl(element, opt, painter, widget)
         if focused:
             draw_ring(painter, option.rect, ring_color(option.palette))
@@ -193,9 +200,9 @@ class FocusRingStyle(QProxyStyle):
             return got.grownBy(QMargins(0, RING_ROOM, 0, RING_ROOM))  # (a slider stretches: no wider)
         if ct in _ROOMY_CONTENTS:
             labelled = isinstance(opt, QStyleOptionButton) and bool(opt.text)
-            # shifted RING_ROOM px right, a label still ends before the ring if the box is 1 px wider
-            side = (1, 0) if labelled else (RING_ROOM, RING_ROOM)
-            return got.grownBy(QMargins(side[0], RING_ROOM, side[1], RING_ROOM))
+            # shifted RING_WIDTH px right, a label still ends in Qt's room for a focus mark: no wider
+            side = 0 if labelled else RING_ROOM
+            return got.grownBy(QMargins(side, RING_ROOM, side, RING_ROOM))
         return got
 
     def subElementRect(self, element: QStyle.SubElement, option: QStyleOption, widget: QWidget | None = None) -> QRect:
