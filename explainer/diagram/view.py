@@ -1,13 +1,20 @@
-"""The view that shows the scene: keeps the canvas's aspect ratio and fits the window."""
+"""The view that shows the scene: keeps the canvas's aspect ratio and fits the window.
+
+Focused, it draws a ring inside its edges, in the palette's Accent colour (the window's style
+puts the focus ring's colour there, ui/style.py): the diagram takes the stepping keys only when
+it has the focus, so a keyboard user must see when it does. The ring is the view's, never the
+scene's, so an exported figure has none.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPainter, QResizeEvent
+from PySide6.QtCore import QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QPainter, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
 ZOOM_STEP = 1.2
 MIN_ZOOM, MAX_ZOOM = 1.0, 6.0
+FOCUS_RING_PX = 3
 
 
 class DiagramView(QGraphicsView):
@@ -57,6 +64,29 @@ class DiagramView(QGraphicsView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.viewport().update()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        super().drawForeground(painter, rect)
+        if not self.hasFocus():
+            return
+        painter.save()
+        painter.resetTransform()  # in the viewport's pixels, whatever the zoom
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        pen = QPen(self.palette().color(QPalette.ColorRole.Accent), FOCUS_RING_PX)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        half = FOCUS_RING_PX // 2
+        painter.drawRect(self.viewport().rect().adjusted(half, half, -(FOCUS_RING_PX - half), -(FOCUS_RING_PX - half)))
+        painter.restore()
 
     def zoom_in(self) -> None:
         self._set_zoom(self._zoom * ZOOM_STEP)

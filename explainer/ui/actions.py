@@ -3,6 +3,10 @@
 One QAction per command, added to the window itself, so a key works with the menu bar and the
 controls hidden (presenter mode) and the keyboard, the menus and the transport buttons are one
 thing. Presentation clickers send Page Up / Page Down, or the arrow keys.
+
+A focused control keeps the keys it uses itself (ui/focus_keys.py: Space on a check box, the
+arrows on a slider); Page Up / Page Down still step from it, and Esc gives the focus back to
+the diagram, where every key here steps again.
 """
 
 from __future__ import annotations
@@ -72,6 +76,15 @@ def _action(
     return a
 
 
+def escape(w: Commands) -> None:
+    """Esc: out of presenter mode; else the focus back to the diagram (from a slider, a list, a
+    text field), so the plain keys step it again."""
+    if w.presenter.active:
+        w.presenter.leave()
+    else:
+        w.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+
 def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
     key, ctrl, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
     specs: list[tuple[str, list[Key], Callable[[], object], bool]] = [
@@ -83,7 +96,7 @@ def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
         ("generate", [QKeySequence(ctrl | key.Key_Return), QKeySequence(ctrl | key.Key_Enter)], w.generate, True),
         ("stop", [], w.stop_generation, True),
         ("presenter", [key.Key_F11], w.presenter.toggle, True),
-        ("leave_presenter", [key.Key_Escape], w.presenter.leave, False),
+        ("leave_presenter", [key.Key_Escape], lambda: escape(w), False),
         (
             "zoom_in",
             [QKeySequence.StandardKey.ZoomIn, QKeySequence(ctrl | key.Key_Equal), QKeySequence(ctrl | key.Key_Plus)],

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
+from explainer.ui.style import use_focus_ring_style
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -28,7 +29,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("explainer")
     app.setApplicationDisplayName("explainer")
     app.setDesktopFileName("explainer")
-    app.setStyle("Fusion")  # the same look everywhere, and it honours the theme palettes
+    use_focus_ring_style(app)  # Fusion: the same look everywhere, the theme palettes; and a focus ring
     if app.windowIcon().isNull():
         app.setWindowIcon(window_icon())
     return app

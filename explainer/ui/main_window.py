@@ -17,10 +17,8 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QLineEdit,
     QMainWindow,
     QMenu,
-    QPlainTextEdit,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -45,6 +43,7 @@ from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.describe_view import DescribeView
+from explainer.ui.focus_keys import FocusKeys
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.model_menu import ModelMenu
 from explainer.ui.motion import Motion
@@ -56,7 +55,7 @@ from explainer.ui.screen_fit import keep_on_screen_settled, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
-from explainer.ui.style import TextKeyGuard, palette_for, qcolor
+from explainer.ui.style import palette_for, qcolor, use_focus_ring_style
 from explainer.ui.text_size import TextSize
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
@@ -78,6 +77,9 @@ class MainWindow(QMainWindow):
         pseudo-locale to find any word still written in the code). ``model``: the model to load
         (`explainer --model NAME`); by default the one shown last, else the default model."""
         super().__init__(parent)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            use_focus_ring_style(app)  # (also when a test or a host made the application)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
         self.resize(open_size(self))
@@ -121,9 +123,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._build_lesson()
 
-        self._guard = TextKeyGuard(self)
-        for field in self.findChildren(QLineEdit) + self.findChildren(QPlainTextEdit):
-            field.installEventFilter(self._guard)  # on the fields only: no Python call per app event
+        self._keys = FocusKeys(self)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
         self._build_view_settings()

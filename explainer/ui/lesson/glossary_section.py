@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, Q
 
 from explainer.content.texts import LessonTexts
 from explainer.ui.lesson.links import LinkedLabel
-from explainer.ui.style import TextKeyGuard
 
 TERM_ROLE = Qt.ItemDataRole.UserRole
 
@@ -32,7 +31,6 @@ class GlossarySection(QWidget):
         self.search.setPlaceholderText(texts.text("ui", "glossary_search"))
         self.search.setAccessibleName(texts.text("ui", "glossary_search"))
         self.search.setClearButtonEnabled(True)
-        self.search.installEventFilter(TextKeyGuard(self.search))
         self.search.textChanged.connect(self.filter)
         col.addWidget(self.search)
         self.terms = QListWidget()

@@ -28,7 +28,6 @@ from explainer.content.texts import LessonTexts, QuestionKind
 from explainer.lesson.questions import Question, Verdict, check
 from explainer.ui.announce import announce
 from explainer.ui.lesson.links import LinkedLabel
-from explainer.ui.style import TextKeyGuard
 
 
 class _OptionText(QLabel):
@@ -119,7 +118,6 @@ class QuestionCard(QWidget):
             self.number_field.setPlaceholderText(self._ui("answer_placeholder"))
             self.number_field.setAccessibleName(self._ui("answer_placeholder"))
             self.number_field.setAccessibleDescription(q.unit)
-            self.number_field.installEventFilter(TextKeyGuard(self.number_field))
             self.number_field.returnPressed.connect(self.check)
             row.addWidget(self.number_field, 1)
             row.addWidget(QLabel(q.unit))

@@ -11,16 +11,20 @@ pixels on each side of a label); only a bar narrower still falls back on Qt's ar
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleOption, QTabBar, QWidget
+from PySide6.QtWidgets import QStyle, QStyleOption, QTabBar, QWidget
+
+from explainer.ui.style import FocusRingStyle
 
 MIN_HSPACE = 4
 
 
-class _Padding(QProxyStyle):
-    """The application's style, with the tabs' padding set by the bar."""
+class _Padding(FocusRingStyle):
+    """The application's style (Fusion with the focus ring), with the tabs' padding set by the bar.
+    (A subclass, not a proxy of the app's style: a proxy of a proxy leaves Fusion asking the inner
+    one for the padding, which then differs between measuring and drawing a tab.)"""
 
     def __init__(self) -> None:
-        super().__init__()  # (no base given: it follows the application's style)
+        super().__init__()
         self.hspace: int | None = None  # None: the style's own
 
     def pixelMetric(

@@ -23,7 +23,6 @@ from explainer.engine.trace import Step, Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.whatif import AFTER_TOP_P, WhatIf, what_if
 from explainer.stages import Cursor, Stage
-from explainer.ui.lesson.keys import SliderKeyGuard
 from explainer.ui.lesson.whatif_chart import WhatIfChart
 
 # slider units: hundredths of temperature and of top-p, whole top-k
@@ -72,7 +71,6 @@ class WhatIfSection(QWidget):
         self.hint = _label("whatif_hint")
         col.addWidget(self.hint)
         form = QFormLayout()
-        self._guard = SliderKeyGuard(self)
         self.temperature = self._slider(0, TEMPERATURE_MAX, "temperature")
         self.top_k = self._slider(0, TOP_K_MAX, "top_k")
         self.top_p = self._slider(TOP_P_MIN, TOP_P_MAX, "top_p")
@@ -120,7 +118,6 @@ class WhatIfSection(QWidget):
         s.setObjectName(f"whatif_{name}")
         s.setRange(lo, hi)
         s.setPageStep(10)
-        s.installEventFilter(self._guard)
         s.valueChanged.connect(lambda _v, n=name: self._moved(n))
         return s
 

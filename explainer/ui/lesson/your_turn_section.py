@@ -1,7 +1,8 @@
 """The "Your turn" tab: pick the token yourself, then compare the model's ending with yours.
 
 The keyboard's way to pick (the mouse's is a click on a bar of the chart): a list of the chart's
-candidates at the pass on screen and a button that continues from the one chosen. Below it, once
+candidates at the pass on screen and a button that continues from the one chosen (focused, they
+keep their keys, as every control does: ui/focus_keys.py). Below it, once
 a branch is recorded, the two endings side by side, each token with the probability the model
 gave it, and a choice of which run the illustration steps through. The tab only shows and asks;
 ui/your_turn.py's Runs runs the branch and switches the run on screen.
@@ -9,8 +10,7 @@ ui/your_turn.py's Runs runs the branch and switches the run on screen.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -29,36 +29,6 @@ from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor
 from explainer.ui.lesson.labels import text_label
 from explainer.ui.your_turn import Ending, Runs, Which, ending
-
-# the keys the picker's widgets use themselves, though the window's transport has them too (Down
-# is "next token", Space "next", Home "reset"): with the focus in the list or on a button, the
-# keyboard's way to pick must not step the illustration instead
-_OWN_KEYS = {
-    Qt.Key.Key_Up,
-    Qt.Key.Key_Down,
-    Qt.Key.Key_Home,
-    Qt.Key.Key_End,
-    Qt.Key.Key_PageUp,
-    Qt.Key.Key_PageDown,
-    Qt.Key.Key_Space,
-    Qt.Key.Key_Return,
-    Qt.Key.Key_Enter,
-}
-
-
-class _KeepKeys(QObject):
-    """Hands the keys of _OWN_KEYS to the widget with the focus, not to the window's shortcuts."""
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() in _OWN_KEYS
-            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        ):
-            event.accept()
-            return True
-        return False
 
 
 class _Column(QWidget):
@@ -121,9 +91,6 @@ class YourTurnSection(QWidget):
         col.addWidget(self.endings)
         col.addStretch(1)
         self.endings.hide()
-        self._keys = _KeepKeys(self)
-        for w in (self.candidates, self.pick_button, *(c.choose for c in self.columns.values())):
-            w.installEventFilter(self._keys)
 
     def word(self, key: str) -> str:
         return self.texts.app_text("your_turn", key)
