@@ -288,7 +288,20 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
     from explainer.model.fetch import fetch_gguf
 
     gguf_path = fetch_gguf(manifest, downloads_dir(), progress)
+    fields = {
+        "name": manifest.name,
+        "display_name": manifest.display_name,
+        "license": manifest.license,
+        "manifest_key": manifest.build_key,
+        "gguf_sha256": manifest.source.gguf_sha256,
+    }
+    return _convert_into(name, gguf_path, final, fields, started, progress, log)
 
+
+def _convert_into(
+    name: str, gguf_path: Path, final: Path, fields: dict[str, Any], started: float, progress: Progress, log: Log
+) -> BuiltModel:
+    """Convert `gguf_path` into a partial directory, write build.json last, swap it into place."""
     try:
         from explainer.model.convert import convert_gguf
     except ImportError as exc:
@@ -318,11 +331,7 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
 
         info = {
             "build_format": BUILD_FORMAT,
-            "name": manifest.name,
-            "display_name": manifest.display_name,
-            "license": manifest.license,
-            "manifest_key": manifest.build_key,
-            "gguf_sha256": manifest.source.gguf_sha256,
+            **fields,
             "gguf_path": str(gguf_path),
             "converter_version": _converter_version(),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -341,3 +350,72 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
         raise
     log(f"model {name} built in {final} ({info['build_seconds']:.1f} s)")
     return load_built(name)
+
+
+def gguf_model_name(path: Path) -> str:
+    """The name a GGUF is built under: its file name without `.gguf`, lower case, with anything
+    but letters, digits, `.`, `_` and `-` turned into `-` (SmolLM2-360M.Q8_0.gguf: smollm2-360m.q8_0)."""
+    stem = Path(path).name
+    stem = stem[: -len(".gguf")] if stem.lower().endswith(".gguf") else stem
+    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "-" for ch in stem.lower())
+    cleaned = cleaned.strip(".-") or "model"
+    return cleaned[:80]
+
+
+def _gguf_up_to_date(name: str, sha256: str) -> bool:
+    try:
+        built = load_built(name)
+    except ExplainerError:
+        return False
+    info = built.build_info
+    return (
+        info.get("build_format") == BUILD_FORMAT
+        and info.get("gguf_sha256") == sha256
+        and info.get("converter_version") == _converter_version()
+    )
+
+
+def build_gguf(
+    gguf_path: Path,
+    name: str | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+    log: Log | None = None,
+    available_memory: int | None = None,
+) -> BuiltModel:
+    """Build a GGUF the user brought (or a package fetched, see packages.py) into the cache.
+
+    Checks it first (gguf_config.inspect_gguf: architecture, quantizations, metadata, memory;
+    one ExplainerError for anything wrong, before any work), then converts it under `name`
+    (default: `gguf_model_name(gguf_path)`). A second call with the same file (same SHA-256)
+    reuses the build unless `force`. The model then loads by name like the default one
+    (`load_built(name)`); build.json records the source file, its SHA-256 and the licence the
+    GGUF names."""
+    from explainer.model.checks import sha256_of
+    from explainer.model.gguf_config import inspect_gguf
+
+    progress = progress or _noop_progress
+    log = log or _noop_log
+    gguf_path = Path(gguf_path).expanduser().absolute()
+    config = inspect_gguf(gguf_path, available_memory)
+    name = name or gguf_model_name(gguf_path)
+    progress("checking the GGUF file", 0.0)
+    sha256 = sha256_of(gguf_path)
+    final = model_dir(name)
+    if not force and _gguf_up_to_date(name, sha256):
+        log(f"model {name} is already built in {final}")
+        return load_built(name)
+    ensure_writable_dir(final.parent)
+    with _build_turn(name, progress, log) as waited:
+        clean_stale(name)
+        if (waited or not force) and _gguf_up_to_date(name, sha256):
+            return load_built(name)
+        fields = {
+            "name": name,
+            "display_name": config.name,
+            "license": config.license,
+            "architecture": config.architecture,
+            "source": "gguf",
+            "gguf_sha256": sha256,
+        }
+        return _convert_into(name, gguf_path, final, fields, time.monotonic(), progress, log)

@@ -34,9 +34,10 @@ SUPPORTED_ARCHITECTURES = ("llama", "qwen2", "gemma3")
 SUPPORTED_QUANTS = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
 GEMMA3_GLOBAL_EVERY = 6  # llama.cpp's gemma3: layers i with i % 6 == 5 attend globally
 GEMMA3_LOCAL_ROPE_BASE = 10000.0  # llama.cpp's default for gemma3's sliding-window layers
-# A build holds about three float32 copies of the weights at its peak (the dequantised arrays,
-# the graph's initializers and the bytes written out), beside the mapped GGUF file.
-BUILD_COPIES = 3
+# A build holds about five float32 copies of the weights at its peak (the dequantised arrays,
+# the graph's initializers, the bytes written out and the packed copies onnxruntime makes when
+# it checks the result); measured: 5.4 GB for Gemma 3 270M, 1.07 GB of float32 weights.
+BUILD_COPIES = 5
 
 
 @dataclass(frozen=True)

@@ -96,9 +96,12 @@ def write_tiny_gguf(
     qtype: str = "Q4_1",
     embedding_qtype: str = "Q8_0",
     skip: tuple[str, ...] = (),
+    extra_tensors: dict[str, tuple[np.ndarray, str]] | None = None,
+    tokenizer: bool = False,
 ) -> ModelWeights:
     """`arch` overrides general.architecture only (to write a model we do not support);
-    `skip` leaves out metadata keys or tensors by name (to write an incomplete file)."""
+    `skip` leaves out metadata keys or tensors by name (to write an incomplete file);
+    `extra_tensors` adds raw tensors of any type; `tokenizer` adds a small SentencePiece one."""
     rng = np.random.default_rng(seed)
     c = config
     name = arch or c.architecture
@@ -126,6 +129,15 @@ def write_tiny_gguf(
     for key, add in meta.items():
         if key not in skip:
             add()
+    if tokenizer:
+        pieces = ["<pad>", "<eos>", "<bos>", "<unk>"] + [chr(ord("a") + i) for i in range(26)]
+        pieces += ["\u2581"] + [f"\u2581{chr(ord('a') + i)}" for i in range(26)]
+        pieces += [f"w{i}" for i in range(c.vocab_size - len(pieces))]
+        writer.add_tokenizer_model("llama")
+        writer.add_token_list(pieces)
+        writer.add_token_scores([0.0] * 4 + [-float(i) for i in range(len(pieces) - 4)])
+        writer.add_token_types([3, 3, 3, 2] + [1] * (len(pieces) - 4))
+        writer.add_add_bos_token(True)
 
     def add(tensor_name, w, kind):
         if tensor_name in skip:
@@ -190,6 +202,8 @@ def write_tiny_gguf(
     if not c.tied_output:
         w = rng.standard_normal((c.vocab_size, c.d_model)).astype(np.float32)
         output = add("output.weight", w, embedding_qtype)
+    for tensor_name, (raw, kind) in (extra_tensors or {}).items():
+        writer.add_tensor(tensor_name, raw, raw_dtype=Q[kind])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
