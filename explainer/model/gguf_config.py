@@ -248,14 +248,70 @@ def check_memory(name: str, need: int, available: int | None = None) -> None:
         )
 
 
+LAYER_TENSORS = {
+    # field: (GGUF name, architectures that have it)
+    "attn_norm": ("attn_norm", ("llama", "qwen2", "gemma3")),
+    "wq": ("attn_q", ("llama", "qwen2", "gemma3")),
+    "wk": ("attn_k", ("llama", "qwen2", "gemma3")),
+    "wv": ("attn_v", ("llama", "qwen2", "gemma3")),
+    "wo": ("attn_output", ("llama", "qwen2", "gemma3")),
+    "ffn_norm": ("ffn_norm", ("llama", "qwen2", "gemma3")),
+    "w_gate": ("ffn_gate", ("llama", "qwen2", "gemma3")),
+    "w_up": ("ffn_up", ("llama", "qwen2", "gemma3")),
+    "w_down": ("ffn_down", ("llama", "qwen2", "gemma3")),
+    "q_norm": ("attn_q_norm", ("gemma3",)),
+    "k_norm": ("attn_k_norm", ("gemma3",)),
+    "post_attn_norm": ("post_attention_norm", ("gemma3",)),
+    "post_ffn_norm": ("post_ffw_norm", ("gemma3",)),
+}
+
+
+def expected_tensors(config: ModelConfig) -> list[str]:
+    """The tensors a model of this config must have (biases when the config says so)."""
+    names = ["token_embd.weight", "output_norm.weight"]
+    for i in range(config.n_layers):
+        for gguf_name, archs in LAYER_TENSORS.values():
+            if config.architecture in archs:
+                names.append(f"blk.{i}.{gguf_name}.weight")
+        if config.qkv_bias:
+            names += [f"blk.{i}.attn_{x}.bias" for x in "qkv"]
+    return names
+
+
+def open_gguf(path: Path) -> GGUFReader:
+    """Open a GGUF file, turning the reader's low-level failures into one clear message; a
+    file cut short (its last tensors' bytes missing) is refused here too."""
+    import gguf
+
+    hint = "the file may be truncated or corrupt: download it again"
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except FileNotFoundError:
+        raise ExplainerError(f"model file not found: {path}", "check the path") from None
+    except OSError as exc:
+        raise ExplainerError(f"cannot read {path}: {exc.strerror or exc}", "check the path") from None
+    if magic != b"GGUF":
+        raise ExplainerError(f"{path.name} is not a GGUF file (it does not start with 'GGUF')", "choose a .gguf file")
+    try:
+        reader = gguf.GGUFReader(str(path))
+    except Exception as exc:  # noqa: BLE001 - the reader raises ValueError/IndexError/struct errors on bad bytes
+        raise ExplainerError(f"{path.name} is not a readable GGUF file ({type(exc).__name__}: {exc})", hint) from None
+    size = Path(path).stat().st_size
+    for t in reader.tensors:
+        if int(t.data_offset) + int(t.n_bytes) > size or t.data.nbytes != int(t.n_bytes):
+            raise ExplainerError(
+                f"{path.name} is cut short: tensor '{t.name}' ends past the end of the file ({size:,} bytes)", hint
+            )
+    return reader
+
+
 def inspect_gguf(path: Path, available: int | None = None) -> ModelConfig:
     """Open and check a GGUF before building it; returns its config.
 
     Raises one ExplainerError for a missing file, a file that is not a GGUF or is cut short,
     an unsupported architecture or quantization, a missing metadata entry or tensor, or too
     little free memory (`available` bytes, or what the system says is available)."""
-    from explainer.model.gguf_weights import expected_tensors, open_gguf
-
     reader = open_gguf(Path(path))
     config = read_config(reader)
     check_quantizations(reader)
