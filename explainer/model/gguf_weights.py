@@ -3,9 +3,10 @@
 The app shows what a real model computes, so the converter starts from the exact numbers
 llama.cpp would use: every tensor is dequantised with the `gguf` package's own reference
 code (`gguf.quants.dequantize`: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K,
-Q6_K). The matrices whose blocks map exactly onto onnxruntime's MatMulNBits (Q4_0, Q4_1: 4-bit
-codes, one scale and for Q4_1 one minimum per 32; Q8_0: 8-bit codes, one scale per 32) are also
-kept as those codes, so the graph can multiply by them. The other types are float32 in the graph.
+Q6_K). The layer matrices whose blocks map exactly onto onnxruntime's 4-bit MatMulNBits (Q4_0,
+Q4_1: 4-bit codes, one scale and for Q4_1 one minimum per 32) are also kept as those codes, so the
+graph can multiply by them; a Q8_0 embedding keeps its 8-bit codes for the lookup. The other
+types are float32 in the graph (see BLOCK_READERS for why Q8_0 matrices are).
 
 llama.cpp stores a Llama model's query and key projections with their rows permuted for its
 interleaved RoPE; we undo that here so the ONNX graph uses the standard "rotate half" RoPE and
@@ -126,7 +127,12 @@ def q8_0_blocks(raw: np.ndarray, rows: int) -> Blocks:
     return Blocks(np.ascontiguousarray(codes), _f16(blocks, 0), None, 8)
 
 
-BLOCK_READERS = {"Q4_0": q4_0_blocks, "Q4_1": q4_1_blocks, "Q8_0": q8_0_blocks}
+# The layer matrices the graph multiplies by their codes. Q8_0 maps exactly onto MatMulNBits'
+# 8 bits too, but onnxruntime 1.31's CPU kernel for 8 bits with float32 arithmetic is slow:
+# measured on 262,144 x 640 (one row), 3.7 s against 0.21 s for the float32 Gemm. So Q8_0
+# matrices are float32 in the graph (the same numbers), and only the embedding lookup reads
+# its Q8_0 codes (GatherBlockQuantized, fast).
+BLOCK_READERS = {"Q4_0": q4_0_blocks, "Q4_1": q4_1_blocks}
 
 
 @dataclass
@@ -135,7 +141,7 @@ class ModelWeights:
     token_embedding: np.ndarray  # [vocab, d_model]; also the output head when tied
     layers: list[LayerWeights]
     final_norm: np.ndarray
-    # Layer matrices stored as Q4_0, Q4_1 or Q8_0, by "{layer}.{field}" (e.g. "3.wq"), rows in the
+    # Layer matrices stored as Q4_0 or Q4_1, by "{layer}.{field}" (e.g. "3.wq"), rows in the
     # same (unpermuted) order as the float32 copy; the graph uses these where present.
     blocks: dict[str, Blocks] = field(default_factory=dict)
     token_embedding_blocks: Blocks | None = None  # the embedding's own codes when stored as Q8_0
@@ -195,7 +201,7 @@ def read_weights(path: Path) -> ModelWeights:
     permuted = config.architecture == "llama"
 
     def matrix(i: int, field_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
-        """A layer matrix as float32 (rows unpermuted for Llama's Q/K); Q4_0, Q4_1 and Q8_0
+        """A layer matrix as float32 (rows unpermuted for Llama's Q/K); Q4_0 and Q4_1
         ones also as blocks."""
         name = f"blk.{i}.{LAYER_TENSORS[field_name][0]}.weight"
         values = get(name, shape)
