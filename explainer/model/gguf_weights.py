@@ -1,66 +1,42 @@
-"""Read a Llama-architecture GGUF file into plain float32 numpy weights.
+"""Read a GGUF file (llama, qwen2 or gemma3) into plain float32 numpy weights.
 
 The app shows what a real model computes, so the converter starts from the exact numbers
 llama.cpp would use: every tensor is dequantised with the `gguf` package's own reference
-code (Q4_1, Q8_0, F32, ...). llama.cpp stores the query and key projections with their rows
-permuted for its interleaved RoPE; we undo that here so the ONNX graph uses the standard
-"rotate half" RoPE and per-head values match the original Hugging Face layout.
+code (`gguf.quants.dequantize`: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K,
+Q6_K). The layer matrices whose blocks map exactly onto onnxruntime's 4-bit MatMulNBits (Q4_0,
+Q4_1: 4-bit codes, one scale and for Q4_1 one minimum per 32) are also kept as those codes, so the
+graph can multiply by them; a Q8_0 embedding keeps its 8-bit codes for the lookup. The other
+types are float32 in the graph (see BLOCK_READERS for why Q8_0 matrices are).
+
+llama.cpp stores a Llama model's query and key projections with their rows permuted for its
+interleaved RoPE; we undo that here so the ONNX graph uses the standard "rotate half" RoPE and
+per-head values match the original Hugging Face layout. (Its qwen2 and gemma3 converters do not
+permute: those models use rotate-half RoPE already.)
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from explainer.errors import ExplainerError
+from explainer.model.gguf_config import (
+    LAYER_TENSORS,
+    ModelConfig,
+    check_quantizations,
+    open_gguf,
+    read_config,
+)
 
-if TYPE_CHECKING:
-    from gguf import GGUFReader
-
-
-@dataclass(frozen=True)
-class LlamaConfig:
-    """The shape of a Llama model: everything the graph builder and the views need."""
-
-    name: str
-    n_layers: int
-    d_model: int
-    n_heads: int
-    n_kv_heads: int
-    d_ff: int
-    vocab_size: int
-    context_length: int
-    rope_base: float
-    rms_eps: float
-    bos_id: int
-    eos_id: int
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.n_heads
-
-    @property
-    def n_params(self) -> int:
-        """Parameter count with the tied output head counted once, as model cards do."""
-        d, f, kv = self.d_model, self.d_ff, self.n_kv_heads * self.head_dim
-        per_layer = 2 * d + d * d * 2 + 2 * d * kv + 3 * d * f
-        return self.vocab_size * d + self.n_layers * per_layer + d
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "head_dim": self.head_dim, "n_params": self.n_params}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LlamaConfig:
-        fields = cls.__dataclass_fields__
-        return cls(**{k: data[k] for k in fields})
+LlamaConfig = ModelConfig  # the name of the type before other architectures were read
 
 
 @dataclass
 class LayerWeights:
-    """One transformer block; matrices are [out, in] as in `y = x @ W.T`."""
+    """One transformer block; matrices are [out, in] as in `y = x @ W.T`. The optional ones are
+    present in the architectures that have them (biases: qwen2; QK and post norms: gemma3)."""
 
     attn_norm: np.ndarray
     wq: np.ndarray
@@ -71,85 +47,110 @@ class LayerWeights:
     w_gate: np.ndarray
     w_up: np.ndarray
     w_down: np.ndarray
+    bq: np.ndarray | None = None
+    bk: np.ndarray | None = None
+    bv: np.ndarray | None = None
+    q_norm: np.ndarray | None = None  # [head_dim], applied to every query head
+    k_norm: np.ndarray | None = None
+    post_attn_norm: np.ndarray | None = None
+    post_ffn_norm: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
-class Q4Blocks:
-    """A Q4_1 matrix as stored: w[n, 32 b + j] = codes[n, 32 b + j] * scale[n, b] + minimum[n, b].
+class Blocks:
+    """A matrix as MatMulNBits reads it, 32 weights a block:
+    w[n, 32 b + j] = (codes[n, 32 b + j] - 2^(bits-1)) * scale[n, b]  (+ minimum[n, b] + 2^(bits-1) scale[n, b]
+    when `minimum` is given, i.e. codes * scale + minimum: Q4_1).
 
-    Kept beside the float32 copy so the graph can multiply by the 4-bit codes themselves: a
-    decode step reads every weight once, and 4-bit codes are a seventh of the bytes.
-    """
+    Q4_0 is (q - 8) d, MatMulNBits' own 4-bit formula; Q8_0's signed codes q are stored as
+    q + 128, MatMulNBits' 8-bit zero point; Q4_1 adds its minimum, which the graph adds as a
+    small product on block sums (onnx_blocks.linear). Kept beside the float32 copy so the graph
+    multiplies by the codes themselves: a decode step reads every weight once."""
 
-    codes: np.ndarray  # uint8 [out, in], values 0..15
+    codes: np.ndarray  # uint8 [out, in], values 0 .. 2^bits - 1
     scale: np.ndarray  # float32 [out, in / 32]
-    minimum: np.ndarray  # float32 [out, in / 32]
+    minimum: np.ndarray | None  # float32 [out, in / 32] (Q4_1), else None
+    bits: int = 4
 
     BLOCK = 32
 
     def dequantize(self) -> np.ndarray:
         rows, cols = self.codes.shape
         blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
-        out: np.ndarray = (blocks * self.scale[..., None] + self.minimum[..., None]).reshape(rows, cols)
+        if self.minimum is None:
+            zero = np.float32(1 << (self.bits - 1))
+            out: np.ndarray = ((blocks - zero) * self.scale[..., None]).reshape(rows, cols)
+        else:
+            out = (blocks * self.scale[..., None] + self.minimum[..., None]).reshape(rows, cols)
         return out
 
-    def scaled(self, factor: float) -> Q4Blocks:
+    def scaled(self, factor: float) -> Blocks:
         """The matrix times `factor` (exactly, when it is a power of two)."""
         f = np.float32(factor)
-        return Q4Blocks(self.codes, self.scale * f, self.minimum * f)
+        return Blocks(self.codes, self.scale * f, None if self.minimum is None else self.minimum * f, self.bits)
 
-    def rows(self, order: np.ndarray) -> Q4Blocks:
-        return Q4Blocks(self.codes[order], self.scale[order], self.minimum[order])
+    def rows(self, order: np.ndarray) -> Blocks:
+        return Blocks(
+            self.codes[order], self.scale[order], None if self.minimum is None else self.minimum[order], self.bits
+        )
 
 
-def q4_1_blocks(raw: np.ndarray, rows: int) -> Q4Blocks:
-    """Split GGUF Q4_1 bytes (per 32 weights: f16 scale, f16 min, 16 bytes of nibble pairs,
-    low nibbles first) into codes, scales and minimums."""
+Q4Blocks = Blocks
+
+
+def _f16(blocks: np.ndarray, start: int) -> np.ndarray:
+    return blocks[..., start : start + 2].copy().view(np.float16)[..., 0].astype(np.float32)
+
+
+def q4_1_blocks(raw: np.ndarray, rows: int) -> Blocks:
+    """GGUF Q4_1 bytes (per 32 weights: f16 scale, f16 min, 16 bytes of nibble pairs, low
+    nibbles first) as codes, scales and minimums."""
     blocks = np.asarray(raw, np.uint8).reshape(rows, -1, 20)
-    scale = blocks[..., 0:2].copy().view(np.float16)[..., 0].astype(np.float32)
-    minimum = blocks[..., 2:4].copy().view(np.float16)[..., 0].astype(np.float32)
     packed = blocks[..., 4:]
     codes = np.concatenate([packed & 15, packed >> 4], axis=-1).reshape(rows, -1)
-    return Q4Blocks(np.ascontiguousarray(codes), scale, minimum)
+    return Blocks(np.ascontiguousarray(codes), _f16(blocks, 0), _f16(blocks, 2), 4)
 
 
-@dataclass(frozen=True)
-class Q8Blocks:
-    """A Q8_0 matrix as stored: w[n, 32 b + j] = codes[n, 32 b + j] * scale[n, b].
-
-    Kept for the token embedding, so the graph can look rows up from the 8-bit codes and
-    leave the float32 copy to the output head alone (see onnx_llama's embedding lookup)."""
-
-    codes: np.ndarray  # int8 [rows, cols]
-    scale: np.ndarray  # float32 [rows, cols / 32]
-
-    BLOCK = 32
-
-    def dequantize(self) -> np.ndarray:
-        rows, cols = self.codes.shape
-        blocks = self.codes.reshape(rows, cols // self.BLOCK, self.BLOCK).astype(np.float32)
-        out: np.ndarray = (blocks * self.scale[..., None]).reshape(rows, cols)
-        return out
+def q4_0_blocks(raw: np.ndarray, rows: int) -> Blocks:
+    """GGUF Q4_0 bytes (per 32 weights: f16 scale, 16 bytes of nibble pairs): w = (q - 8) d."""
+    blocks = np.asarray(raw, np.uint8).reshape(rows, -1, 18)
+    packed = blocks[..., 2:]
+    codes = np.concatenate([packed & 15, packed >> 4], axis=-1).reshape(rows, -1)
+    return Blocks(np.ascontiguousarray(codes), _f16(blocks, 0), None, 4)
 
 
-def q8_0_blocks(raw: np.ndarray, rows: int) -> Q8Blocks:
-    """Split GGUF Q8_0 bytes (per 32 weights: f16 scale, 32 signed bytes) into codes and scales."""
+def q8_0_blocks(raw: np.ndarray, rows: int) -> Blocks:
+    """GGUF Q8_0 bytes (per 32 weights: f16 scale, 32 signed bytes q): w = q d, kept as the
+    unsigned codes q + 128 (zero point 128)."""
     blocks = np.asarray(raw, np.uint8).reshape(rows, -1, 34)
-    scale = blocks[..., 0:2].copy().view(np.float16)[..., 0].astype(np.float32)
-    codes = blocks[..., 2:].copy().view(np.int8).reshape(rows, -1)
-    return Q8Blocks(np.ascontiguousarray(codes), scale)
+    codes = (blocks[..., 2:].reshape(rows, -1) ^ np.uint8(0x80)).astype(np.uint8)  # int8 q -> q + 128
+    return Blocks(np.ascontiguousarray(codes), _f16(blocks, 0), None, 8)
+
+
+# The layer matrices the graph multiplies by their codes. Q8_0 maps exactly onto MatMulNBits'
+# 8 bits too, but onnxruntime 1.31's CPU kernel for 8 bits with float32 arithmetic is slow:
+# measured on 262,144 x 640 (one row), 3.7 s against 0.21 s for the float32 Gemm. So Q8_0
+# matrices are float32 in the graph (the same numbers), and only the embedding lookup reads
+# its Q8_0 codes (GatherBlockQuantized, fast).
+BLOCK_READERS = {"Q4_0": q4_0_blocks, "Q4_1": q4_1_blocks}
 
 
 @dataclass
-class LlamaWeights:
-    config: LlamaConfig
-    token_embedding: np.ndarray  # [vocab, d_model]; also the output head (tied)
+class ModelWeights:
+    config: ModelConfig
+    token_embedding: np.ndarray  # [vocab, d_model]; also the output head when tied
     layers: list[LayerWeights]
     final_norm: np.ndarray
-    # Layer matrices stored as Q4_1, by "{layer}.{field}" (e.g. "3.wq"), rows in the same
-    # (unpermuted) order as the float32 copy; the graph uses these where present.
-    q4: dict[str, Q4Blocks] = field(default_factory=dict)
-    token_embedding_q8: Q8Blocks | None = None  # the embedding's own codes when stored as Q8_0
+    # Layer matrices stored as Q4_0 or Q4_1, by "{layer}.{field}" (e.g. "3.wq"), rows in the
+    # same (unpermuted) order as the float32 copy; the graph uses these where present.
+    blocks: dict[str, Blocks] = field(default_factory=dict)
+    token_embedding_blocks: Blocks | None = None  # the embedding's own codes when stored as Q8_0
+    output: np.ndarray | None = None  # [vocab, d_model], a separate output head (untied models)
+    output_blocks: Blocks | None = None
+    rope_factors: np.ndarray | None = None  # [head_dim / 2] (Llama 3's rope_freqs.weight)
+
+
+LlamaWeights = ModelWeights
 
 
 def llama_cpp_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
@@ -165,72 +166,26 @@ def llama_cpp_unpermute(w: np.ndarray, n_heads: int) -> np.ndarray:
 
 
 def unpermute_order(rows: int, n_heads: int) -> np.ndarray:
-    """The row order `llama_cpp_unpermute` produces, for arrays stored per row (Q4_1 blocks)."""
+    """The row order `llama_cpp_unpermute` produces, for arrays stored per row (blocks)."""
     return llama_cpp_unpermute(np.arange(rows), n_heads)
 
 
-def _field(reader: GGUFReader, key: str, default: object = None) -> Any:
-    field = reader.fields.get(key)
-    if field is None:
-        if default is not None:
-            return default
-        raise ExplainerError(f"the GGUF file has no '{key}' entry", "it is not a complete Llama model file")
-    return field.contents()
-
-
-def read_config(reader: GGUFReader) -> LlamaConfig:
-    arch = _field(reader, "general.architecture")
-    if arch != "llama":
-        raise ExplainerError(
-            f"the GGUF file holds a '{arch}' model, but only the Llama architecture is supported",
-            "use a Llama-architecture GGUF such as SmolLM2",
-        )
-    n_heads = int(_field(reader, "llama.attention.head_count"))
-    tokens = reader.fields.get("tokenizer.ggml.tokens")
-    vocab = int(_field(reader, "llama.vocab_size", len(tokens.data) if tokens else None))
-    return LlamaConfig(
-        name=str(_field(reader, "general.name", "llama")),
-        n_layers=int(_field(reader, "llama.block_count")),
-        d_model=int(_field(reader, "llama.embedding_length")),
-        n_heads=n_heads,
-        n_kv_heads=int(_field(reader, "llama.attention.head_count_kv", n_heads)),
-        d_ff=int(_field(reader, "llama.feed_forward_length")),
-        vocab_size=vocab,
-        context_length=int(_field(reader, "llama.context_length")),
-        rope_base=float(_field(reader, "llama.rope.freq_base", 10000.0)),
-        rms_eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
-        bos_id=int(_field(reader, "tokenizer.ggml.bos_token_id", 1)),
-        eos_id=int(_field(reader, "tokenizer.ggml.eos_token_id", 2)),
-    )
-
-
-def open_gguf(path: Path) -> GGUFReader:
-    """Open a GGUF file, turning the reader's low-level failures into one clear message."""
-    import gguf
-
-    try:
-        return gguf.GGUFReader(str(path))
-    except FileNotFoundError:
-        raise ExplainerError(f"model file not found: {path}", "run `explainer model build`") from None
-    except Exception as exc:  # noqa: BLE001 - the reader raises ValueError/IndexError/struct errors on bad bytes
-        raise ExplainerError(
-            f"{path.name} is not a readable GGUF file ({type(exc).__name__}: {exc})",
-            "the download may be truncated or corrupt: run `explainer model build --force`",
-        ) from None
-
-
-def read_weights(path: Path) -> LlamaWeights:
-    """Dequantise every tensor of a Llama GGUF into float32 [out, in] matrices."""
+def read_weights(path: Path) -> ModelWeights:
+    """Dequantise every tensor of a supported GGUF into float32 [out, in] matrices."""
     from gguf.quants import dequantize
 
     reader = open_gguf(path)
     config = read_config(reader)
+    check_quantizations(reader)
     tensors = {t.name: t for t in reader.tensors}
 
     def get(name: str, shape: tuple[int, ...]) -> np.ndarray:
         t = tensors.get(name)
         if t is None:
-            raise ExplainerError(f"the GGUF file has no tensor '{name}'", "the file is incomplete")
+            raise ExplainerError(
+                f"the GGUF file has no tensor '{name}', which a {config.architecture} model needs",
+                "the file is incomplete",
+            )
         try:
             values = dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
         except Exception as exc:  # noqa: BLE001 - gguf's dequantisers raise plain errors on bad data
@@ -242,48 +197,72 @@ def read_weights(path: Path) -> LlamaWeights:
             )
         return np.ascontiguousarray(values)
 
-    q4: dict[str, Q4Blocks] = {}
+    blocks: dict[str, Blocks] = {}
+    permuted = config.architecture == "llama"
 
-    def matrix(i: int, field_name: str, gguf_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
-        """A layer matrix as float32 (rows unpermuted for Q/K); Q4_1 ones also as blocks."""
-        values = get(f"blk.{i}.{gguf_name}.weight", shape)
-        t = tensors[f"blk.{i}.{gguf_name}.weight"]
-        order = unpermute_order(shape[0], heads) if heads else np.arange(shape[0])
-        if t.tensor_type.name == "Q4_1":
-            q4[f"{i}.{field_name}"] = q4_1_blocks(t.data, shape[0]).rows(order)
+    def matrix(i: int, field_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
+        """A layer matrix as float32 (rows unpermuted for Llama's Q/K); Q4_0 and Q4_1
+        ones also as blocks."""
+        name = f"blk.{i}.{LAYER_TENSORS[field_name][0]}.weight"
+        values = get(name, shape)
+        t = tensors[name]
+        order = unpermute_order(shape[0], heads) if heads and permuted else np.arange(shape[0])
+        reader_of = BLOCK_READERS.get(t.tensor_type.name)
+        if reader_of is not None:
+            blocks[f"{i}.{field_name}"] = reader_of(t.data, shape[0]).rows(order)
         return np.ascontiguousarray(values[order])
 
+    def bias(i: int, x: str, rows: int, heads: int = 0) -> np.ndarray | None:
+        if not config.qkv_bias:
+            return None
+        values = get(f"blk.{i}.attn_{x}.bias", (rows,))
+        return values[unpermute_order(rows, heads)] if heads and permuted else values
+
     c = config
-    kv = c.n_kv_heads * c.head_dim
+    d, hd = c.d_model, c.head_dim
+    q, kv = c.n_heads * hd, c.n_kv_heads * hd
+    gemma = c.architecture == "gemma3"
     layers = []
     for i in range(c.n_layers):
         p = f"blk.{i}."
         layers.append(
             LayerWeights(
-                attn_norm=get(p + "attn_norm.weight", (c.d_model,)),
-                wq=matrix(i, "wq", "attn_q", (c.d_model, c.d_model), c.n_heads),
-                wk=matrix(i, "wk", "attn_k", (kv, c.d_model), c.n_kv_heads),
-                wv=matrix(i, "wv", "attn_v", (kv, c.d_model)),
-                wo=matrix(i, "wo", "attn_output", (c.d_model, c.d_model)),
-                ffn_norm=get(p + "ffn_norm.weight", (c.d_model,)),
-                w_gate=matrix(i, "w_gate", "ffn_gate", (c.d_ff, c.d_model)),
-                w_up=matrix(i, "w_up", "ffn_up", (c.d_ff, c.d_model)),
-                w_down=matrix(i, "w_down", "ffn_down", (c.d_model, c.d_ff)),
+                attn_norm=get(p + "attn_norm.weight", (d,)),
+                wq=matrix(i, "wq", (q, d), c.n_heads),
+                wk=matrix(i, "wk", (kv, d), c.n_kv_heads),
+                wv=matrix(i, "wv", (kv, d)),
+                wo=matrix(i, "wo", (d, q)),
+                ffn_norm=get(p + "ffn_norm.weight", (d,)),
+                w_gate=matrix(i, "w_gate", (c.d_ff, d)),
+                w_up=matrix(i, "w_up", (c.d_ff, d)),
+                w_down=matrix(i, "w_down", (d, c.d_ff)),
+                bq=bias(i, "q", q, c.n_heads),
+                bk=bias(i, "k", kv, c.n_kv_heads),
+                bv=bias(i, "v", kv),
+                q_norm=get(p + "attn_q_norm.weight", (hd,)) if gemma else None,
+                k_norm=get(p + "attn_k_norm.weight", (hd,)) if gemma else None,
+                post_attn_norm=get(p + "post_attention_norm.weight", (d,)) if gemma else None,
+                post_ffn_norm=get(p + "post_ffw_norm.weight", (d,)) if gemma else None,
             )
         )
-    embedding = get("token_embd.weight", (c.vocab_size, c.d_model))
+    embedding = get("token_embd.weight", (c.vocab_size, d))
     embd = tensors["token_embd.weight"]
-    embedding_q8 = q8_0_blocks(embd.data, c.vocab_size) if embd.tensor_type.name == "Q8_0" else None
-    if "output.weight" in tensors:
-        raise ExplainerError(
-            "this GGUF has a separate output head; only tied embeddings are supported so far",
-            "use SmolLM2 or another model with tied input/output embeddings",
-        )
-    return LlamaWeights(
+    embedding_blocks = q8_0_blocks(embd.data, c.vocab_size) if embd.tensor_type.name == "Q8_0" else None
+    output = output_blocks = None
+    if not c.tied_output:
+        output = get("output.weight", (c.vocab_size, d))
+        head = tensors["output.weight"]
+        reader_of = BLOCK_READERS.get(head.tensor_type.name)
+        output_blocks = reader_of(head.data, c.vocab_size) if reader_of else None
+    rope_factors = get("rope_freqs.weight", (hd // 2,)) if "rope_freqs.weight" in tensors else None
+    return ModelWeights(
         config=config,
         token_embedding=embedding,
         layers=layers,
-        final_norm=get("output_norm.weight", (c.d_model,)),
-        q4=q4,
-        token_embedding_q8=embedding_q8,
+        final_norm=get("output_norm.weight", (d,)),
+        blocks=blocks,
+        token_embedding_blocks=embedding_blocks,
+        output=output,
+        output_blocks=output_blocks,
+        rope_factors=rope_factors,
     )

