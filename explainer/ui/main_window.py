@@ -184,7 +184,9 @@ class MainWindow(QMainWindow):
         self.control_dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
-        self.control_dock.setMinimumWidth(300)
+        # never narrower than its controls need (a check box does not wrap): no sideways scrolling
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        self.control_dock.setMinimumWidth(max(300, c.minimumSizeHint().width() + bar))
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.control_dock)
 
     def _build_central(self) -> None:

@@ -157,3 +157,15 @@ def test_the_layout_kept_from_a_laptop_is_the_unfolded_one(qtbot, make_window, s
     again.resize(1600, 900)
     assert not again.compact.active and again.control_dock.isVisible() and not again.compact.bar.isVisible()
     assert again.control_dock.isAncestorOf(again.prompt)
+
+
+def test_the_controls_never_scroll_sideways(qtbot, make_window, shared_engine, desktop):
+    """A check box does not wrap: the Controls dock is never narrower than its controls (it
+    scrolled sideways by 4 px at 1400 x 900 once the focus ring gave check boxes room)."""
+    desktop.area = QRect(0, 0, 1400, 900)
+    w = make_window(lambda: shared_engine, load=False)
+    w.lesson.dock.hide()
+    w.resize(1400 - 2, 900 - 40)
+    qtbot.wait(50)
+    assert visible_horizontal_scrollbars(w.control_dock) == []
+    assert w.control_dock.width() >= w.controls.minimumSizeHint().width()
