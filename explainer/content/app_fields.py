@@ -200,6 +200,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "pick_tip",
             "running",
             "ready",
+            "showing_model",
+            "showing_yours",
             "on_yours",
             "can_pick",
             "not_here",

@@ -157,6 +157,7 @@ class Runs(QObject):
         cursor = self.host.position
         if trace is not self.host.trace:
             self.host.stepper.swap(trace, cursor or Cursor(0, Stage.PRETRAINING))
+            self.host.set_activity(self.host.word("your_turn", f"showing_{which.value}"))
         self.changed.emit()
 
     def forget(self) -> None:
