@@ -102,8 +102,9 @@ def keeps(widget: QWidget, key: int, modifiers: Qt.KeyboardModifier) -> bool:
 class FocusKeys(QObject):
     """The guard: hands the focused control the keys it uses (see the module's docstring)."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, home: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.home = home  # where the focus goes when the focused control is taken away: the diagram
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focused)
@@ -111,7 +112,21 @@ class FocusKeys(QObject):
             if focus is not None:
                 focus.installEventFilter(self)
 
-    def _focused(self, _old: QWidget | None, new: QWidget | None) -> None:
+    def _focused(self, old: QWidget | None, new: QWidget | None) -> None:
+        """A control disabled or hidden under the focus (a What-if slider once the stage moves
+        on) hands it to the next in the Tab chain, which may be the prompt: a text field, where a
+        clicker's Page Down would then type nothing and step nothing. The focus goes home
+        (the diagram) instead; a control the learner moved to keeps it."""
+        if (
+            self.home is not None
+            and old is not None
+            and new is not None
+            and new is not self.home
+            and (not old.isEnabled() or not old.isVisible())
+            and _editable(new)
+        ):
+            self.home.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
         if new is not None:
             new.installEventFilter(self)  # (installing it again only moves it to the front)
 

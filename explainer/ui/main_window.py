@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._build_lesson()
 
-        self._keys = FocusKeys(self)  # the focused control keeps the keys it uses (ui/focus_keys.py)
+        self._keys = FocusKeys(self, home=self.view)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
         self._build_view_settings()

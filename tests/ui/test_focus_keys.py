@@ -113,7 +113,9 @@ def test_a_focused_control_keeps_its_keys_and_page_down_steps_from_anywhere(qtbo
     moved = slider.value()
     key(qtbot, slider, K.Key_PageDown)
     assert w.position == walk.next(at) and slider.value() == moved
-    # (past the sampling stage the sliders are disabled, and the focus moved on)
+    # past the sampling stage the sliders are disabled: the focus goes back to the diagram (not
+    # on to the prompt, where a clicker's keys would be the text field's)
+    assert w.focusWidget() is w.view
     qtbot.keyClick(w.focusWidget(), K.Key_PageUp)
     assert w.position == at and slider.value() == moved
     key(qtbot, slider, K.Key_Escape)
