@@ -46,12 +46,15 @@ from explainer.model.build import (
     _build_turn,
     _converter_version,
     _file_sizes,
+    _noop_log,
+    _noop_progress,
     _swap_into_place,
     _versions,
     clean_stale,
     load_built,
 )
 from explainer.model.checks import check_hashes, file_hashes
+from explainer.model.fetch import sha256_file
 from explainer.model.manifest import available_models
 from explainer.model.paths import ensure_writable_dir, model_dir, models_root
 
@@ -62,14 +65,6 @@ SOURCE_GGUF = "gguf"  # build.json "source" of a model added from a file
 GGUF_MAGIC = b"GGUF"
 MAX_NAME = 64
 CHUNK = 1 << 20
-
-
-def _noop_progress(phase: str, fraction: float) -> None:
-    pass
-
-
-def _noop_log(message: str) -> None:
-    pass
 
 
 @dataclass(frozen=True)
@@ -235,22 +230,6 @@ def find_by_hash(sha256: str) -> BuiltModel | None:
 
 
 # ------------------------------------------------------------------ the add
-
-
-def sha256_file(path: Path, progress: Progress, phase: str) -> str:
-    import hashlib
-
-    from explainer.reading import open_regular
-
-    h = hashlib.sha256()
-    total = max(path.stat().st_size, 1)
-    done = 0
-    with open_regular(path, "GGUF file") as f:
-        while chunk := f.read(CHUNK):
-            h.update(chunk)
-            done += len(chunk)
-            progress(phase, done / total)
-    return h.hexdigest()
 
 
 def add_gguf(

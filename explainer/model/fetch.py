@@ -40,7 +40,9 @@ def sha256_file(path: Path, progress: Progress | None = None, phase: str = "") -
     h = hashlib.sha256()
     total = max(path.stat().st_size, 1)
     done = 0
-    with open(path, "rb") as f:
+    from explainer.reading import open_regular  # (a FIFO or a device is refused, not read forever)
+
+    with open_regular(path, "file") as f:
         while chunk := f.read(CHUNK):
             h.update(chunk)
             done += len(chunk)
