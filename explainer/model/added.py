@@ -6,16 +6,13 @@ app needs of them later (its name, licence, chat template, architecture) is writ
 built model's ``build.json``, so :func:`explainer.model.build.load_built` serves it like any
 other model.
 
-Two seams, where the converter's side of the work plugs in:
-
-* :func:`check_gguf` reads the metadata only and refuses, before any work starts, what cannot be
-  built (not a GGUF, a truncated one, an architecture or a quantization we do not convert,
-  missing metadata); it returns a :class:`GgufSummary`, the config the build will produce.
-* :func:`build_gguf` writes ``model.onnx`` (and its weights), ``config.json``,
-  ``tokenizer.json`` and ``tokenizer_config.json`` into a folder.
-
-Everything else here (naming, reuse by content hash, the build lock, the atomic swap into the
-cache) does not depend on the architecture.
+:func:`check_gguf` reads the metadata only and refuses, before any work starts, what cannot be
+built (not a GGUF, a truncated one, an architecture or a quantization we do not convert,
+missing metadata, too little memory: explainer.model.gguf_config); it returns a
+:class:`GgufSummary`. The build itself is the default model's (explainer.model.build's
+``_convert_into``: the converter and the tokenizer into a partial folder, build.json last, the
+atomic swap), with this file's own fields in build.json. What is here (naming, reuse by
+content hash, the build lock) does not depend on the architecture.
 
 A second add of the same file (the same bytes, whatever it is called) finds the first build by
 its SHA-256 and reuses it. Two different files that would take the same name get ``-2``,
@@ -27,33 +24,24 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from explainer.errors import ExplainerError
 from explainer.model.build import (
-    BUILD_FORMAT,
     BUILD_INFO,
-    CONFIG_JSON,
-    MODEL_ONNX,
-    TOKENIZER_JSON,
     BuiltModel,
     _build_turn,
+    _convert_into,
     _converter_version,
-    _file_sizes,
     _noop_log,
     _noop_progress,
-    _swap_into_place,
-    _versions,
     clean_stale,
     load_built,
 )
-from explainer.model.checks import check_hashes, file_hashes
 from explainer.model.fetch import sha256_file
 from explainer.model.manifest import available_models
 from explainer.model.paths import ensure_writable_dir, model_dir, models_root
@@ -93,12 +81,12 @@ def check_gguf(path: Path) -> GgufSummary:
     """Read and check a GGUF's metadata before any work (gguf_config.inspect_gguf: the
     architecture, its quantizations, the metadata and tensors it needs, the memory a build
     takes); one ExplainerError names whatever is wrong."""
-    from explainer.model.gguf_config import inspect_gguf, open_gguf
+    from explainer.model.gguf_config import check_reader, open_gguf
     from explainer.model.tokenizer_build import read_gguf_tokenizer
 
     _check_magic(path)
-    config = inspect_gguf(path)
     reader = open_gguf(path)
+    config = check_reader(reader)
     tokenizer = read_gguf_tokenizer(reader)
     licence = _meta(reader, "general.license")
     return GgufSummary(
@@ -108,18 +96,6 @@ def check_gguf(path: Path) -> GgufSummary:
         config=config.to_dict(),
         chat_template=chat_template_for(tokenizer.get("chat_template"), tokenizer.get("tokens") or []),
     )
-
-
-def build_gguf(path: Path, out_dir: Path, progress: Progress) -> dict[str, Any]:
-    """Write the runnable model of a GGUF into ``out_dir`` and return its config."""
-    from explainer.model.convert import convert_gguf
-    from explainer.model.tokenizer_build import build_tokenizer
-
-    config = convert_gguf(path, out_dir, progress)
-    progress("building tokenizer", 0.0)
-    build_tokenizer(path, out_dir / TOKENIZER_JSON)
-    progress("building tokenizer", 1.0)
-    return config
 
 
 # ------------------------------------------------------------------ metadata helpers
@@ -261,48 +237,17 @@ def add_gguf(
 
 
 def _build(source: Path, name: str, sha: str, summary: GgufSummary, progress: Progress, log: Log) -> BuiltModel:
-    started = time.monotonic()
-    final = model_dir(name)
-    partial = final.parent / f"{final.name}.partial-{os.getpid()}"
-    if partial.exists():
-        shutil.rmtree(partial)
-    partial.mkdir(parents=True)
-    try:
-        log(f"converting {source.name} to ONNX")
-        build_gguf(source, partial, progress)
-        for fname in (MODEL_ONNX, CONFIG_JSON, TOKENIZER_JSON):
-            if not (partial / fname).is_file():
-                raise ExplainerError(
-                    f"the converter did not write {fname}", "this is a bug in explainer; please report it"
-                )
-        info = {
-            "build_format": BUILD_FORMAT,
-            "name": name,
-            "source": SOURCE_GGUF,
-            "display_name": summary.display_name,
-            "license": summary.license,
-            "architecture": summary.architecture,
-            "chat_template": summary.chat_template,
-            "gguf_sha256": sha,
-            "gguf_path": str(source),
-            "gguf_size": source.stat().st_size,
-            "converter_version": _converter_version(),
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "build_seconds": round(time.monotonic() - started, 2),
-            "versions": _versions(),
-            "files": _file_sizes(partial),
-            "sha256": file_hashes(partial, BUILD_INFO),
-        }
-        from explainer.atomic import write_atomic
-
-        write_atomic(partial / BUILD_INFO, (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode(), BUILD_INFO)
-        check_hashes(name, partial, info["sha256"], None)
-        _swap_into_place(partial, final)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    log(f"model {name} built in {final} ({info['build_seconds']:.1f} s)")
-    return load_built(name)
+    fields = {
+        "name": name,
+        "source": SOURCE_GGUF,
+        "display_name": summary.display_name,
+        "license": summary.license,
+        "architecture": summary.architecture,
+        "chat_template": summary.chat_template,
+        "gguf_sha256": sha,
+        "gguf_size": source.stat().st_size,
+    }
+    return _convert_into(name, source, model_dir(name), fields, time.monotonic(), progress, log)
 
 
 # ------------------------------------------------------------------ packages (--package NAME)

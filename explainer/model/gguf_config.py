@@ -312,7 +312,12 @@ def inspect_gguf(path: Path, available: int | None = None) -> ModelConfig:
     Raises one ExplainerError for a missing file, a file that is not a GGUF or is cut short,
     an unsupported architecture or quantization, a missing metadata entry or tensor, or too
     little free memory (`available` bytes, or what the system says is available)."""
-    reader = open_gguf(Path(path))
+    return check_reader(open_gguf(Path(path)), available)
+
+
+def check_reader(reader: GGUFReader, available: int | None = None) -> ModelConfig:
+    """inspect_gguf's checks on a GGUF already open (a caller that reads more of its metadata,
+    explainer/model/added.py, opens it once)."""
     config = read_config(reader)
     check_quantizations(reader)
     names = {t.name for t in reader.tensors}
