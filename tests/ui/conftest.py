@@ -73,6 +73,17 @@ def desktop(monkeypatch):
     return d
 
 
+@pytest.fixture
+def fresh_lesson():
+    """The tour, answers and layout forgotten before and after the test (the lesson's tests use
+    it for every test: pytestmark usefixtures)."""
+    from tests.ui.lesson_helpers import forget_the_lesson
+
+    forget_the_lesson()
+    yield
+    forget_the_lesson()
+
+
 @pytest.fixture(scope="session")
 def shared_engine(built_model):
     """One real Engine for the whole session (loading takes seconds)."""

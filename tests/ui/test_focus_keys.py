@@ -15,19 +15,11 @@ from explainer.content.texts import QuestionKind
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import forward_to, generate
-from tests.ui.lesson_helpers import forget_the_lesson
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 K = Qt.Key
 PARIS = "The capital of France is"
-
-
-@pytest.fixture(autouse=True)
-def fresh_lesson():
-    forget_the_lesson()
-    yield
-    forget_the_lesson()
 
 
 def key(qtbot, widget, k, modifier=Qt.KeyboardModifier.NoModifier) -> None:

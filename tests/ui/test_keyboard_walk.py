@@ -22,9 +22,8 @@ from explainer.content.texts import QuestionKind
 from explainer.lesson.questions import QuizState
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
-from tests.ui.lesson_helpers import forget_the_lesson
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 K = Qt.Key
 SHIFT, ALT, CTRL = (
@@ -34,13 +33,6 @@ SHIFT, ALT, CTRL = (
 )
 TEXTS = load_texts()
 TAB_LIMIT = 400  # more than every focusable control of the window and the dock together
-
-
-@pytest.fixture(autouse=True)
-def fresh_lesson():
-    forget_the_lesson()
-    yield
-    forget_the_lesson()
 
 
 def focused():

@@ -14,9 +14,8 @@ from explainer.content.texts import TargetKind
 from explainer.illustration.walk import Walk
 from tests.support.images import check_image
 from tests.ui.helpers import click
-from tests.ui.lesson_helpers import forget_the_lesson
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 TEXTS = load_texts()
 TOUR = TEXTS.tour
@@ -27,13 +26,6 @@ def first_pointer(chapter_id: str) -> int:
     step of it points at a control: then the illustration has no outline)."""
     steps = [(i, s) for i, s in enumerate(TOUR.steps) if s.chapter == chapter_id]
     return next((i for i, s in steps if s.target.kind is not TargetKind.CONTROL), steps[0][0])
-
-
-@pytest.fixture(autouse=True)
-def fresh_lesson():
-    forget_the_lesson()
-    yield
-    forget_the_lesson()
 
 
 def show_chapter(qtbot, w, trace, chapter_id: str) -> None:

@@ -22,21 +22,14 @@ from explainer.ui.lesson.show_me import Section
 from tests.support import readback as rb
 from tests.support.images import output_dir
 from tests.ui.helpers import click, forward_to, generate, press, type_into
-from tests.ui.lesson_helpers import first_anchor_point, forget_the_lesson, tour_key
+from tests.ui.lesson_helpers import first_anchor_point, tour_key
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 TEXTS = load_texts()
 TOUR = TEXTS.tour
 PARIS = "The capital of France is"
 STORY = "Once upon a time"
-
-
-@pytest.fixture(autouse=True)
-def fresh_lesson():
-    forget_the_lesson()
-    yield
-    forget_the_lesson()
 
 
 def sampled_run(qtbot, w, max_new_tokens: int = 3):

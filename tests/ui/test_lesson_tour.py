@@ -16,20 +16,13 @@ from explainer.lesson.tour import TourState
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
-from tests.ui.lesson_helpers import assert_points_at, forget_the_lesson, tour_key
+from tests.ui.lesson_helpers import assert_points_at, tour_key
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 TEXTS = load_texts()
 TOUR = TEXTS.tour
 PARIS = "The capital of France is"
-
-
-@pytest.fixture(autouse=True)
-def fresh_lesson():
-    forget_the_lesson()
-    yield
-    forget_the_lesson()
 
 
 def index_of(step_id: str) -> int:
