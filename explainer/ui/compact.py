@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -147,6 +148,8 @@ class CompactControls(QObject):
         return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()
 
     def update(self) -> None:
+        if not shiboken6.isValid(self.window):
+            return  # the window is being destroyed: its closing hides the dock, which lands here
         if not self.presenting() and self.wanted() != self.active:
             self.set_compact(not self.active)
 

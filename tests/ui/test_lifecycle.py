@@ -255,3 +255,20 @@ def rb_caption(w) -> str:
     from tests.support.readback import caption_text
 
     return caption_text(w.scene)
+
+
+def test_destroying_the_window_with_the_lesson_open_raises_nothing(qtbot):
+    """Quitting destroys the window: its lesson dock is hidden on the way, which must not reach
+    code that reads the half-destroyed window (pytest-qt fails the test on any such exception)."""
+    import shiboken6
+
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    w = MainWindow(EngineController())
+    w.show()
+    qtbot.waitExposed(w)
+    w.lesson.dock.show()
+    w.controller.shutdown()  # (the app does this as it quits)
+    shiboken6.delete(w)  # as at exit: destroyed while still shown
+    assert not shiboken6.isValid(w)
