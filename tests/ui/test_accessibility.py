@@ -1,5 +1,6 @@
 """What a screen reader meets in the window: every focusable element named, the illustration
-described in words, and a stage change announced.
+described in words, and a stage change, a tour step, a Predict reveal and a question's verdict
+announced.
 
 Names are read through QAccessible.queryAccessibleInterface, as AT-SPI's bridge reads them (a
 widget's accessible name, else its label, text or buddy's). The announcement is the real event the
@@ -13,12 +14,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from explainer.illustration.spoken import spoken
+from explainer.content.texts import QuestionKind
+from explainer.illustration.spoken import spoken, spoken_marks
+from explainer.lesson.questions import check
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import forward_to, generate, press
+from tests.ui.helpers import click, forward_to, generate, press
+from tests.ui.lesson_helpers import tour_key
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 
 def accessible(widget: QWidget, what=QAccessible.Text.Name) -> str:
@@ -85,6 +89,8 @@ def test_every_focusable_element_has_a_name(qtbot, window):
 def test_the_diagram_is_described_in_words(qtbot, window):
     w = window
     assert accessible(w.view).strip()
+    # an image (AT-SPI "image", which a screen reader stops at), not a layout "filler" it skips
+    assert QAccessible.queryAccessibleInterface(w.view).role() == QAccessible.Role.Graphic
     trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     forward_to(qtbot, w, 0, Stage.TOKENS)
     words = w.texts.describe
@@ -113,18 +119,24 @@ def test_an_open_guess_is_not_described(qtbot, window):
     assert "Paris" not in text and w.texts.describe["hidden"] in text
 
 
-def test_a_stage_change_is_announced(qtbot, window, monkeypatch):
-    w = window
-    heard: list[tuple[QAccessible.Event, str]] = []
+@pytest.fixture
+def heard(monkeypatch) -> list[tuple[object, str]]:
+    """Every announcement the window sends from now on: (its source, its words)."""
+    out: list[tuple[object, str]] = []
     real = QAccessible.updateAccessibility
 
     def listen(event: QAccessibleEvent) -> None:
         if event.type() == QAccessible.Event.Announcement:
             assert isinstance(event, QAccessibleAnnouncementEvent)
-            heard.append((event.object(), event.message()))
+            out.append((event.object(), event.message()))
         real(event)
 
     monkeypatch.setattr(QAccessible, "updateAccessibility", listen)
+    return out
+
+
+def test_a_stage_change_is_announced(qtbot, window, heard):
+    w = window
     generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
     heard.clear()
@@ -134,3 +146,60 @@ def test_a_stage_change_is_announced(qtbot, window, monkeypatch):
     assert any(name in message for _source, message in heard), heard
     assert all(source is w.view for source, message in heard if name in message)
     QApplication.processEvents()
+
+
+def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
+    w = window
+    dock = w.lesson.dock
+    dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    w.view.setFocus()
+    heard.clear()
+    tour_key(qtbot, w.view, Qt.Key.Key_Right)  # Alt+→: the next tour step, the focus stays put
+    assert w.view.hasFocus()
+    progress, task = dock.tour.progress.text(), dock.tour.task.text()
+    assert progress and task
+    words = [message for source, message in heard if source is dock.tour]
+    assert words == [" ".join(w.texts.app_text("access", "tour").format(progress=progress, task=task).split())]
+
+
+def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
+    w = window
+    game = w.lesson.dock.predict
+    w.lesson.dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    rnd = game.round
+    assert rnd is not None and game.buttons[0].isVisible()
+    heard.clear()
+    click(qtbot, game.buttons[0])
+    shown = game.revealed
+    assert shown is not None
+    said = [message for source, message in heard if source is game]
+    assert said == [" ".join(spoken_marks(shown[1].message, w.texts.describe).split())]
+    assert said[0] and "\u2423" not in said[0]  # no glyph for the screen reader to spell out
+
+
+def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, window, heard):
+    w = window
+    section = w.lesson.dock.questions
+    w.lesson.dock.show()
+    w.lesson.dock.open_section(Section.QUESTIONS)
+    section.go(0)
+    card = section.card
+    assert card is not None and card.question.kind is QuestionKind.CHOICE, "the first question is a choice"
+    wrong = (card.question.answer + 1) % len(card.options)
+    click(qtbot, card.options[wrong])
+    card.check_button.setFocus()
+    heard.clear()
+    qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
+    assert card.check_button.hasFocus()
+    verdict = check(w.texts, card.question, wrong)
+    assert not verdict.correct
+    assert [message for source, message in heard if source is card] == [" ".join(verdict.message.split())]
+    click(qtbot, card.options[card.question.answer])
+    heard.clear()
+    qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
+    right = check(w.texts, card.question, card.question.answer)
+    assert right.correct
+    assert [message for source, message in heard if source is card] == [" ".join(right.message.split())]
