@@ -36,6 +36,7 @@ from explainer.frames.describe import describe
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
+from explainer.ui.accessible_role import install_diagram_role
 from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.announce import announce
 from explainer.ui.answer_view import AnswerView
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
 
         self.scene = LifecycleScene(self.texts, THEMES[self.theme_name])
         self.scene.set_interactive(True)
+        install_diagram_role()  # read as an image with the frame as its description, not a filler
         self.view = DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
