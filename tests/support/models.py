@@ -1,7 +1,7 @@
-"""The two models the lesson's tests run for: the real default model and a second one.
+"""The models the lesson's tests run for: the real default model, a tiny second one, and Gemma 3.
 
 The lesson must be true of every model a user opens (issue 20), so the caption and pseudo-locale
-tests run for both. The second is a tiny random Llama with a real byte-level tokenizer, a chat
+tests run for each. The second is a tiny random Llama with a real byte-level tokenizer, a chat
 template and a licence of its own (tests/model/tiny_gguf.py), built by `model add`'s own code into a
 cache of the test session's: it has other layers, widths, vocabulary, context and licence than the
 default, and, being random, writes byte pieces that make no character alone.
@@ -40,7 +40,7 @@ def build_second_model(root: Path) -> Any:
 class LessonModel:
     """One model the lesson runs on: its engine's runs (cached) and the vocabulary that labels them."""
 
-    kind: str  # "default" or "second"
+    kind: str  # "default", "second" or "gemma"
     engine: Any
     vocabulary: Vocabulary | None
     _traces: dict[str, Trace] = field(default_factory=dict)
