@@ -1,4 +1,4 @@
-"""Models the user brings as a GGUF file: `explainer model add FILE.gguf`, and Model > Open GGUF….
+"""Models the user brings as a GGUF file: `explainer model add FILE.gguf`, and Open model (GGUF)….
 
 A model that has no manifest in ``models/`` is described by its own file: the architecture, the
 hyper-parameters and the tokenizer's settings are read from the GGUF's metadata, and what the

@@ -2,7 +2,7 @@
 quantization of every tensor, and whether this machine has the memory to build it.
 
 `inspect_gguf(path)` is the one call a caller needs before building a GGUF it was handed (the
-`model add` command, the app's "Open GGUF…"): it returns the model's `ModelConfig` or raises
+`model add` command, the app's "Open model (GGUF)…"): it returns the model's `ModelConfig` or raises
 one `ExplainerError` that says what is wrong (not a GGUF, truncated, an architecture or a
 quantization we do not run, a missing entry, too little memory, with the figures).
 

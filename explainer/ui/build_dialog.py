@@ -128,7 +128,7 @@ class BuildPanel(QFrame):
         self.build_requested.emit()
 
     def show_adding(self, file: str) -> None:
-        """A GGUF the learner opened is being built (Model > Open GGUF…): its progress, no button."""
+        """A GGUF the learner opened is being built (File (or Model) > Open model (GGUF)…): its progress, no button."""
         self.adding = True
         self.message.setText(self._word("adding").format(file=file))
         self.button.setEnabled(False)

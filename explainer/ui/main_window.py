@@ -120,6 +120,10 @@ class MainWindow(QMainWindow):
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self, model=self._first_model(model))
         self.model_menu = ModelMenu(self, self, self.view_menu_action())
+        # File > Open model (GGUF)… too, below Open run or lesson…: where people look to open a file
+        file_menu = self.recent_menu.menuAction().associatedObjects()[0]
+        assert isinstance(file_menu, QMenu)
+        file_menu.insertAction(self.recent_menu.menuAction(), self.model_menu.open_gguf)
         self._loaded_model: str | None = None  # the model of the last model_ready
         self.runs = Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._connect()

@@ -1,9 +1,9 @@
-"""The Model menu: the models built in the cache (one checked: the one loaded), and Open GGUF….
+"""The Model menu: the models built in the cache (one checked: the one loaded), and Open model (GGUF)….
 
 The list is read again each time the menu opens (explainer/model/catalog.py reads two small files
 per model, a few milliseconds), so a model added from a terminal shows up without a restart.
 Choosing one asks the window to switch (the worker loads it; the GUI thread never waits);
-Open GGUF… asks it for a file and builds that in the worker, with the build panel's progress.
+Open model (GGUF)… asks it for a file and builds that in the worker, with the build panel's progress.
 """
 
 from __future__ import annotations

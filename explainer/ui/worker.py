@@ -116,7 +116,7 @@ class Worker(QObject):
     loading = Signal()
     ready = Signal(LoadedModel)
     missing = Signal(str, str)
-    added = Signal(str, bool)  # a GGUF built into the cache (Model > Open GGUF…): its name, reused
+    added = Signal(str, bool)  # a GGUF built into the cache (Open model (GGUF)…): its name, reused
     progress = Signal(str, float)
     reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
     step = Signal(int, Trace)  # generation id, a snapshot of the trace

@@ -54,6 +54,9 @@ def test_the_menu_lists_the_built_models_and_open_gguf(qtbot, two_models):
         assert sorted(w.model_menu.models) == [alpha, beta]
         texts = [a.text() for a in menu.actions() if a.text()]
         assert texts[-1] == w.word("menus", "open_gguf")
+        file_menu = w.menuBar().actions()[0].menu()  # and in File, after Open run or lesson…
+        opens = [a.objectName() for a in file_menu.actions()][:2]
+        assert opens == ["open_trace", "open_gguf"], opens
         assert any(t.startswith("Beta-3L") and "llama" in t for t in texts)
         assert checked(w) == [alpha]
         assert w.controller.model.info.n_layers == 2 and w.controller.model.info.license == "licence-0"
