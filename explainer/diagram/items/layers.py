@@ -267,6 +267,8 @@ class LayerStackItem(Panel):
             bracket.setVisible(False)
             return
         px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
+        if is_final:  # the answer is never smaller than the theme's smallest text, however short its run
+            px = max(px, theme.smallest_px)
         f = theme_font(theme, px / theme.base_point_size, is_final or settled)
         c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
         x = lens_x + (8 if end - start > 1 else 0)

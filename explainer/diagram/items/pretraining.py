@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from explainer.diagram.items.base import Arrow, Box, Panel, Para, Text, elide, line_height, pen, tag, theme_font
+from explainer.diagram.items.base import Arrow, Box, Panel, Para, Text, elide, line_height, pen, tag, theme_font, wrap
 from explainer.diagram.theme import Theme
 from explainer.frames.pretraining import PretrainingValue
 from explainer.illustration.formatting import short_count
@@ -50,13 +50,21 @@ class PretrainingItem(Panel):
         top = self.style_frame(theme, value.title)
         # the arrows between the three steps are 30 units long; where a large Text size makes
         # the boxes and the notes under them taller than the panel, shorter, and whatever note
-        # still does not fit is left out (the caption says the same at the pretraining stage)
+        # still does not fit is cut short (the caption says the same at the pretraining stage)
         for arrow in (30.0, 14.0):
             end = self._draw_steps(value, theme, top, arrow)
             if end <= self.h - 8:
                 break
-        for para in (self.every_text, self.every_head, self.once_text, self.once_head):
-            para.setVisible(para.isVisible() and para.pos().y() + para.height() <= self.h - 8)
+        floor = self.h - 8
+        for para in (self.once_head, self.once_text, self.every_head, self.every_text):
+            if para.pos().y() + para.height() <= floor:
+                continue
+            # as many of its lines as fit, the last one cut short; none: it is left out
+            f = para.font()
+            lines = int((floor - para.pos().y()) // line_height(f))
+            if lines >= 1:
+                para.setPlainText(wrap(para.toPlainText(), f, self.w - 28, lines))
+            para.setVisible(lines >= 1 and para.pos().y() + para.height() <= floor)
 
     def _draw_steps(self, value: PretrainingValue, theme: Theme, top: float, arrow: float) -> float:
         """Draw data -> training -> model and the notes under them; returns where they end."""
@@ -80,12 +88,12 @@ class PretrainingItem(Panel):
                 path.lineTo(x + doc_w - 9 - (12 if k == 4 else 0), ly)
             self.doc_lines[i].setPath(path)
             self.doc_lines[i].setPen(pen(theme.muted, max(1.5, lw * 0.6)))
-            # a label is centred under its page, within its third of the panel
-            cx_doc = x + doc_w / 2
-            room = 2 * min(cx_doc - 14, 14 + inner - cx_doc, (doc_w + gap) / 2 - 2)
-            self.doc_labels[i].show_text(elide(w(f"pretraining_{s}"), lf, room), lf, theme.foreground).place(
-                cx_doc, y + doc_h + 4, "tc"
-            )
+            # a label is centred under its page, as wide as its page and the gap beside it, and
+            # kept inside the panel (at 200 % text "books" is wider than the room left of its centre)
+            label = self.doc_labels[i]
+            label.show_text(elide(w(f"pretraining_{s}"), lf, doc_w + gap - 6), lf, theme.foreground)
+            half = label.boundingRect().width() / 2
+            label.place(min(max(x + doc_w / 2, 8 + half), self.w - 8 - half), y + doc_h + 4, "tc")
         y += doc_h + 4 + theme.px(0.85) + 8
         cx = self.w / 2
         self.arrow1.set_arrow([QPointF(cx, y), QPointF(cx, y + arrow)], theme.foreground, lw, 11)
