@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+SCREEN_MIN_PX = 8  # the screen themes' smallest text at 100 %, which Text size multiplies
+SCREEN_BODY_PX = 15.0  # and their body text
+
 
 @dataclass(frozen=True)
 class Theme:
@@ -52,20 +55,24 @@ class Theme:
     # measures every label of real runs.
     min_px: int = 8
     # The learner's Text size (View > Text size, 1.0 = 100 %, WCAG 1.4.4): the smallest text is
-    # this much larger, the body and headings half as much again (at 200 %: notes x2, body x1.5),
-    # as the panels keep their places on the canvas; their items elide or drop what no longer
-    # fits, as they do for a long run. View > Zoom enlarges the whole canvas beyond that.
+    # this much larger than a screen theme's, the body and headings half as much again (at 200 %:
+    # notes x2, body x1.5), as the panels keep their places on the canvas; their items wrap, elide
+    # or drop what no longer fits, as they do for a long run. View > Zoom enlarges the whole canvas
+    # beyond that. A theme's own larger type (the projector's, a folded window's floor) is a floor
+    # beside it, not multiplied by it: the projector at 200 % reads like any theme at 200 % (its
+    # 16 was already twice the screen's 8), where doubling its 16 made 32-unit labels that no
+    # panel of the 1600-unit canvas can hold.
     text_scale: float = 1.0
 
     @property
     def smallest_px(self) -> int:
         """The smallest text size the items may draw, in scene pixels."""
-        return round(self.min_px * self.text_scale)
+        return max(self.min_px, round(SCREEN_MIN_PX * self.text_scale))
 
     def px(self, scale: float = 1.0) -> int:
         """A text size in scene pixels relative to the body size."""
-        body = 1.0 + (self.text_scale - 1.0) / 2
-        return max(self.smallest_px, round(self.base_point_size * scale * body))
+        body = max(self.base_point_size, SCREEN_BODY_PX * (1.0 + (self.text_scale - 1.0) / 2))
+        return max(self.smallest_px, round(body * scale))
 
 
 LIGHT = Theme(

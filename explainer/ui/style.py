@@ -22,13 +22,11 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QGraphicsView,
-    QPlainTextEdit,
     QProxyStyle,
     QStyle,
     QStyleOption,
     QStyleOptionButton,
     QStyleOptionComplex,
-    QTextEdit,
     QWidget,
 )
 
@@ -126,11 +124,9 @@ def draw_ring(painter: QPainter, rect: QRect, color: QColor, width: int = RING_W
 
 
 def _framed_list(widget: QWidget | None) -> bool:
-    """A focusable list or text field with a frame (a list, the prompt): not the diagram (it draws
-    its own), nor a read-only text box (the answer under the illustration: a frame 1 px wider
-    would change the illustration's size, and its text says where the focus is by its caret)."""
-    if isinstance(widget, QPlainTextEdit | QTextEdit) and widget.isReadOnly():
-        return False
+    """A focusable list or text field with a frame (a list, the prompt, the read-only answer under
+    the illustration: Tab stops there to select and copy, and a read-only box shows no caret to
+    say so): not the diagram (it draws its own)."""
     return (
         isinstance(widget, QAbstractScrollArea)
         and not isinstance(widget, QGraphicsView)

@@ -82,6 +82,7 @@ def controls(w) -> dict:
         "combo box": w.transport.speed,
         "slider": slider,
         "tour button": dock.tour.next_button,
+        "answer box": w.answer_view,  # read-only, but Tab stops there to select and copy
     }
 
 

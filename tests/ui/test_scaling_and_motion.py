@@ -3,7 +3,9 @@
 - With QT_SCALE_FACTOR=1.5, a 1920 x 1080 screen offers 1280 x 720 device-independent pixels:
   the window opens inside them (the screen's available area is faked: conftest.py desktop).
 - View > Text size enlarges the illustration's smallest text, is saved and restored, and at
-  150 and 200 % no dock scrolls sideways.
+  150 and 200 %, on a 1366 x 768 laptop and a 1920 x 1080 desktop, no dock scrolls sideways and
+  the window and its transport fit the screen (that the illustration's own text fits its panels
+  at those sizes is tests/diagram/test_text_in_panels.py).
 - View > Animations is saved; off, a step shows its end state at once; where the desktop prefers
   reduced motion (faked through EXPLAINER_REDUCE_MOTION), it starts off. The speed is saved too.
 """
@@ -12,12 +14,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
 from explainer.stages import Cursor, Stage
 from explainer.ui import motion
 from tests.ui.helpers import generate, smallest_text_px, visible_horizontal_scrollbars
 
+LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 SCALED_1080P = QRect(0, 0, 1280, 720)  # 1920 x 1080 at QT_SCALE_FACTOR=1.5, in device-independent px
 
 
@@ -56,13 +59,21 @@ def test_text_size_enlarges_the_diagrams_smallest_text_and_is_remembered(qtbot, 
     assert again.scene.theme.text_scale == 1.5
 
 
-@pytest.mark.parametrize("percent", [150, 200])
-def test_at_large_text_no_dock_scrolls_sideways(qtbot, make_window, shared_engine, generate_calls, desktop, percent):
+@pytest.mark.parametrize("area", [LAPTOP, DESKTOP], ids=["1366x768", "1920x1080"])
+@pytest.mark.parametrize("percent", [100, 150, 200])
+def test_at_large_text_no_dock_scrolls_sideways(
+    qtbot, make_window, shared_engine, generate_calls, desktop, percent, area
+):
+    """On a laptop and a desktop, the window filling the screen: the docks reflow (no sideways
+    scroll bar in any lesson tab), the transport is on the window and the window on the screen."""
+    desktop.area = area
     w = make_window(lambda: shared_engine)
     w.text_size.set_percent(percent)
+    w.resize(area.size() - (w.frameGeometry().size() - w.size()))  # (as maximised)
     w.lesson.dock.show()
     generate(qtbot, w, "Once upon a time", max_new_tokens=2)
     w.scene.settle()
+    qtbot.wait(50)  # the layout settles
     tabs = w.lesson.dock.tabs
     for i in range(tabs.count()):
         if not tabs.isTabVisible(i):
@@ -73,6 +84,10 @@ def test_at_large_text_no_dock_scrolls_sideways(qtbot, make_window, shared_engin
             if dock.isVisible():
                 assert visible_horizontal_scrollbars(dock) == [], (percent, dock.objectName(), tabs.tabText(i))
     assert desktop.area.contains(w.frameGeometry())
+    for widget in w.transport.findChildren(QWidget):
+        if widget.isVisible():
+            corner = widget.mapTo(w, widget.rect().bottomRight())
+            assert w.rect().contains(corner), (percent, widget.objectName() or type(widget).__name__)
 
 
 def test_animations_off_is_remembered_and_steps_show_their_end_state_at_once(qtbot, make_window, shared_engine):

@@ -67,6 +67,29 @@ def elide(text: str, f: QFont, width: float, mode: Qt.TextElideMode = Qt.TextEli
     return metrics(f).elidedText(text, mode, max(0.0, width))
 
 
+def wrap(text: str, f: QFont, width: float, max_lines: int = 2) -> str:
+    """``text`` broken at spaces into lines no wider than ``width`` (the last one elided past
+    ``max_lines``): a label that fits is returned as it is, so at 100 % nothing moves, and one
+    that a larger Text size makes too wide takes a second line instead of leaving its panel."""
+    if text_width(text, f) <= width or max_lines <= 1:
+        return elide(text, f, width)
+    lines: list[str] = []
+    words = text.split(" ")
+    while words and len(lines) < max_lines - 1:
+        line = words.pop(0)
+        while words and text_width(f"{line} {words[0]}", f) <= width:
+            line = f"{line} {words.pop(0)}"
+        lines.append(elide(line, f, width))
+    if words:
+        lines.append(elide(" ".join(words), f, width))
+    return "\n".join(lines)
+
+
+def line_height(f: QFont) -> float:
+    """The height one line of ``f`` takes (what a text item's rectangle is tall)."""
+    return metrics(f).height()
+
+
 def color(c: str, alpha: float = 1.0) -> QColor:
     q = QColor(c)
     if alpha < 1.0:

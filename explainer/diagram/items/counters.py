@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
-from explainer.diagram.items.base import Panel, Text, elide, theme_font
+from explainer.diagram.items.base import Panel, Text, elide, line_height, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.counters import CountersValue
 
@@ -23,5 +23,8 @@ class CountersItem(Panel):
         # a slow pass makes the lines longer ("this pass 1,385 ms"): they are cut to the panel, never past it
         width = self.w - 28
         f1, f2 = theme_font(theme, 1.05, True), theme_font(theme, 0.85)
-        self.line1.show_text(elide(value.timing, f1, width), f1, theme.foreground).place(14, 8)
-        self.line2.show_text(elide(value.device, f2, width), f2, theme.muted).place(14, self.h - 8, "bl")
+        # the two lines 8 units from the frame, or, where a larger Text size leaves no room for
+        # that, with the spare height shared out above, between and below them
+        margin = min(8.0, (self.h - line_height(f1) - line_height(f2)) / 3)
+        self.line1.show_text(elide(value.timing, f1, width), f1, theme.foreground).place(14, margin)
+        self.line2.show_text(elide(value.device, f2, width), f2, theme.muted).place(14, self.h - margin, "bl")

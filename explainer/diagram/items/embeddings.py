@@ -14,10 +14,10 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
-from explainer.diagram.items.base import Panel, Text, elide, tag, theme_font
+from explainer.diagram.items.base import Panel, Text, elide, line_height, tag, theme_font, wrap
 from explainer.diagram.items.tokens import TokenChipItem
 from explainer.diagram.theme import Theme
-from explainer.frames.embeddings import MAX_ROWS, N_CELLS, EmbeddingsValue
+from explainer.frames.embeddings import MAX_ROWS, N_CELLS, EmbeddingRow, EmbeddingsValue
 
 
 def value_rgb(values: Sequence[float], scale: float, theme: Theme) -> np.ndarray:
@@ -192,13 +192,16 @@ class EmbeddingStripItem(Panel):
         top = self.style_frame(theme, value.title)
         dim, words = value.dim, value.words
         headline = words("embeddings_headline", dim=dim) if dim else words("embeddings_headline_unknown")
-        self.headline.show_text(headline, theme_font(theme, 1.1, True), theme.foreground)
+        # the headline and the note wrap onto a second line where a large Text size needs it
+        hf = theme_font(theme, 1.1, True)
+        self.headline.show_text(wrap(headline, hf, self.w - 28), hf, theme.foreground)
         self.headline.place(14, top)
         top += self.headline.boundingRect().height() + 2
         rows = value.rows
         n_cells = len(rows[0].values) if rows else N_CELLS
         note = words("embeddings_note", n=n_cells, every=max(1, round(dim / n_cells))) if dim else ""
-        self.note.show_text(note, theme_font(theme, 0.8), theme.muted).place(14, top)
+        nf = theme_font(theme, 0.8)
+        self.note.show_text(wrap(note, nf, self.w - 28), nf, theme.muted).place(14, top)
         top += self.note.boundingRect().height() + 10
         label_w = 92.0
         cells_x = 14 + label_w + 8
@@ -206,6 +209,10 @@ class EmbeddingStripItem(Panel):
         _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + 6
         y = top
+        # the rows stop above the colour legend: a larger Text size leaves room for fewer
+        cb_y = self.h - 44
+        shown, more, more_at = self._rows_that_fit(value, theme, top, row_h, chip_h, cb_y)
+        rows = tuple(shown)
         self.n_rows = len(rows)
         for i in range(MAX_ROWS):
             chip, strip = self.labels[i], self.strips[i]
@@ -213,10 +220,10 @@ class EmbeddingStripItem(Panel):
                 chip.setVisible(False)
                 strip.setVisible(False)
                 continue
-            if value.more and i == value.more_at:
+            if more and i == more_at:
                 more_font = theme_font(theme, 0.85)
-                more = elide(words("embeddings_more", n=f"{value.more:,}"), more_font, self.w - cells_x - 14)
-                self.more.show_text(more, more_font, theme.muted).place(cells_x, y + 2)
+                more_text = elide(words("embeddings_more", n=f"{more:,}"), more_font, self.w - cells_x - 14)
+                self.more.show_text(more_text, more_font, theme.muted).place(cells_x, y + 2)
                 y += self.more.boundingRect().height() + 6
             row = rows[i]
             w = chip.set_token(row.chip, theme, show_id=False)
@@ -231,13 +238,14 @@ class EmbeddingStripItem(Panel):
             strip.set_reveal(1.0)
             strip.setVisible(True)
             y += row_h
-        self.more.setVisible(bool(value.more) and bool(rows))
+        self.more.setVisible(bool(more) and bool(rows))
         shown_any = bool(rows)
-        if shown_any and value.cached:
+        cf = theme_font(theme, 0.85)
+        if shown_any and value.cached and y + 8 + 2 * line_height(cf) <= cb_y:
             self.cached.show_text(
-                words("embeddings_cached", cached=value.cached), theme_font(theme, 0.85), theme.muted
+                elide(words("embeddings_cached", cached=value.cached), cf, self.w - 28), cf, theme.muted
             ).place(14, y + 8)
-            self.cached2.show_text(words("embeddings_cached2"), theme_font(theme, 0.85), theme.muted).place(
+            self.cached2.show_text(elide(words("embeddings_cached2"), cf, self.w - 28), cf, theme.muted).place(
                 14, y + 8 + self.cached.boundingRect().height()
             )
             y += 8 + 2 * self.cached.boundingRect().height()
@@ -247,10 +255,11 @@ class EmbeddingStripItem(Panel):
         self._full_grid(value, theme, y + 12, self.h - 62)
         self.idle.setVisible(not shown_any)
         if not shown_any:
-            self.idle.show_text(words("embeddings_idle"), theme_font(theme, 0.9), theme.muted).place(14, top + 4)
+            idle_f = theme_font(theme, 0.9)
+            self.idle.show_text(wrap(words("embeddings_idle"), idle_f, self.w - 28, 3), idle_f, theme.muted)
+            self.idle.place(14, top + 4)
         # colour legend at the bottom
         cb_w = self.w - 28
-        cb_y = self.h - 44
         self.colorbar.set_bar(theme, cb_w, 12)
         self.colorbar.setPos(14, cb_y)
         self.colorbar.setVisible(shown_any)
@@ -261,6 +270,25 @@ class EmbeddingStripItem(Panel):
         ):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
             t.setVisible(shown_any)
+
+    def _rows_that_fit(
+        self, value: EmbeddingsValue, theme: Theme, top: float, row_h: float, chip_h: float, floor: float
+    ) -> tuple[list[EmbeddingRow], int, int]:
+        """The rows to draw above ``floor`` (the colour legend), how many the "… N more" line
+        stands for, and where it goes. All of the value's rows where they fit; where a large Text
+        size leaves room for fewer, the first and the last of them, and the line counts the rest."""
+        rows, more, more_at = list(value.rows), value.more, value.more_at
+        more_h = line_height(theme_font(theme, 0.85)) + 6
+
+        def fits(n: int, with_more: bool) -> bool:
+            return top + (n - 1) * row_h + chip_h + (more_h if with_more else 0.0) <= floor - 2
+
+        if not rows or fits(len(rows), bool(more)):
+            return rows, more, more_at
+        keep = max(1, max((n for n in range(1, len(rows)) if fits(n, True)), default=1))
+        head = min(more_at if more else keep // 2, keep // 2)
+        kept = rows[:head] + rows[len(rows) - (keep - head) :]
+        return kept, more + len(rows) - keep, head
 
     def _full_grid(self, value: EmbeddingsValue, theme: Theme, top: float, bottom: float) -> None:
         """If there is room: every recorded number of the last token's vector, 32 to a row."""
@@ -277,7 +305,7 @@ class EmbeddingStripItem(Panel):
         if cell < 4:
             return
         title = value.words("embeddings_full", n=len(values), token=value.full.chip.label)
-        self.full_title.show_text(title, tf, theme.muted)
+        self.full_title.show_text(elide(title, tf, self.w - 28), tf, theme.muted)
         self.full_title.place(14, top)
         self.full.set_values(values, value.scale, theme, cell * cols, cell * rows, columns=cols)
         self.full.setPos(14, top + title_h)

@@ -59,6 +59,7 @@ class LayerStackItem(Panel):
         self._layout: tuple[object, ...] | None = None  # what the rows were placed for
         self._runs: dict[int, tuple[int, str]] = {}  # drawn runs: first layer -> (end, guess)
         self._lens_px = 12
+        self._wanted: dict[int, bool] = {}  # a run's label drawn, before keeping labels apart
 
     def ensure_layers(self, n: int) -> None:
         """Pre-create the slabs (once per model, not per frame)."""
@@ -92,10 +93,13 @@ class LayerStackItem(Panel):
         top = self.style_frame(theme, value.title)
         hf = theme_font(theme, 0.8)
         left, right, bar_w = self.LEFT, self.w - 14, self.BAR_W
-        self.head_change.show_text(value.words("layers_change"), hf, theme.muted).place(left + 6, top)
-        self.head_lens.show_text(value.words("layers_lens"), hf, theme.muted).place(self.LENS_X, top)
+        change = elide(value.words("layers_change"), hf, self.LENS_X - left - 12)
+        self.head_change.show_text(change, hf, theme.muted).place(left + 6, top)
+        lens_head = elide(value.words("layers_lens"), hf, right - self.LENS_X)
+        self.head_lens.show_text(lens_head, hf, theme.muted).place(self.LENS_X, top)
         top += self.head_change.boundingRect().height() + 4
-        self.bottom.show_text(value.words("layers_in"), hf, theme.muted).place(left, self.h - 8, "bl")
+        self.bottom.show_text(elide(value.words("layers_in"), hf, right - left), hf, theme.muted)
+        self.bottom.place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
         hidden = value.hidden and value.shown
@@ -217,7 +221,30 @@ class LayerStackItem(Panel):
         for start, (end, guess) in runs.items():
             if self._runs.get(start) != (end, guess):
                 self._draw_run(start, end, guess)
+                self._wanted[start] = self.lens[start].isVisible()
         self._runs = runs
+        self._keep_labels_apart()
+
+    def _keep_labels_apart(self) -> None:
+        """A run's label is taller than its run where the type is large (a short run at 200 %
+        text): the final answer's label is kept, then the longer runs' ones, and a label that
+        would lie on one already kept, or on the column heads, is left out."""
+        value = self._value
+        if value is None:
+            return
+        heads = (self.head_change, self.head_lens, self.bottom, self.hidden_note)
+        taken = [t.mapRectToParent(t.boundingRect()) for t in heads if t.isVisible()]
+        n = value.n_layers
+        order = sorted(self._runs.items(), key=lambda r: (r[1][0] != n, -(r[1][0] - r[0])))
+        for start, _run in order:
+            label = self.lens[start]
+            if not self._wanted.get(start, False):
+                continue
+            r = label.mapRectToParent(label.boundingRect())
+            clear = all(r.intersected(o).width() <= 1 or r.intersected(o).height() <= 1 for o in taken)
+            label.setVisible(clear)
+            if clear:
+                taken.append(r)
 
     def _draw_run(self, start: int, end: int, guess: str) -> None:
         value, theme = self._value, self._theme
@@ -240,11 +267,18 @@ class LayerStackItem(Panel):
             bracket.setVisible(False)
             return
         px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
+        if is_final:  # the answer is never smaller than the theme's smallest text, however short its run
+            px = max(px, theme.smallest_px)
         f = theme_font(theme, px / theme.base_point_size, is_final or settled)
         c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
         x = lens_x + (8 if end - start > 1 else 0)
         label.show_text(elide(visible(guess), f, right - x - 6), f, c)
-        label.place(x, bottom - start * row_h - span / 2, "ml")
+        # centred on its run, but never onto the column heads or the line under the stack (a tall
+        # label of a short run): it may take the 4 units between them and the stack
+        half = label.boundingRect().height() / 2
+        stack_top = bottom - value.n_layers * row_h - 4
+        mid = bottom - start * row_h - span / 2
+        label.place(x, max(stack_top + half, min(bottom + 4 - half, mid)), "ml")
         bracket.setVisible(end - start > 1)
         if end - start > 1:
             bracket.setRect(QRectF(lens_x, bottom - end * row_h + 3, max(1.5, theme.line_width * 0.6), span - 6))

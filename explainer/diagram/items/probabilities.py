@@ -35,7 +35,20 @@ from PySide6.QtWidgets import (
 if TYPE_CHECKING:
     from pyqtgraph import BarGraphItem  # imported when the first chart is drawn (see the module docstring)
 
-from explainer.diagram.items.base import RAW, Box, Panel, Para, Rect, Text, elide, tag, theme_font
+from explainer.diagram.items.base import (
+    RAW,
+    Box,
+    Panel,
+    Para,
+    Rect,
+    Text,
+    elide,
+    line_height,
+    tag,
+    text_width,
+    theme_font,
+    wrap,
+)
 from explainer.diagram.theme import Theme
 from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
 
@@ -142,6 +155,7 @@ class ProbabilityChartItem(Panel):
         self.row_h = 24.0
         self.drawn_widths: list[float] = [0.0] * ROWS  # each bar's drawn length (probability units)
         self.drawn_cut: list[bool] = [False] * ROWS
+        self.n_shown = N_BARS  # candidates with a row of their own; the rest are in "other"
         self._phase_shown = 0
         self.marker_value: float | None = None  # where the draw marker is, on [0, 1]
 
@@ -158,14 +172,22 @@ class ProbabilityChartItem(Panel):
         value_w = 74.0 + theme.px(0.85) + 6  # the number, and room for the chosen bar's ◀
         # what the draw section below the chart needs: title, marker, bar, span labels
         draw_h = theme.px(0.95) + 4 + 42 + 26 + theme.px(0.72) + 10
-        self.row_h = min(max(22.0, theme.px(1.0) + 8), (self.h - top - 22 - draw_h) / ROWS)
-        chart_h = self.row_h * ROWS
+        # under the chart, its scale note, then the draw
+        scale_gap = max(22.0, 3 + line_height(theme_font(theme, 0.72)))
+        room = self.h - top - scale_gap - draw_h
+        # a row is at least as tall as its label and its number; where a large Text size leaves
+        # room for fewer than every candidate's row, the last candidates join "other"
+        # (less a unit: neighbouring rows may share the unit at the foot of their descent)
+        least = max(line_height(theme_font(theme, 0.95, True)), line_height(theme_font(theme, 0.85))) - 1
+        self.n_shown = max(1, min(N_BARS, int(room // least) - 1))
+        self.row_h = min(max(22.0, theme.px(1.0) + 8), room / (self.n_shown + 1))
+        chart_h = self.row_h * (self.n_shown + 1)
         self.chart_rect = QRectF(14 + label_w + 8, top, self.w - 28 - label_w - 8 - value_w, chart_h)
         self.plot.setPos(self.chart_rect.topLeft())
         self.plot.setTransform(
             QTransform.fromScale(self.chart_rect.width() / max(value.scale, 1e-9), self.row_h).translate(0.0, 0.5)
         )
-        self.draw_y = top + chart_h + 22
+        self.draw_y = top + chart_h + scale_gap
         shown = value.shown
         if self.pickable:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -189,21 +211,21 @@ class ProbabilityChartItem(Panel):
             self.drawn_cut = []
             return
         bars = value.phases[0]
+        n = self.n_shown
         for i in range(ROWS):
-            text = (
-                visible(bars.labels[i]) if i < N_BARS and i < len(bars.labels) else value.words("probabilities_other")
-            )
             lab = self.labels[i]
-            bold = i == value.chosen_index and value.sampling
-            f = theme_font(theme, 0.95, bold)
-            lab.show_text(
-                elide(text, f, label_w),
-                f if i < N_BARS else theme_font(theme, 0.85),
-                theme.foreground if i < N_BARS else theme.muted,
-            )
-            lab.place(14 + label_w, self._row_center(i), "mr")
+            other = i == N_BARS
+            if n <= i < N_BARS:  # joined "other"
+                lab.setVisible(False)
+                continue
+            row = n if other else i
+            text = visible(bars.labels[i]) if not other and i < len(bars.labels) else value.words("probabilities_other")
+            bold = i == self._chosen_row and value.sampling
+            f = theme_font(theme, 0.95, bold) if not other else theme_font(theme, 0.85)
+            lab.show_text(elide(text, f, label_w), f, theme.foreground if not other else theme.muted)
+            lab.place(14 + label_w, self._row_center(row), "mr")
             lab.setData(RAW, bars.labels[i] if i < len(bars.labels) else "other")
-            lab.setVisible(i < len(bars.labels) or i == N_BARS)
+            lab.setVisible(i < len(bars.labels) or other)
         self.scale_note.show_text(
             value.words("probabilities_scale", pct=f"{value.scale:.0%}".replace("%", " %")),
             theme_font(theme, 0.72),
@@ -212,6 +234,13 @@ class ProbabilityChartItem(Panel):
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
+
+    @property
+    def _chosen_row(self) -> int | None:
+        """The chosen candidate's row, None when it has none (past the rows shown, or none)."""
+        value = self._value
+        i = value.chosen_index if value is not None else None
+        return i if i is not None and i < self.n_shown else None
 
     @property
     def pickable(self) -> bool:
@@ -225,7 +254,8 @@ class ProbabilityChartItem(Panel):
         if value is None or not self.pickable or not 14 <= pos.x() <= self.w - 14:
             return None
         row = int((pos.y() - self.chart_rect.top()) // self.row_h)
-        return row if 0 <= row < len(value.ids) and pos.y() >= self.chart_rect.top() else None
+        shown = min(len(value.ids), self.n_shown)
+        return row if 0 <= row < shown and pos.y() >= self.chart_rect.top() else None
 
     def bar_point(self, i: int) -> QPointF:
         """The scene point in the middle of candidate ``i``'s label (where a click picks it)."""
@@ -290,10 +320,13 @@ class ProbabilityChartItem(Panel):
     def set_bars(self, vals: list[float], other: float, cut: tuple[bool, ...], grow: float = 1.0) -> None:
         value, theme = self._value, self._theme
         assert value is not None and theme is not None
+        # the candidates without a row of their own (a large Text size) are counted in "other"
+        other += sum(v for v, c in zip(vals[self.n_shown :], cut[self.n_shown :]) if not c)
+        vals, cut = vals[: self.n_shown], cut[: self.n_shown]
         n = len(vals)
         widths = [v * grow for v in vals] + [other * grow]
         brushes, pens = [], []
-        chosen = value.chosen_index if value.sampling else None
+        chosen = self._chosen_row if value.sampling else None
         for i in range(n):
             if cut[i]:
                 brushes.append(QBrush(Qt.BrushStyle.NoBrush))
@@ -306,7 +339,7 @@ class ProbabilityChartItem(Panel):
             pens.append(outline if i == chosen and not cut[i] else QPen(Qt.PenStyle.NoPen))
         brushes.append(QBrush(QColor(theme.muted)))
         pens.append(QPen(Qt.PenStyle.NoPen))
-        ys = list(range(n)) + [N_BARS]
+        ys = list(range(n)) + [self.n_shown]
         self._bars().setOpts(
             x0=[0.0] * (n + 1),
             y=ys,
@@ -354,7 +387,9 @@ class ProbabilityChartItem(Panel):
                 continue
             current = not value.greedy and ((i == phase and value.sampling) or (i == 0 and not value.sampling))
             f = theme_font(theme, 0.85, current)
-            item.show_text(names[i], f, theme.accent if current else theme.muted).place(x, self.ribbon_y)
+            name = elide(names[i], f, self.w - 14 - x)
+            item.show_text(name, f, theme.accent if current else theme.muted).place(x, self.ribbon_y)
+            item.setVisible(bool(name))
             x += item.boundingRect().width() + 10
         label = value.phase_labels[phase] if value.sampling else value.phase_label
         self.phase_note.setVisible(bool(label))
@@ -362,13 +397,14 @@ class ProbabilityChartItem(Panel):
             self.phase_note.show_para(label, theme_font(theme, 0.8), theme.muted, self.w - 28)
             self.phase_note.setPos(14, self.phase_y)
         show_kept = value.sampling and not value.greedy and phase >= AFTER_TOP_P
+        # right-aligned on the ribbon's line, if it fits beside the ribbon (at a large Text size
+        # the caption and the chart's cut bars tell it)
+        kf = theme_font(theme, 0.85, True)
+        kept = value.words("probabilities_kept", kept=f"{value.kept:,}")
+        show_kept = show_kept and text_width(kept, kf) <= self.w - 14 - x
         self.kept_note.setVisible(show_kept)
         if show_kept:
-            self.kept_note.show_text(
-                value.words("probabilities_kept", kept=f"{value.kept:,}"),
-                theme_font(theme, 0.85, True),
-                theme.foreground,
-            )
+            self.kept_note.show_text(kept, kf, theme.foreground)
             self.kept_note.place(self.w - 14, self.ribbon_y, "tr")
 
     # --- the draw ------------------------------------------------------------
@@ -393,20 +429,18 @@ class ProbabilityChartItem(Panel):
         if not on:
             return
         y = self.draw_y
+        nf = theme_font(theme, 1.0, True)
         if value.pick_note:  # the learner picked this pass's token: no draw to show
-            self.greedy_note.show_text(value.pick_note, theme_font(theme, 1.0, True), theme.accent).place(14, y)
+            self.greedy_note.show_text(wrap(value.pick_note, nf, self.w - 28), nf, theme.accent).place(14, y)
             return
         if value.draw is None:
-            self.greedy_note.show_text(
-                value.words("probabilities_greedy"), theme_font(theme, 1.0, True), theme.foreground
-            ).place(14, y)
+            greedy = wrap(value.words("probabilities_greedy"), nf, self.w - 28)
+            self.greedy_note.show_text(greedy, nf, theme.foreground).place(14, y)
             return
         x0, w = 14.0, self.w - 28
-        self.draw_title.show_text(
-            value.words("probabilities_draw", draw=f"{value.draw:.3f}", token=visible(value.chosen_text)),
-            theme_font(theme, 0.95, True),
-            theme.foreground,
-        ).place(x0, y)
+        tf = theme_font(theme, 0.95, True)
+        title = value.words("probabilities_draw", draw=f"{value.draw:.3f}", token=visible(value.chosen_text))
+        self.draw_title.show_text(elide(title, tf, w), tf, theme.foreground).place(x0, y)
         bar_y = y + self.draw_title.boundingRect().height() + 42
         bar_h = 26.0
         segments = value.segments
@@ -447,12 +481,12 @@ class ProbabilityChartItem(Panel):
     def chosen_anchor(self) -> QPointF:
         """Scene point of the chosen candidate's label (where the appended token flies from)."""
         value = self._value
-        if value is not None and value.chosen_index is None and self.cumbar.isVisible():
+        if value is not None and self._chosen_row is None and self.cumbar.isVisible():
             # chosen outside the top bars: it flies from its span on the cumulative bar
             for s in self.cumbar.segments:
                 if s.chosen:
                     return self.cumbar.mapToScene(
                         QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0)
                     )
-        i = value.chosen_index if value is not None and value.chosen_index is not None else 0
+        i = self._chosen_row if value is not None and self._chosen_row is not None else 0
         return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))

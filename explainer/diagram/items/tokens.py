@@ -19,7 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
-from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, tag, text_width, theme_font
+from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, line_height, tag, text_width, theme_font
 from explainer.diagram.theme import Theme
 from explainer.frames.chips import Chip
 from explainer.frames.tokens import TokensValue
@@ -294,7 +294,14 @@ class TokenStripItem(Panel):
         ).place(14, self.h - 8, "bl")
         self.stats.setVisible(bool(value.stats))
         bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
-        bottom += self._whitespace_legend(value.legend, theme, bottom)
+        # a row of chips with their ids under them comes before the ␣ / ↵ legend: at a large
+        # Text size the panel holds one or the other, and the legend gives way
+        _, chip_h = TokenChipItem.size_for("x", theme)
+        chip_block = chip_h + 1 + line_height(theme_font(theme, 0.72))
+        legend_h = line_height(theme_font(theme, 0.85)) + 4
+        room = self.h - top - 4 - bottom
+        legend = value.legend if not value.chips or room - legend_h >= chip_block else ""
+        bottom += self._whitespace_legend(legend, theme, bottom)
         # chips
         self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
@@ -307,7 +314,6 @@ class TokenStripItem(Panel):
             if value.message:
                 self.message.show_text(value.message, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
             return
-        _, chip_h = TokenChipItem.size_for("x", theme)
         row_h = chip_h + theme.px(0.72) + 8
         rows = max(1, int((self.h - top - 4 - bottom) // row_h))
         more_w = TokenChipItem.size_for(value.words("tokens_more", n=f"{len(chips):,}"), theme)[0]
