@@ -11,7 +11,7 @@ least one device is present, silence the loader while the session is created, an
 
 The graph. A CUDA session loads model.cuda.onnx (model/onnx_attention_cuda.py), whose every
 compute node has a CUDA kernel, and keeps the KV cache in device buffers: each pass binds
-present to past's own device memory (TensorScatter writes the new positions in place), and only
+present to past's own device memory (ScatterND writes the new positions in place), and only
 the outputs the trace records are copied to the host. A CPU session loads model.onnx
 (GroupQueryAttention), its cache in host memory. `graph="cuda"` runs the CUDA graph on whatever
 provider the session has (the CPU too: that is how CI checks its numerics and this path).

@@ -173,7 +173,8 @@ def head_blocks(weights: ModelWeights) -> Blocks | None:
 
 def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
     """The graph for `device`: "cpu" (GroupQueryAttention, see _attention) or "cuda" (ONNX
-    Attention over TensorScatter, see onnx_attention_cuda); same inputs and outputs."""
+    Attention over a cache ScatterND updates in place, see onnx_attention_cuda); same inputs
+    and outputs."""
     c = weights.config
     g = GraphBuilder()
     f32 = TensorProto.FLOAT
@@ -414,11 +415,8 @@ def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
     model = helper.make_model(
         graph,
         ir_version=IR_VERSION,
-        opset_imports=[
-            helper.make_opsetid("", OPSET if device == "cpu" else onnx_attention_cuda.OPSET),
-            helper.make_opsetid(MS_DOMAIN, 1),
-        ],
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS_DOMAIN, 1)],
         producer_name="explainer",
         doc_string=f"{c.name}: Llama graph exposing embeddings, hidden states and attention",
     )
-    return model
+    return model if device == "cpu" else onnx_attention_cuda.prune(model)

@@ -1,4 +1,4 @@
-"""The CUDA graph (onnx_attention_cuda: ONNX Attention over TensorScatter) computes what the CPU
+"""The CUDA graph (onnx_attention_cuda: ONNX Attention over a cache ScatterND updates) computes what the CPU
 graph and the numpy reference compute. ONNX Runtime's CPU provider runs the same ops, so CI
 checks the numerics here; the GPU run (packaging/gpu_check.sh) checks them on the device."""
 
@@ -129,7 +129,7 @@ def test_sliding_window_in_the_cuda_graph(tmp_path):
 
 
 def test_cache_buffers_are_updated_in_place_through_io_binding(tmp_path):
-    """Bound to past's own memory, present is written there (TensorScatter's in-place path),
+    """Bound to past's own memory, present is written there (ScatterND's in-place path),
     as the runtime binds it on the device."""
     _, cpu, cuda = sessions(tmp_path, "llama", "Q8_0")
     c = TINY_BY_ARCH["llama"]
