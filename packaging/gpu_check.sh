@@ -118,43 +118,16 @@ from explainer.engine.runtime import cuda_device_count
 print('CUDA devices the driver sees:', cuda_device_count())
 EOF"
 
-# 2. kernels: what the installed CUDA provider registers, and the CUDA graph against it
-KERNELS_PY='
-import sys, onnx
-import onnxruntime as ort
-from onnx import defs
-if hasattr(ort, "preload_dlls"):
-    ort.preload_dlls()
-import onnxruntime.capi._pybind_state as C
-kernels = [k for k in C.get_all_opkernel_def() if k.provider == "CUDAExecutionProvider"]
-for k in sorted(kernels, key=lambda k: (k.domain, k.op_name, k.version_range)):
-    print(k.domain or "ai.onnx", k.op_name, k.version_range, dict(k.type_constraints))
-if not kernels:
-    sys.exit("no CUDA kernels registered: the CUDA provider did not load")
-from explainer.model.build import load_built
-path = load_built().onnx_path.with_name("model.cuda.onnx")
-model = onnx.load(str(path), load_external_data=False)
-opset = {o.domain: o.version for o in model.opset_import}
-missing = set()
-for node in model.graph.node:
-    since = 1 if node.domain else defs.get_schema(node.op_type, opset[""]).since_version
-    ranges = [k.version_range for k in kernels if k.op_name == node.op_type and k.domain == node.domain]
-    if not any(a == since or (a < since and b != 2**31 - 1 and b >= since) for a, b in ranges):
-        missing.add(f"{node.op_type}-{since} ({node.domain or \"ai.onnx\"}): CUDA registers {ranges}")
-print("model.cuda.onnx:", len(model.graph.node), "nodes;", "every op has a CUDA kernel of its version" if not missing else "MISSING:", *sorted(missing), sep="\n  ", file=sys.stderr)
-sys.exit(1 if missing else 0)
-'
-
-# 3. build (before the kernel check, which reads the built graph)
+# 2. build, then the kernels the installed CUDA provider registers against the built graph
 step build 150 - "$PY" -m explainer model build
 if [ "$DEVICE" = cuda ]; then
-  step kernels 60 kernels.txt "$PY" -c "$KERNELS_PY"
+  step kernels 60 kernels.txt "$PY" -m tests.model.gpu_kernels
 fi
-# 4. the reference check on the device
+# 3. the reference check on the device
 step reference 150 reference.json "$PY" -m tests.model.gpu_reference --device "$DEVICE" --steps 8
-# 5. which provider ran each node
+# 4. which provider ran each node
 step placement 60 model-info.json "$PY" -m explainer model info --nodes --json --device "$DEVICE"
-# 6. bench, then the app offscreen
+# 5. bench, then the app offscreen
 step bench 120 bench.json "$PY" -m explainer bench --device "$DEVICE"
 step bench-gui 90 bench-gui.json "$PY" -m explainer bench --gui --device "$DEVICE" --tokens 32
 

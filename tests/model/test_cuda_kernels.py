@@ -197,3 +197,22 @@ def test_the_cuda_graph_stays_inside_what_the_cuda_kernels_implement(tmp_path, a
         if node.op_type == "MatMulNBits":
             assert len(node.input) < 6 or not node.input[5]
         assert node.op_type not in ("If", "Loop", "Scan", "GroupQueryAttention")
+
+
+def test_the_gpu_scripts_check_of_the_registered_kernels(tmp_path):
+    """gpu_kernels.missing, which the GPU script runs against the kernels the installed provider
+    registers, finds the same as the table check, given the table's ranges as KernelDefs."""
+    from types import SimpleNamespace
+
+    from .gpu_kernels import OPEN, missing
+
+    registered = [
+        SimpleNamespace(
+            op_name=op, domain="" if domain == "ai.onnx" else domain, version_range=(k.first, k.last or OPEN)
+        )
+        for (domain, op), rows in KERNELS.items()
+        for k in rows
+    ]
+    assert missing(graph_of(tmp_path, "gemma3", "F32", "cuda"), registered) == []
+    found = missing(graph_of(tmp_path, "llama", "Q8_0", "cpu"), registered)
+    assert [p.split(" ")[0] for p in found] == ["ConstantOfShape-23", "If-23"]  # (GQA: a type, not a version)
