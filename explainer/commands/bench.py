@@ -79,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(run_export_bench(built, args.device))
         return 0
     from explainer.bench.engine import run_bench
+    from explainer.bench.placement import placement_report
 
-    print_json(run_bench(built, args.device))
+    report = run_bench(built, args.device)
+    report["placement"] = placement_report(built, args.device)
+    print_json(report)
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explainer.commands.options import Subcommands, add_cache_dir_arg, add_model_args
+from explainer.commands.options import Subcommands, add_cache_dir_arg, add_device_arg, add_model_args
 from explainer.commands.output import ProgressPrinter, human_size, print_json
 from explainer.errors import ExplainerError
 
@@ -39,6 +39,12 @@ def add_parser(sub: Subcommands) -> None:
 
     p = model_sub.add_parser("info", help="show the model's source, licence and build")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--nodes",
+        action="store_true",
+        help="also load the model and say which provider runs each node (ONNX Runtime's profile; a few seconds)",
+    )
+    add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run_info)
 
@@ -186,6 +192,14 @@ def _first(d: dict[str, Any], *keys: str) -> Any:
 
 def run_info(args: argparse.Namespace) -> int:
     info = _model_info(args.model)
+    place = None
+    if args.nodes and info["built"]:
+        from explainer.engine.placement import measure
+        from explainer.model.build import load_built
+
+        built = load_built(args.model)
+        place = measure(built.onnx_path, built.config, args.device)
+        info["placement"] = place.as_dict()
     if args.json:
         print_json(info)
         return 0
@@ -242,5 +256,9 @@ def run_info(args: argparse.Namespace) -> int:
     build = info.get("build") or {}
     if build.get("created"):
         out.append(f"built:    {build['created']} in {build.get('build_seconds', '?')} s")
+    if place is not None:
+        from explainer.engine.placement import describe
+
+        out += describe(place)
     print("\n".join(out))
     return 0

@@ -8,6 +8,15 @@ onnxruntime-gpu happily imports on a machine without a GPU and, when asked for C
 loader errors and silently runs on the CPU. So we only ask for CUDA when a CUDA driver with at
 least one device is present, silence the loader while the session is created, and report what
 `session.get_providers()` says actually runs.
+
+The graph. A CUDA session loads model.cuda.onnx (model/onnx_attention_cuda.py), whose every
+compute node has a CUDA kernel, and keeps the KV cache in device buffers: each pass binds
+present to past's own device memory (ScatterND writes the new positions in place), and only
+the outputs the trace records are copied to the host. A CPU session loads model.onnx
+(GroupQueryAttention), its cache in host memory. `graph="cuda"` runs the CUDA graph on whatever
+provider the session has (the CPU too: that is how CI checks its numerics and this path).
+TF32 is switched off on CUDA: float32 products stay float32, as the 2e-3 check needs.
+Which provider ran each node is `explainer.engine.placement`'s question (the session profile).
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ import numpy as np
 from explainer.errors import ExplainerError, out_of_memory
 
 DEVICE_ENV = "EXPLAINER_DEVICE"  # auto (default), cpu or cuda
+CUDA_GRAPH = "model.cuda.onnx"  # beside model.onnx (model/convert.py MODEL_CUDA_ONNX)
+CUDA_OPTIONS = {"use_tf32": "0"}  # exact float32 matrix products
 
 
 def cuda_device_count() -> int:
@@ -92,15 +103,31 @@ class ModelRuntime:
     """Loads model.onnx on the best available device and runs forward passes over a cache."""
 
     def __init__(
-        self, onnx_path: Path, config: dict[str, Any], device: str | None = None, threads: int | None = None
+        self,
+        onnx_path: Path,
+        config: dict[str, Any],
+        device: str | None = None,
+        threads: int | None = None,
+        graph: str | None = None,
+        profile_prefix: str | None = None,
     ) -> None:
         """`threads`: CPU threads for one pass (default: ONNX Runtime's, one per core). An
-        interactive caller passes fewer, so the GUI thread keeps a core to draw with."""
+        interactive caller passes fewer, so the GUI thread keeps a core to draw with.
+        `graph`: "cpu" or "cuda" (default: the CUDA graph on CUDA when it was built).
+        `profile_prefix`: write ONNX Runtime's session profile there (see placement.py)."""
         import onnxruntime as ort
 
         device = device or os.environ.get(DEVICE_ENV, "auto")
         self.config = config
         providers = _providers(device)
+        on_cuda = "CUDAExecutionProvider" in providers
+        cuda_graph = onnx_path.with_name(CUDA_GRAPH)
+        if graph is None:
+            graph = "cuda" if on_cuda and cuda_graph.is_file() else "cpu"
+        self.graph = graph
+        if graph == "cuda":
+            onnx_path = cuda_graph
+        self.onnx_path = onnx_path
         options = ort.SessionOptions()
         options.log_severity_level = 3  # loader chatter is not for learners; we check below
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -108,12 +135,16 @@ class ModelRuntime:
             options.intra_op_num_threads = max(1, threads)
             # idle workers that spin would still take the core we meant to leave free
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if profile_prefix is not None:
+            options.enable_profiling = True
+            options.profile_file_prefix = profile_prefix
         start = time.perf_counter()
         try:
             if "CUDAExecutionProvider" in providers and hasattr(ort, "preload_dlls"):
                 with contextlib.suppress(Exception):
                     ort.preload_dlls()
-            self.session = ort.InferenceSession(str(onnx_path), options, providers=providers)
+            chosen: list[Any] = [(p, CUDA_OPTIONS) if p == "CUDAExecutionProvider" else p for p in providers]
+            self.session = ort.InferenceSession(str(onnx_path), options, providers=chosen)
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises many kinds for a damaged graph
             raise ExplainerError(
                 f"cannot load the model graph {onnx_path.name} ({type(exc).__name__})",
@@ -122,6 +153,9 @@ class ModelRuntime:
         self.load_seconds = time.perf_counter() - start
         self.provider = self.session.get_providers()[0]
         self.device = "cuda" if self.provider == "CUDAExecutionProvider" else "cpu"
+        self.requested = list(providers)
+        # the cache lives on the device when the whole graph runs there (the CUDA graph)
+        self.cache_device = "cuda" if self.device == "cuda" and graph == "cuda" else "cpu"
         n = config["n_layers"]
         self._cache_names = [f"past.{i}.{kv}" for i in range(n) for kv in ("key", "value")]
         self._host_outputs = [o.name for o in self.session.get_outputs() if not o.name.startswith("present.")]
@@ -132,16 +166,22 @@ class ModelRuntime:
         return "CUDA" if self.device == "cuda" else "CPU"
 
     def new_cache(self) -> KVCache:
-        """Empty buffers for a whole context window, in host memory on either device: the
+        """Empty buffers for a whole context window. With the CUDA graph on CUDA they are
+        device memory, zeroed once (the mask hides the positions not yet written, but a NaN in
+        uninitialised memory would still poison a softmax row). Otherwise host memory: the CPU
         graph's float32 GroupQueryAttention has a CPU kernel only (onnxruntime's CUDA one takes
-        float16/bfloat16), so on CUDA it runs on the CPU too, where its cache must live for
-        the buffer to be shared between `past` and `present`."""
+        float16/bfloat16), so with that graph on CUDA it runs on the CPU too, where its cache
+        must live for the buffer to be shared between `past` and `present`."""
         import mmap
 
         import onnxruntime as ort
 
         c = self.config
         shape = (1, c["n_kv_heads"], c["context_length"], c["head_dim"])
+        if self.cache_device == "cuda":
+            zeros = np.zeros(shape, np.float32)
+            device = [ort.OrtValue.ortvalue_from_numpy(zeros, "cuda", 0) for _ in self._cache_names]
+            return KVCache(device, shape[2], keep=[])
         nbytes = int(np.prod(shape)) * 4
         memory = [mmap.mmap(-1, nbytes) for _ in self._cache_names]  # zero pages until written
         arrays = [np.frombuffer(m, np.float32).reshape(shape) for m in memory]

@@ -8,6 +8,7 @@ written to a temporary name first so a crash never leaves a file that looks comp
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -23,26 +24,41 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-CONVERTER_VERSION = "3"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
+# 4: model.cuda.onnx beside model.onnx
+CONVERTER_VERSION = "4"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
+# The graph a CUDA session loads (onnx_attention_cuda), on the same weights file: both graphs
+# hold the same large initializers in the same order, so their external data is the same bytes.
+MODEL_CUDA_ONNX = "model.cuda.onnx"
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict[str, Any]:
-    """Write out_dir/model.onnx (+ its weights, model.onnx.data) and out_dir/config.json;
-    return the config dict."""
-    progress("reading and dequantising GGUF", 0.0)
-    weights = read_weights(Path(gguf_path))
-    progress("building ONNX graph", 0.4)
-    model = build_graph(weights)
-    config = weights.config.to_dict()
-    del weights
-    progress("writing model.onnx", 0.7)
-    weights_data = _move_weights_out(model, MODEL_DATA)
-    data = model.SerializeToString()
-    del model
+    """Write out_dir/model.onnx and out_dir/model.cuda.onnx (+ their weights, model.onnx.data)
+    and out_dir/config.json; return the config dict.
+
+    The GGUF is read once per graph: holding the weights while the second graph is built would
+    add a third copy of them to the peak memory of a build."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(out_dir / MODEL_DATA, weights_data, "the model weights")
-    write_atomic(out_dir / "model.onnx", data, "the model graph")
+    config: dict[str, Any] = {}
+    digest = b""
+    for device, name, start in (("cpu", "model.onnx", 0.0), ("cuda", MODEL_CUDA_ONNX, 0.5)):
+        progress("reading and dequantising GGUF", start)
+        weights = read_weights(Path(gguf_path))
+        progress("building ONNX graph", start + 0.2)
+        model = build_graph(weights, device)
+        config = weights.config.to_dict()
+        del weights
+        progress(f"writing {name}", start + 0.35)
+        weights_data = _move_weights_out(model, MODEL_DATA)
+        data = model.SerializeToString()
+        del model
+        if device == "cpu":
+            digest = hashlib.sha256(weights_data).digest()
+            write_atomic(out_dir / MODEL_DATA, weights_data, "the model weights")
+        elif hashlib.sha256(weights_data).digest() != digest:
+            raise RuntimeError("the CUDA graph's weights differ from the CPU graph's")  # a bug in build_graph
+        del weights_data
+        write_atomic(out_dir / name, data, "the model graph")
     write_atomic(out_dir / "config.json", json.dumps(config, indent=2).encode(), "the model config")
     progress("converted", 1.0)
     return config

@@ -45,6 +45,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from explainer.model import onnx_attention_cuda
 from explainer.model.gguf_config import ModelConfig
 from explainer.model.gguf_weights import Blocks, ModelWeights
 from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, codes_product, embed, linear, rms_norm, rope_cache
@@ -170,7 +171,10 @@ def head_blocks(weights: ModelWeights) -> Blocks | None:
     return blocks if blocks is not None and blocks.minimum is None else None
 
 
-def build_graph(weights: ModelWeights) -> onnx.ModelProto:
+def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
+    """The graph for `device`: "cpu" (GroupQueryAttention, see _attention) or "cuda" (ONNX
+    Attention over a cache ScatterND updates in place, see onnx_attention_cuda); same inputs
+    and outputs."""
     c = weights.config
     g = GraphBuilder()
     f32 = TensorProto.FLOAT
@@ -192,7 +196,7 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
     # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
     one = g.const("int_1", np.array([1], np.int64))
     new_len = g.op("Shape", "input_ids", start=1, end=2, name="new_len")  # [1]
-    total_len = g.op("Add", "past_length", new_len, name="total_len")  # [1]
+    total_len = g.op("Add", "past_length", new_len, outputs=["total_len"], name="total_len")  # [1]
     g.op("Sub", new_len, one, outputs=["last_index"], name="last_index")
     g.op(
         "Cast",
@@ -235,6 +239,10 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         name="no_mean_shape",
     )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
+    layer_attention = _attention
+    if device == "cuda":
+        onnx_attention_cuda.prepare(g, c)
+        layer_attention = onnx_attention_cuda.attention
 
     cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
     g.const("rope.cos", cos)
@@ -288,10 +296,10 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
             q, k, v = linear(g, h, p + "qkv_proj", parts, [p + "q", p + "k", p + "v"], bias)
             q = _head_norm(g, q, p + "q_norm", layer.q_norm, c.n_heads, c)
             k = _head_norm(g, k, p + "k_norm", layer.k_norm, c.n_kv_heads, c)
-            attn = _attention(g, c, i, [q, k, v], 1.0 if fold else q_scale)
+            attn = layer_attention(g, c, i, [q, k, v], 1.0 if fold else q_scale)
         else:
             (qkv,) = linear(g, h, p + "qkv_proj", parts, [p + "qkv"], bias)  # attention reads q|k|v packed
-            attn = _attention(g, c, i, [qkv], 1.0 if fold else q_scale)
+            attn = layer_attention(g, c, i, [qkv], 1.0 if fold else q_scale)
         (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, codes("wo"))], [p + "attn_out"])
         if layer.post_attn_norm is not None:
             attn_out = rms_norm(g, attn_out, p + "post_attn_norm", layer.post_attn_norm, c.rms_eps)
@@ -411,4 +419,4 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         producer_name="explainer",
         doc_string=f"{c.name}: Llama graph exposing embeddings, hidden states and attention",
     )
-    return model
+    return model if device == "cpu" else onnx_attention_cuda.prune(model)
