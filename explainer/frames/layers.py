@@ -8,7 +8,9 @@ from explainer.engine.analysis import lens_settles_at
 from explainer.frames.moment import Moment, Words
 from explainer.stages import Stage
 
-SKETCH_LAYERS = 30  # layers drawn before any model is known
+# Layers drawn before any model is known: a sketch, not any model's count (the title names no
+# number until a model is loaded, and then the stack is redrawn with that model's own layers).
+SKETCH_LAYERS = 12
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pytest
 from explainer.diagram import registry as R
 from explainer.diagram.theme import THEMES
 from explainer.frames.embeddings import sample_vector
+from explainer.frames.layers import SKETCH_LAYERS
 from explainer.frames.probabilities import N_BARS
 from explainer.illustration.formatting import milliseconds
 from explainer.illustration.walk import Walk
@@ -137,7 +138,7 @@ def test_layers_show_change_and_lens(scene, real_trace):
     assert not any(b.isVisible() for b in scene.layers.bars)  # the pass has not reached the layers yet
     scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
     n = trace.model.n_layers
-    assert n == 30 and sum(s.isVisible() for s in scene.layers.slabs) == 30
+    assert n == 30 and sum(s.isVisible() for s in scene.layers.slabs) == n
     assert "30" in scene.layers.title.text()
     full = scene.layers.bars[0].rect().width() / min(1.0, step.layers[0].change)
     for i, layer in enumerate(step.layers):
@@ -473,7 +474,7 @@ def test_show_empty(scene):
     scene.show_empty("Loading the model…")
     assert rb.token_chips(scene) == [] and rb.bar_values(scene) == []
     assert rb.caption_text(scene) == "Loading the model…"
-    assert scene.pretraining.isVisible() and sum(s.isVisible() for s in scene.layers.slabs) == 30
+    assert scene.pretraining.isVisible() and sum(s.isVisible() for s in scene.layers.slabs) == SKETCH_LAYERS
 
 
 def test_growing_trace_snapshots_keep_animating(scene, real_trace, qtbot):

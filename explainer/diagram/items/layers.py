@@ -62,7 +62,10 @@ class LayerStackItem(Panel):
         self._wanted: dict[int, bool] = {}  # a run's label drawn, before keeping labels apart
 
     def ensure_layers(self, n: int) -> None:
-        """Pre-create the slabs (once per model, not per frame)."""
+        """Pre-create the slabs (once per model, not per frame). The layer numbers shown are
+        _place_rows's to decide (every fifth), which runs whenever ``n`` changes."""
+        if n == self.n_layers:
+            return  # (every frame lands here: showing every row again would undo _place_rows)
         while len(self.slabs) < n:
             i = len(self.slabs)
             self.slabs.append(Box(f"{self.key}/layer/{i}/slab", self))
@@ -75,8 +78,10 @@ class LayerStackItem(Panel):
             self.runs[-1].setZValue(1)
             self.numbers.append(Text(f"{self.key}/layer/{i}/number", self))
         for i in range(len(self.slabs)):
-            for item in (self.slabs[i], self.bars[i], self.overflow[i], self.lens[i], self.numbers[i]):
+            for item in (self.slabs[i], self.bars[i], self.overflow[i], self.lens[i]):
                 item.setVisible(i < n)
+            if i >= n:
+                self.numbers[i].setVisible(False)
             self.runs[i].setVisible(False)
         self.n_layers = n
 
