@@ -17,6 +17,7 @@ Measured, never asserted:
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -27,7 +28,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QMessageLogContext, QObject, Qt, 
 from PySide6.QtWidgets import QApplication
 
 from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
+from explainer.ui.app import after_first_paint, collect_later, make_app, open_window
 from explainer.ui.worker import LoadedModel
 
 if TYPE_CHECKING:
@@ -165,8 +166,7 @@ class _GuiBench:
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
         w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
         self.deadline.start(int(TIMEOUT_S * 1000))
-        w.show()
-        QTimer.singleShot(0, c.load_model)
+        open_window(w)  # as the app: the model loads once the first frame is painted
 
     def on_model_ready(self, model: LoadedModel) -> None:
         self.result["model"] = model.info.name
@@ -265,9 +265,11 @@ def run_gui_bench(
         from PySide6.QtCore import qInstallMessageHandler
 
         qInstallMessageHandler(previous_handler)
+        gc.enable()  # (collect_later: a run that ended before the first paint)
 
 
 def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, object]:
+    collect_later()  # start up as `explainer` does (see run_app)
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
@@ -279,12 +281,9 @@ def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, 
 
         return Engine(load_built(model), device, threads=app_threads())
 
-    # start up as `explainer` does (see run_app)
-    read_before_window(model)
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens, prompt)
-    prepare_to_show(window)
     bench.start()
     bench.loop.exec()
     window.shutdown()
