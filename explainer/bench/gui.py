@@ -273,13 +273,16 @@ def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
-    from explainer.ui.worker import app_threads
+    from explainer.ui.worker import app_threads, below_the_window
 
     def factory() -> Engine:
         from explainer.engine.generate import Engine
+        from explainer.engine.tokenizer import load_tokenizer
         from explainer.model.build import load_built
 
-        return Engine(load_built(model), device, threads=app_threads())
+        built = load_built(model)
+        load_tokenizer(built.tokenizer_path)  # as the app's factory (ui/worker.py)
+        return below_the_window(lambda: Engine(built, device, threads=app_threads()))
 
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)

@@ -87,39 +87,57 @@ def snapshot(trace: Trace) -> Trace:
     return dataclasses.replace(trace, steps=list(trace.steps))
 
 
-ENGINE_NICENESS = 5  # how much lower than the window's the engine's threads run (Linux)
+ENGINE_NICENESS = 5  # how much lower than the window's ONNX Runtime's threads run (Linux)
 
 
 def app_threads() -> int:
     """CPU threads for the model in the app: every core, as at the command line (with one
     core left to the GUI, an 8k-token prompt took 82 s to read instead of 50 s on 2 cores).
 
-    The GUI thread still gets a core the moment it wants one: the engine's threads run at a
-    lower priority (:func:`yield_to_the_window`), and idle ones sleep instead of spinning
+    The GUI thread still gets a core the moment it wants one: ONNX Runtime's own threads run
+    at a lower priority (:func:`below_the_window`), and idle ones sleep instead of spinning
     (runtime.py)."""
     return max(1, os.cpu_count() or 1)
 
 
-def yield_to_the_window() -> None:
-    """Lower the calling thread's priority by ENGINE_NICENESS (Linux, where a thread has its own
-    nice value and the threads it starts inherit it). Called in the worker thread before it
-    creates a session, so ONNX Runtime's threads, started from it, run below the GUI thread:
-    with every core busy in a pass, the window still preempts them to draw, instead of
-    waiting for a core (up to 150 ms at a time on a 2-core machine). Elsewhere a no-op:
-    there the call would lower the whole process."""
+def below_the_window(make: Callable[[], Engine]) -> Engine:
+    """``make()`` run in a short-lived thread ENGINE_NICENESS nice levels below the caller, so the
+    threads ONNX Runtime starts for the session (Linux: a thread inherits its creator's nice
+    value) compute below the GUI thread: with every core busy in a pass, the window still
+    preempts them to draw instead of waiting for a core (up to 150 ms at a time on 2 cores).
+    The worker thread itself, which runs Python and so holds the GIL at times, keeps its
+    priority: lowered, a busy machine could leave it unscheduled while the window waits for
+    the GIL (2 s once, with the tokenizer). Elsewhere than Linux ``make()`` runs as it is."""
     if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        tid = threading.get_native_id()
-        now = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, now + ENGINE_NICENESS))
+        return make()
+    done: list[Engine] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + ENGINE_NICENESS))
+        try:
+            done.append(make())
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="explainer-session")
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    return done[0]
 
 
 def default_engine_factory(name: str = DEFAULT_MODEL) -> Engine:
     from explainer.engine.generate import Engine
+    from explainer.engine.tokenizer import load_tokenizer
     from explainer.model.build import load_built
 
-    return Engine(load_built(name), threads=app_threads())
+    built = load_built(name)
+    load_tokenizer(built.tokenizer_path)  # (here, at the worker's priority: it holds the GIL throughout)
+    return below_the_window(lambda: Engine(built, threads=app_threads()))
 
 
 def loaded_model(engine: Engine, load_s: float, name: str = DEFAULT_MODEL) -> LoadedModel:
@@ -166,7 +184,6 @@ class Worker(QObject):
         self.model_name = model
         self.engine: Engine | None = None
         self._loaded: LoadedModel | None = None
-        self._yielded = False  # whether this thread runs below the window yet
 
     # --- helpers ---------------------------------------------------------
 
@@ -181,9 +198,6 @@ class Worker(QObject):
 
         self.busy.emit(Activity.LOADING)
         self.loading.emit()
-        if not self._yielded:  # (once: a nice value only goes up)
-            yield_to_the_window()
-            self._yielded = True
         t0 = time.perf_counter()
         try:
             if self._on_disk:
