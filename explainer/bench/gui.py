@@ -17,6 +17,7 @@ Measured, never asserted:
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -27,7 +28,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QMessageLogContext, QObject, Qt, 
 from PySide6.QtWidgets import QApplication
 
 from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.app import after_first_paint, make_app, prepare_to_show, read_before_window
+from explainer.ui.app import collect_later, make_app, open_window
 from explainer.ui.worker import LoadedModel
 
 if TYPE_CHECKING:
@@ -153,8 +154,6 @@ class _GuiBench:
 
     def start(self) -> None:
         w = self.window
-        # the first frame is on screen once the pass that painted it is over
-        after_first_paint(w, self.first_frame_done)
         w.view.viewport().installEventFilter(self.probe)
         c = w.controller
         c.model_ready.connect(self.on_model_ready)
@@ -165,8 +164,9 @@ class _GuiBench:
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
         w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
         self.deadline.start(int(TIMEOUT_S * 1000))
-        w.show()
-        QTimer.singleShot(0, c.load_model)
+        # as the app: the model loads once the first frame is painted; the first frame is on
+        # screen once the pass that painted it is over, which is timed before the load starts
+        open_window(w, painted=self.first_frame_done)
 
     def on_model_ready(self, model: LoadedModel) -> None:
         self.result["model"] = model.info.name
@@ -265,26 +265,28 @@ def run_gui_bench(
         from PySide6.QtCore import qInstallMessageHandler
 
         qInstallMessageHandler(previous_handler)
+        gc.enable()  # (collect_later: a run that ended before the first paint)
 
 
 def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, object]:
+    collect_later()  # start up as `explainer` does (see run_app)
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
-    from explainer.ui.worker import app_threads
+    from explainer.ui.worker import app_threads, below_the_window
 
     def factory() -> Engine:
         from explainer.engine.generate import Engine
+        from explainer.engine.tokenizer import load_tokenizer
         from explainer.model.build import load_built
 
-        return Engine(load_built(model), device, threads=app_threads())
+        built = load_built(model)
+        load_tokenizer(built.tokenizer_path)  # as the app's factory (ui/worker.py)
+        return below_the_window(lambda: Engine(built, device, threads=app_threads()))
 
-    # start up as `explainer` does (see run_app)
-    read_before_window(model)
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens, prompt)
-    prepare_to_show(window)
     bench.start()
     bench.loop.exec()
     window.shutdown()

@@ -185,8 +185,8 @@ class TextTokenizer:
 def load_tokenizer(path: str | os.PathLike[str]) -> TextTokenizer:
     """A built model's tokenizer (its tokenizer.json), read once per process and file version.
 
-    Reading it takes 0.1-0.25 s inside `tokenizers`, which holds the GIL all the while, so the app
-    reads it before its window exists instead of in the worker, where it froze the window."""
+    Reading it takes 0.1-0.25 s inside `tokenizers`, which holds the GIL all the while: in the
+    app (its worker, once the window is painted) every other thread waits for it, the window too."""
     p = Path(path)
     try:
         st = p.stat()

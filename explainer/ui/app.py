@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon
@@ -17,6 +18,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
 from explainer.ui.style import use_focus_ring_style
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -47,42 +51,34 @@ def window_icon() -> QIcon:
     return icon
 
 
-def read_before_window(model: str | None = None) -> None:
-    """What the model worker needs that would hold the GIL for long: done before the window
-    shows, so it cannot freeze a drawn window.
+def collect_later() -> None:
+    """No garbage collection until the window is on screen: the start-up makes tens of
+    thousands of objects that live as long as the app, and the collector ran 117 times over
+    them (94 ms in all, one full pass of 36 ms) before the first frame. See :func:`open_window`."""
+    gc.disable()
 
-    The worker spends seconds in ONNX Runtime with the GIL released, which is why it can run
-    beside the GUI; but importing onnxruntime (30-50 ms) and reading the tokenizer (0.1-0.25
-    s inside `tokenizers`) hold the GIL, and in the worker they froze the window for that
-    long. A model that is not built yet is skipped: the window offers to build it.
-    """
-    import onnxruntime  # noqa: F401
 
-    from explainer.engine.tokenizer import load_tokenizer
-    from explainer.errors import ExplainerError
-    from explainer.model.build import load_built
-    from explainer.model.manifest import DEFAULT_MODEL
-
-    with contextlib.suppress(ExplainerError):
-        load_tokenizer(load_built(model or DEFAULT_MODEL).tokenizer_path)
+def freeze_long_lived() -> None:
+    """Move everything made so far (modules, classes, Qt wrappers, the model's vocabulary: objects
+    that live as long as the app) out of the collector's sight, so no later full collection walks
+    them (one did, holding the GIL for 30-50 ms, just after the window appeared). O(1): no
+    collection runs here; what start-up left as garbage stays (about 400 objects, 80 kB)."""
+    gc.freeze()
 
 
 def import_chart_library_in_background() -> threading.Thread:
     """pyqtgraph takes half a second to import; the window opens without it and the chart
     imports it when first drawn, by when this thread has usually done it. (An import is
-    Python code, which gives the GIL back every few milliseconds.)"""
-    thread = threading.Thread(target=importlib.import_module, args=("pyqtgraph",), name="import-pyqtgraph", daemon=True)
+    Python code, which gives the GIL back every few milliseconds.) Its modules and classes
+    then leave the collector's sight, like the start-up's."""
+
+    def run() -> None:
+        importlib.import_module("pyqtgraph")
+        freeze_long_lived()
+
+    thread = threading.Thread(target=run, name="import-pyqtgraph", daemon=True)
     thread.start()
     return thread
-
-
-def freeze_startup_objects() -> None:
-    """Move everything made so far (modules, classes, Qt wrappers: hundreds of thousands of
-    objects that live as long as the app) out of the garbage collector's sight. A full
-    collection walked them all and held the GIL for 30-50 ms, once just after the window
-    appeared; with them frozen no pass took over 12 ms."""
-    gc.collect()
-    gc.freeze()
 
 
 class _AfterFirstPaint(QObject):
@@ -105,11 +101,25 @@ def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
     _AfterFirstPaint(widget, fn)
 
 
-def prepare_to_show(window: QWidget) -> None:
-    """The last steps before the window first shows: start-up objects leave the collector's
-    sight, and the chart library starts importing once the first frame is painted."""
-    freeze_startup_objects()
-    after_first_paint(window, import_chart_library_in_background)
+def open_window(window: MainWindow, painted: Callable[[], object] | None = None) -> None:
+    """Show the window, and only once its first frame is painted start what it does not draw:
+    the model's load in the worker (onnxruntime's import, the tokenizer, the session) and the
+    chart library's import; start-up objects then leave the collector's sight, and so do the
+    model's once it is ready. The first paint imports none of onnxruntime, tokenizers or
+    pyqtgraph (tests/ui/test_startup.py). ``painted`` runs first, before any of that (the
+    bench's clock of the first window)."""
+
+    def started() -> None:
+        if painted is not None:
+            painted()
+        freeze_long_lived()
+        gc.enable()
+        window.controller.load_model()
+        import_chart_library_in_background()
+
+    window.controller.model_ready.connect(lambda _model: freeze_long_lived())
+    after_first_paint(window, started)
+    window.show()
 
 
 def run_app(argv: list[str] | None = None, model: str | None = None, open_file: str | None = None) -> int:
@@ -121,14 +131,19 @@ def run_app(argv: list[str] | None = None, model: str | None = None, open_file: 
         from explainer.model.catalog import check_known
 
         check_known(model)  # a typo is one line on the terminal, before any window
+    collect_later()
+    try:
+        return _run_window(argv, model, open_file)
+    finally:
+        gc.enable()  # (a window closed before its first paint never enabled it)
+
+
+def _run_window(argv: list[str] | None, model: str | None, open_file: str | None) -> int:
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
     window = MainWindow(model=model)
-    read_before_window(window.controller.model_name)
-    prepare_to_show(window)
-    window.show()
-    QTimer.singleShot(0, window.controller.load_model)
+    open_window(window)
     if open_file is not None:
         QTimer.singleShot(0, lambda: window.files.open_trace(open_file))
 
