@@ -65,7 +65,6 @@ class PassOutput:
     attention_top_ids: np.ndarray  # int64 [n_layers, n_heads, K] positions the last token attends
     # to most, strongest first (K = ATTENTION_TOP, or every position when there are fewer)
     attention_top_weights: np.ndarray  # float32 [n_layers, n_heads, K] their softmax weights
-    attention_mean: np.ndarray  # [n_layers, T] last token's attention averaged over heads
     lens_ids: np.ndarray  # [n_lens, k]
     lens_probs: np.ndarray  # [n_lens, k]
     seconds: float
@@ -196,7 +195,6 @@ class ModelRuntime:
             hidden_last=host("hidden_last"),
             attention_top_ids=host("attention_top_ids"),
             attention_top_weights=host("attention_top_weights"),
-            attention_mean=host("attention_mean"),
             lens_ids=host("lens_ids"),
             lens_probs=host("lens_probs"),
             seconds=0.0,

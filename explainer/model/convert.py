@@ -23,7 +23,8 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-CONVERTER_VERSION = "3"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
+# 3: GroupQueryAttention over an in-place cache; top-K attention outputs. 4: no attention_mean.
+CONVERTER_VERSION = "4"
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
 
 

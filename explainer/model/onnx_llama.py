@@ -28,11 +28,9 @@ outputs  logits           float [1, num_logits, vocab]
          attention_top_ids, attention_top_weights   int64/float [n_layers, n_heads, K]
                                        the K = min(ATTENTION_TOP, T) positions the last new token
                                        attends to most in each layer and head, strongest first,
-                                       and their softmax weights
-         attention_mean   float [n_layers, T]  the last new token's attention averaged over heads
-                                       (all rows of a long prompt would be
-                                       n_layers * n_heads * S * T floats: 72 GB at 8k);
-                                       with attention=false these three are zeros
+                                       and their softmax weights (all rows of a long prompt would
+                                       be n_layers * n_heads * S * T floats: 72 GB at 8k);
+                                       with attention=false both are zeros
          (one output per kind, not per layer: each bound output costs the caller a Python call)
          lens_ids, lens_probs  int64/float [n, LENS_TOP]  top predictions of each lens layer
 """
@@ -97,17 +95,17 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
     if c.is_local(i):
         attrs["local_window_size"] = c.sliding_window  # onnxruntime's window counts the token itself
     mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
-    top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
+    top_w, top_i = f"attention_top_w.{i}", f"attention_top_i.{i}"
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
 
     def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
         outs = [
             helper.make_tensor_value_info(n, t, None)
-            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))
+            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64))
         ]
         return helper.make_graph(nodes, p + name, [], outs)
 
-    # With the weights, each row's strongest positions and head mean are taken right away, while
+    # With the weights, each row's strongest positions are taken right away, while
     # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
     weights = p + "weights"
     shown = branch(
@@ -117,7 +115,6 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
                 "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
             ),
             helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
-            helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
         ],
     )
 
@@ -136,13 +133,12 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
             helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
             zeros(top_w, "no_top_shape", np.float32),
             zeros(top_i, "no_top_shape", np.int64),
-            zeros(mean, "no_mean_shape", np.float32),
         ],
     )
     g.op(
         "If",
         "attention",
-        outputs=[p + "attention", key, value, top_w, top_i, mean],
+        outputs=[p + "attention", key, value, top_w, top_i],
         then_branch=shown,
         else_branch=fast,
         name=p + "attention",
@@ -226,14 +222,6 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         outputs=["no_top_shape"],
         name="no_top_shape",
     )  # [1, n_heads, 1, K]
-    g.op(
-        "Concat",
-        g.const("one_row", np.array([1, 1], np.int64)),
-        total_len,
-        axis=0,
-        outputs=["no_mean_shape"],
-        name="no_mean_shape",
-    )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
 
     cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
@@ -380,25 +368,20 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         )
 
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
-    # (all of them when fewer), and the full row averaged over heads. Picking the top in the
-    # graph keeps a decode step's host copy and the trace's share independent of the context.
+    # (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
+    # and the trace's share independent of the context.
     # Each layer reduced its pass's rows (_attention); the last row is picked from the small
     # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
-    for output, layer_output, axis in (
-        ("attention_top_weights", "attention_top_w", 2),
-        ("attention_top_ids", "attention_top_i", 2),
-        ("attention_mean", "attention_mean", 1),
-    ):
+    for output, layer_output in (("attention_top_weights", "attention_top_w"), ("attention_top_ids", "attention_top_i")):
         stacked = g.op(
             "Concat", *[f"{layer_output}.{i}" for i in range(c.n_layers)], axis=0, name=layer_output + "_stack"
-        )  # [n_layers, ..., S, ...]
-        g.op("Gather", stacked, last_row, axis=axis, outputs=[output], name=output)
+        )  # [n_layers, n_heads, S, K]
+        g.op("Gather", stacked, last_row, axis=2, outputs=[output], name=output)
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
         helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("attention_mean", f32, [c.n_layers, "T"]),
         helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens", LENS_TOP]),
         helper.make_tensor_value_info("lens_probs", f32, ["n_lens", LENS_TOP]),
     ]
