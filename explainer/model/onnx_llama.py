@@ -32,7 +32,9 @@ outputs  logits           float [1, num_logits, vocab]
                                        be n_layers * n_heads * S * T floats: 72 GB at 8k);
                                        with attention=false both are zeros
          (one output per kind, not per layer: each bound output costs the caller a Python call)
-         lens_ids, lens_probs  int64/float [n, LENS_TOP]  top predictions of each lens layer
+         lens_ids, lens_probs  int64/float [n + num_logits, LENS_TOP]  top predictions of each
+                                       lens layer, then of each logits row (with num_logits 1,
+                                       the last row is the last layer's guess: see the head)
 """
 
 from __future__ import annotations
@@ -320,8 +322,10 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
 
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
     # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
-    # the head is a 113 MB float32 matrix, and reading it once for 31 rows instead of once
-    # for 30 and again for 1 saves a quarter of a short-context decode step.
+    # the head is a 113 MB float32 matrix, and reading it once for 30 rows instead of once
+    # for 29 and again for 1 saves a quarter of a short-context decode step. (With its 30 rows
+    # the product is bound by arithmetic, not by reading the head: multiplying by the head's
+    # 8-bit codes instead would save nothing there, see HEAD_CODES.)
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
@@ -345,27 +349,19 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         outputs=["logits"],
         name="logits_batch",
     )
-    # Softmax and top-k over every row (the logits rows' share is a few microseconds) so that
-    # only the small top-k results are sliced, not the [n_lens, vocab] block.
+    # Softmax and top-k over every row, the logits rows' too: the last layer's guess is the
+    # logits row itself (the same state, norm and product), so a caller that wants every layer
+    # asks for layers 0 .. n_layers - 2 and reads the last layer's from the last row, and the
+    # head's product has one row fewer (a 31st of the guesses' cost for SmolLM2).
     probs = g.op("Softmax", scores, axis=-1, name="head_softmax")
     g.op(
         "TopK",
         probs,
         g.const("lens_k", np.array([LENS_TOP], np.int64)),
         axis=-1,
-        outputs=["head_top_probs", "head_top_ids"],
+        outputs=["lens_probs", "lens_ids"],
         name="lens_topk",
     )
-    for name in ("probs", "ids"):
-        g.op(
-            "Slice",
-            f"head_top_{name}",
-            g.const(f"zero_{name}", np.array([0], np.int64)),
-            n_lens,
-            "axis_0",
-            outputs=[f"lens_{name}"],
-            name=f"lens_{name}",
-        )
 
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
     # (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
@@ -382,8 +378,8 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
         helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens", LENS_TOP]),
-        helper.make_tensor_value_info("lens_probs", f32, ["n_lens", LENS_TOP]),
+        helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens_rows", LENS_TOP]),
+        helper.make_tensor_value_info("lens_probs", f32, ["n_lens_rows", LENS_TOP]),
     ]
 
     graph = helper.make_graph(g.nodes, "llama", inputs, outputs, initializer=g.initializers)

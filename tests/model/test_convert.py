@@ -228,7 +228,14 @@ def test_logit_lens_reads_each_layer_through_the_output_head(tiny):
         p /= p.sum()
         assert out["lens_ids"][row, 0] == int(np.argmax(p))
         np.testing.assert_allclose(out["lens_probs"][row], np.sort(p)[::-1][:5], atol=1e-5)
-    assert run(session, TINY, ids)["lens_ids"].shape == (0, 5)
+    # after the lens rows, the logits rows' own top-5 (the last layer's guess at each position)
+    plain = run(session, TINY, ids)
+    assert plain["lens_ids"].shape == (3, 5)
+    logits = plain["logits"][0].astype(np.float64)
+    p = np.exp(logits - logits.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    np.testing.assert_array_equal(plain["lens_ids"][:, 0], p.argmax(-1))
+    np.testing.assert_allclose(plain["lens_probs"], -np.sort(-p)[:, :5], atol=1e-6)
 
 
 def todays_lens(truth, config, hidden, layers):
@@ -279,24 +286,25 @@ def todays_lens(truth, config, hidden, layers):
 
 
 def assert_lens_is_todays(out, truth, config, layers):
-    """The lens is what the previous graph gave, within 1e-6 (its product did not change)."""
-    ids, probs = todays_lens(truth, config, out["hidden_last"], layers)
-    np.testing.assert_array_equal(out["lens_ids"], ids)
-    np.testing.assert_allclose(out["lens_probs"], probs, rtol=0, atol=1e-6)
+    """The lens rows, and the last row (the last position's logits row: the last layer's guess),
+    are what converter 3 gave within 1e-6, the float32 product of the chosen rows with the
+    head: a change to the head's arithmetic must not move the guesses."""
+    layers = list(layers)
+    ids, probs = todays_lens(truth, config, out["hidden_last"], [*layers, config.n_layers - 1])
+    got_ids = np.concatenate([out["lens_ids"][: len(layers)], out["lens_ids"][-1:]])
+    got_probs = np.concatenate([out["lens_probs"][: len(layers)], out["lens_probs"][-1:]])
+    np.testing.assert_array_equal(got_ids, ids)
+    np.testing.assert_allclose(got_probs, probs, rtol=0, atol=1e-6)
 
 
 def test_lens_is_the_float32_product_it_was(tiny):
-    """The lens is the float32 product converter 3 computed (to 1e-6: a change to the head's
-    arithmetic must not move the guesses), and its last layer, which is the logits row read
-    through the lens, agrees with the logits' own softmax."""
+    """What the runtime asks for (every layer but the last, whose guess is the logits row's),
+    against converter 3's lens of every layer."""
     truth, session, _ = tiny
-    layers = list(range(TINY.n_layers))
-    out = run(session, TINY, [5, 6, 7, 8], lens=layers)
+    layers = list(range(TINY.n_layers - 1))
+    out = run(session, TINY, [5, 6, 7, 8], num_logits=1, lens=layers)
+    assert out["lens_ids"].shape == (TINY.n_layers, 5)
     assert_lens_is_todays(out, truth, TINY, layers)
-    logits = out["logits"][0, -1].astype(np.float64)
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
-    np.testing.assert_allclose(out["lens_probs"][-1], np.sort(p)[::-1][:5], atol=1e-6)
 
 
 def test_other_architecture_is_refused_clearly(tmp_path):
