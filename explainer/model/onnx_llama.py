@@ -54,8 +54,15 @@ IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
 # Whether a Q8_0 / Q4_0 output head is multiplied by its codes (MatMulNBits) rather than as
-# float32. Off: onnxruntime 1.31's 8-bit CPU kernel took 3.7 s for Gemma 3's 262,144 x 640 head
-# (one row) where the float32 Gemm takes 0.21 s (see gguf_weights.BLOCK_READERS).
+# float32. Off. onnxruntime 1.31's CPU MatMulNBits has a fast float32 kernel for 4-bit codes
+# only: with 8 bits it dequantises the whole matrix on every call, at every accuracy level that
+# keeps float32 activations (0 to 3) and block size (SmolLM2's 49,152 x 576 head: 200-270 ms a
+# call, one row or 30, on one thread; Gemma 3's: 3.7 s). A Q8_0 matrix can be multiplied
+# exactly as two 4-bit halves (c = 16 h + l: h with scale 16d and zero point 8, l with scale d),
+# but the 4-bit kernel is bound by arithmetic, ~0.13 ns a code on one thread, so the two
+# halves cost what the float32 Gemm costs for one row (7.2 ms vs 7.3 ms), twice it for the 30
+# rows of the lens (47 ms vs 21 ms), and move probabilities by up to 5e-6 against it (float32
+# sums in another order). (accuracy_level 4, fast, rounds the activations to 8 bits: not exact.)
 HEAD_CODES = False
 
 
@@ -369,7 +376,10 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
     # Each layer reduced its pass's rows (_attention); the last row is picked from the small
     # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
-    for output, layer_output in (("attention_top_weights", "attention_top_w"), ("attention_top_ids", "attention_top_i")):
+    for output, layer_output in (
+        ("attention_top_weights", "attention_top_w"),
+        ("attention_top_ids", "attention_top_i"),
+    ):
         stacked = g.op(
             "Concat", *[f"{layer_output}.{i}" for i in range(c.n_layers)], axis=0, name=layer_output + "_stack"
         )  # [n_layers, n_heads, S, K]
