@@ -23,7 +23,8 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-# 3: GroupQueryAttention over an in-place cache; top-K attention outputs. 4: no attention_mean.
+# 3: GroupQueryAttention over an in-place cache; top-K attention outputs. 4: no attention_mean;
+# the lens outputs end with the logits rows' own top-k (the last layer's guess).
 CONVERTER_VERSION = "4"
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
 

@@ -329,10 +329,10 @@ def build_graph(weights: ModelWeights) -> onnx.ModelProto:
 
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
     # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
-    # the head is a 113 MB float32 matrix, and reading it once for 30 rows instead of once
-    # for 29 and again for 1 saves a quarter of a short-context decode step. (With its 30 rows
-    # the product is bound by arithmetic, not by reading the head: multiplying by the head's
-    # 8-bit codes instead would save nothing there, see HEAD_CODES.)
+    # the head is a 113 MB float32 matrix, and reading it once for 30 rows (SmolLM2's 29 lens
+    # rows and the logits row) instead of twice saves a quarter of a short-context decode step.
+    # (With 30 rows the product is bound by arithmetic, not by reading the head: multiplying
+    # by the head's 8-bit codes instead would save nothing there, see HEAD_CODES.)
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
