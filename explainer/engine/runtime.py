@@ -76,9 +76,8 @@ class PassOutput:
     attention_top_ids: np.ndarray  # int64 [n_layers, n_heads, K] positions the last token attends
     # to most, strongest first (K = ATTENTION_TOP, or every position when there are fewer)
     attention_top_weights: np.ndarray  # float32 [n_layers, n_heads, K] their softmax weights
-    attention_mean: np.ndarray  # [n_layers, T] last token's attention averaged over heads
-    lens_ids: np.ndarray  # [n_lens, k]
-    lens_probs: np.ndarray  # [n_lens, k]
+    lens_ids: np.ndarray  # [n_layers, k] top guesses of each layer through the output head
+    lens_probs: np.ndarray  # [n_layers, k] (with lens=False: the last layer's alone, [1, k])
     seconds: float
 
 
@@ -206,7 +205,8 @@ class ModelRuntime:
         binding.bind_cpu_input("num_logits", np.array([1], np.int64))
         binding.bind_cpu_input("past_length", np.array([cache.length], np.int64))
         binding.bind_cpu_input("attention", np.array(attention))
-        lens_layers = np.arange(n_layers if lens else 0, dtype=np.int64)
+        # the last layer's guess is the logits row's own top-k, the graph's last lens row
+        lens_layers = np.arange(n_layers - 1 if lens else 0, dtype=np.int64)
         binding.bind_cpu_input("lens_layers", lens_layers)
         for name, value in zip(self._cache_names, cache.values):
             binding.bind_ortvalue_input(name, value)
@@ -236,7 +236,6 @@ class ModelRuntime:
             hidden_last=host("hidden_last"),
             attention_top_ids=host("attention_top_ids"),
             attention_top_weights=host("attention_top_weights"),
-            attention_mean=host("attention_mean"),
             lens_ids=host("lens_ids"),
             lens_probs=host("lens_probs"),
             seconds=0.0,

@@ -24,8 +24,10 @@ from explainer.model.onnx_llama import build_graph
 Progress = Callable[[str, float], None]
 
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
-# 4: model.cuda.onnx beside model.onnx
-CONVERTER_VERSION = "4"  # 3: GroupQueryAttention over an in-place cache; top-K attention outputs
+# 3: GroupQueryAttention over an in-place cache; top-K attention outputs. 4: model.cuda.onnx
+# beside model.onnx. 5: no attention_mean; the lens outputs end with the logits rows' own top-k
+# (the last layer's guess).
+CONVERTER_VERSION = "5"
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
 # The graph a CUDA session loads (onnx_attention_cuda), on the same weights file: both graphs
 # hold the same large initializers in the same order, so their external data is the same bytes.

@@ -112,7 +112,7 @@ def _heads(g: GraphBuilder, x: str, heads: int, hd: int, name: str) -> str:
 
 def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: float) -> str:
     """One layer's attention, same contract as onnx_llama._attention: q|k|v packed in one
-    input or q, k, v apart; writes present.{i}.key/value and the attention_top_*/mean
+    input or q, k, v apart; writes present.{i}.key/value and the attention_top_*
     per-layer outputs; returns the name of the [1, S, n_heads * head_dim] mixed values."""
     p = f"layer{i}."
     hd = c.head_dim
@@ -149,8 +149,6 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
     g.op("TopK", weights, "attention_k", axis=-1, outputs=[top_w, top_i], name=p + "top")
     g.op("Mul", top_w, SHOWN, outputs=[f"attention_top_w.{i}"], name=p + "shown_top_w")
     g.op("Mul", top_i, SHOWN_IDS, outputs=[f"attention_top_i.{i}"], name=p + "shown_top_i")
-    mean = g.op("ReduceMean", weights, "axis_1", keepdims=0, name=p + "attention_mean")  # [1, 1, T]
-    g.op("Mul", mean, SHOWN, outputs=[f"attention_mean.{i}"], name=p + "shown_mean")
     rows = g.op("Transpose", mixed, perm=[0, 2, 1, 3], name=p + "mixed_bsnh")
     return g.op("Reshape", rows, g.shape(1, -1, c.n_heads * hd), name=p + "mixed")
 

@@ -28,13 +28,13 @@ outputs  logits           float [1, num_logits, vocab]
          attention_top_ids, attention_top_weights   int64/float [n_layers, n_heads, K]
                                        the K = min(ATTENTION_TOP, T) positions the last new token
                                        attends to most in each layer and head, strongest first,
-                                       and their softmax weights
-         attention_mean   float [n_layers, T]  the last new token's attention averaged over heads
-                                       (all rows of a long prompt would be
-                                       n_layers * n_heads * S * T floats: 72 GB at 8k);
-                                       with attention=false these three are zeros
+                                       and their softmax weights (all rows of a long prompt would
+                                       be n_layers * n_heads * S * T floats: 72 GB at 8k);
+                                       with attention=false both are zeros
          (one output per kind, not per layer: each bound output costs the caller a Python call)
-         lens_ids, lens_probs  int64/float [n, LENS_TOP]  top predictions of each lens layer
+         lens_ids, lens_probs  int64/float [n + num_logits, LENS_TOP]  top predictions of each
+                                       lens layer, then of each logits row (with num_logits 1,
+                                       the last row is the last layer's guess: see the head)
 """
 
 from __future__ import annotations
@@ -55,8 +55,15 @@ IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
 # Whether a Q8_0 / Q4_0 output head is multiplied by its codes (MatMulNBits) rather than as
-# float32. Off: onnxruntime 1.31's 8-bit CPU kernel took 3.7 s for Gemma 3's 262,144 x 640 head
-# (one row) where the float32 Gemm takes 0.21 s (see gguf_weights.BLOCK_READERS).
+# float32. Off. onnxruntime 1.31's CPU MatMulNBits has a fast float32 kernel for 4-bit codes
+# only: with 8 bits it dequantises the whole matrix on every call, at every accuracy level that
+# keeps float32 activations (0 to 3) and block size (SmolLM2's 49,152 x 576 head: 200-270 ms a
+# call, one row or 30, on one thread; Gemma 3's: 3.7 s). A Q8_0 matrix can be multiplied
+# exactly as two 4-bit halves (c = 16 h + l: h with scale 16d and zero point 8, l with scale d),
+# but the 4-bit kernel is bound by arithmetic, ~0.13 ns a code on one thread, so the two
+# halves cost what the float32 Gemm costs for one row (7.2 ms vs 7.3 ms), twice it for the 30
+# rows of the lens (47 ms vs 21 ms), and move probabilities by up to 5e-6 against it (float32
+# sums in another order). (accuracy_level 4, fast, rounds the activations to 8 bits: not exact.)
 HEAD_CODES = False
 
 
@@ -98,17 +105,17 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
     if c.is_local(i):
         attrs["local_window_size"] = c.sliding_window  # onnxruntime's window counts the token itself
     mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
-    top_w, top_i, mean = f"attention_top_w.{i}", f"attention_top_i.{i}", f"attention_mean.{i}"
+    top_w, top_i = f"attention_top_w.{i}", f"attention_top_i.{i}"
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
 
     def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
         outs = [
             helper.make_tensor_value_info(n, t, None)
-            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64), (mean, f32))
+            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64))
         ]
         return helper.make_graph(nodes, p + name, [], outs)
 
-    # With the weights, each row's strongest positions and head mean are taken right away, while
+    # With the weights, each row's strongest positions are taken right away, while
     # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
     weights = p + "weights"
     shown = branch(
@@ -118,7 +125,6 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
                 "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
             ),
             helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
-            helper.make_node("ReduceMean", [weights, "axis_1"], [mean], keepdims=0, name=p + "attention_mean"),
         ],
     )
 
@@ -137,13 +143,12 @@ def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: f
             helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
             zeros(top_w, "no_top_shape", np.float32),
             zeros(top_i, "no_top_shape", np.int64),
-            zeros(mean, "no_mean_shape", np.float32),
         ],
     )
     g.op(
         "If",
         "attention",
-        outputs=[p + "attention", key, value, top_w, top_i, mean],
+        outputs=[p + "attention", key, value, top_w, top_i],
         then_branch=shown,
         else_branch=fast,
         name=p + "attention",
@@ -230,14 +235,6 @@ def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
         outputs=["no_top_shape"],
         name="no_top_shape",
     )  # [1, n_heads, 1, K]
-    g.op(
-        "Concat",
-        g.const("one_row", np.array([1, 1], np.int64)),
-        total_len,
-        axis=0,
-        outputs=["no_mean_shape"],
-        name="no_mean_shape",
-    )  # [1, 1, T]
     g.const("axis_1", np.array([1], np.int64))
     layer_attention = _attention
     if device == "cuda":
@@ -340,8 +337,10 @@ def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
 
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
     # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
-    # the head is a 113 MB float32 matrix, and reading it once for 31 rows instead of once
-    # for 30 and again for 1 saves a quarter of a short-context decode step.
+    # the head is a 113 MB float32 matrix, and reading it once for 30 rows (SmolLM2's 29 lens
+    # rows and the logits row) instead of twice saves a quarter of a short-context decode step.
+    # (With 30 rows the product is bound by arithmetic, not by reading the head: multiplying
+    # by the head's 8-bit codes instead would save nothing there, see HEAD_CODES.)
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
     rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
@@ -365,50 +364,40 @@ def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
         outputs=["logits"],
         name="logits_batch",
     )
-    # Softmax and top-k over every row (the logits rows' share is a few microseconds) so that
-    # only the small top-k results are sliced, not the [n_lens, vocab] block.
+    # Softmax and top-k over every row, the logits rows' too: the last layer's guess is the
+    # logits row itself (the same state, norm and product), so a caller that wants every layer
+    # asks for layers 0 .. n_layers - 2 and reads the last layer's from the last row, and the
+    # head's product has one row fewer (a 31st of the guesses' cost for SmolLM2).
     probs = g.op("Softmax", scores, axis=-1, name="head_softmax")
     g.op(
         "TopK",
         probs,
         g.const("lens_k", np.array([LENS_TOP], np.int64)),
         axis=-1,
-        outputs=["head_top_probs", "head_top_ids"],
+        outputs=["lens_probs", "lens_ids"],
         name="lens_topk",
     )
-    for name in ("probs", "ids"):
-        g.op(
-            "Slice",
-            f"head_top_{name}",
-            g.const(f"zero_{name}", np.array([0], np.int64)),
-            n_lens,
-            "axis_0",
-            outputs=[f"lens_{name}"],
-            name=f"lens_{name}",
-        )
 
     # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
-    # (all of them when fewer), and the full row averaged over heads. Picking the top in the
-    # graph keeps a decode step's host copy and the trace's share independent of the context.
+    # (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
+    # and the trace's share independent of the context.
     # Each layer reduced its pass's rows (_attention); the last row is picked from the small
     # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
-    for output, layer_output, axis in (
-        ("attention_top_weights", "attention_top_w", 2),
-        ("attention_top_ids", "attention_top_i", 2),
-        ("attention_mean", "attention_mean", 1),
+    for output, layer_output in (
+        ("attention_top_weights", "attention_top_w"),
+        ("attention_top_ids", "attention_top_i"),
     ):
         stacked = g.op(
             "Concat", *[f"{layer_output}.{i}" for i in range(c.n_layers)], axis=0, name=layer_output + "_stack"
-        )  # [n_layers, ..., S, ...]
-        g.op("Gather", stacked, last_row, axis=axis, outputs=[output], name=output)
+        )  # [n_layers, n_heads, S, K]
+        g.op("Gather", stacked, last_row, axis=2, outputs=[output], name=output)
     outputs += [
         helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
         helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
         helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("attention_mean", f32, [c.n_layers, "T"]),
-        helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens", LENS_TOP]),
-        helper.make_tensor_value_info("lens_probs", f32, ["n_lens", LENS_TOP]),
+        helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens_rows", LENS_TOP]),
+        helper.make_tensor_value_info("lens_probs", f32, ["n_lens_rows", LENS_TOP]),
     ]
 
     graph = helper.make_graph(g.nodes, "llama", inputs, outputs, initializer=g.initializers)

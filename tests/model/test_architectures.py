@@ -14,7 +14,7 @@ from explainer.model.gguf_config import inspect_gguf
 from explainer.model.gguf_weights import read_weights
 
 from .llama_numpy import forward
-from .test_convert import attention_rows, cache_of, run
+from .test_convert import assert_lens_is_todays, attention_rows, cache_of, run
 from .tiny_gguf import K_QUANTS, TINY_BY_ARCH, TINY_K, WRITABLE, write_tiny_gguf
 
 PROMPT = [3, 17, 42, 5, 9, 61, 7, 33]  # longer than the tiny gemma3's window of 4
@@ -47,14 +47,15 @@ def test_probabilities_and_greedy_text_match_numpy(tmp_path, arch, qtype):
         layer, name = key.split(".")
         np.testing.assert_array_equal(blocks.dequantize(), getattr(truth.layers[int(layer)], name))
 
-    out = run(session, c, PROMPT)
+    out = run(session, c, PROMPT, lens=range(c.n_layers))
+    assert_lens_is_todays(out, truth, c, range(c.n_layers))
     ref = forward(truth, PROMPT)
     dp = np.abs(softmax(out["logits"][0].astype(np.float64)) - softmax(ref["logits"])).max()
     np.testing.assert_allclose(out["embeddings"][0], ref["embeddings"], atol=1e-5, rtol=1e-6)
     for i in range(c.n_layers):
         scale = np.abs(ref["hidden"][i][-1]).max()
         np.testing.assert_allclose(out["hidden_last"][i], ref["hidden"][i][-1], atol=2e-4 * scale)
-        np.testing.assert_allclose(out["attention_mean"][i], ref["attention"][i][:, -1].mean(0), atol=1e-4)
+        np.testing.assert_allclose(attention_rows(out)[i], ref["attention"][i][:, -1], atol=1e-4)
     # greedy decode on the cache against the reference run on the whole text each time
     ids, past, greedy, expected = list(PROMPT), cache_of(out, c), [], []
     token = int(out["logits"][0, -1].argmax())

@@ -113,7 +113,6 @@ def test_every_stage_matches_numpy(tiny):
     for i in range(TINY.n_layers):
         np.testing.assert_allclose(out["hidden_last"][i], ref["hidden"][i][-1], atol=1e-4)
         np.testing.assert_allclose(attention_rows(out)[i], ref["attention"][i][:, -1], atol=1e-5)
-        np.testing.assert_allclose(out["attention_mean"][i], ref["attention"][i][:, -1].mean(0), atol=1e-5)
         np.testing.assert_allclose(out[f"present.{i}.key"][0], ref["present"][i][0], atol=1e-4)
         np.testing.assert_allclose(out[f"present.{i}.value"][0], ref["present"][i][1], atol=1e-4)
     np.testing.assert_allclose(out["logits"][0], ref["logits"], atol=1e-3, rtol=1e-4)
@@ -123,7 +122,7 @@ def attention_rows(out):
     """The last token's full attention rows [layers, heads, T] rebuilt from the top-K outputs
     (exact while T <= ATTENTION_TOP: then every position is in the top)."""
     ids, weights = out["attention_top_ids"], out["attention_top_weights"]
-    rows = np.zeros(ids.shape[:2] + (out["attention_mean"].shape[1],), np.float32)
+    rows = np.zeros(ids.shape, np.float32)  # [layers, heads, K], K = T
     np.put_along_axis(rows, ids, weights, axis=-1)
     return rows
 
@@ -137,11 +136,9 @@ def test_attention_is_causal_and_normalised(tiny):
         assert att.shape == (TINY.n_heads, n)
         assert out["attention_top_ids"].shape == (TINY.n_layers, TINY.n_heads, n)  # every position
         np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-5)
-        np.testing.assert_allclose(out["attention_mean"].sum(-1), 1.0, atol=1e-5)
     past = cache_of(run(session, TINY, ids[:3]), TINY)
     out = run(session, TINY, [ids[3]], past=past)
     assert attention_rows(out).shape == (TINY.n_layers, TINY.n_heads, 4)
-    assert out["attention_mean"].shape == (TINY.n_layers, 4)
 
 
 def test_attention_keeps_the_strongest_positions_of_a_long_row(tiny):
@@ -156,7 +153,6 @@ def test_attention_keeps_the_strongest_positions_of_a_long_row(tiny):
         np.testing.assert_allclose(out["attention_top_weights"][i], -np.sort(-row)[:, :ATTENTION_TOP], atol=1e-5)
         picked = np.take_along_axis(row, out["attention_top_ids"][i], axis=-1)
         np.testing.assert_allclose(picked, out["attention_top_weights"][i], atol=1e-5)
-        np.testing.assert_allclose(out["attention_mean"][i], row.mean(0), atol=1e-5)
 
 
 def test_a_pass_may_skip_the_attention_weights(tiny):
@@ -169,7 +165,8 @@ def test_a_pass_may_skip_the_attention_weights(tiny):
     np.testing.assert_allclose(skipped["hidden_last"], shown["hidden_last"], atol=1e-5)
     for i in range(TINY.n_layers):
         np.testing.assert_allclose(skipped[f"present.{i}.key"], shown[f"present.{i}.key"], atol=1e-6)
-    assert not skipped["attention_mean"].any() and not skipped["attention_top_weights"].any()
+    assert not skipped["attention_top_ids"].any() and not skipped["attention_top_weights"].any()
+    assert "attention_mean" not in shown  # nothing read it: each layer's head average is gone
 
 
 def test_cache_buffer_is_updated_in_place(tiny):
@@ -231,7 +228,83 @@ def test_logit_lens_reads_each_layer_through_the_output_head(tiny):
         p /= p.sum()
         assert out["lens_ids"][row, 0] == int(np.argmax(p))
         np.testing.assert_allclose(out["lens_probs"][row], np.sort(p)[::-1][:5], atol=1e-5)
-    assert run(session, TINY, ids)["lens_ids"].shape == (0, 5)
+    # after the lens rows, the logits rows' own top-5 (the last layer's guess at each position)
+    plain = run(session, TINY, ids)
+    assert plain["lens_ids"].shape == (3, 5)
+    logits = plain["logits"][0].astype(np.float64)
+    p = np.exp(logits - logits.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    np.testing.assert_array_equal(plain["lens_ids"][:, 0], p.argmax(-1))
+    np.testing.assert_allclose(plain["lens_probs"], -np.sort(-p)[:, :5], atol=1e-6)
+
+
+def todays_lens(truth, config, hidden, layers):
+    """The lens as converter 3 computed it: the chosen rows of `hidden` through the final norm
+    and the float32 head in one Gemm with the logits row, softcap, softmax, top-5 (the same
+    onnxruntime operators, as a graph of their own)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    head = truth.output if truth.output is not None else truth.token_embedding
+    f32 = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("RMSNormalization", ["rows", "norm"], ["normed"], epsilon=config.rms_eps, axis=-1),
+        helper.make_node("Gemm", ["normed", "head"], ["scores"], transB=1),
+    ]
+    scores = "scores"
+    if config.logit_softcap:
+        nodes += [
+            helper.make_node("Div", ["scores", "cap"], ["scaled"]),
+            helper.make_node("Tanh", ["scaled"], ["tanh"]),
+            helper.make_node("Mul", ["tanh", "cap"], ["capped"]),
+        ]
+        scores = "capped"
+    nodes += [
+        helper.make_node("Softmax", [scores], ["probs"], axis=-1),
+        helper.make_node("TopK", ["probs", "k"], ["top_probs", "top_ids"], axis=-1),
+    ]
+    inits = [
+        numpy_helper.from_array(np.asarray(truth.final_norm, np.float32), "norm"),
+        numpy_helper.from_array(np.ascontiguousarray(head, np.float32), "head"),
+        numpy_helper.from_array(np.array(config.logit_softcap, np.float32), "cap"),
+        numpy_helper.from_array(np.array([5], np.int64), "k"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "todays_lens",
+        [helper.make_tensor_value_info("rows", f32, ["n", config.d_model])],
+        [
+            helper.make_tensor_value_info("top_probs", f32, ["n", 5]),
+            helper.make_tensor_value_info("top_ids", TensorProto.INT64, ["n", 5]),
+        ],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 23)])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rows = np.concatenate([hidden[list(layers)], hidden[-1:]])  # the lens rows, then the logits row
+    probs, ids = session.run(None, {"rows": rows.astype(np.float32)})
+    return ids[: len(layers)], probs[: len(layers)]
+
+
+def assert_lens_is_todays(out, truth, config, layers):
+    """The lens rows, and the last row (the last position's logits row: the last layer's guess),
+    are what converter 3 gave within 1e-6, the float32 product of the chosen rows with the
+    head: a change to the head's arithmetic must not move the guesses."""
+    layers = list(layers)
+    ids, probs = todays_lens(truth, config, out["hidden_last"], [*layers, config.n_layers - 1])
+    got_ids = np.concatenate([out["lens_ids"][: len(layers)], out["lens_ids"][-1:]])
+    got_probs = np.concatenate([out["lens_probs"][: len(layers)], out["lens_probs"][-1:]])
+    np.testing.assert_array_equal(got_ids, ids)
+    np.testing.assert_allclose(got_probs, probs, rtol=0, atol=1e-6)
+
+
+def test_lens_is_the_float32_product_it_was(tiny):
+    """What the runtime asks for (every layer but the last, whose guess is the logits row's),
+    against converter 3's lens of every layer."""
+    truth, session, _ = tiny
+    layers = list(range(TINY.n_layers - 1))
+    out = run(session, TINY, [5, 6, 7, 8], num_logits=1, lens=layers)
+    assert out["lens_ids"].shape == (TINY.n_layers, 5)
+    assert_lens_is_todays(out, truth, TINY, layers)
 
 
 def test_other_architecture_is_refused_clearly(tmp_path):
