@@ -20,6 +20,7 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from explainer.engine.generate import Engine
@@ -109,8 +110,9 @@ def _llama_cpp_figures(gguf: Path | None, prompt: list[int], long: list[int], n:
         times.append(time.perf_counter() - t)
         token = int(llm.scores[llm.n_tokens - 1].argmax())
     prefill = []
+    reset: Callable[[], None] = llm.reset  # (untyped in llama-cpp-python: typed here)
     for _ in range(3):
-        llm.reset()
+        reset()
         t = time.perf_counter()
         llm.eval(long)
         prefill.append(time.perf_counter() - t)
