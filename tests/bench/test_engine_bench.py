@@ -80,7 +80,9 @@ def test_bench_model_prints_both_decode_figures_and_says_llama_cpp_is_missing(ti
 
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as where it is not installed: import fails
     cache = tiny_model.dir.parent.parent
-    monkeypatch.setattr(paths, "_override", None)  # --cache-dir sets it: put back after the test
+    # --cache-dir sets both for the process and its children: both put back after the test
+    monkeypatch.setattr(paths, "_override", None)
+    monkeypatch.setenv(paths.ENV_CACHE_DIR, str(cache))
     assert main(["bench", "--model", tiny_model.name, "--cache-dir", str(cache), "--device", "cpu"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["tpot_s"] > 0 and report["tpot_no_lens_s"] > 0
@@ -92,8 +94,10 @@ def test_bench_refuses_a_model_whose_window_is_too_short_and_names_the_way_that_
     from explainer.cli import main
     from explainer.model import paths
 
-    monkeypatch.setattr(paths, "_override", None)  # --cache-dir sets it: put back after the test
     cache = second_model.dir.parent.parent
+    # --cache-dir sets both for the process and its children: both put back after the test
+    monkeypatch.setattr(paths, "_override", None)
+    monkeypatch.setenv(paths.ENV_CACHE_DIR, str(cache))
     assert main(["bench", "--model", second_model.name, "--cache-dir", str(cache), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
     assert f"reads at most {second_model.config['context_length']}" in err
