@@ -1,4 +1,5 @@
-"""A small, Qt-free wrapper around a byte-level BPE ``tokenizers.Tokenizer``.
+"""A small, Qt-free wrapper around a ``tokenizers.Tokenizer``: byte-level BPE (SmolLM2, Qwen2)
+or SentencePiece with byte fallback (Gemma 3).
 
 It answers the questions the explainer needs to show tokens to people:
 which ids does a text become, which part of the text does each id cover,
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +19,8 @@ from pathlib import Path
 from tokenizers import Tokenizer
 
 from explainer.errors import ExplainerError
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")  # a SentencePiece byte-fallback piece
 
 
 @lru_cache(maxsize=1)
@@ -69,6 +73,9 @@ class TextTokenizer:
         }
         self._bytes: dict[int, bytes] = {}
         self._max_bytes: int | None = None
+        # SentencePiece with byte fallback (Gemma's; model/tokenizer_build.spm_tokenizer): a piece
+        # spells a space "\u2581" and a byte it has no piece for "<0xNN>"
+        self._sentencepiece = getattr(tokenizer.model, "byte_fallback", False) is True
         if eos_id is None:
             for name in ("<|im_end|>", "<|endoftext|>", "</s>"):
                 eos_id = tokenizer.token_to_id(name)
@@ -131,11 +138,15 @@ class TextTokenizer:
                 s = self._tok.id_to_token(token_id)
                 if s is None:
                     raise ValueError(f"token id {token_id} is out of range")
-                table = _byte_decoder()
-                try:
-                    b = bytes(table[c] for c in s)
-                except KeyError:  # not a byte-level token; take it literally
-                    b = s.encode("utf-8")
+                if self._sentencepiece:
+                    byte = _BYTE_PIECE.fullmatch(s)
+                    b = bytes([int(byte[1], 16)]) if byte else s.replace("\u2581", " ").encode("utf-8")
+                else:
+                    table = _byte_decoder()
+                    try:
+                        b = bytes(table[c] for c in s)
+                    except KeyError:  # not a byte-level token; take it literally
+                        b = s.encode("utf-8")
             self._bytes[token_id] = b
         return b
 

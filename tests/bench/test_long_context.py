@@ -16,11 +16,21 @@ def test_long_bench_reports_every_figure(built_model, capsys):
     assert report["context"] == 96 and report["new_tokens"] == 4
     assert 80 <= report["prompt_tokens"] <= 92
     assert report["decode_steps"] == 3  # the prefill step samples the first new token
-    for key in ("prefill_s", "tpot_s", "step_wall_s", "peak_rss_mb", "trace_bytes", "trace_save_s", "trace_load_s"):
+    for key in (
+        "prefill_s",
+        "tpot_s",
+        "tpot_no_lens_s",
+        "step_wall_s",
+        "peak_rss_mb",
+        "trace_bytes",
+        "trace_save_s",
+        "trace_load_s",
+    ):
         assert report[key] > 0, key
     assert report["provider"] == "CPUExecutionProvider"
     if "llama_cpp" not in report:  # installed: measured beside ours
         assert report["llama_cpp_tpot_s"] > 0 and report["tpot_ratio_vs_llama_cpp"] > 0
+        assert report["tpot_no_lens_ratio_vs_llama_cpp"] > 0
 
 
 @pytest.mark.parametrize(("value", "words"), [("1", "at least 2 tokens"), ("8k", "not a whole number")])

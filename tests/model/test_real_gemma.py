@@ -46,7 +46,7 @@ def test_its_config_is_gemma3_270m(gemma):
     assert (c["vocab_size"], c["sliding_window"], c["qk_norm"]) == (262144, 512, True)
 
 
-def test_the_capital_of_france_continues_sensibly(runtime, tokenizer):
+def test_the_capital_of_france_continues_sensibly(gemma, runtime, tokenizer):
     ids = tokenizer.encode(PROMPT).ids
     assert ids[0] == 2  # <bos>
     cache = runtime.new_cache()
@@ -59,6 +59,12 @@ def test_the_capital_of_france_continues_sensibly(runtime, tokenizer):
         out = runtime.forward([greedy[-1]], cache)
     text = tokenizer.decode(greedy)
     assert "France" in text or "Paris" in text, text
+    # what the app and `generate` print: the engine's own reading of the pieces, spaces as spaces
+    from explainer.engine.tokenizer import load_tokenizer
+
+    ours = load_tokenizer(gemma.tokenizer_path)
+    assert ours.decode(greedy) == text
+    assert ours.piece(ids[2]) == " capital"  # after <bos> and "The"
 
 
 def test_graph_agrees_with_numpy_on_the_real_weights(runtime, tokenizer, gemma_gguf):

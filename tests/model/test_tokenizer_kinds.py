@@ -43,6 +43,21 @@ def test_spm_reads_back_its_text():
         assert tok.decode(tok.encode(text, add_special_tokens=False).ids) == text
 
 
+def test_the_engine_reads_spm_pieces_as_the_text_they_stand_for():
+    """What a learner reads of a Gemma token: its space as a space, a byte-fallback piece as
+    its byte (never "\u2581" or "<0xF0>"), and the pieces of a text joining back into it."""
+    from explainer.engine.tokenizer import TextTokenizer
+
+    tokens, types, scores = tiny_spm()
+    tok = TextTokenizer(spm_tokenizer(tokens, types, scores, False))
+    assert tok.piece(tokens.index("▁the")) == " the"
+    assert tok.token_bytes(tokens.index("<0xF0>")) == b"\xf0"
+    for text in ["the world", "über 日本 🤖", "a  \n\nb", "  the\tend"]:
+        ids = tok.encode_ids(text)
+        assert tok.decode(ids) == text
+    assert [t.text for t in tok.encode("the world")] == ["t", "he", " wor", "ld"]
+
+
 def _byte_level(pre):
     from tokenizers.pre_tokenizers import ByteLevel
 

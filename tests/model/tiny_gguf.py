@@ -220,7 +220,7 @@ CHATML_JINJA = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}
 
 
 def write_tiny_model_gguf(
-    path: Path, seed: int = 0, licence: str = "tiny-licence-1.0", n_layers: int = 2
+    path: Path, seed: int = 0, licence: str = "tiny-licence-1.0", n_layers: int = 2, context_length: int = 64
 ) -> ModelWeights:
     """A tiny random Llama with a real (tiny) byte-level BPE tokenizer, a chat template and a
     licence: a whole model `explainer model add` can build and the app can run, in a second."""
@@ -238,5 +238,5 @@ def write_tiny_model_gguf(
         w.add_chat_template(CHATML_JINJA)
         w.add_license(licence)
 
-    config = replace(TINY, name="tiny-chat", vocab_size=len(tokens), n_layers=n_layers)
+    config = replace(TINY, name="tiny-chat", vocab_size=len(tokens), n_layers=n_layers, context_length=context_length)
     return write_tiny_gguf(path, config, seed, metadata=metadata)
