@@ -1,4 +1,4 @@
-"""A small, Qt-free wrapper around a ``tokenizers.Tokenizer``: byte-level BPE (SmolLM2, Qwen2)
+"""A small, Qt-free wrapper around a ``tokenizers.Tokenizer``: byte-level BPE (Llama-family, Qwen2)
 or SentencePiece with byte fallback (Gemma 3).
 
 It answers the questions the explainer needs to show tokens to people:
