@@ -296,15 +296,9 @@ def gemma_gguf() -> Path:
 @pytest.fixture(scope="session")
 def gemma_model(gemma_gguf, tmp_path_factory):
     """Gemma 3 270M built by `model add`'s code into a cache of the session's."""
-    from explainer.model import paths
-    from explainer.model.added import add_gguf
+    from tests.support.models import add_into
 
-    saved = paths._override
-    paths.set_cache_dir(tmp_path_factory.mktemp("gemma-cache"))
-    try:
-        return add_gguf(gemma_gguf).built
-    finally:
-        paths._override = saved
+    return add_into(gemma_gguf, tmp_path_factory.mktemp("gemma-cache"))
 
 
 _OTHER: dict = {}

@@ -29,19 +29,13 @@ FIGURES = (
 def tiny_model(tmp_path_factory):
     """A tiny random Llama with a window of 512 tokens (bench reads 256 at once), built by
     `model add`'s own code into a cache of its own (the process's cache setting is kept)."""
-    from explainer.model import paths
-    from explainer.model.added import add_gguf
     from tests.model.tiny_gguf import write_tiny_model_gguf
+    from tests.support.models import add_into
 
     root = tmp_path_factory.mktemp("bench-model")
     gguf = root / "Tiny-Bench.Q4_1.gguf"
     write_tiny_model_gguf(gguf, seed=5, context_length=512)
-    saved = paths._override
-    paths.set_cache_dir(root / "cache")
-    try:
-        return add_gguf(gguf).built
-    finally:
-        paths._override = saved
+    return add_into(gguf, root / "cache")
 
 
 @pytest.fixture

@@ -20,20 +20,27 @@ from tests.lesson.real_traces import REQUESTS
 SECOND_LICENCE = "tiny-licence-2"
 
 
-def build_second_model(root: Path) -> Any:
-    """Build the second model into ``root``/cache (the process's cache setting is left as it was)."""
+def add_into(gguf: Path, cache: Path) -> Any:
+    """`model add`'s own build of ``gguf`` into ``cache``; the process's cache setting is left
+    as it was, so the other tests still find the default model where it is."""
     from explainer.model import paths
     from explainer.model.added import add_gguf
-    from tests.model.tiny_gguf import write_tiny_model_gguf
 
-    gguf = root / "Tiny-Second.Q4_1.gguf"
-    write_tiny_model_gguf(gguf, seed=11, licence=SECOND_LICENCE, n_layers=3)
     saved = paths._override
-    paths.set_cache_dir(root / "cache")
+    paths.set_cache_dir(cache)
     try:
         return add_gguf(gguf).built
     finally:
         paths._override = saved
+
+
+def build_second_model(root: Path) -> Any:
+    """Build the second model into ``root``/cache."""
+    from tests.model.tiny_gguf import write_tiny_model_gguf
+
+    gguf = root / "Tiny-Second.Q4_1.gguf"
+    write_tiny_model_gguf(gguf, seed=11, licence=SECOND_LICENCE, n_layers=3)
+    return add_into(gguf, root / "cache")
 
 
 @dataclass
