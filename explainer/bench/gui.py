@@ -273,16 +273,10 @@ def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
-    from explainer.ui.worker import app_threads, below_the_window
+    from explainer.ui.worker import default_engine_factory
 
     def factory() -> Engine:
-        from explainer.engine.generate import Engine
-        from explainer.engine.tokenizer import load_tokenizer
-        from explainer.model.build import load_built
-
-        built = load_built(model)
-        load_tokenizer(built.tokenizer_path)  # as the app's factory (ui/worker.py)
-        return below_the_window(lambda: Engine(built, device, threads=app_threads()))
+        return default_engine_factory(model, device)  # the app's own, on this model and device
 
     controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
     window = MainWindow(controller)

@@ -130,14 +130,15 @@ def below_the_window(make: Callable[[], Engine]) -> Engine:
     return done[0]
 
 
-def default_engine_factory(name: str = DEFAULT_MODEL) -> Engine:
+def default_engine_factory(name: str = DEFAULT_MODEL, device: str | None = None) -> Engine:
+    """The app's engine for a built model (`bench --gui` makes its own the same way)."""
     from explainer.engine.generate import Engine
     from explainer.engine.tokenizer import load_tokenizer
     from explainer.model.build import load_built
 
     built = load_built(name)
     load_tokenizer(built.tokenizer_path)  # (here, at the worker's priority: it holds the GIL throughout)
-    return below_the_window(lambda: Engine(built, threads=app_threads()))
+    return below_the_window(lambda: Engine(built, device, threads=app_threads()))
 
 
 def loaded_model(engine: Engine, load_s: float, name: str = DEFAULT_MODEL) -> LoadedModel:
