@@ -28,6 +28,12 @@ class ExplainerError(Exception):
         return text
 
 
+class Cancelled(Exception):
+    """Raised inside a generation when the caller asked it to stop; the partial trace is kept.
+    (Here rather than beside the engine: the window's side meets it too, from the model's
+    process, without importing the engine.)"""
+
+
 def out_of_memory(doing: str, hint: str = "Close other programs and try again.") -> ExplainerError:
     """Memory running out is something the user can act on (close programs, shorten the
     prompt), so it is reported like any other error rather than as a crash or a bug."""

@@ -12,7 +12,8 @@ Measured, never asserted:
   refresh are one frame on screen, so this cannot pass 60; ``paints_per_s`` counts them all);
 - ``first_window_s``: from process start (the OS's record of it) to the end of the window's
   first complete paint, with the model loading in the background;
-- ``peak_rss_mb``: the process's peak resident memory.
+- ``peak_rss_mb``: the window's process's peak resident memory, and
+  ``model_process_peak_rss_mb`` the model's process's (ui/model_process.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from explainer.ui.app import collect_later, make_app, open_window
 from explainer.ui.worker import LoadedModel
 
 if TYPE_CHECKING:
-    from explainer.engine.generate import Engine
     from explainer.engine.trace import Trace
     from explainer.ui.main_window import MainWindow
 
@@ -73,6 +73,12 @@ def current_rss_mb() -> float:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (OSError, ValueError, IndexError):
         return _peak_rss_mb()
+
+
+def _children_peak_rss_mb() -> float:
+    """The peak of the largest ended child: the model's process, once the window has closed."""
+    kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
 def _peak_rss_mb() -> float:
@@ -218,6 +224,7 @@ class _GuiBench:
             "paints_per_s": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
             "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
             "peak_rss_mb": _peak_rss_mb(),
+            "model_process_peak_rss_mb": _children_peak_rss_mb(),
             "rss_mb_by_tokens": self.rss_curve,
         }
         r.update(self.result)
@@ -273,15 +280,13 @@ def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, 
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
-    from explainer.ui.worker import default_engine_factory
+    from explainer.ui.model_process import process_factory
 
-    def factory() -> Engine:
-        return default_engine_factory(model, device)  # the app's own, on this model and device
-
-    controller = EngineController(None if (model == DEFAULT_MODEL and device is None) else factory)
+    # the app's own model process, on this model and device
+    controller = EngineController(model=model, model_factory=process_factory(device))
     window = MainWindow(controller)
     bench = _GuiBench(window, app, tokens, prompt)
     bench.start()
     bench.loop.exec()
-    window.shutdown()
+    window.shutdown()  # (ends the model's process: its peak memory is the children's now)
     return bench.report()

@@ -24,7 +24,7 @@ from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
 from explainer.engine.trace import ATTENTION_TOP, Branch, Layers, ModelInfo, Step, TokenRef, Trace
 from explainer.engine.trace_checks import TraceError, append_step
 from explainer.engine.trace_sampling import step_sampling
-from explainer.errors import ExplainerError, out_of_memory
+from explainer.errors import Cancelled, ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
     from explainer.model.build import BuiltModel
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 PREFILL_CHUNK = 256
 ATTENTION_PASS_MAX = 64  # longest pass that also returns attention weights (see Engine._read)
 TOP_N = 50  # candidates kept per distribution in the trace: more than any chart shows
-
-
-class Cancelled(Exception):
-    """Raised inside `generate` when the caller asked it to stop; the partial trace is kept."""
 
 
 @dataclass

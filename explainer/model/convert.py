@@ -12,14 +12,15 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import onnx
-from onnx import external_data_helper
+from typing import TYPE_CHECKING, Any
 
 from explainer.atomic import write_atomic
-from explainer.model.gguf_weights import read_weights
-from explainer.model.onnx_llama import build_graph
+
+if TYPE_CHECKING:
+    import onnx
+
+# onnx, gguf and the graph builders are imported where a build needs them: reading
+# CONVERTER_VERSION, as every model load does (build.load_built), must not cost their 0.2 s.
 
 Progress = Callable[[str, float], None]
 
@@ -40,6 +41,9 @@ def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda pha
 
     The GGUF is read once per graph: holding the weights while the second graph is built would
     add a third copy of them to the peak memory of a build."""
+    from explainer.model.gguf_weights import read_weights
+    from explainer.model.onnx_llama import build_graph
+
     out_dir.mkdir(parents=True, exist_ok=True)
     config: dict[str, Any] = {}
     digest = b""
@@ -73,6 +77,9 @@ def _move_weights_out(model: onnx.ModelProto, location: str, align: int = 4096) 
     onnxruntime maps an external data file into memory and uses the tensors it can in place
     (the 113 MB token embedding): 45 MB less resident after loading, 45 MB lower peak while
     loading, and pages the kernel can drop and re-read instead of swapping them out."""
+    import onnx
+    from onnx import external_data_helper
+
     chunks: list[bytes] = []
     offset = 0
     for tensor in model.graph.initializer:
@@ -91,4 +98,6 @@ def _move_weights_out(model: onnx.ModelProto, location: str, align: int = 4096) 
 
 def check_model(path: Path) -> None:
     """Structural check of a written graph (used by tests; onnx.checker needs the whole proto)."""
+    import onnx
+
     onnx.checker.check_model(str(path), full_check=False)

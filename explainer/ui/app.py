@@ -68,13 +68,18 @@ def freeze_long_lived() -> None:
 
 def import_chart_library_in_background() -> threading.Thread:
     """pyqtgraph takes half a second to import; the window opens without it and the chart
-    imports it when first drawn, by when this thread has usually done it. (An import is
-    Python code, which gives the GIL back every few milliseconds.) Its modules and classes
-    then leave the collector's sight, like the start-up's."""
+    imports it when first drawn, by when this thread has usually done it. An import is
+    Python code, which gives the GIL back every few milliseconds, but a garbage collection
+    inside it does not: with the collector on, the import froze the window for 20-45 ms at a
+    time. So the collector, off since start-up (:func:`collect_later`), comes on only once
+    the import is done and its modules and classes have left the collector's sight."""
 
     def run() -> None:
-        importlib.import_module("pyqtgraph")
-        freeze_long_lived()
+        try:
+            importlib.import_module("pyqtgraph")
+        finally:
+            freeze_long_lived()
+            gc.enable()
 
     thread = threading.Thread(target=run, name="import-pyqtgraph", daemon=True)
     thread.start()
@@ -103,19 +108,18 @@ def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
 
 def open_window(window: MainWindow, painted: Callable[[], object] | None = None) -> None:
     """Show the window, and only once its first frame is painted start what it does not draw:
-    the model's load in the worker (onnxruntime's import, the tokenizer, the session) and the
-    chart library's import; start-up objects then leave the collector's sight, and so do the
-    model's once it is ready. The first paint imports none of onnxruntime, tokenizers or
-    pyqtgraph (tests/ui/test_startup.py). ``painted`` runs first, before any of that (the
-    bench's clock of the first window)."""
+    the model's load (in a process of its own) and the chart library's import; start-up
+    objects then leave the collector's sight, and so do the model's once it is ready. The
+    first paint imports none of onnxruntime, tokenizers or pyqtgraph, and the window's process
+    never imports the first two (tests/ui/test_startup.py, test_model_process.py). ``painted``
+    runs first, before any of that (the bench's clock of the first window)."""
 
     def started() -> None:
         if painted is not None:
             painted()
         freeze_long_lived()
-        gc.enable()
         window.controller.load_model()
-        import_chart_library_in_background()
+        import_chart_library_in_background()  # (which turns the collector on when done)
 
     window.controller.model_ready.connect(lambda _model: freeze_long_lived())
     after_first_paint(window, started)

@@ -1,9 +1,10 @@
 """The controller between the window and the engine: one worker thread, signals both ways.
 
 Why a worker QObject in a QThread: loading the model takes seconds and every forward pass tens of
-milliseconds; on the GUI thread either would freeze the window. The window only ever calls the
-controller's methods (which queue requests to the worker) and listens to its signals; the GUI
-thread never touches the engine.
+milliseconds; on the GUI thread either would freeze the window. The worker waits on the model,
+which runs in a process of its own (ui/model_process.py says why a thread is not enough). The
+window only ever calls the controller's methods (which queue requests to the worker) and listens
+to its signals; the GUI thread never touches the engine.
 
 Requests are served in order by the worker's event loop, so "generate" sent while the model is
 still loading simply waits for the load. Each generation gets an id; `cancel()` and a newer
@@ -17,15 +18,15 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from explainer.engine.trace import Trace
 from explainer.model.manifest import DEFAULT_MODEL
+from explainer.ui.model_process import InProcess, process_factory
 from explainer.ui.worker import (
     Activity,
     BranchRequest,
     EngineFactory,
     GenerationRequest,
     LoadedModel,
-    ModelEngineFactory,
+    ModelFactory,
     Worker,
-    default_engine_factory,
 )
 
 
@@ -58,10 +59,11 @@ class EngineController(QObject):
         engine_factory: EngineFactory | None = None,
         parent: QObject | None = None,
         model: str = DEFAULT_MODEL,
-        model_factory: ModelEngineFactory | None = None,
+        model_factory: ModelFactory | None = None,
     ) -> None:
-        """``engine_factory`` makes the one engine a test runs; ``model_factory`` makes the engine
-        of a named model (the cache's files by default); ``model`` is the one loaded first."""
+        """``engine_factory`` makes the one engine a test runs (in the worker thread);
+        ``model_factory`` starts the model of a name (by default in a process of its own, on the
+        cache's files: ui/model_process.py); ``model`` is the one loaded first."""
         super().__init__(parent)
         self._gen_id = 0
         self._closing = False
@@ -71,9 +73,9 @@ class EngineController(QObject):
         self._thread.setObjectName("explainer-engine")
         if engine_factory is not None:
             one = engine_factory
-            factory: ModelEngineFactory = lambda _name: one()  # noqa: E731 - a test's one engine
+            factory: ModelFactory = lambda _name, _give_up: InProcess(one())  # noqa: E731 - a test's one engine
         else:
-            factory = model_factory or default_engine_factory
+            factory = model_factory or process_factory()
         on_disk = engine_factory is None and model_factory is None
         self.model_name = model  # the model asked for last (the worker's, once it has switched)
         self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
@@ -145,15 +147,15 @@ class EngineController(QObject):
     def shutdown(self) -> None:
         """Stop any generation, let a running job end, and join the thread (idempotent).
 
-        A generation stops within one forward pass; a model load in progress (a few seconds)
-        cannot be interrupted and is waited for."""
+        A generation stops within one forward pass; a model loading in its process is stopped
+        at once (the process is ended)."""
         if self._closing:
             return
         self._closing = True
         self._gen_id += 1
         self._thread.quit()
         self._thread.wait()
-        self._worker.engine = None
+        self._worker.drop_engine()
         if self.activity is not Activity.IDLE:
             self.activity = Activity.IDLE
             self.busy_changed.emit(False)

@@ -8,12 +8,8 @@ live one), and answers only with signals. explainer/ui/controller.py is the GUI 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import enum
-import os
-import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -24,14 +20,16 @@ from PySide6.QtCore import QObject, Signal, SignalInstance, Slot
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.errors import ExplainerError, out_of_memory
+from explainer.errors import Cancelled, ExplainerError, out_of_memory
 from explainer.model.manifest import DEFAULT_MODEL
+from explainer.ui.model_process import ModelProcessLost, ModelRunner
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
 
-EngineFactory = Callable[[], "Engine"]  # the one model (tests pass their own)
-ModelEngineFactory = Callable[[str], "Engine"]  # the engine of the model of that name
+EngineFactory = Callable[[], "Engine"]  # the one model a test runs, in the worker thread
+# the app's: the model of that name, given what says to give up on loading it (the window closing)
+ModelFactory = Callable[[str, Callable[[], bool]], ModelRunner]
 
 
 @dataclass(frozen=True)
@@ -87,69 +85,10 @@ def snapshot(trace: Trace) -> Trace:
     return dataclasses.replace(trace, steps=list(trace.steps))
 
 
-ENGINE_NICENESS = 5  # how much lower than the window's ONNX Runtime's threads run (Linux)
-
-
-def app_threads() -> int:
-    """CPU threads for the model in the app: every core, as at the command line (with one
-    core left to the GUI, an 8k-token prompt took 82 s to read instead of 50 s on 2 cores).
-
-    The GUI thread still gets a core the moment it wants one: ONNX Runtime's own threads run
-    at a lower priority (:func:`below_the_window`), and idle ones sleep instead of spinning
-    (runtime.py)."""
-    return max(1, os.cpu_count() or 1)
-
-
-def below_the_window(make: Callable[[], Engine]) -> Engine:
-    """``make()`` run in a short-lived thread ENGINE_NICENESS nice levels below the caller, so the
-    threads ONNX Runtime starts for the session (Linux: a thread inherits its creator's nice
-    value) compute below the GUI thread: with every core busy in a pass, the window still
-    preempts them to draw instead of waiting for a core (up to 150 ms at a time on 2 cores).
-    The worker thread itself, which runs Python and so holds the GIL at times, keeps its
-    priority: lowered, a busy machine could leave it unscheduled while the window waits for
-    the GIL (2 s once, with the tokenizer). Elsewhere than Linux ``make()`` runs as it is."""
-    if not sys.platform.startswith("linux"):
-        return make()
-    done: list[Engine] = []
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        with contextlib.suppress(OSError, AttributeError):
-            tid = threading.get_native_id()
-            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + ENGINE_NICENESS))
-        try:
-            done.append(make())
-        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, name="explainer-session")
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
-    return done[0]
-
-
-def default_engine_factory(name: str = DEFAULT_MODEL, device: str | None = None) -> Engine:
-    """The app's engine for a built model (`bench --gui` makes its own the same way)."""
-    from explainer.engine.generate import Engine
-    from explainer.engine.tokenizer import load_tokenizer
-    from explainer.model.build import load_built
-
-    built = load_built(name)
-    load_tokenizer(built.tokenizer_path)  # (here, at the worker's priority: it holds the GIL throughout)
-    return below_the_window(lambda: Engine(built, device, threads=app_threads()))
-
-
-def loaded_model(engine: Engine, load_s: float, name: str = DEFAULT_MODEL) -> LoadedModel:
-    """What the window needs of a loaded engine. Every token's label is built here, in the
-    worker (a quarter second), so the diagram can name candidate tokens without the GUI thread
-    touching the engine's tokenizer."""
-    from explainer.illustration.vocab import display_piece
-
-    tok = engine.tokenizer
-    labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))
-    return LoadedModel(engine.model_info(), name, engine.runtime.provider, load_s, labels)
+def loaded_model(runner: ModelRunner, load_s: float, name: str = DEFAULT_MODEL) -> LoadedModel:
+    """What the window needs of a loaded model."""
+    d = runner.describe()
+    return LoadedModel(d.info, name, d.provider, load_s, d.labels)
 
 
 class Worker(QObject):
@@ -171,7 +110,7 @@ class Worker(QObject):
         self,
         closing: Callable[[], bool],
         current: Callable[[], int],
-        factory: ModelEngineFactory,
+        factory: ModelFactory,
         model: str = DEFAULT_MODEL,
         built_on_disk: bool = True,
     ) -> None:
@@ -183,7 +122,7 @@ class Worker(QObject):
         self._factory = factory
         self._on_disk = built_on_disk
         self.model_name = model
-        self.engine: Engine | None = None
+        self.engine: ModelRunner | None = None
         self._loaded: LoadedModel | None = None
 
     # --- helpers ---------------------------------------------------------
@@ -207,7 +146,9 @@ class Worker(QObject):
                 except ExplainerError as exc:
                     self.missing.emit(exc.message, exc.hint)
                     return False
-            self.engine = self._factory(self.model_name)
+            self.engine = self._factory(self.model_name, self._closing)
+        except Cancelled:
+            return False  # the window is closing
         except ExplainerError as exc:
             self.failed.emit(gid, exc.message, exc.hint)
             return False
@@ -227,6 +168,12 @@ class Worker(QObject):
 
     # --- slots (queued from the controller) --------------------------------
 
+    def drop_engine(self) -> None:
+        """Let the loaded model go (its process ends), e.g. before another is loaded."""
+        engine, self.engine, self._loaded = self.engine, None, None
+        if engine is not None:
+            engine.close()
+
     @Slot()
     def load(self) -> None:
         if self._closing():
@@ -244,7 +191,8 @@ class Worker(QObject):
         if name == self.model_name and self._loaded is not None:
             self.ready.emit(self._loaded)
             return
-        self.engine, self._loaded, self.model_name = None, None, name
+        self.drop_engine()
+        self.model_name = name
         self._ensure_engine()
 
     def _progress(self) -> Callable[[str, float], None]:
@@ -270,7 +218,7 @@ class Worker(QObject):
             build_model(self.model_name, progress=self._progress())
 
         if self._building(work, "building the model failed"):
-            self.engine, self._loaded = None, None
+            self.drop_engine()
             self._ensure_engine()
 
     @Slot(str)
@@ -289,7 +237,8 @@ class Worker(QObject):
         if self._building(work, "building the GGUF file failed"):
             name, reused = done[0]
             self.added.emit(name, reused)
-            self.engine, self._loaded, self.model_name = None, None, name
+            self.drop_engine()
+            self.model_name = name
             self._ensure_engine()
 
     def _building(self, work: Callable[[], None], failure: str) -> bool:
@@ -320,12 +269,11 @@ class Worker(QObject):
 
     @Slot(int, GenerationRequest)
     def generate(self, gid: int, request: GenerationRequest) -> None:
-        def run(engine: Engine, stale: Callable[[], bool]) -> Trace:
+        def run(engine: ModelRunner, stale: Callable[[], bool]) -> Trace:
             return engine.generate(
                 request.prompt,
                 request.settings,
-                chat=request.chat,
-                lens=True,
+                request.chat,
                 on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
                 should_stop=stale,
                 on_progress=lambda read, total: self.reading.emit(gid, read, total),
@@ -338,12 +286,12 @@ class Worker(QObject):
         """A branch is recorded whole before it is shown (its first steps repeat the original's,
         so there is nothing new to follow step by step): no step snapshots, one signal at the end."""
 
-        def run(engine: Engine, stale: Callable[[], bool]) -> Trace:
-            return engine.continue_from(request.original, request.step, request.token_id, should_stop=stale)
+        def run(engine: ModelRunner, stale: Callable[[], bool]) -> Trace:
+            return engine.continue_from(request.original, request.step, request.token_id, stale)
 
         self._run(gid, run, self.branched)
 
-    def _run(self, gid: int, run: Callable[[Engine, Callable[[], bool]], Trace], done: SignalInstance) -> None:
+    def _run(self, gid: int, run: Callable[[ModelRunner, Callable[[], bool]], Trace], done: SignalInstance) -> None:
         def stale() -> bool:
             return self._closing() or gid != self._current()
 
@@ -357,8 +305,6 @@ class Worker(QObject):
                     "build it with “Build the model now” (below), then press Generate again",
                 )
             return
-        from explainer.engine.generate import Cancelled
-
         engine = self.engine
         assert engine is not None
         self.busy.emit(Activity.GENERATING)
@@ -366,6 +312,9 @@ class Worker(QObject):
             trace = run(engine, stale)
         except Cancelled:
             pass  # the window stopped it and says so itself (MainWindow.stop_generation)
+        except ModelProcessLost as exc:
+            self.drop_engine()  # the next request starts the model again
+            self.failed.emit(gid, exc.message, exc.hint)
         except ExplainerError as exc:
             self.failed.emit(gid, exc.message, exc.hint)
         except Exception as exc:  # noqa: BLE001

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from explainer.engine import generate
-from explainer.engine.generate import Cancelled, Engine
+from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace_file import load_trace, save_trace
-from explainer.errors import ExplainerError
+from explainer.errors import Cancelled, ExplainerError
 
 pytestmark = pytest.mark.slow
 
