@@ -42,7 +42,7 @@ from explainer.errors import Cancelled, ExplainerError
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
 
-LABEL_CHUNK = 8192  # vocabulary labels per message (~1 ms to unpickle)
+LABEL_CHUNK = 10_000  # vocabulary labels per message (~1 ms to unpickle)
 POLL_S = 0.02  # how often a wait looks at should_stop (a stop takes effect within one pass anyway)
 CLOSE_WAIT_S = 2.0  # a child asked to close has this long before it is killed
 ENGINE_NICENESS = 5  # how much lower than the window the model's threads run (Unix)
