@@ -26,8 +26,24 @@ if TYPE_CHECKING:
 SWITCH_INTERVAL_S = 0.0005  # Python's default is 0.005
 
 
+def skip_pyside_source_scan() -> None:
+    """Give Python its own ``__import__`` back from PySide6's.
+
+    For its opt-in ``from __feature__ import snake_case``, PySide6 replaces ``__import__`` and,
+    after every import, reads the imported module's whole source (inspect.getsource) to see
+    whether it names PySide6. Nothing here uses ``__feature__``, and the window's start-up imports
+    some 270 modules after Qt: the reading cost about 0.1 s of the first window. A module PySide6
+    has not seen is one whose feature set it leaves as it was (none, here)."""
+    import builtins
+
+    original = getattr(builtins, "__orig_import__", None)
+    if original is not None:
+        builtins.__import__ = original
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
-    """The application, with the GIL handed over sooner (SWITCH_INTERVAL_S).
+    """The application, with the GIL handed over sooner (SWITCH_INTERVAL_S) and imports left
+    unread (:func:`skip_pyside_source_scan`).
 
     PySide6 lets go of the GIL around its calls into Qt, so a handler of the window that makes
     twenty of them takes the GIL back twenty times; while another thread runs Python (the
@@ -35,6 +51,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     switch interval. At Python's 5 ms the window froze for 70-140 ms while pyqtgraph was
     imported in the background; at 0.5 ms, for at most about 20."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    skip_pyside_source_scan()
     existing = QApplication.instance()
     app = (
         existing

@@ -54,3 +54,30 @@ def test_the_first_paint_imports_no_model_or_chart_library(tmp_path):
     modules = set(seen["first_paint"])
     assert "PySide6" in modules  # (the probe saw the window's paint)
     assert not modules & set(NOT_DRAWN), sorted(modules & set(NOT_DRAWN))
+
+
+# a module imported once the app is made: is its source read (PySide6's __feature__ scan)?
+AFTER_MAKE_APP = """
+import linecache, sys
+sys.path.insert(0, sys.argv[1])
+from explainer.ui.app import make_app
+app = make_app(["explainer"])
+import freshly_written
+print(sys.argv[1] + "/freshly_written.py" in linecache.cache)
+"""
+
+
+def test_the_app_does_not_read_the_source_of_every_module_it_imports(tmp_path):
+    """PySide6 reads each imported module's whole source to look for its own name, for a
+    feature the app does not use; the window's start-up imports some 270 modules after Qt."""
+    (tmp_path / "freshly_written.py").write_text("VALUE = 1\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [sys.executable, "-c", AFTER_MAKE_APP, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False"
