@@ -65,6 +65,8 @@ class LifecycleScene(QGraphicsScene):
         super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
         self.theme = theme or THEMES["light"]
         self.spotlight = False
+        self._dimmed = False  # whether the last spotlight pass left any panel dimmed
+        self._new_texts = True  # a panel was drawn since the texts' cache modes were last set
         self.interactive = False  # see set_interactive
         self.builder = FrameBuilder(texts)
         self.panels: dict[str, QGraphicsItem] = {spec.name: _make(spec) for spec in PANELS}
@@ -273,7 +275,7 @@ class LifecycleScene(QGraphicsScene):
             else:
                 self._draw_panel(spec.name)
         self.deferred.replace(later)
-        if self.interactive:
+        if self.interactive and self._new_texts:
             self._cache_texts()
         for item in [self.flyer] + self.travellers:
             item.setVisible(False)
@@ -283,10 +285,13 @@ class LifecycleScene(QGraphicsScene):
         value = self._frame.panel(name)
         cast(PanelItem[Any], self.panels[name]).draw(value, self.theme)
         self._drawn[name] = value
+        self._new_texts = True
         if self.spotlight:  # a text made by this draw takes the panel's dimming too
             self._apply_spotlight()
 
     def _cache_texts(self) -> None:
+        """Only after a draw, which is what makes items (listing them all took a millisecond)."""
+        self._new_texts = False
         items = self.items()
         if len(items) == self._cached_items:
             return
@@ -305,7 +310,13 @@ class LifecycleScene(QGraphicsScene):
         ``theme.dim_text_opacity``, so that it stays readable from the back of the room (4.5:1
         on the dimmed panel: diagram/contrast.py computes it, tests/diagram/test_contrast.py
         holds every theme to it). The texts ignore their panel's opacity only while dimmed, so
-        an animation that fades a lit chip still fades its label."""
+        an animation that fades a lit chip still fades its label.
+
+        With the spotlight off and nothing dimmed there is nothing to undo (a text a draw makes
+        starts lit), so stepping outside presenter mode skips the walk over every text (a
+        quarter of a press of Next)."""
+        if not self.spotlight and not self._dimmed:
+            return
         named = {**self.panels, **{arrow.data(0): arrow for arrow in self.flow.arrows}}
         every = {name for names in SPOTLIGHT.values() for name in names}
         focus = set(SPOTLIGHT.get(self._frame.stage, ())) if self._frame.cursor is not None else every
@@ -316,6 +327,7 @@ class LifecycleScene(QGraphicsScene):
             for text in _texts_of(item):
                 text.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, not lit)
                 text.setOpacity(1.0 if lit else self.theme.dim_text_opacity)
+        self._dimmed = self.spotlight and focus != every
 
     # --- the caption's glossary links ---------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsTextItem
 
 from explainer.diagram import registry as R
 from explainer.diagram.theme import THEMES
@@ -318,6 +319,12 @@ def test_spotlight_dims_the_other_stages(scene, real_trace):
     scene.set_spotlight(False)
     assert scene.layers.opacity() == 1.0
     assert rb.frame_state(scene)["tokens/title"]["opacity"] == 1.0
+    scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)  # (no spotlight pass now)
+    scene.settle()
+    texts = [i for i in scene.items() if isinstance(i, QGraphicsSimpleTextItem | QGraphicsTextItem)]
+    ignoring = QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity
+    assert texts and all(t.opacity() == 1.0 and not t.flags() & ignoring for t in texts)
+    assert all(p.opacity() == 1.0 for p in scene.panels.values())
 
 
 def test_themes_switch_colours_and_type(scene, real_trace):
