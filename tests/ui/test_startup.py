@@ -25,6 +25,7 @@ class Probe(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and "first_paint" not in seen:
             seen["first_paint"] = sorted({m.split(".")[0] for m in sys.modules})
+            seen["blas_threads"] = __import__("os").environ.get("OPENBLAS_NUM_THREADS")
             QTimer.singleShot(0, window.close)
         return False
 
@@ -54,6 +55,8 @@ def test_the_first_paint_imports_no_model_or_chart_library(tmp_path):
     modules = set(seen["first_paint"])
     assert "PySide6" in modules  # (the probe saw the window's paint)
     assert not modules & set(NOT_DRAWN), sorted(modules & set(NOT_DRAWN))
+    # numpy (imported before the paint) started one BLAS thread, not one per core (ui/__init__.py)
+    assert "numpy" in modules and seen["blas_threads"] == os.environ.get("OPENBLAS_NUM_THREADS", "1")
 
 
 # a module imported once the app is made: is its source read (PySide6's __feature__ scan)?
