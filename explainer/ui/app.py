@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -17,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
+from explainer.ui.chart_import import import_chart_library
 from explainer.ui.style import use_focus_ring_style
 
 if TYPE_CHECKING:
@@ -94,24 +93,13 @@ def freeze_long_lived() -> None:
     gc.freeze()
 
 
-def import_chart_library_in_background() -> threading.Thread:
-    """pyqtgraph takes half a second to import; the window opens without it and the chart
-    imports it when first drawn, by when this thread has usually done it. An import is
-    Python code, which gives the GIL back every few milliseconds, but a garbage collection
-    inside it does not: with the collector on, the import froze the window for 20-45 ms at a
-    time. So the collector, off since start-up (:func:`collect_later`), comes on only once
-    the import is done and its modules and classes have left the collector's sight."""
-
-    def run() -> None:
-        try:
-            importlib.import_module("pyqtgraph")
-        finally:
-            freeze_long_lived()
-            gc.enable()
-
-    thread = threading.Thread(target=run, name="import-pyqtgraph", daemon=True)
-    thread.start()
-    return thread
+def chart_library_imported() -> None:
+    """When the chart library's import has ended (ui/chart_import.py, in its thread). The
+    collector, off since start-up (:func:`collect_later`), comes on only now: a collection
+    inside the import held the GIL, and froze the window, for 20-45 ms at a time. First the
+    import's modules and classes leave its sight, like the start-up's."""
+    freeze_long_lived()
+    gc.enable()
 
 
 class _AfterFirstPaint(QObject):
@@ -147,7 +135,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
             painted()
         freeze_long_lived()
         window.controller.load_model()
-        import_chart_library_in_background()  # (which turns the collector on when done)
+        import_chart_library(window, chart_library_imported)
 
     window.controller.model_ready.connect(lambda _model: freeze_long_lived())
     after_first_paint(window, started)

@@ -84,3 +84,48 @@ def test_the_app_does_not_read_the_source_of_every_module_it_imports(tmp_path):
         check=True,
     )
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+CHART_IMPORT = """
+import importlib, json, sys, threading
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
+from explainer.ui.app import make_app
+from explainer.ui import chart_import
+app = make_app(["explainer"])
+seen = {}
+real_import = importlib.import_module
+
+def watched(name):
+    if name == "pyqtgraph":  # what the thread finds when it begins the import
+        seen["thread"] = threading.current_thread() is not threading.main_thread()
+        mods = [sys.modules[m] for m in chart_import.CHART_QT_MODULES if m in sys.modules]
+        seen["qt_modules"] = len(mods)
+        seen["classes_not_made"] = sum(n not in vars(m) for m in mods for n in dir(m))
+    return real_import(name)
+
+chart_import.importlib.import_module = watched
+host = QWidget()
+ended = threading.Event()
+chart_import.import_chart_library(host, ended.set)  # (done runs in the import's thread)
+poll = QTimer()
+poll.timeout.connect(lambda: ended.is_set() and app.quit())
+poll.start(20)
+QTimer.singleShot(60000, app.quit)
+app.exec()
+seen["imported"] = "pyqtgraph" in sys.modules
+print(json.dumps(seen))
+"""
+
+
+def test_the_chart_library_is_imported_in_a_thread_only_once_qt_is_ready_for_it():
+    """PySide6 makes its classes on first use, and making them from a second thread while the
+    window used Qt crashed the app: every class pyqtgraph's shim copies is made on the GUI
+    thread first (ui/chart_import.py), then pyqtgraph is imported in a thread."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run(
+        [sys.executable, "-c", CHART_IMPORT], capture_output=True, text=True, env=env, timeout=120, check=True
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["imported"] and seen["thread"]
+    assert seen["qt_modules"] >= 3 and seen["classes_not_made"] == 0

@@ -1,0 +1,69 @@
+"""The chart library's import, once the window is on screen, without freezing it or racing Qt.
+
+pyqtgraph takes a quarter of a second to import; the window opens without it, and the chart
+imports it when first drawn, by when this has usually done it. It is done in two parts:
+
+1. On the GUI thread, a few milliseconds per event-loop turn: the Qt modules pyqtgraph imports,
+   and every Qt class of them made real. PySide6 makes a module's Python classes only when one
+   is first looked up, and pyqtgraph's Qt shim looks up all of them (a copy of QtCore, QtGui and
+   QtWidgets). Done from a second thread while the GUI thread also used Qt, that lookup crashed
+   the app (a segmentation fault in one `bench --gui` run of about fifteen): PySide6's lazy
+   classes are not made to be created from two threads at once.
+2. Then the import itself in a thread of its own, which finds every class made already: Python
+   code, which gives the GIL back every half millisecond (app.SWITCH_INTERVAL_S).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import ModuleType
+
+from PySide6.QtCore import QObject, QTimer
+
+# what pyqtgraph.Qt imports of PySide6 besides QtCore, QtGui and QtWidgets (each only if present)
+CHART_QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
+                    "PySide6.QtOpenGLWidgets", "PySide6.QtTest")  # fmt: skip
+SLICE_S = 0.004  # GUI-thread time per event-loop turn
+
+
+def _qt_classes() -> Iterator[None]:
+    """Import each module and look up each of its names, one step per name."""
+    for name in CHART_QT_MODULES:
+        try:
+            module: ModuleType = importlib.import_module(name)
+        except ImportError:  # (a bundle without it: pyqtgraph does without it too)
+            continue
+        yield
+        for attribute in dir(module):
+            getattr(module, attribute)
+            yield
+
+
+def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
+    """Start both parts (call it on the GUI thread; the first part stops with ``parent``);
+    ``done`` runs in the import's thread when the import has ended, whether or not it
+    succeeded. Returns the timer of the first part."""
+    steps = _qt_classes()
+    timer = QTimer(parent)
+    timer.setInterval(0)
+
+    def run_import() -> None:
+        try:
+            importlib.import_module("pyqtgraph")
+        finally:
+            done()
+
+    def slice_() -> None:
+        end = time.perf_counter() + SLICE_S
+        for _ in steps:
+            if time.perf_counter() >= end:
+                return
+        timer.stop()
+        threading.Thread(target=run_import, name="import-pyqtgraph", daemon=True).start()
+
+    timer.timeout.connect(slice_)
+    timer.start()
+    return timer
