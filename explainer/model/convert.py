@@ -8,16 +8,17 @@ written to a temporary name first so a crash never leaves a file that looks comp
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from explainer.atomic import write_atomic
+from explainer.atomic import write_atomic, write_atomic_with
 
 if TYPE_CHECKING:
     import onnx
+
+    from explainer.model.gguf_weights import ModelWeights
 
 # onnx, gguf and the graph builders are imported where a build needs them: reading
 # CONVERTER_VERSION, as every model load does (build.load_built), must not cost their 0.2 s.
@@ -29,9 +30,9 @@ Progress = Callable[[str, float], None]
 # beside model.onnx. 5: no attention_mean; the lens outputs end with the logits rows' own top-k
 # (the last layer's guess).
 CONVERTER_VERSION = "5"
-MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see _move_weights_out)
+MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see weights_file)
 # The graph a CUDA session loads (onnx_attention_cuda), on the same weights file: both graphs
-# hold the same large initializers in the same order, so their external data is the same bytes.
+# hold the same large initializers in the same order, at the same offsets of it.
 MODEL_CUDA_ONNX = "model.cuda.onnx"
 
 
@@ -39,61 +40,45 @@ def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda pha
     """Write out_dir/model.onnx and out_dir/model.cuda.onnx (+ their weights, model.onnx.data)
     and out_dir/config.json; return the config dict.
 
-    The GGUF is read once per graph: holding the weights while the second graph is built would
-    add a third copy of them to the peak memory of a build."""
+    The GGUF is read and dequantised once, for both graphs: neither graph holds its weights, so
+    holding the dequantised ones while the second is built costs nothing more. The CPU graph's
+    builder writes each large constant to model.onnx.data as it makes it; the CUDA graph's
+    points the same constants at the same bytes, each checked against the file (weights_file)."""
     from explainer.model.gguf_weights import read_weights
     from explainer.model.onnx_llama import build_graph
+    from explainer.model.weights_file import SharedWeights, references
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    config: dict[str, Any] = {}
-    digest = b""
-    for device, name, start in (("cpu", "model.onnx", 0.0), ("cuda", MODEL_CUDA_ONNX, 0.5)):
-        progress("reading and dequantising GGUF", start)
-        weights = read_weights(Path(gguf_path))
-        progress("building ONNX graph", start + 0.2)
-        model = build_graph(weights, device)
-        config = weights.config.to_dict()
-        del weights
-        progress(f"writing {name}", start + 0.35)
-        weights_data = _move_weights_out(model, MODEL_DATA)
-        data = model.SerializeToString()
-        del model
-        if device == "cpu":
-            digest = hashlib.sha256(weights_data).digest()
-            write_atomic(out_dir / MODEL_DATA, weights_data, "the model weights")
-        elif hashlib.sha256(weights_data).digest() != digest:
-            raise RuntimeError("the CUDA graph's weights differ from the CPU graph's")  # a bug in build_graph
-        del weights_data
-        write_atomic(out_dir / name, data, "the model graph")
+    progress("reading and dequantising GGUF", 0.0)
+    weights = read_weights(Path(gguf_path))
+    config: dict[str, Any] = weights.config.to_dict()
+    progress("building model.onnx", 0.8)
+    cpu = _cpu_graph_writing_weights(weights, out_dir / MODEL_DATA)
+    write_atomic(out_dir / "model.onnx", cpu.SerializeToString(), "the model graph")
+    progress(f"building {MODEL_CUDA_ONNX}", 0.95)
+    with SharedWeights(out_dir / MODEL_DATA, cpu) as shared:
+        cuda = build_graph(weights, "cuda", shared)
+    del weights
+    if references(cuda) != references(cpu):  # one left out (pruned) or in another order: a bug in build_graph
+        raise RuntimeError("the CUDA graph's weights differ from the CPU graph's")
+    write_atomic(out_dir / MODEL_CUDA_ONNX, cuda.SerializeToString(), "the model graph")
     write_atomic(out_dir / "config.json", json.dumps(config, indent=2).encode(), "the model config")
     progress("converted", 1.0)
     return config
 
 
-def _move_weights_out(model: onnx.ModelProto, location: str, align: int = 4096) -> bytes:
-    """Move the large initializers' bytes into one buffer, page-aligned, and point the graph
-    at `location` for them (ONNX external data).
+def _cpu_graph_writing_weights(weights: ModelWeights, path: Path) -> onnx.ModelProto:
+    """The CPU graph, each of its large constants written to `path` as the builder makes it."""
+    from explainer.model.onnx_llama import build_graph
+    from explainer.model.weights_file import WeightsWriter
 
-    onnxruntime maps an external data file into memory and uses the tensors it can in place
-    (the 113 MB token embedding): 45 MB less resident after loading, 45 MB lower peak while
-    loading, and pages the kernel can drop and re-read instead of swapping them out."""
-    import onnx
-    from onnx import external_data_helper
+    graphs: list[onnx.ModelProto] = []
 
-    chunks: list[bytes] = []
-    offset = 0
-    for tensor in model.graph.initializer:
-        raw = tensor.raw_data
-        if len(raw) < align:
-            continue
-        chunks.append(raw)
-        pad = -len(raw) % align
-        chunks.append(bytes(pad))
-        external_data_helper.set_external_data(tensor, location, offset, len(raw))
-        tensor.data_location = onnx.TensorProto.EXTERNAL
-        tensor.ClearField("raw_data")
-        offset += len(raw) + pad
-    return b"".join(chunks)
+    def write(file: BinaryIO) -> None:
+        graphs.append(build_graph(weights, "cpu", WeightsWriter(file, MODEL_DATA)))
+
+    write_atomic_with(path, write, "the model weights")
+    return graphs[0]
 
 
 def check_model(path: Path) -> None:

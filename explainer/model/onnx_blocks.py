@@ -6,6 +6,7 @@ and ONNX's operators, not the model's layout."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,14 +18,18 @@ from explainer.model.gguf_weights import Blocks, ModelWeights
 MS_DOMAIN = "com.microsoft"  # onnxruntime's contrib operators (MatMulNBits, GroupQueryAttention)
 # MatMulNBits accuracy_level 1: float32 arithmetic on the 4-bit codes (see `linear`)
 NBITS_ACCURACY = 1
+# Makes a constant's initializer from its value and name: numpy_helper.from_array keeps the
+# bytes in the graph; weights_file's stores put a large one in the weights file as it is made.
+TensorStore = Callable[[np.ndarray, str], onnx.TensorProto]
 
 
 class GraphBuilder:
     """Accumulates nodes and initializers; `op` returns the name of the node's output."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: TensorStore = numpy_helper.from_array) -> None:
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
+        self._store = store
         self._count = 0
         self.names: set[str] = set()
 
@@ -32,7 +37,7 @@ class GraphBuilder:
         """An initializer; a 0-d array stays a scalar (Gather then drops the axis it indexes)."""
         value = np.asarray(value)
         value = value if value.ndim == 0 else np.ascontiguousarray(value)
-        self.initializers.append(numpy_helper.from_array(value, name))
+        self.initializers.append(self._store(value, name))
         self.names.add(name)
         return name
 

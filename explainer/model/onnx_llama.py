@@ -48,7 +48,16 @@ from onnx import TensorProto, helper, numpy_helper
 from explainer.model import onnx_attention_cuda
 from explainer.model.gguf_config import ModelConfig
 from explainer.model.gguf_weights import Blocks, ModelWeights
-from explainer.model.onnx_blocks import MS_DOMAIN, GraphBuilder, codes_product, embed, linear, rms_norm, rope_cache
+from explainer.model.onnx_blocks import (
+    MS_DOMAIN,
+    GraphBuilder,
+    TensorStore,
+    codes_product,
+    embed,
+    linear,
+    rms_norm,
+    rope_cache,
+)
 
 OPSET = 23
 IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
@@ -176,12 +185,15 @@ def head_blocks(weights: ModelWeights) -> Blocks | None:
     return blocks if blocks is not None and blocks.minimum is None else None
 
 
-def build_graph(weights: ModelWeights, device: str = "cpu") -> onnx.ModelProto:
+def build_graph(
+    weights: ModelWeights, device: str = "cpu", store: TensorStore = numpy_helper.from_array
+) -> onnx.ModelProto:
     """The graph for `device`: "cpu" (GroupQueryAttention, see _attention) or "cuda" (ONNX
     Attention over a cache ScatterND updates in place, see onnx_attention_cuda); same inputs
-    and outputs."""
+    and outputs. `store` makes every initializer (see GraphBuilder): by default the weights are
+    in the graph; the converter writes them to a file of their own as they are made."""
     c = weights.config
-    g = GraphBuilder()
+    g = GraphBuilder(store)
     f32 = TensorProto.FLOAT
 
     inputs = [
