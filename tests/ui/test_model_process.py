@@ -199,3 +199,15 @@ def test_the_window_process_never_loads_the_model_libraries(tmp_path, built_mode
     assert seen["steps"] == 3
     assert seen["model_pid"] != seen["pid"]
     assert not {"onnxruntime", "tokenizers", "onnx", "gguf"} & set(seen["modules"])
+
+
+def test_closing_the_window_while_the_model_loads_ends_its_process(qtbot, make_window, built_model):
+    """The window does not wait for a load it no longer needs: the model's process is ended."""
+    import multiprocessing
+
+    w = make_window(load=False)  # the default: the model in its process
+    w.controller.load_model()
+    qtbot.waitUntil(lambda: bool(multiprocessing.active_children()), timeout=10_000)
+    w.close()
+    assert not w.controller.is_running
+    assert multiprocessing.active_children() == []
