@@ -81,7 +81,8 @@ def check_gguf(path: Path) -> GgufSummary:
     """Read and check a GGUF's metadata before any work (gguf_config.inspect_gguf: the
     architecture, its quantizations, the metadata and tensors it needs, the memory a build
     takes); one ExplainerError names whatever is wrong."""
-    from explainer.model.gguf_config import check_reader, open_gguf
+    from explainer.model.gguf_config import check_reader
+    from explainer.model.gguf_open import open_gguf
     from explainer.model.tokenizer_build import read_gguf_tokenizer
 
     _check_magic(path)
