@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explainer.errors import ExplainerError
 from explainer.model.build import (
@@ -45,6 +45,9 @@ from explainer.model.build import (
 from explainer.model.fetch import sha256_file
 from explainer.model.manifest import available_models
 from explainer.model.paths import ensure_writable_dir, model_dir, models_root
+
+if TYPE_CHECKING:
+    from explainer.model.gguf_open import OpenGguf
 
 Progress = Callable[[str, float], None]
 Log = Callable[[str], None]
@@ -77,15 +80,19 @@ class Added:
 # ------------------------------------------------------------------ the two seams
 
 
-def check_gguf(path: Path) -> GgufSummary:
+def check_gguf(gguf: Path | OpenGguf) -> GgufSummary:
     """Read and check a GGUF's metadata before any work (gguf_config.inspect_gguf: the
     architecture, its quantizations, the metadata and tensors it needs, the memory a build
-    takes); one ExplainerError names whatever is wrong."""
-    from explainer.model.gguf_config import check_reader, open_gguf
+    takes); one ExplainerError names whatever is wrong. Given the build's `OpenGguf`, the
+    reader it opens is the one the build goes on with."""
+    from explainer.model.gguf_config import check_reader
+    from explainer.model.gguf_open import OpenGguf
     from explainer.model.tokenizer_build import read_gguf_tokenizer
 
+    opened = gguf if isinstance(gguf, OpenGguf) else OpenGguf(Path(gguf))
+    path = opened.path
     _check_magic(path)
-    reader = open_gguf(path)
+    reader = opened.reader
     config = check_reader(reader)
     tokenizer = read_gguf_tokenizer(reader)
     licence = _meta(reader, "general.license")
@@ -216,11 +223,14 @@ def add_gguf(
 ) -> Added:
     """Build the GGUF at ``path`` into the cache (or find the build of the same bytes), under
     ``name`` or one taken from the file's name."""
+    from explainer.model.gguf_open import OpenGguf
+
     progress = progress or _noop_progress
     log = log or _noop_log
     source = Path(path).expanduser().absolute()
     progress("checking the file", 0.0)
-    summary = check_gguf(source)
+    gguf = OpenGguf(source)  # opened by the check, read again by the build
+    summary = check_gguf(gguf)
     sha = sha256_file(source, progress, "checking the file")
     found = find_by_hash(sha)
     if found is not None:
@@ -233,10 +243,11 @@ def add_gguf(
         found = find_by_hash(sha)  # built by another process while we waited for the lock
         if found is not None:
             return Added(found, reused=True)
-        return Added(_build(source, name, sha, summary, progress, log), reused=False)
+        return Added(_build(gguf, name, sha, summary, progress, log), reused=False)
 
 
-def _build(source: Path, name: str, sha: str, summary: GgufSummary, progress: Progress, log: Log) -> BuiltModel:
+def _build(gguf: OpenGguf, name: str, sha: str, summary: GgufSummary, progress: Progress, log: Log) -> BuiltModel:
+    source = gguf.path
     fields = {
         "name": name,
         "source": SOURCE_GGUF,
@@ -247,7 +258,7 @@ def _build(source: Path, name: str, sha: str, summary: GgufSummary, progress: Pr
         "gguf_sha256": sha,
         "gguf_size": source.stat().st_size,
     }
-    return _convert_into(name, source, model_dir(name), fields, time.monotonic(), progress, log)
+    return _convert_into(name, gguf, model_dir(name), fields, time.monotonic(), progress, log)
 
 
 # ------------------------------------------------------------------ packages (--package NAME)

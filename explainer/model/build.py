@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explainer.errors import ExplainerError
 from explainer.model.checks import (
@@ -36,6 +36,9 @@ from explainer.model.checks import (
 )
 from explainer.model.manifest import DEFAULT_MODEL, Manifest, load_manifest
 from explainer.model.paths import cache_root, downloads_dir, ensure_writable_dir, model_dir
+
+if TYPE_CHECKING:
+    from explainer.model.gguf_open import OpenGguf
 
 BUILD_INFO = "build.json"
 MODEL_ONNX = "model.onnx"
@@ -314,6 +317,7 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
 
     started = time.monotonic()
     from explainer.model.fetch import fetch_gguf
+    from explainer.model.gguf_open import OpenGguf
 
     gguf_path = fetch_gguf(manifest, downloads_dir(), progress)
     fields = {
@@ -323,13 +327,17 @@ def _build(manifest: Manifest, final: Path, progress: Progress, log: Log) -> Bui
         "manifest_key": manifest.build_key,
         "gguf_sha256": manifest.source.gguf_sha256,
     }
-    return _convert_into(name, gguf_path, final, fields, started, progress, log)
+    return _convert_into(name, OpenGguf(gguf_path), final, fields, started, progress, log)
 
 
 def _convert_into(
-    name: str, gguf_path: Path, final: Path, fields: dict[str, Any], started: float, progress: Progress, log: Log
+    name: str, gguf: OpenGguf, final: Path, fields: dict[str, Any], started: float, progress: Progress, log: Log
 ) -> BuiltModel:
-    """Convert `gguf_path` into a partial directory, write build.json last, swap it into place."""
+    """Convert `gguf` into a partial directory, write build.json last, swap it into place.
+
+    The tokenizer and the weights come from the one reader of `gguf` (opened once: parsing
+    Gemma 3's metadata took longer than dequantising its weights); the tokenizer is built
+    first, so that the converter can let the reader go before it builds the graphs."""
     try:
         from explainer.model.convert import convert_gguf
     except ImportError as exc:
@@ -338,24 +346,25 @@ def _convert_into(
             f"this checkout is incomplete ({exc}); update it and retry",
         ) from exc
 
+    gguf_path = gguf.path
     partial = final.parent / f"{final.name}.partial-{os.getpid()}"
     if partial.exists():
         shutil.rmtree(partial)
     partial.mkdir(parents=True)
     try:
+        progress("building tokenizer", 0.0)
+        from explainer.model.tokenizer_build import build_tokenizer
+
+        build_tokenizer(gguf.reader, partial / TOKENIZER_JSON)
+        progress("building tokenizer", 1.0)
         log(f"converting {gguf_path.name} to ONNX")
-        convert_gguf(gguf_path, partial, progress)
+        convert_gguf(gguf, partial, progress)  # it releases the reader once it has the weights
         for fname in (MODEL_ONNX, CONFIG_JSON):
             if not (partial / fname).is_file():
                 raise ExplainerError(
                     f"the converter did not write {fname}",
                     "this is a bug in explainer; please report it",
                 )
-        progress("building tokenizer", 0.0)
-        from explainer.model.tokenizer_build import build_tokenizer
-
-        build_tokenizer(gguf_path, partial / TOKENIZER_JSON)
-        progress("building tokenizer", 1.0)
 
         info = {
             "build_format": BUILD_FORMAT,

@@ -18,6 +18,7 @@ from explainer.atomic import write_atomic, write_atomic_with
 if TYPE_CHECKING:
     import onnx
 
+    from explainer.model.gguf_open import OpenGguf
     from explainer.model.gguf_weights import ModelWeights
 
 # onnx, gguf and the graph builders are imported where a build needs them: reading
@@ -36,21 +37,27 @@ MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see weights_fi
 MODEL_CUDA_ONNX = "model.cuda.onnx"
 
 
-def convert_gguf(gguf_path: Path, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict[str, Any]:
+def convert_gguf(gguf: Path | OpenGguf, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict[str, Any]:
     """Write out_dir/model.onnx and out_dir/model.cuda.onnx (+ their weights, model.onnx.data)
     and out_dir/config.json; return the config dict.
+
+    `gguf` is a path, or the file a build has open for all its steps (gguf_open.OpenGguf): its
+    reader is released once the weights are read, before the graphs (the build's peak) are made.
 
     The GGUF is read and dequantised once, for both graphs: neither graph holds its weights, so
     holding the dequantised ones while the second is built costs nothing more. The CPU graph's
     builder writes each large constant to model.onnx.data as it makes it; the CUDA graph's
     points the same constants at the same bytes, each checked against the file (weights_file)."""
+    from explainer.model.gguf_open import OpenGguf
     from explainer.model.gguf_weights import read_weights
     from explainer.model.onnx_llama import build_graph
     from explainer.model.weights_file import SharedWeights, references
 
     out_dir.mkdir(parents=True, exist_ok=True)
     progress("reading and dequantising GGUF", 0.0)
-    weights = read_weights(Path(gguf_path))
+    opened = gguf if isinstance(gguf, OpenGguf) else OpenGguf(Path(gguf))
+    weights = read_weights(opened.reader)
+    opened.release()
     config: dict[str, Any] = weights.config.to_dict()
     progress("building model.onnx", 0.8)
     cpu = _cpu_graph_writing_weights(weights, out_dir / MODEL_DATA)

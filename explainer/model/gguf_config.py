@@ -278,40 +278,14 @@ def expected_tensors(config: ModelConfig) -> list[str]:
     return names
 
 
-def open_gguf(path: Path) -> GGUFReader:
-    """Open a GGUF file, turning the reader's low-level failures into one clear message; a
-    file cut short (its last tensors' bytes missing) is refused here too."""
-    import gguf
-
-    hint = "the file may be truncated or corrupt: download it again"
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-    except FileNotFoundError:
-        raise ExplainerError(f"model file not found: {path}", "check the path") from None
-    except OSError as exc:
-        raise ExplainerError(f"cannot read {path}: {exc.strerror or exc}", "check the path") from None
-    if magic != b"GGUF":
-        raise ExplainerError(f"{path.name} is not a GGUF file (it does not start with 'GGUF')", "choose a .gguf file")
-    try:
-        reader = gguf.GGUFReader(str(path))
-    except Exception as exc:  # noqa: BLE001 - the reader raises ValueError/IndexError/struct errors on bad bytes
-        raise ExplainerError(f"{path.name} is not a readable GGUF file ({type(exc).__name__}: {exc})", hint) from None
-    size = Path(path).stat().st_size
-    for t in reader.tensors:
-        if int(t.data_offset) + int(t.n_bytes) > size or t.data.nbytes != int(t.n_bytes):
-            raise ExplainerError(
-                f"{path.name} is cut short: tensor '{t.name}' ends past the end of the file ({size:,} bytes)", hint
-            )
-    return reader
-
-
 def inspect_gguf(path: Path, available: int | None = None) -> ModelConfig:
     """Open and check a GGUF before building it; returns its config.
 
     Raises one ExplainerError for a missing file, a file that is not a GGUF or is cut short,
     an unsupported architecture or quantization, a missing metadata entry or tensor, or too
     little free memory (`available` bytes, or what the system says is available)."""
+    from explainer.model.gguf_open import open_gguf
+
     return check_reader(open_gguf(Path(path)), available)
 
 

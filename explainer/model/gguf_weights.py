@@ -16,8 +16,10 @@ permute: those models use rotate-half RoPE already.)
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,9 +28,11 @@ from explainer.model.gguf_config import (
     LAYER_TENSORS,
     ModelConfig,
     check_quantizations,
-    open_gguf,
     read_config,
 )
+
+if TYPE_CHECKING:
+    from gguf import GGUFReader
 
 LlamaConfig = ModelConfig  # the name of the type before other architectures were read
 
@@ -170,11 +174,14 @@ def unpermute_order(rows: int, n_heads: int) -> np.ndarray:
     return llama_cpp_unpermute(np.arange(rows), n_heads)
 
 
-def read_weights(path: Path) -> ModelWeights:
-    """Dequantise every tensor of a supported GGUF into float32 [out, in] matrices."""
+def read_weights(gguf: Path | GGUFReader) -> ModelWeights:
+    """Dequantise every tensor of a supported GGUF (a path, or a reader a build opened for
+    all its steps: explainer.model.gguf_open) into float32 [out, in] matrices."""
     from gguf.quants import dequantize
 
-    reader = open_gguf(path)
+    from explainer.model.gguf_open import open_gguf
+
+    reader = open_gguf(Path(gguf)) if isinstance(gguf, (str, os.PathLike)) else gguf
     config = read_config(reader)
     check_quantizations(reader)
     tensors = {t.name: t for t in reader.tensors}

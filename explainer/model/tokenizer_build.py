@@ -65,7 +65,7 @@ def _field(reader: Any, key: str, default: Any = None) -> Any:
 def read_gguf_tokenizer(gguf: Any) -> dict[str, Any]:
     """Read the tokenizer metadata from a ``gguf.GGUFReader`` or a path to a GGUF."""
     if isinstance(gguf, (str, os.PathLike)):
-        from explainer.model.gguf_config import open_gguf
+        from explainer.model.gguf_open import open_gguf
 
         reader = open_gguf(Path(gguf))
     else:

@@ -27,9 +27,9 @@ def fake_converter(monkeypatch):
     """Install a fake explainer.model.convert; returns a dict to steer it."""
     state = {"calls": 0, "fail_midway": False, "version": "1"}
 
-    def convert_gguf(gguf_path: Path, out_dir: Path, progress) -> dict:
+    def convert_gguf(gguf, out_dir: Path, progress) -> dict:  # gguf: the build's OpenGguf
         state["calls"] += 1
-        assert Path(gguf_path).is_file()
+        assert gguf.path.is_file()
         progress("fake convert", 0.0)
         (out_dir / "model.onnx").write_bytes(b"onnx-bytes" * 10)
         if state["fail_midway"]:
@@ -202,7 +202,7 @@ from pathlib import Path
 
 calls, waiting, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
-def convert_gguf(gguf_path, out_dir, progress):
+def convert_gguf(gguf, out_dir, progress):
     with calls.open("a") as f:
         f.write("convert\\n")
     deadline = time.monotonic() + 60
