@@ -59,11 +59,24 @@ def compare(runtime: Any, baseline: Any, weights: Any, ids: list[int], steps: in
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def compare_built(built: Any, gguf_path: Any, prompt: str, steps: int, device: str = "cuda") -> dict[str, Any]:
+    """:func:`compare` on a built model: its CUDA graph through the runtime on ``device``
+    against the numpy reference from ``gguf_path`` and the CPU graph on the CPU; the figures
+    also name the graph file the runtime loaded."""
     from explainer.engine.runtime import ModelRuntime
     from explainer.engine.tokenizer import load_tokenizer
-    from explainer.model.build import load_built
     from explainer.model.gguf_weights import read_weights
+
+    runtime = ModelRuntime(built.onnx_path, built.config, device=device, graph="cuda")
+    baseline = ModelRuntime(built.onnx_path, built.config, device="cpu", graph="cpu")
+    ids = load_tokenizer(built.tokenizer_path).encode_ids(prompt)
+    figures = compare(runtime, baseline, read_weights(gguf_path), ids, steps)
+    figures["graph"], figures["graph_file"] = runtime.graph, runtime.onnx_path.name
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    from explainer.model.build import load_built
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--device", default="cuda", help="the device of the runtime checked (cuda or cpu)")
@@ -74,10 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if built.gguf_path is None:
         print("the GGUF is not in the download cache", file=sys.stderr)
         return 2
-    runtime = ModelRuntime(built.onnx_path, built.config, device=args.device, graph="cuda")
-    baseline = ModelRuntime(built.onnx_path, built.config, device="cpu", graph="cpu")
-    ids = load_tokenizer(built.tokenizer_path).encode_ids(args.prompt)
-    figures = compare(runtime, baseline, read_weights(built.gguf_path), ids, args.steps)
+    figures = compare_built(built, built.gguf_path, args.prompt, args.steps, args.device)
     figures["ok"] = bool(figures["max_dp_vs_numpy"] < 2e-3 and figures["greedy_equal"])
     print(json.dumps(figures, indent=2))
     return 0 if figures["ok"] else 1

@@ -8,22 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explainer.engine.runtime import ModelRuntime
-from explainer.engine.tokenizer import load_tokenizer
-from explainer.model.gguf_weights import read_weights
-
-from .gpu_reference import compare
+from .gpu_reference import compare_built
 
 pytestmark = pytest.mark.slow
 
 
 def test_cuda_graph_agrees_with_numpy_and_the_cpu_graph(built_model, real_gguf):
-    cpu = ModelRuntime(built_model.onnx_path, built_model.config, device="cpu")
-    cuda = ModelRuntime(built_model.onnx_path, built_model.config, device="cpu", graph="cuda")
-    assert cuda.onnx_path.name == "model.cuda.onnx" and cuda.graph == "cuda"
-    ids = load_tokenizer(built_model.tokenizer_path).encode_ids("The capital of France is")
-    figures = compare(cuda, cpu, read_weights(real_gguf), ids, steps=4)
+    figures = compare_built(built_model, real_gguf, "The capital of France is", steps=4, device="cpu")
     print(figures)
+    assert figures["graph_file"] == "model.cuda.onnx" and figures["graph"] == "cuda"
     assert figures["max_dp_vs_numpy"] < 2e-3
     assert figures["max_dp_vs_cpu_graph"] < 1e-5
     assert figures["greedy_equal"]

@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.engine.runtime import ModelRuntime
-from explainer.engine.tokenizer import load_tokenizer
-from explainer.model.gguf_weights import read_weights
-
-from .gpu_reference import compare
+from .gpu_reference import compare_built
 
 pytestmark = pytest.mark.slow
 
 
 def test_gemma_cuda_graph_agrees_with_numpy_and_the_cpu_graph(gemma_model, gemma_gguf):
-    gemma = gemma_model
-    cpu = ModelRuntime(gemma.onnx_path, gemma.config, device="cpu")
-    cuda = ModelRuntime(gemma.onnx_path, gemma.config, device="cpu", graph="cuda")
-    ids = load_tokenizer(gemma.tokenizer_path).encode_ids("The capital of France is")
-    figures = compare(cuda, cpu, read_weights(gemma_gguf), ids, steps=2)
+    figures = compare_built(gemma_model, gemma_gguf, "The capital of France is", steps=2, device="cpu")
     print(figures)
     assert figures["max_dp_vs_numpy"] < 2e-3
     assert figures["max_dp_vs_cpu_graph"] < 1e-5
