@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Step, Trace
-from explainer.errors import Cancelled, ExplainerError
+from explainer.errors import Cancelled, ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -95,13 +95,16 @@ def app_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def describe(engine: Engine) -> Described:
-    """Every token's label is built here, next to the tokenizer (about 2 µs a token)."""
-    from explainer.illustration.vocab import display_piece
-
-    tok = engine.tokenizer
-    labels = tuple(display_piece(tok, i) for i in range(int(engine.config["vocab_size"])))
-    return Described(engine.model_info(), engine.runtime.provider, labels)
+def load_failure(exc: Exception) -> ExplainerError:
+    """What the window says when loading a model raised ``exc``, in whichever process it ran."""
+    if isinstance(exc, ExplainerError):
+        return exc
+    if isinstance(exc, MemoryError):
+        return out_of_memory("load this model", "close other programs and try again")
+    return ExplainerError(
+        f"the model could not be loaded ({type(exc).__name__}: {exc})",
+        "rebuild it with `explainer model build --force`, or from the app",
+    )
 
 
 class InProcess:
@@ -111,7 +114,12 @@ class InProcess:
         self.engine = engine
 
     def describe(self) -> Described:
-        return describe(self.engine)
+        """Every token's label is built here, next to the tokenizer (about 2 µs a token)."""
+        from explainer.illustration.vocab import display_piece
+
+        tok = self.engine.tokenizer
+        labels = tuple(display_piece(tok, i) for i in range(int(self.engine.config["vocab_size"])))
+        return Described(self.engine.model_info(), self.engine.runtime.provider, labels)
 
     def generate(
         self,
@@ -126,8 +134,11 @@ class InProcess:
             prompt, settings, chat=chat, lens=True, on_step=on_step, should_stop=should_stop, on_progress=on_progress
         )
 
-    def continue_from(self, original: Trace, step: int, token_id: int, should_stop: StopAsked) -> Trace:
-        return self.engine.continue_from(original, step, token_id, should_stop=should_stop)
+    def continue_from(
+        self, original: Trace, step: int, token_id: int, should_stop: StopAsked, on_step: OnStep | None = None
+    ) -> Trace:
+        """(``on_step``: the model's process passes each step on; the window waits for the end.)"""
+        return self.engine.continue_from(original, step, token_id, on_step=on_step, should_stop=should_stop)
 
     def close(self) -> None:
         pass
@@ -155,23 +166,13 @@ def _serve(conn: Connection, stop: Connection, cache_root: str, name: str, devic
         from explainer.engine.generate import Engine
         from explainer.model.build import load_built
 
-        engine = Engine(load_built(name), device, threads=threads)
-        described = describe(engine)
-    except ExplainerError as exc:
-        conn.send(("failed", exc.message, exc.hint))
-        return
-    except MemoryError:
-        conn.send(("failed", "there is not enough memory to load this model", "close other programs and try again"))
-        return
+        runner = InProcess(Engine(load_built(name), device, threads=threads))
+        described = runner.describe()
     except Exception as exc:  # noqa: BLE001 - said to the window, which keeps running
-        traceback.print_exc()
-        conn.send(
-            (
-                "failed",
-                f"the model could not be loaded ({type(exc).__name__}: {exc})",
-                "rebuild it with `explainer model build --force`, or from the app",
-            )
-        )
+        if not isinstance(exc, ExplainerError | MemoryError):
+            traceback.print_exc()
+        failure = load_failure(exc)
+        conn.send(("failed", failure.message, failure.hint))
         return
     labels = described.labels
     conn.send(("ready", described.info, described.provider, len(labels), time.perf_counter() - t0))
@@ -186,11 +187,12 @@ def _serve(conn: Connection, stop: Connection, cache_root: str, name: str, devic
             return
         while stop.poll():  # a stop that came after the last run had ended
             stop.recv_bytes()
-        _answer(conn, engine, request, stop.poll)
+        _answer(conn, runner, request, stop.poll)
 
 
-def _answer(conn: Connection, engine: Engine, request: tuple[Any, ...], stop: StopAsked) -> None:
-    """Run one request; every step is sent as it is made, then the run without its steps."""
+def _answer(conn: Connection, runner: InProcess, request: tuple[Any, ...], stop: StopAsked) -> None:
+    """Run one request, as the worker thread runs an engine of its own; every step is sent as
+    it is made, then why the run stopped."""
 
     def on_step(trace: Trace, step: Step) -> None:
         # the run's fixed part (its prompt, tokens, settings) comes once, with the first step
@@ -202,18 +204,10 @@ def _answer(conn: Connection, engine: Engine, request: tuple[Any, ...], stop: St
     try:
         if request[0] == "generate":
             _, prompt, settings, chat = request
-            trace = engine.generate(
-                prompt,
-                settings,
-                chat=chat,
-                lens=True,
-                on_step=on_step,
-                should_stop=stop,
-                on_progress=on_progress,
-            )
+            trace = runner.generate(prompt, settings, chat, on_step, stop, on_progress)
         else:
             _, original, step, token_id = request
-            trace = engine.continue_from(original, step, token_id, on_step=on_step, should_stop=stop)
+            trace = runner.continue_from(original, step, token_id, stop, on_step)
     except Cancelled:
         conn.send(("cancelled",))
     except ExplainerError as exc:

@@ -22,7 +22,7 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.errors import Cancelled, ExplainerError, out_of_memory
 from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.model_process import ModelProcessLost, ModelRunner
+from explainer.ui.model_process import ModelProcessLost, ModelRunner, load_failure
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -149,16 +149,11 @@ class Worker(QObject):
             self.engine = self._factory(self.model_name, self._closing)
         except Cancelled:
             return False  # the window is closing
-        except ExplainerError as exc:
-            self.failed.emit(gid, exc.message, exc.hint)
-            return False
         except Exception as exc:  # noqa: BLE001 - any load failure is shown, the app keeps running
-            traceback.print_exc()
-            self.failed.emit(
-                gid,
-                f"the model could not be loaded ({type(exc).__name__}: {exc})",
-                "rebuild it with `explainer model build --force`, or from the app",
-            )
+            if not isinstance(exc, ExplainerError | MemoryError):
+                traceback.print_exc()
+            failure = load_failure(exc)
+            self.failed.emit(gid, failure.message, failure.hint)
             return False
         finally:
             self.busy.emit(Activity.IDLE)
