@@ -16,13 +16,12 @@ medians over the same number of steps; what token is read does not change what a
 from __future__ import annotations
 
 import os
-import resource
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from explainer.bench.memory import peak_rss_mb
 from explainer.engine.generate import Engine
 from explainer.engine.runtime import ModelRuntime
 from explainer.engine.sampler import SamplingSettings
@@ -74,11 +73,6 @@ def _generate_tpot_s(engine: Engine, prompt: list[int], n: int, lens: bool) -> f
     tpot = trace.tpot_s
     assert tpot is not None  # n >= 1 decode steps, none cut short by an end token
     return tpot
-
-
-def _peak_rss_mb() -> float:
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
 def _llama_cpp_figures(gguf: Path | None, prompt: list[int], long: list[int], n: int) -> dict[str, float | str]:
@@ -156,7 +150,7 @@ def run_bench(built: BuiltModel, device: str | None = None, llama_cpp: bool = Tr
         "no_cache_ratio_256": no_cache / tpot_256,
         "decode_tokens": DECODE_TOKENS,
         # ours alone: measured before llama.cpp is loaded into this process
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
     if llama_cpp:
         theirs = _llama_cpp_figures(built.gguf_path, p32, p256, DECODE_TOKENS)

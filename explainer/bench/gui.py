@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QEventLoop, QMessageLogContext, QObject, Qt, QTimer, QtMsgType
 from PySide6.QtWidgets import QApplication
 
+from explainer.bench.memory import current_rss_mb, peak_rss_mb
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import collect_later, make_app, open_window
 from explainer.ui.worker import LoadedModel
@@ -64,26 +65,6 @@ def _process_start() -> float:
         return float(psutil.Process().create_time())
     except Exception:  # noqa: BLE001 - psutil is a dependency, but a figure is not worth a crash
         return time.time() - time.process_time()
-
-
-def current_rss_mb() -> float:
-    """Resident memory now (not the peak): for a curve of how it grows over a run."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError, IndexError):
-        return _peak_rss_mb()
-
-
-def _children_peak_rss_mb() -> float:
-    """The peak of the largest ended child: the model's process, once the window has closed."""
-    kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
-
-
-def _peak_rss_mb() -> float:
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
 class _Probe(QObject):
@@ -223,8 +204,8 @@ class _GuiBench:
             "fps": len(self.refreshes_painted) / self.animating_s if self.animating_s > 0 else None,
             "paints_per_s": self.paints_animating / self.animating_s if self.animating_s > 0 else None,
             "first_window_s": (self.first_paint_wall - self.t_start) if self.first_paint_wall else None,
-            "peak_rss_mb": _peak_rss_mb(),
-            "model_process_peak_rss_mb": _children_peak_rss_mb(),
+            "peak_rss_mb": peak_rss_mb(),
+            "model_process_peak_rss_mb": peak_rss_mb(resource.RUSAGE_CHILDREN),
             "rss_mb_by_tokens": self.rss_curve,
         }
         r.update(self.result)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from explainer.bench.memory import peak_rss_mb
 from explainer.engine.tokenizer import load_tokenizer
 from explainer.model.build import BuiltModel
 
@@ -38,11 +38,6 @@ _TEXT = (
     "comes next. The prediction is a probability for every token it knows. "
 )
 WORKER_TIMEOUT_S = 3600  # an 8k prefill takes minutes on a busy 2-core machine
-
-
-def _peak_rss_mb() -> float:
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb / 1024 if sys.platform != "darwin" else kb / 2**20
 
 
 def long_prompt(built: BuiltModel, n: int) -> tuple[str, list[int]]:
@@ -69,7 +64,7 @@ def _explainer_worker(request: dict[str, Any]) -> dict[str, Any]:
         on_step=lambda _trace, _step: stamps.append(time.perf_counter()),
     )
     walls = [b - a for a, b in itertools.pairwise(stamps)]
-    peak_generate = _peak_rss_mb()
+    peak_generate = peak_rss_mb()
     report = {
         "provider": engine.runtime.provider,
         "prefill_s": trace.steps[0].forward_s,
@@ -138,7 +133,7 @@ def _llama_cpp_worker(request: dict[str, Any]) -> dict[str, Any]:
         llm.eval([token])
         times.append(time.perf_counter() - start)
         token = next_token()
-    return {"prefill_s": prefill, "tpot_s": statistics.median(times) if times else None, "peak_rss_mb": _peak_rss_mb()}
+    return {"prefill_s": prefill, "tpot_s": statistics.median(times) if times else None, "peak_rss_mb": peak_rss_mb()}
 
 
 def _run_worker(kind: str, request: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:

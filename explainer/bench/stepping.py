@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 
-from explainer.bench.gui import current_rss_mb
+from explainer.bench.memory import current_rss_mb
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
