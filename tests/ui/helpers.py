@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from PySide6.QtCore import Qt
 
 from explainer.stages import Cursor, Stage
@@ -78,3 +82,18 @@ def visible_horizontal_scrollbars(widget) -> list:
     return [
         a for a in widget.findChildren(QAbstractScrollArea) if a.isVisible() and a.horizontalScrollBar().isVisible()
     ]
+
+
+def last_line_of_fresh_python(script: str, *args: str, timeout: float = 120, **env: str) -> str:
+    """Run ``script`` (with ``args``) in a fresh interpreter, offscreen, with ``env`` added;
+    its last line of output. For what start-up imports or does: this test process has
+    imported everything already."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env},
+        timeout=timeout,
+        check=True,
+    )
+    return out.stdout.strip().splitlines()[-1]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -17,6 +15,7 @@ import pytest
 from explainer.engine.sampler import SamplingSettings
 from explainer.errors import Cancelled, ExplainerError
 from explainer.ui.model_process import InProcess, ModelProcess, ModelProcessLost
+from tests.ui.helpers import click, last_line_of_fresh_python, type_into
 
 pytestmark = pytest.mark.slow
 
@@ -132,8 +131,6 @@ def test_closing_during_a_load_ends_the_process_at_once(built_model):
 def test_the_window_lost_model_is_reported_and_started_again(qtbot, make_window, built_model):
     """The window's own path: a killed model is an error in the window, and Generate starts it
     again."""
-    from tests.ui.helpers import click, type_into
-
     w = make_window()  # the default: the model in its process
     type_into(qtbot, w.prompt, "Hello")
     type_into(qtbot, w.sampling.max_new_tokens, "3")
@@ -185,16 +182,7 @@ print(json.dumps(seen))
 
 
 def test_the_window_process_never_loads_the_model_libraries(tmp_path, built_model):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run(
-        [sys.executable, "-c", WINDOW_RUNS, str(tmp_path / "settings")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-        check=True,
-    )
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = json.loads(last_line_of_fresh_python(WINDOW_RUNS, str(tmp_path / "settings"), timeout=180))
     assert "error" not in seen, seen.get("error")
     assert seen["steps"] == 3
     assert seen["model_pid"] != seen["pid"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+
+from tests.ui.helpers import last_line_of_fresh_python
 
 # run in a fresh interpreter: this test process has imported everything already
 FIRST_PAINT = """
@@ -42,16 +42,10 @@ NOT_DRAWN = ("onnxruntime", "tokenizers", "pyqtgraph", "onnx", "gguf")
 
 
 def test_the_first_paint_imports_no_model_or_chart_library(tmp_path):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "EXPLAINER_CACHE_DIR": str(tmp_path / "cache")}
-    out = subprocess.run(
-        [sys.executable, "-c", FIRST_PAINT, str(tmp_path / "settings")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
+    out = last_line_of_fresh_python(
+        FIRST_PAINT, str(tmp_path / "settings"), EXPLAINER_CACHE_DIR=str(tmp_path / "cache")
     )
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = json.loads(out)
     modules = set(seen["first_paint"])
     assert "PySide6" in modules  # (the probe saw the window's paint)
     assert not modules & set(NOT_DRAWN), sorted(modules & set(NOT_DRAWN))
@@ -74,16 +68,7 @@ def test_the_app_does_not_read_the_source_of_every_module_it_imports(tmp_path):
     """PySide6 reads each imported module's whole source to look for its own name, for a
     feature the app does not use; the window's start-up imports some 270 modules after Qt."""
     (tmp_path / "freshly_written.py").write_text("VALUE = 1\n")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run(
-        [sys.executable, "-c", AFTER_MAKE_APP, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
-    assert out.stdout.strip().splitlines()[-1] == "False"
+    assert last_line_of_fresh_python(AFTER_MAKE_APP, str(tmp_path)) == "False"
 
 
 CHART_IMPORT = """
@@ -122,10 +107,6 @@ def test_the_chart_library_is_imported_in_a_thread_only_once_qt_is_ready_for_it(
     """PySide6 makes its classes on first use, and making them from a second thread while the
     window used Qt crashed the app: every class pyqtgraph's shim copies is made on the GUI
     thread first (ui/chart_import.py), then pyqtgraph is imported in a thread."""
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run(
-        [sys.executable, "-c", CHART_IMPORT], capture_output=True, text=True, env=env, timeout=120, check=True
-    )
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = json.loads(last_line_of_fresh_python(CHART_IMPORT))
     assert seen["imported"] and seen["thread"]
     assert seen["qt_modules"] >= 3 and seen["classes_not_made"] == 0
