@@ -39,6 +39,11 @@ class StatusLine:
         self.metrics.setToolTip("\n".join(tip.format(term=t, definition=texts.define(t) or "") for t in terms))
         self.model_label = QLabel("")
         self.model_label.setObjectName("model")
+        # A label's text sets its minimum width, and the status bar's sets the window's: a long
+        # message, or the first run's times, widened a window already at its minimum (and past
+        # a small screen), repainting all of it. Each label may be cut short instead.
+        for label in (self.activity, self.metrics, self.model_label):
+            label.setMinimumWidth(1)
         bar.addWidget(self.busy_bar)
         bar.addWidget(self.activity, 1)
         bar.addPermanentWidget(self.metrics)

@@ -169,3 +169,21 @@ def test_the_controls_never_scroll_sideways(qtbot, make_window, shared_engine, d
     qtbot.wait(50)
     assert visible_horizontal_scrollbars(w.control_dock) == []
     assert w.control_dock.width() >= w.controls.minimumSizeHint().width()
+
+
+def test_a_long_status_message_never_widens_the_window(qtbot, make_window, shared_engine, desktop):
+    """The status bar's texts (what the app is doing, the run's times, the model) are cut short
+    rather than widen the window: the bar's minimum width is part of the window's, and a long
+    message pushed a window at its narrowest past a small screen, and repainted all of it."""
+    desktop.area = LAPTOP
+    w = make_window(lambda: shared_engine, load=False)
+    bar = w.statusBar()
+    narrowest = bar.minimumSizeHint().width()
+    long = "Reading the prompt: 7,936 of 8,192 tokens, about 12 seconds left " * 3
+    w.status.activity.setText(long)
+    w.status.metrics.setText("TTFT 27,012 ms · TPOT 31.4 ms a token on CPUExecutionProvider " * 2)
+    w.status.model_label.setText("A model with a rather long display name · 1.2B parameters · Apache-2.0 " * 2)
+    qtbot.wait(50)  # the layout settles
+    assert bar.minimumSizeHint().width() == narrowest < 400
+    assert LAPTOP.contains(w.frameGeometry())
+    assert w.status.activity.text() == long  # cut short on screen only: the whole text is still read out
