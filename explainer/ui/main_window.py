@@ -468,7 +468,7 @@ class MainWindow(QMainWindow):
         self._loaded_model = model.name
         self.settings.set_model_name(model.name)
         self.build_panel.adding = False
-        self.model_menu.refresh()
+        self.model_menu.check(model.name)
         self.build_panel.hide()
         self.vocabulary = vocabulary_from_labels(model.vocabulary)
         self.scene.set_vocabulary(self.vocabulary)

@@ -44,6 +44,14 @@ class ModelMenu:
         self.menu.aboutToShow.connect(self.refresh)
         self.refresh()
 
+    def check(self, name: str) -> None:
+        """Check the model ``name`` if it is listed. The list itself is read again when the menu
+        opens (refresh): reading every built model's files when a model arrives made that
+        moment one of the window's longest stalls."""
+        action = self.models.get(name)
+        if action is not None:
+            action.setChecked(True)
+
     def refresh(self) -> None:
         """List the built models again, checking the one loaded."""
         from explainer.model.catalog import list_built

@@ -76,6 +76,8 @@ def test_switching_reloads_in_the_worker_is_saved_and_restored(qtbot, two_models
         model = ready.args[0]
         assert model.name == beta and model.info.n_layers == 3 and model.info.license == "licence-1"
         assert w.trace is None  # the other model's run is forgotten: its ids are not this vocabulary's
+        listed = w.model_menu.models  # the model arriving checks its entry (the list is read again on opening)
+        assert listed[beta].isChecked() and not listed[alpha].isChecked()
         assert checked(w) == [beta]
         assert AppSettings().model_name() == beta
         assert beta in w.status.model_label.text() or "Beta-3L" in w.status.model_label.text()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
@@ -137,7 +137,11 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     st.changed.connect(session.on_changed)
     window.scene.set_answer_rule(session.answer_open)  # an open guess: nothing drawn names the answer
     session.answer_changed.connect(window.scene.answer_changed)
-    window.controller.model_ready.connect(lambda model: _model_ready(session, model))
+    # in an event-loop turn of its own: rebuilding the questions and the scale for the new model
+    # takes ~10 ms, which with the window's own work made the model's arrival a 20-30 ms stall
+    window.controller.model_ready.connect(
+        lambda model: QTimer.singleShot(0, session, lambda: _model_ready(session, model))
+    )
     window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
         lambda term: dock.open_glossary(term, show=not window.presenter.active)
     )
