@@ -29,6 +29,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QMessageLogContext, QObject, Qt, 
 from PySide6.QtWidgets import QApplication
 
 from explainer.bench.memory import current_rss_mb, peak_rss_mb
+from explainer.bench.screen import sizes, use_offscreen_screen
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import collect_later, make_app, open_window
 from explainer.ui.worker import LoadedModel
@@ -95,6 +96,7 @@ class _GuiBench:
         self.animating_s = 0.0
         self.frames_shown = 0
         self.result: dict[str, object] = {}
+        self.sizes: dict[str, str] = {}  # the screen's and the window's, when the run stops
         self.rss_curve: list[list[float]] = []  # [tokens generated, resident MB], about 20 points
         self.finished_at: float | None = None
         self.generation_started: float | None = None
@@ -191,6 +193,7 @@ class _GuiBench:
         if "status" in self.result:
             return
         self.result["status"] = why
+        self.sizes = sizes(self.window)
         self.heartbeat.stop()
         self.deadline.stop()
         self.window.close()
@@ -221,6 +224,7 @@ class _GuiBench:
                 "frames_painted_total": self.paints_total,
                 "stages_shown": self.frames_shown,
                 "qt_platform": self.app.platformName(),
+                **self.sizes,
             }
         )
         return r
@@ -249,8 +253,7 @@ def run_gui_bench(
     model: str = DEFAULT_MODEL, device: str | None = None, tokens: int = TOKENS, prompt: str = PROMPT
 ) -> dict[str, object]:
     """Measure the app on ``prompt`` (a long one: what the window costs at full context)."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    use_offscreen_screen()
     previous_handler = _quiet_offscreen_noise()
     try:
         return _run(model, device, tokens, prompt)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 
 from explainer.bench.memory import current_rss_mb
+from explainer.bench.screen import sizes, use_offscreen_screen
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -27,8 +28,7 @@ PRESS_EVERY_MS = 40
 
 
 def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None) -> dict[str, object]:
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    use_offscreen_screen()
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
 
@@ -94,6 +94,7 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
         "rss_mb_before_window": rss_before,
         "rss_mb_after": current_rss_mb(),
         "qt_platform": app.platformName(),
+        **sizes(window),
     }
     window.close()
     return report
