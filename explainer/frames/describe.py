@@ -19,6 +19,7 @@ from explainer.frames import panels as F
 from explainer.frames.chips import Chip
 from explainer.frames.frame import Frame
 from explainer.frames.probabilities import AFTER_TOP_P, RAW, ProbabilitiesValue
+from explainer.frames.tokens import TokensValue
 from explainer.illustration.formatting import percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.stages import Stage
@@ -43,7 +44,7 @@ def describe(frame: Frame, texts: LessonTexts) -> str:
     out.append(w["stage"].format(stage=_one_line(caption.heading)))
     if header.n:
         out.append(w["pass"].format(n=header.n, total=header.total, pass_label=header.pass_label))
-    text = _text_so_far(tokens.prompt_text, tokens.chips, w)
+    text = _text_so_far(tokens, w)
     if frame.cursor is not None:
         out.append(w["text"].format(text=text) if text else w["text_empty"])
     if frame.stage is Stage.TOKENS and tokens.reading[1] > tokens.reading[0]:
@@ -64,14 +65,13 @@ def _quote(piece: str, w: Mapping[str, str]) -> str:
     return w["quote"].format(piece=spoken(piece, w))
 
 
-def _text_so_far(prompt: str, chips: tuple[Chip, ...], w: Mapping[str, str]) -> str:
+def _text_so_far(tokens: TokensValue, w: Mapping[str, str]) -> str:
     """The prompt as typed and the answer so far, a control token said as its words; in chat mode
     (the prompt wrapped in a template of control tokens) the reply on a line of its own."""
-    chat = any(c.special for c in chips if c.kind == "input")
-    parts = [prompt + ("\n" if chat and any(c.kind == "output" for c in chips) else "")]
-    for c in chips:
-        if c.kind == "output":
-            parts.append(f" {spoken(c.text, w)} " if c.special else c.text)
+    outputs = tokens.chips[tokens.prompt_count :]
+    parts = [tokens.prompt_text + ("\n" if tokens.prompt_special and outputs else "")]
+    for c in outputs:
+        parts.append(f" {spoken(c.text, w)} " if c.special else c.text)
     return "".join(parts).strip()
 
 

@@ -124,6 +124,7 @@ class FrameBuilder:
                 step,
                 trace.model,
                 chips=chips,
+                prompt=self._chips.prompt_facts(trace, names),
                 read_chips=read,
                 answer_hidden=self.answer_hidden,
             )

@@ -13,7 +13,7 @@ from typing import Any
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Step, Trace
-from explainer.frames.chips import Chip
+from explainer.frames.chips import NO_PROMPT, Chip, PromptFacts
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor, Stage
 
@@ -45,6 +45,7 @@ class Moment:
     model: ModelInfo | None = None  # the trace's model, or what is known before any trace
     message: str = ""  # shown before any trace ("Loading the model…")
     chips: tuple[Chip, ...] = ()  # the context as token chips, as it stands at this stage
+    prompt: PromptFacts = NO_PROMPT  # of the first chips, the prompt's
     read_chips: tuple[Chip, ...] = ()  # the tokens the pass under the cursor reads
     # True while the learner is asked to guess this pass's next token (the lesson's game): nothing
     # drawn names the answer (no lens guesses, a caption without the token, no chart)

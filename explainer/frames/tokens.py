@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from explainer.frames.chips import Chip
+from explainer.frames.chips import WHITESPACE_MARKS, Chip
 from explainer.frames.moment import Moment, Words
-from explainer.illustration.formatting import NEWLINE, SPACE, TAB
 from explainer.illustration.vocab import spelled
 from explainer.stages import Stage
-
-WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))
 
 
 @dataclass(frozen=True)
@@ -20,6 +17,8 @@ class TokensValue:
     prompt_text: str  # the prompt as typed
     answer_text: str  # what the model has added so far
     chips: tuple[Chip, ...]
+    prompt_count: int  # the first chips are the prompt's (its template's in chat mode), the rest the answer's
+    prompt_special: bool  # a control token among the prompt's chips
     reading: tuple[int, int]  # chip indices read in this pass, highlighted (empty range: none)
     appended: int | None  # the chip appended at this frame (it flies in)
     stats: str  # "5 tokens from 24 characters: ...", "" before any tokens
@@ -39,7 +38,8 @@ def tokens_value(m: Moment) -> TokensValue:
         if context_length
         else panels["counter_empty"]
     )
-    answer = spelled([(c.text, c.label) for c in chips if c.kind == "output"])
+    outputs = chips[m.prompt.count :]  # (only the answer's chips are read one by one: see PromptFacts)
+    answer = spelled([(c.text, c.label) for c in outputs])
     message = ""
     if not chips and (m.message or m.cursor is not None):
         message = m.message or panels["tokens_message"]
@@ -53,7 +53,7 @@ def tokens_value(m: Moment) -> TokensValue:
             appended = len(chips) - 1
         # What the tokens spell: the prompt as typed (pieces of a split character would count it
         # twice), or in chat mode the template's text too, then the answer so far.
-        prompt = "".join(c.text for c in chips if c.kind == "input") if m.trace.chat else m.trace.prompt
+        prompt = m.prompt.text if m.trace.chat else m.trace.prompt
         text = prompt + answer
         vocab = m.trace.model.vocab_size
         stats = panels["tokens_stats"].format(
@@ -65,11 +65,15 @@ def tokens_value(m: Moment) -> TokensValue:
         prompt_text=m.trace.prompt if m.trace else "",
         answer_text=answer,
         chips=chips,
+        prompt_count=m.prompt.count,
+        prompt_special=m.prompt.special,
         reading=reading,
         appended=appended,
         stats=stats,
         stats_stressed=m.stage is Stage.TOKENS,
         message=message,
-        legend=m.texts.legend if any(WHITESPACE_MARKS & set(c.label) for c in chips) else "",
+        legend=m.texts.legend
+        if m.prompt.marked or any(not WHITESPACE_MARKS.isdisjoint(c.label) for c in outputs)
+        else "",
         words=m.words,
     )

@@ -17,6 +17,19 @@ from explainer.illustration.formatting import milliseconds, percent, quoted, sho
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Cursor, Stage
 
+_counted: tuple[object, int] = (None, 0)  # (a trace's prompt tokens, their characters)
+
+
+def _prompt_chars(trace: Trace) -> int:
+    """Characters of the prompt's tokens, counted once per prompt: every caption of every press of
+    Next asks, and at 8k tokens counting them again was a millisecond of each."""
+    global _counted
+    tokens, chars = _counted
+    if tokens is not trace.prompt_tokens:
+        chars = len("".join(t.text for t in trace.prompt_tokens))
+        _counted = (trace.prompt_tokens, chars)
+    return chars
+
 
 def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:
     """Every number a caption may mention for this cursor (content/fields.py CAPTION_FIELDS names
@@ -38,7 +51,7 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
         "max_new": trace.settings.max_new_tokens,
         "pass_no": cursor.step + 1,
     }
-    chars = len("".join(t.text for t in trace.prompt_tokens))
+    chars = _prompt_chars(trace)
     n_tok = max(1, len(trace.prompt_tokens))
     f["n_chars"] = f"{chars:,}"
     f["ratio"] = f"{chars / n_tok:.1f}"

@@ -9,6 +9,7 @@ import pytest
 from explainer.content.assets import load_texts
 from explainer.frames.describe import TOP, describe
 from explainer.frames.frame import FrameBuilder
+from explainer.frames.panels import TOKENS as TOKENS_PANEL
 from explainer.illustration.formatting import NEWLINE, SPACE, percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.illustration.walk import Walk
@@ -124,3 +125,32 @@ def test_an_open_guess_is_not_named(texts, real_trace):
 def test_before_any_run(texts):
     text = describe(builder(texts).empty("loading"), texts)
     assert texts.describe["empty"] in text and "loading" in text
+
+
+@pytest.mark.slow
+def test_the_text_so_far_puts_a_chat_reply_on_its_own_line(texts, real_trace):
+    trace = real_trace("chat")
+    b = builder(texts)
+    before = describe(b.frame(trace, Cursor(0, Stage.LAYERS)), texts)  # nothing appended yet
+    assert texts.describe["text"].format(text=trace.prompt) in before
+    frame = b.frame(trace, Cursor(2, Stage.APPEND))  # three tokens appended
+    reply = "".join(s.sampling.chosen.text for s in trace.steps[:3])
+    assert texts.describe["text"].format(text=f"{trace.prompt}\n{reply}".strip()) in describe(frame, texts)
+
+
+@pytest.mark.slow
+def test_the_prompts_chips_are_read_once_per_request(texts, real_trace, monkeypatch):
+    """Every frame's context starts with the prompt's chips (thousands at a long context): what
+    the frames need of them is found once per request, not on every press of Next."""
+    from explainer.frames import chips
+
+    counted = []
+    of = chips.PromptFacts.of
+    monkeypatch.setattr(chips.PromptFacts, "of", staticmethod(lambda c: counted.append(len(c)) or of(c)))
+    trace = real_trace("chat")
+    b = builder(texts)
+    frames = [b.frame(trace, c) for c in Walk(trace).cursors()]
+    assert counted == [len(trace.prompt_tokens)]
+    tokens = frames[-1][TOKENS_PANEL]
+    assert tokens.prompt_count == len(trace.prompt_tokens) and tokens.prompt_special  # a chat template
+    assert [c.kind for c in tokens.chips[tokens.prompt_count :]] == ["output"] * len(trace.steps)
