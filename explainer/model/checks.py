@@ -8,7 +8,6 @@ and the field, with the hint to rebuild, instead of a traceback from deep in the
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from collections.abc import Callable
@@ -133,6 +132,8 @@ def check_tokenizer_config(name: str, cfg: dict[str, Any], config: dict[str, Any
 
 
 def sha256_of(path: Path) -> str:
+    import hashlib  # (here: the window imports this module before its first paint, and never hashes)
+
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

@@ -17,7 +17,6 @@ Where the ``models/`` directory is found, in order:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -66,6 +65,8 @@ class Manifest:
             "architecture": self.architecture,
             "tokenizer": self.tokenizer,
         }
+        import hashlib  # (here: the window imports this module before its first paint)
+
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()
 

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import os
 import signal
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Protocol
 
 from explainer.engine.sampler import SamplingSettings
@@ -40,6 +38,8 @@ from explainer.engine.trace import ModelInfo, Step, Trace
 from explainer.errors import Cancelled, ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from explainer.engine.generate import Engine
 
 LABEL_CHUNK = 10_000  # vocabulary labels per message (~1 ms to unpickle)
@@ -230,6 +230,8 @@ class ModelProcess:
     child is killed instead of waited for."""
 
     def __init__(self, name: str, device: str | None = None, give_up: StopAsked = lambda: False) -> None:
+        import multiprocessing  # (here: its import, 15 ms with the modules it brings, is not the first window's)
+
         from explainer.model.paths import cache_root
 
         ctx = multiprocessing.get_context("spawn")

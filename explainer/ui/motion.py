@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from functools import lru_cache
 
 from PySide6.QtGui import QAction
@@ -38,6 +37,8 @@ def _gnome_animations_off() -> bool:
     gsettings = shutil.which("gsettings")
     if gsettings is None:
         return False
+    import subprocess  # (here: only a desktop with gsettings needs it)
+
     try:
         out = subprocess.run(
             [gsettings, "get", "org.gnome.desktop.interface", "enable-animations"],
