@@ -41,8 +41,8 @@ class ModelMenu:
         self.open_gguf.setToolTip(host.word("menus", "open_gguf_tip"))
         self.open_gguf.triggered.connect(host.open_gguf_dialog)
         self.models: dict[str, QAction] = {}
+        # listed when it opens (reading every built model's files took 5 ms of the first window)
         self.menu.aboutToShow.connect(self.refresh)
-        self.refresh()
 
     def check(self, name: str) -> None:
         """Check the model ``name`` if it is listed. The list itself is read again when the menu
