@@ -30,14 +30,26 @@ DOCK_WIDTH = 400
 TOUR_HEIGHT = 255
 
 
-def _scrolled(widget: QWidget) -> QScrollArea:
-    scroll = QScrollArea()
-    scroll.setWidget(widget)
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-    # a frame only: Tab goes to the section's own controls, and the area scrolls to show them
-    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    return scroll
+class _Page(QScrollArea):
+    """A tab's page: its section, in a scroll area. It takes the section in when its tab is first
+    shown (fill): laying out and polishing the sections of tabs nobody has opened yet was about
+    20 ms of the window's first paint. Until then the section is a hidden child of the page, so
+    what the lesson writes into it meanwhile is kept, and drawn when the tab opens."""
+
+    def __init__(self, section: QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        # a frame only: Tab goes to the section's own controls, and the area scrolls to show them
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._waiting: QWidget | None = section
+        section.setParent(self)
+        section.hide()
+
+    def fill(self) -> None:
+        if self._waiting is not None:
+            section, self._waiting = self._waiting, None
+            self.setWidget(section)  # (shows it)
 
 
 class LessonDock(QDockWidget):
@@ -69,20 +81,22 @@ class LessonDock(QDockWidget):
         self._labels: dict[Section, str] = {}
         self.pages: dict[Section, QWidget] = {}
         for section, widget, key in (
-            (Section.PREDICT, _scrolled(self.predict), "tab_predict"),
-            (Section.WHATIF, _scrolled(self.whatif), "tab_whatif"),
-            (Section.YOUR_TURN, _scrolled(self.your_turn), ""),
+            (Section.PREDICT, _Page(self.predict), "tab_predict"),
+            (Section.WHATIF, _Page(self.whatif), "tab_whatif"),
+            (Section.YOUR_TURN, _Page(self.your_turn), ""),
             (Section.QUESTIONS, self.questions, "tab_questions"),
             (Section.GLOSSARY, self.glossary, "tab_glossary"),
-            (Section.REQUEST, _scrolled(self.request), "tab_request"),
-            (Section.SCALE, _scrolled(self.scale), "tab_scale"),
-            (Section.COMPLETE, _scrolled(self.completion), "tab_complete"),
+            (Section.REQUEST, _Page(self.request), "tab_request"),
+            (Section.SCALE, _Page(self.scale), "tab_scale"),
+            (Section.COMPLETE, _Page(self.completion), "tab_complete"),
         ):
             label = texts.text("ui", key) if key else texts.app_text("your_turn", "tab")
             self._index[section] = self.tabs.addTab(widget, label)
             self.pages[section] = widget
             self._labels[section] = label
         self._show_tab(Section.COMPLETE, False)
+        self.tabs.currentChanged.connect(self._fill)
+        self._fill(self.tabs.currentIndex())
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("lesson_splitter")
         self.splitter.addWidget(self.tour)
@@ -95,6 +109,11 @@ class LessonDock(QDockWidget):
         self.tour.term_activated.connect(self.open_glossary)
         self.questions.term_activated.connect(self.open_glossary)
         self.glossary.term_activated.connect(self.open_glossary)
+
+    def _fill(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if isinstance(page, _Page):
+            page.fill()
 
     def section(self) -> Section:
         """The tab shown now."""
