@@ -122,6 +122,15 @@ def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
     _AfterFirstPaint(widget, fn)
 
 
+# The model's load starts this long after the first paint. Its first part runs in the worker
+# thread of this process (the files' checks, importing multiprocessing, starting the model's
+# process: about 30 ms of Python), and in the window's first moments after its first paint (the
+# panels it deferred, the chart library's first slices) it shared the GIL with them and doubled
+# their time: a 25-45 ms stall, 0.1 s after which the window is idle. The model takes about a
+# second to load either way; it arrives this much later, before anyone can have typed a prompt.
+LOAD_AFTER_PAINT_MS = 100
+
+
 def open_window(window: MainWindow, painted: Callable[[], object] | None = None) -> None:
     """Show the window, and only once its first frame is painted start what it does not draw:
     the model's load (in a process of its own) and the chart library's import; start-up
@@ -134,7 +143,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
         if painted is not None:
             painted()
         freeze_long_lived()
-        window.controller.load_model()
+        QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
         import_chart_library(window, chart_library_imported)
 
     window.controller.model_ready.connect(lambda _model: freeze_long_lived())
