@@ -7,6 +7,7 @@ compares identities.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +28,11 @@ class Chip:
     special: bool
 
 
+def shows_whitespace(chips: Iterable[Chip]) -> bool:
+    """Whether a label among ``chips`` shows whitespace (␣, ↵, ⇥), which the legend explains."""
+    return any(not WHITESPACE_MARKS.isdisjoint(c.label) for c in chips)
+
+
 @dataclass(frozen=True, slots=True)
 class PromptFacts:
     """What frames read of the prompt's chips, found once per request. A context is the prompt's
@@ -44,7 +50,7 @@ class PromptFacts:
             count=len(chips),
             special=any(c.special for c in chips),
             text="".join(c.text for c in chips),
-            marked=any(not WHITESPACE_MARKS.isdisjoint(c.label) for c in chips),
+            marked=shows_whitespace(chips),
         )
 
 

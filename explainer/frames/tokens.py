@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from explainer.frames.chips import WHITESPACE_MARKS, Chip
+from explainer.frames.chips import Chip, shows_whitespace
 from explainer.frames.moment import Moment, Words
 from explainer.illustration.vocab import spelled
 from explainer.stages import Stage
@@ -72,8 +72,6 @@ def tokens_value(m: Moment) -> TokensValue:
         stats=stats,
         stats_stressed=m.stage is Stage.TOKENS,
         message=message,
-        legend=m.texts.legend
-        if m.prompt.marked or any(not WHITESPACE_MARKS.isdisjoint(c.label) for c in outputs)
-        else "",
+        legend=m.texts.legend if m.prompt.marked or shows_whitespace(outputs) else "",
         words=m.words,
     )
