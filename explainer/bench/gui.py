@@ -96,7 +96,6 @@ class _GuiBench:
         self.animating_s = 0.0
         self.frames_shown = 0
         self.result: dict[str, object] = {}
-        self.sizes: dict[str, str] = {}  # the screen's and the window's, when the run stops
         self.rss_curve: list[list[float]] = []  # [tokens generated, resident MB], about 20 points
         self.finished_at: float | None = None
         self.generation_started: float | None = None
@@ -193,7 +192,6 @@ class _GuiBench:
         if "status" in self.result:
             return
         self.result["status"] = why
-        self.sizes = sizes(self.window)
         self.heartbeat.stop()
         self.deadline.stop()
         self.window.close()
@@ -224,7 +222,7 @@ class _GuiBench:
                 "frames_painted_total": self.paints_total,
                 "stages_shown": self.frames_shown,
                 "qt_platform": self.app.platformName(),
-                **self.sizes,
+                **sizes(self.window),  # (closed, not deleted: its size is still the run's)
             }
         )
         return r
