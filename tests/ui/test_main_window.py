@@ -79,17 +79,17 @@ def test_the_whole_text_so_far_is_readable_under_the_illustration(qtbot, window,
     assert "<|" not in box.toPlainText()
     assert box.verticalScrollBar().value() == box.verticalScrollBar().maximum()  # the newest words in view
     assert box.accessibleName()
+
+    def with_tokens(n: int) -> str:  # the prompt and the first n chosen tokens
+        return "Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:n])
+
     w.stepper.show(Cursor(4, Stage.LAYERS))  # pass 5 not appended yet: four tokens written
-    four = "".join(s.sampling.chosen.text for s in trace.steps[:4])
-    shows("Why is the sky blue?\n" + four)
-    for n in range(5, 9):  # one token at a time, forward and back, as Next and Back step
+    shows(with_tokens(4))
+    for n in [*range(5, 9), *range(7, 3, -1)]:  # one token at a time, forward and back, as Next and Back step
         w.stepper.show(Cursor(n - 1, Stage.APPEND))
-        shows("Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:n]))
-    for n in range(7, 3, -1):
-        w.stepper.show(Cursor(n - 1, Stage.APPEND))
-        shows("Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:n]))
+        shows(with_tokens(n))
     w.stepper.show(Cursor(0, Stage.APPEND))  # a jump back past what was shown: written whole again
-    shows("Why is the sky blue?\n" + trace.steps[0].sampling.chosen.text)
+    shows(with_tokens(1))
     w.presenter.enter()
     assert not box.isVisible()
     w.presenter.leave()
