@@ -143,7 +143,9 @@ def test_the_window_lost_model_is_reported_and_started_again(qtbot, make_window,
     with qtbot.waitSignal(w.controller.error, timeout=60_000) as error:
         click(qtbot, w.generate_button)
     assert "model's process" in error.args[0]
-    assert not w.controller.is_busy
+    # the worker says the run failed, then that it is idle: two signals, and the wait above ends
+    # at the first (asserting at once failed in one CI run of about ten)
+    qtbot.waitUntil(lambda: not w.controller.is_busy, timeout=5000)
     with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
         click(qtbot, w.generate_button)
     assert isinstance(w.controller._worker.engine, ModelProcess)
