@@ -152,6 +152,19 @@ def write_atomic_with(
     """Like :func:`write_atomic`, with ``write(file)`` producing the contents (a large file is
     then streamed to disk instead of being held in memory twice). Returns the path written:
     ``path``, or the target of the symlink ``path``."""
+
+    def produce(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            write(f)
+
+    return write_atomic_to(path, produce, what)
+
+
+def write_atomic_to(path: str | os.PathLike[str], produce: Callable[[Path], object], what: str = "the file") -> Path:
+    """Like :func:`write_atomic_with`, for a writer that needs a file *name*, not an open file:
+    ``produce(tmp_path)`` writes the temporary file (an MP4 muxer reopens its file by name to
+    move its index to the front). Any exception from ``produce``, Ctrl-C included, removes the
+    temporary file and leaves the old one as it was."""
     target = save_target(path, what)
     sweep_stale(target.parent if str(target.parent) else ".")
     tmp_name: str | None = None
@@ -163,9 +176,9 @@ def write_atomic_with(
         fd, tmp_name = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}{TEMP_MARK}{os.getpid()}-", suffix=".tmp"
         )
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
+        os.close(fd)
+        produce(Path(tmp_name))
+        with open(tmp_name, "rb") as f:
             os.fsync(f.fileno())
         # mkstemp makes 0600: keep the replaced file's mode (and owner, where we may), else the usual one
         os.chmod(tmp_name, stat.S_IMODE(old.st_mode) if old is not None else 0o666 & ~_umask())
