@@ -10,7 +10,7 @@
 #   1. system libraries Qt needs headless / for screenshots, and for `test` the validators of the
 #      desktop files (apt, only if missing, only when running as root or with passwordless sudo)
 #   2. .venv in the repository root (python3.12 if it works, else python3 >= 3.11)
-#   3. pip install -e '.[test,dev,animation]'  (re-run only when pyproject.toml changes)
+#   3. pip install -e '.[test,dev,animation,slides]'  (re-run only when pyproject.toml changes)
 #   4. explainer model build      (idempotent; downloads ~93 MB the first time)
 set -euo pipefail
 
@@ -26,8 +26,9 @@ APT_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0
 )
-# desktop-file-validate, appstreamcli (tests/packaging); rsvg-convert (tests/export: the SVG elsewhere)
-TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin)
+# desktop-file-validate, appstreamcli (tests/packaging); rsvg-convert (tests/export: the SVG elsewhere);
+# LibreOffice Impress and poppler (tests/export: the slide deck opens in Impress, as a PDF)
+TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress poppler-utils)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
@@ -117,7 +118,7 @@ STAMP="$VENV/.explainer-install-stamp"
 WANT="$( (cat pyproject.toml; "$VENV/bin/python" -c 'import sys; print(sys.version)') | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ] || ! "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("explainer")' >/dev/null 2>&1; then
   log "installing explainer and its dependencies into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,dev,animation]'
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test,dev,animation,slides]'
   echo "$WANT" > "$STAMP"
 fi
 

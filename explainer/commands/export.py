@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from explainer.commands.export_web import add_web_args
 from explainer.commands.options import (
@@ -23,16 +23,22 @@ from explainer.errors import ExplainerError
 from explainer.stages import Stage
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from explainer.engine.trace import Trace
+    from explainer.export.shots import Progress
     from explainer.illustration.vocab import Vocabulary
 
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
         "export",
-        help="write a frame of the illustration as SVG or PNG, or the run as GIF, APNG or MP4 (no display needed)",
+        help="write a frame of the illustration as SVG or PNG, or the run as GIF, APNG, MP4, a deck or a web page",
         description="Run the model on a prompt (or read a saved trace) and write one frame of the "
         "illustration. Timings are left out unless --timings is given, so the same prompt and seed "
-        "give the same file. With --out FILE.html: one web page that replays the whole run (or --from/--to).",
+        "give the same file. With --out FILE.gif/.mp4/.pptx/.html (or .png --animate), or --frames DIR/: "
+        "the whole run, or the part --from/--to choose. Steps are counted from 0, in every option "
+        "and in the names --frames writes (frame-0000-step0-pretraining.png).",
     )
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
@@ -65,18 +71,26 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument("--responsive", action="store_true", help='SVG width="100%%": it follows its web page column')
     p.add_argument("--no-embed-fonts", action="store_true", help="SVG without its font subset (smaller; needs DejaVu)")
-    p.add_argument("--fps", type=float, default=None, help="animation: frames per second (default: one per stage)")
+    p.add_argument("--fps", type=float, default=None, help="MP4: the time grid, frames per second (default 25)")
     p.add_argument(
         "--seconds-per-stage", type=float, default=2.0, metavar="S", help="animation: how long each stage stays"
     )
-    p.add_argument("--frames", metavar="DIR/", help="write one numbered SVG or PNG per stage into DIR (--format)")
+    p.add_argument(
+        "--frames", metavar="DIR/", help="write one SVG or PNG per stage into DIR (--format), numbered from 0"
+    )
     p.add_argument("--format", choices=("svg", "png"), default="png", help="the pictures --frames writes")
     p.add_argument(
         "--out",
-        metavar="FILE.svg|.png|.gif|.mp4|.html",
-        help="the figure (.png from --trace with --animate: APNG; .html: the run as a web page)",
+        metavar="FILE.svg|.png|.gif|.mp4|.pptx|.html",
+        help="the figure (.png with --animate: APNG; .pptx: a slide per stage; .html: the run as a web page)",
     )
     p.add_argument("--animate", action="store_true", help="with --out FILE.png: an animated PNG of the run")
+    p.add_argument(
+        "--progress",
+        choices=("auto", "json", "none"),
+        default="auto",
+        help="how a run's export shows progress: a bar on a terminal (auto), JSON lines on stderr, or nothing",
+    )
     add_web_args(p)
     add_device_arg(p)
     add_model_args(p)
@@ -97,8 +111,8 @@ def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:
 
 def run(args: argparse.Namespace) -> int:
     from explainer.commands import export_web
-    from explainer.engine.trace_file import load_trace
-    from explainer.export.animation import ANIMATIONS, check_animation_path, check_frames_dir, cursors_shown
+    from explainer.commands.output import progress_for
+    from explainer.export.animation import ANIMATIONS, DECKS, check_frames_dir, check_pace, check_run_path
     from explainer.export.figure import check_output_path, cursor_for, export_figure
     from explainer.export.layout import ALL, parse_panels, preset
     from explainer.export.web import is_web_page
@@ -106,19 +120,21 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.out) == bool(args.frames):
         raise ExplainerError("give one of --out FILE and --frames DIR/", "e.g. --out run.gif, or --frames slides/")
     web = bool(args.out) and is_web_page(args.out)
+    whole_run = web or args.frames is not None or args.out.lower().endswith(ANIMATIONS + DECKS) or args.animate
     if web:
         export_web.check_args(args)
     else:
-        export_web.refuse_for_figure(args)
-    animated = not web and args.frames is None and (args.out.lower().endswith(ANIMATIONS) or args.animate)
+        export_web.refuse_for_figure(args, whole_run)
     out = frames_dir = None  # (the web page checks its own path: export_web.check_args)
     if args.frames:
         frames_dir = check_frames_dir(args.frames)
-    elif animated:
-        out = check_animation_path(args.out)
+    elif whole_run and not web:
+        out = check_run_path(args.out, args.animate)
+        check_pace(args.seconds_per_stage, args.fps)
     elif not web:
         out = check_output_path(args.out)
     layout = parse_panels(args.panels) if args.panels else preset(args.preset) if args.preset else ALL
+    animated = whole_run and not web and args.frames is None
     scale = args.scale if args.scale is not None else 1.0 if animated else 2.0
     if not 0.25 <= scale <= 8:
         raise ExplainerError("--scale must be between 0.25 and 8", "2 gives a 192 dpi picture of the canvas")
@@ -126,35 +142,12 @@ def run(args: argparse.Namespace) -> int:
     step = args.step if args.step is not None or args.stage else layout.step
     if args.step is not None and args.step < 0:
         raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
-    if args.trace:
-        trace = load_trace(args.trace)
-        vocabulary = _saved_trace_vocabulary(args)
-    else:
-        from explainer.engine.generate import Engine
-
-        prompt = read_prompt(args)
-        settings = sampling_settings(args)
-        from explainer.illustration.vocab import vocabulary_of
-
-        engine = Engine(load_model(args), args.device)
-        trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
-        vocabulary = vocabulary_of(engine.tokenizer)
+    trace, vocabulary = _trace_of(args)
     if web:
         return export_web.write_page(args, trace, vocabulary)
     look = {"theme": args.theme, "timings": args.timings, "vocabulary": vocabulary, "layout": layout}
-    if args.frames or animated:
-        from explainer.export.animation import write_animation, write_frames
-
-        cursors = cursors_shown(trace)
-        if frames_dir is not None:
-            paths = write_frames(trace, cursors, frames_dir, args.format, scale=scale, **look)
-            print(f"wrote {len(paths)} pictures into {frames_dir}", file=sys.stderr)
-        else:
-            assert out is not None
-            pace = {"seconds_per_stage": args.seconds_per_stage, "fps": args.fps}
-            written = write_animation(trace, cursors, out, scale=scale, **pace, **look)
-            print(f"wrote {written} ({len(cursors)} stages)", file=sys.stderr)
-        return 0
+    if whole_run:
+        return _write_run(args, trace, look, scale, out, frames_dir, progress_for(args.progress))
     assert out is not None
     cursor = cursor_for(trace, stage, step)
     written = export_figure(
@@ -170,5 +163,55 @@ def run(args: argparse.Namespace) -> int:
         responsive=args.responsive,
         embed_fonts=not args.no_embed_fonts,
     )
-    print(f"wrote {written} ({stage.value}, step {cursor.step + 1} of {len(trace.steps)})", file=sys.stderr)
+    print(f"wrote {written} ({stage.value}, step {cursor.step} of 0 to {len(trace.steps) - 1})", file=sys.stderr)
+    return 0
+
+
+def _trace_of(args: argparse.Namespace) -> tuple[Trace, Vocabulary | None]:
+    """The saved trace (--trace), or a fresh run of the model on the prompt."""
+    from explainer.engine.trace_file import load_trace
+
+    if args.trace:
+        return load_trace(args.trace), _saved_trace_vocabulary(args)
+    from explainer.engine.generate import Engine
+    from explainer.illustration.vocab import vocabulary_of
+
+    prompt = read_prompt(args)
+    settings = sampling_settings(args)
+    engine = Engine(load_model(args), args.device)
+    trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
+    return trace, vocabulary_of(engine.tokenizer)
+
+
+def _write_run(
+    args: argparse.Namespace,
+    trace: Trace,
+    look: dict[str, Any],
+    scale: float,
+    out: Path | None,
+    frames_dir: Path | None,
+    progress: Progress,
+) -> int:
+    """An animation, a deck or a folder of pictures of the run (or its part --from/--to),
+    with progress shown and SIGTERM taken as Ctrl-C (the file being written is removed)."""
+    from explainer.commands.output import terminate_as_interrupt
+    from explainer.export.animation import cursors_shown, write_animation, write_deck, write_frames
+    from explainer.export.web import parse_place
+
+    start = parse_place(args.web_from, "--from") if args.web_from else None
+    end = parse_place(args.web_to, "--to") if args.web_to else None
+    cursors = cursors_shown(trace, start, end)
+    terminate_as_interrupt()
+    if frames_dir is not None:
+        paths = write_frames(trace, cursors, frames_dir, args.format, scale, progress, **look)
+        print(f"wrote {len(paths)} pictures into {frames_dir}", file=sys.stderr)
+        return 0
+    assert out is not None
+    if out.suffix.lower() in (".pptx",):
+        written = write_deck(trace, cursors, out, progress, **look)
+        print(f"wrote {written} ({len(cursors)} slides)", file=sys.stderr)
+        return 0
+    pace = {"seconds_per_stage": args.seconds_per_stage, "fps": args.fps}
+    written = write_animation(trace, cursors, out, scale=scale, progress=progress, **pace, **look)
+    print(f"wrote {written} ({len(cursors)} stages)", file=sys.stderr)
     return 0

@@ -18,15 +18,15 @@ if TYPE_CHECKING:
 
 
 def add_web_args(p: argparse.ArgumentParser) -> None:
-    group = p.add_argument_group("web page (--out FILE.html)")
+    group = p.add_argument_group("a part of the run (web page, animation, deck, --frames)")
     group.add_argument(
         "--from",
         dest="web_from",
         metavar="STEP:STAGE",
-        help="the page starts here and cannot go back further (e.g. 0:tokens; steps from 0)",
+        help="start here (e.g. 0:tokens; steps from 0); a web page cannot go back further",
     )
     group.add_argument(
-        "--to", dest="web_to", metavar="STEP:STAGE", help="the page ends here (e.g. 3:append; default: the end)"
+        "--to", dest="web_to", metavar="STEP:STAGE", help="end here (e.g. 3:append; default: the end of the run)"
     )
 
 
@@ -64,8 +64,18 @@ def write_page(args: argparse.Namespace, trace: Trace, vocabulary: Vocabulary | 
     return 0
 
 
-def refuse_for_figure(args: argparse.Namespace) -> None:
-    if args.theme == "all" or args.web_from or args.web_to:
+def refuse_for_figure(args: argparse.Namespace, whole_run: bool = False) -> None:
+    """``--theme all`` is the page's switch; ``--from``/``--to`` choose a part of a run, which a
+    single figure (one frame, --stage/--step) does not have."""
+    if args.theme == "all":
+        raise ExplainerError("--theme all is for the web page", "name the output .html, or pick one theme")
+    if not whole_run and (args.web_from or args.web_to):
         raise ExplainerError(
-            "--theme all, --from and --to are for the web page", "name the output .html, or drop those options"
+            "--from and --to choose a part of a run, not a single figure",
+            "name the output .gif, .mp4, .pptx or .html (or use --frames DIR/); for one frame use --stage/--step",
         )
+    for text, what in ((args.web_from, "--from"), (args.web_to, "--to")):
+        if text is not None:
+            from explainer.export.web import parse_place
+
+            parse_place(text, what)

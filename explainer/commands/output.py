@@ -6,6 +6,7 @@ Results go to stdout and everything else to stderr, so `explainer ... --json | j
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -20,10 +21,14 @@ class ProgressPrinter:
     phase starts and at every 25 %.
     """
 
-    def __init__(self, stream: Any = None) -> None:
+    BAR = 24
+
+    def __init__(self, stream: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.clock = clock
         self.phase: str | None = None
+        self.started = 0.0
         self.last_step = -1
         self.open_line = False
 
@@ -32,9 +37,14 @@ class ProgressPrinter:
         if phase != self.phase:
             self.end_line()
             self.phase = phase
+            self.started = self.clock()
             self.last_step = -1
         if self.tty:
-            self.stream.write(f"\r{phase}: {pct:5.1f}%\x1b[K")
+            filled = round(self.BAR * pct / 100)
+            bar = "#" * filled + "-" * (self.BAR - filled)
+            elapsed = self.clock() - self.started
+            left = f", about {elapsed * (100 - pct) / pct:.0f} s left" if 0 < pct < 100 and elapsed > 1 else ""
+            self.stream.write(f"\r{phase}: [{bar}] {pct:5.1f}%{left}\x1b[K")
             self.open_line = True
             if pct >= 100:
                 self.end_line()
@@ -55,6 +65,44 @@ class ProgressPrinter:
         self.end_line()
         self.stream.write(message + "\n")
         self.stream.flush()
+
+
+class JsonProgress:
+    """``progress(phase, fraction)`` as one JSON object per line on stderr, for a program that
+    runs the command and shows its own bar (the app's export dialog): at most one line per
+    whole percent, so a long export does not flood the pipe."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.last: tuple[str, int] | None = None
+
+    def __call__(self, phase: str, fraction: float) -> None:
+        pct = int(max(0.0, min(1.0, float(fraction))) * 100)
+        if (phase, pct) != self.last:
+            self.last = (phase, pct)
+            self.stream.write(json.dumps({"progress": phase, "fraction": round(fraction, 4)}) + "\n")
+            self.stream.flush()
+
+
+def progress_for(kind: str) -> Callable[[str, float], None]:
+    """``--progress``: auto (a bar on a terminal, a few lines otherwise), json, or none."""
+    if kind == "json":
+        return JsonProgress()
+    if kind == "none":
+        return lambda phase, fraction: None
+    return ProgressPrinter()
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM (the app's Cancel, a session ending) ends the command as Ctrl-C does: the file
+    being written is removed, the old one kept, and the exit status is 130."""
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    with contextlib.suppress(ValueError):  # not the main thread (a test calling run())
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 class ReadingProgress:

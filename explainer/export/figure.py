@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QCoreApplication
 
     from explainer.diagram.scene import LifecycleScene
+    from explainer.export.svg import SvgOptions
 
 FORMATS = (".svg", ".png")
 THEME_NAMES = ("light", "dark", "projector")
@@ -149,27 +150,43 @@ def figure_bytes(
     labels the candidate tokens the trace names only by id (without it they read ``#1234``).
     ``id_prefix`` names the SVG's ids (default: one made from what the figure shows, so two
     figures of one page never share an id, and the same figure always gets the same ones)."""
-    from explainer.diagram.render import render_scene_image, scene_svg_bytes
-    from explainer.export.png import png_with_metadata
-    from explainer.export.svg import SvgOptions, figure_id, polish_svg
+    from explainer.export.svg import SvgOptions, figure_id
 
     texts = load_texts()
     scene = draw_scene(trace, cursor, theme, timings, vocabulary, layout, texts, crop)
+    options = SvgOptions(
+        text_as_paths=text_as_paths,
+        responsive=responsive,
+        embed_fonts=embed_fonts and not text_as_paths,
+        id_prefix=id_prefix or figure_id(*what_it_shows(trace, cursor), theme, layout.panels),
+    )
+    return scene_bytes(scene, trace, cursor, fmt, texts, scale, options)
+
+
+def scene_bytes(
+    scene: LifecycleScene,
+    trace: Trace,
+    cursor: Cursor,
+    fmt: str,
+    texts: LessonTexts,
+    scale: float = PNG_SCALE,
+    options: SvgOptions | None = None,
+) -> bytes:
+    """Encode what ``scene`` shows now (``cursor`` of ``trace``) as '.svg' or '.png', with its
+    title and description: a series of pictures draws every stage on one scene."""
+    from explainer.diagram.render import render_scene_image, scene_svg_bytes
+    from explainer.export.png import png_with_metadata
+    from explainer.export.svg import SvgOptions, polish_svg
+
     rect = scene.sceneRect()
     title, description = describe(texts, trace, cursor)
     if fmt == ".png":
         return png_with_metadata(render_scene_image(scene, scale=scale), scale, title, description)
     svg = scene_svg_bytes(scene, title, description)
-    options = SvgOptions(
-        text_as_paths=text_as_paths,
-        responsive=responsive,
-        embed_fonts=embed_fonts and not text_as_paths,
-        id_prefix=id_prefix or figure_id(*_what_it_shows(trace, cursor), theme, layout.panels),
-    )
-    return polish_svg(svg, round(rect.width()), round(rect.height()), options)
+    return polish_svg(svg, round(rect.width()), round(rect.height()), options or SvgOptions())
 
 
-def _what_it_shows(trace: Trace, cursor: Cursor) -> tuple[object, ...]:
+def what_it_shows(trace: Trace, cursor: Cursor) -> tuple[object, ...]:
     """What makes two figures different, without what differs run to run (times, the date)."""
     chosen = tuple(step.sampling.chosen.id for step in trace.steps)
     return (trace.model.name, trace.prompt, trace.chat, trace.settings, chosen, cursor.step, cursor.stage.value)

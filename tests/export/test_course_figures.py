@@ -1,4 +1,4 @@
-"""Figures taken to a course: animations and slide frames, chosen panels, SVG that survives
+"""Figures taken to a course: chosen panels, SVG that survives
 other machines and other figures on the same page, PNGs that know their size."""
 
 from __future__ import annotations
@@ -10,14 +10,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from explainer.export.animation import cursors_shown, write_animation, write_frames
 from explainer.export.figure import cursor_for, export_figure, figure_bytes
 from explainer.export.layout import parse_panels, preset
 from explainer.resources import data_dir
@@ -44,78 +42,6 @@ def texts_of(svg: bytes) -> str:
 def placeholder_texts() -> list[str]:
     panels = json.loads((data_dir("assets") / "en" / "captions.json").read_text(encoding="utf-8"))["panels"]
     return [panels[k] for k in ("embeddings_idle", "probabilities_idle", "kv_empty", "tokens_message")]
-
-
-# --- animations and slide frames ---------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["run.gif", "run.png"])
-def test_gif_and_apng_have_one_frame_per_stage_each_held_as_asked(paris, tmp_path, name):
-    from PIL import Image
-
-    cursors = cursors_shown(paris)
-    out = write_animation(
-        paris, cursors, tmp_path / name, seconds_per_stage=1.5, scale=0.25, layout=parse_panels("tokens,caption")
-    )
-    with Image.open(out) as im:
-        assert im.format == ("GIF" if name.endswith(".gif") else "PNG")
-        assert getattr(im, "is_animated", False)
-        assert im.n_frames == len(cursors) == 1 + 6 * len(paris.steps)
-        durations = []
-        for i in range(im.n_frames):
-            im.seek(i)
-            durations.append(im.info["duration"])
-    assert durations == [1500] * len(cursors)
-
-
-def test_mp4_decodes_with_the_frame_count_and_duration_asked(paris, tmp_path):
-    import av
-
-    cursors = cursors_shown(paris)[:5]
-    out = write_animation(
-        paris, cursors, tmp_path / "run.mp4", seconds_per_stage=0.4, fps=10, scale=0.25, layout=preset("full")
-    )
-    with av.open(str(out)) as container:
-        stream = container.streams.video[0]
-        frames = list(container.decode(stream))
-        assert len(frames) == 5 * 4  # 0.4 s at 10 fps per stage
-        assert stream.average_rate == 10
-        assert float(frames[-1].pts * stream.time_base) == pytest.approx(1.9)
-        assert container.duration / 1e6 == pytest.approx(2.0)
-        # the stages differ: the first and the last frame are not the same picture
-        first, last = frames[0].to_ndarray(format="rgb24"), frames[-1].to_ndarray(format="rgb24")
-        assert np.abs(first.astype(int) - last.astype(int)).mean() > 1
-
-
-def test_frames_for_slides_are_numbered_one_per_stage(paris, tmp_path):
-    cursors = cursors_shown(paris)[:8]
-    written = write_frames(paris, cursors, tmp_path / "slides", "svg", layout=preset("full"))
-    names = sorted(p.name for p in (tmp_path / "slides").iterdir())
-    assert names == [p.name for p in written] and len(names) == 8
-    assert names[0] == "frame-0001-step1-pretraining.svg" and names[7] == "frame-0008-step2-tokens.svg"
-    for p in written:
-        assert "waiting for" not in texts_of(p.read_bytes())
-
-
-def test_cli_writes_a_gif_from_a_saved_trace(paris, tmp_path):
-    from explainer.engine.trace_file import save_trace
-
-    saved = tmp_path / "run.trace"
-    save_trace(paris, saved)
-    out = tmp_path / "run.gif"
-    proc = subprocess.run(
-        [sys.executable, "-m", "explainer", "export", "--trace", str(saved), "--out", str(out), "--scale", "0.25"],
-        capture_output=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert out.read_bytes()[:6] == b"GIF89a"
-    bad = subprocess.run(
-        [sys.executable, "-m", "explainer", "export", "--trace", str(saved), "--frames", str(out)],
-        capture_output=True,
-        timeout=600,
-    )
-    assert bad.returncode == 2 and b"not a folder" in bad.stderr and b"Traceback" not in bad.stderr
 
 
 # --- chosen panels, no placeholders ---------------------------------------------------------
