@@ -17,8 +17,19 @@ def add_parser(sub: Subcommands) -> None:
         action="store_true",
         help="measure the app instead: GUI-thread blocking, frame rate, time to first window",
     )
-    p.add_argument("--export", action="store_true", help="measure figure export: seconds per frame and file sizes")
-    p.add_argument("--tokens", type=int, default=64, metavar="N", help="with --gui: tokens to generate (default 64)")
+    p.add_argument(
+        "--export",
+        action="store_true",
+        help="measure export: seconds per figure and file sizes, then a whole run in every format "
+        "(seconds, peak memory, size; each in its own process)",
+    )
+    p.add_argument(
+        "--tokens",
+        type=_token_count,
+        default=64,
+        metavar="N",
+        help="with --gui or --export: tokens to generate (default 64)",
+    )
     p.add_argument(
         "--step-through",
         metavar="FILE.trace",
@@ -42,6 +53,16 @@ def _context_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if n < 2:
         raise argparse.ArgumentTypeError("the window must hold at least 2 tokens")
+    return n
+
+
+def _token_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= 4096:
+        raise argparse.ArgumentTypeError(f"use 1 to 4096 tokens, not {n}")
     return n
 
 
@@ -73,10 +94,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.export:
         from explainer.bench.export import run_export_bench
+        from explainer.bench.run_exports import run_whole_run_exports
         from explainer.export.figure import ensure_qt_app
 
         ensure_qt_app()
-        print_json(run_export_bench(built, args.device))
+        figures = run_export_bench(built, args.device)
+        print_json({**figures, "whole_run": run_whole_run_exports(built, args.tokens, args.device)})
         return 0
     from explainer.bench.engine import run_bench
     from explainer.bench.placement import placement_report

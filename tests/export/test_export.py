@@ -196,8 +196,12 @@ def test_unwritable_target_is_refused_before_any_work(tmp_path):
     assert blocker.read_text() == "x"
 
 
-def test_bench_export_prints_time_and_size_per_frame(built_model):
-    proc = subprocess.run([sys.executable, "-m", "explainer", "bench", "--export"], capture_output=True, timeout=600)
+def test_bench_export_prints_time_and_size_per_frame_and_per_whole_run_format(built_model):
+    """The figures `bench --export` prints for the issue's targets: per figure, then a recorded run
+    exported in every format, each with its time, its own peak memory and its size."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "explainer", "bench", "--export", "--tokens", "2"], capture_output=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     import json
 
@@ -205,6 +209,24 @@ def test_bench_export_prints_time_and_size_per_frame(built_model):
     assert report["frames"] == 7
     assert report["export_svg_median_s"] > 0 and report["export_png_median_s"] > 0
     assert 10 < report["svg_median_kb"] <= report["svg_max_kb"]
+    whole = report["whole_run"]
+    assert whole["tokens"] == 2
+    for name in ("mp4", "gif", "apng", "pptx", "html", "frames", "clip_mp4"):
+        row = whole[name]
+        assert "error" not in row, (name, row)
+        # a child's own peak: Python + Qt is tens of MB, far below the bench's loaded model plus Qt
+        assert row["seconds"] > 0 and 30 < row["peak_mb"] < 2048 and row["size_mb"] > 0, (name, row)
+    assert 0 < whole["clip_mp4"]["video_s"] < whole["mp4"]["video_s"]
+    assert whole["clip_mp4"]["step"] == 1
+
+
+@pytest.mark.parametrize("tokens", ["0", "5000", "many"])
+def test_bench_refuses_a_token_count_out_of_range(tokens):
+    proc = subprocess.run(
+        [sys.executable, "-m", "explainer", "bench", "--export", "--tokens", tokens], capture_output=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert "--tokens" in proc.stderr.decode() and "Traceback" not in proc.stderr.decode()
 
 
 def test_a_projector_figure_has_its_black_background(trace, tmp_path):
