@@ -9,11 +9,12 @@ the launcher at the `explainer` that is running it. It writes, under $XDG_DATA_H
 types it saves (mime/packages/), so that a file manager opens a .trace or .lesson with it: the
 launcher's Exec ends in %f, and `explainer FILE` opens the file at its saved place.
 
-A file type takes effect only once the folder's MIME database is rebuilt, so the command (not
-install() itself) runs `update-mime-database` on that mime/ folder when it is there, after
-install and after uninstall. The database files it writes are that tool's, shared by every
-package that puts a type there, so uninstall rebuilds them; only a mime/ folder that install
-created, and that holds no other package's type, is removed whole.
+A file type takes effect only once the folder's MIME database is rebuilt, and a file manager
+(`gio mime`, "Open With") finds the app for it only once the applications/ folder's cache is
+rebuilt, so the command (not install() itself) runs `update-mime-database` on mime/ and
+`update-desktop-database` on applications/ where those tools exist, after install and after
+uninstall. The files they write are theirs, shared by every package there, so uninstall rebuilds
+them; only a folder that install created, and that holds nothing else, loses them too.
 
 For a lecture hall, `--system` writes the same files under /usr/local/share for every account
 (as root), or `--prefix DIR` under DIR/share; `--cache-dir DIR` writes the shared, read-only
@@ -253,23 +254,32 @@ def uninstall(home: Path, warn: Warn | None = None) -> list[Path]:
         path.unlink()
         removed.append(path)
     record_path.unlink()
-    _drop_own_mime_database(home, {Path(d) for d in record.get("dirs", [])})
+    _drop_own_databases(home, {Path(d) for d in record.get("dirs", [])})
     for folder in sorted((Path(d) for d in record.get("dirs", [])), key=lambda p: len(p.parts), reverse=True):
         with contextlib.suppress(OSError):  # rmdir removes only an empty folder: anything put there stays
             folder.rmdir()
     return removed
 
 
-def _drop_own_mime_database(home: Path, created: set[Path]) -> None:
+DESKTOP_CACHE = "mimeinfo.cache"  # what update-desktop-database writes into applications/
+
+
+def _drop_own_databases(home: Path, created: set[Path]) -> None:
     """A mime/ folder install created holds, once our type is gone, only the database that
-    update-mime-database built for it: nobody else's, so it goes too. (A mime/ folder that was
-    there before is shared: the command rebuilds its database instead.)"""
+    update-mime-database built for it: nobody else's, so it goes too; so does the cache that
+    update-desktop-database wrote into an applications/ folder install created, once our launcher
+    is gone and it is all that is left. (Folders that were there before are shared: the command
+    rebuilds their databases instead.)"""
     import shutil
 
     mime = home / "mime"
     packages = mime / "packages"
     if mime in created and not (packages.is_dir() and any(packages.iterdir())):
         shutil.rmtree(mime, ignore_errors=True)
+    applications = home / "applications"
+    only_cache = applications.is_dir() and [p.name for p in applications.iterdir()] == [DESKTOP_CACHE]
+    if applications in created and only_cache:
+        (applications / DESKTOP_CACHE).unlink()
 
 
 def _warn(message: str) -> None:
@@ -288,24 +298,36 @@ def target_home(args: argparse.Namespace) -> Path:
 def refresh_mime_database(home: Path, warn: Warn | None = None) -> bool:
     """Rebuild the MIME database of ``home``/mime, so the new (or removed) file types take effect;
     False when the tool is not installed (the types then apply once something else rebuilds it)."""
+    return _rebuild("update-mime-database", home / "mime", home / "mime" / "packages", warn)
+
+
+def refresh_desktop_database(home: Path, warn: Warn | None = None) -> bool:
+    """Rebuild ``home``/applications' cache of which launcher opens which file type, so a file
+    manager offers the app for a .trace or .lesson; False when the tool is not installed."""
+    return _rebuild("update-desktop-database", home / "applications", home / "applications", warn)
+
+
+def _rebuild(tool_name: str, folder: Path, needed: Path, warn: Warn | None) -> bool:
+    """Run ``tool_name FOLDER`` when the tool exists and ``needed`` is a folder."""
     import shutil
     import subprocess
 
-    folder = home / "mime"
-    tool = shutil.which("update-mime-database")
-    if tool is None or not (folder / "packages").is_dir():
+    tool = shutil.which(tool_name)
+    if tool is None or not needed.is_dir():
         return False
     proc = subprocess.run([tool, str(folder)], capture_output=True, text=True)
     if proc.returncode != 0 and warn:
-        warn(f"update-mime-database {folder} failed: {proc.stderr.strip() or proc.returncode}")
+        warn(f"{tool_name} {folder} failed: {proc.stderr.strip() or proc.returncode}")
     return proc.returncode == 0
 
 
 def run_install(args: argparse.Namespace) -> int:
     argv = launch_command()
     options: list[str] = []
-    if getattr(args, "launcher_cache_dir", None):
-        cache = Path(args.launcher_cache_dir).expanduser().absolute()
+    # `desktop install --cache-dir D` or `explainer --cache-dir D desktop install`: the same wish
+    chosen = getattr(args, "launcher_cache_dir", None) or getattr(args, "cache_dir", None)
+    if chosen:
+        cache = Path(chosen).expanduser().absolute()
         if not cache.is_dir():
             raise ExplainerError(
                 f"{cache} is not a folder",
@@ -317,6 +339,8 @@ def run_install(args: argparse.Namespace) -> int:
         print(path)
     if not refresh_mime_database(home, _warn):
         _warn("update-mime-database is not installed: .trace and .lesson files open with explainer once it runs")
+    if not refresh_desktop_database(home, _warn):
+        _warn("update-desktop-database is not installed: a file manager offers explainer for its files once it runs")
     where = "every account" if args.system else f"{home}" if args.prefix else "this user"
     undo = [
         "explainer desktop uninstall",
@@ -339,4 +363,5 @@ def run_uninstall(args: argparse.Namespace) -> int:
         print(f"nothing to remove: no desktop install recorded in {home / RECORD}", file=sys.stderr)
     else:
         refresh_mime_database(home, _warn)
+        refresh_desktop_database(home, _warn)
     return 0

@@ -165,3 +165,48 @@ def test_a_shared_cache_that_is_not_there_is_refused(tmp_path):
 def test_system_means_usr_local_share():
     args = argparse.Namespace(system=True, prefix=None)
     assert desktop.target_home(args) == Path("/usr/local/share")
+
+
+@pytest.mark.skipif(
+    shutil.which("update-desktop-database") is None or shutil.which("gio") is None,
+    reason="needs desktop-file-utils and gio",
+)
+def test_a_file_manager_offers_the_app_for_a_lesson_right_after_install(tmp_path):
+    """`gio mime` (what a file manager's "Open With" asks) names the launcher as soon as
+    install returns, and uninstall leaves no cache of it behind."""
+    home = tmp_path / "xdg"
+    env = {"XDG_DATA_HOME": str(home), "XDG_DATA_DIRS": str(tmp_path / "no-system-dirs")}
+    assert _cli("install", env=env).returncode == 0
+
+    def apps() -> str:
+        proc = subprocess.run(
+            ["gio", "mime", "application/x-explainer-lesson"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+            timeout=60,
+        )
+        return proc.stdout
+
+    assert "Default application for" in apps() and "explainer.desktop" in apps()
+    proc = _cli("uninstall", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "explainer.desktop" not in apps()
+    assert not home.exists(), _tree(home)
+
+
+def test_the_global_cache_dir_goes_into_the_launcher(tmp_path):
+    """`explainer --cache-dir D desktop install`: the option before the command is as good as the
+    one after it; the launcher runs explainer on D."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    prefix = tmp_path / "opt"
+    proc = subprocess.run(
+        [sys.executable, "-m", "explainer", "--cache-dir", str(shared), "desktop", "install", "--prefix", str(prefix)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    exec_ = _entry((prefix / "share" / "applications" / "explainer.desktop").read_text(encoding="utf-8"))["Exec"]
+    assert exec_.endswith(f"--cache-dir {shared} %f"), exec_
