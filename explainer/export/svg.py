@@ -12,8 +12,13 @@ authors need:
   share one id space, and the second figure's colour bar took the first one's gradient;
 - one ``<text>`` per line of running text, the links as underlined ``<tspan>``s, so a word
   changed in Inkscape moves the rest of its line (and the underlines follow their words);
-- on request, text as outlines, so the figure looks identical anywhere, also where @font-face
-  is not read (at the cost of editable text).
+- symbols that common fonts lack (␣ ↵ ❄ ↺ ◀ ...) as outlines, the rest of the line as text:
+  librsvg and Inkscape ignore @font-face, and without DejaVu they drew ␣ blank and the others
+  as boxes;
+- on request, all text as outlines, so the figure looks identical anywhere, also where
+  @font-face is not read (at the cost of editable text);
+- no ``vector-effect``: QSvgGenerator marks every path ``vector-effect="none"``, an attribute
+  SVG Tiny 1.2 has and some editors warn about; every stroke is drawn at its final width.
 
 This is a rewrite of the SVG tree, so every text element QPainter wrote is handled the same
 way, whichever item drew it. The same input gives the same bytes.
@@ -33,6 +38,14 @@ SVG_NS = "http://www.w3.org/2000/svg"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 FONT_FALLBACKS = "'DejaVu Sans', 'Segoe UI', Verdana, Arial, sans-serif"
 _OUTLINE_SIZE = 100  # fonts are outlined at 100 px and scaled: QFont pixel sizes are integers
+
+
+def is_portable(char: str) -> bool:
+    """Whether every common font has ``char`` (WGL4's ground: Latin-1, general punctuation,
+    the four plain arrows, the minus sign); the others are drawn as outlines."""
+    code = ord(char)
+    return code < 0x250 or 0x2010 <= code <= 0x205E or 0x2190 <= code <= 0x2195 or code in (0x2212, 0x20AC)
+
 
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
@@ -62,6 +75,50 @@ def _path_data(path: QPainterPath) -> str:
             i += 2
         i += 1
     return "".join(out).replace(".00", "")
+
+
+def _symbols_as_paths(text: ET.Element, inherited: dict[str, str]) -> list[ET.Element]:
+    """``text`` split where it holds a symbol that is not :func:`is_portable`: the symbol becomes
+    an outline (:func:`_outline`), and the text around it ``<text>`` elements placed where Qt laid
+    that text out (its advances in the figure's font), their glossary ``<tspan>``s kept."""
+    pieces: list[tuple[str, ET.Element | None]] = [(text.text or "", None)]
+    for child in text:
+        pieces += [(child.text or "", child), (child.tail or "", None)]
+    line = "".join(piece for piece, _ in pieces)
+    if all(is_portable(c) for c in line):
+        return [text]
+    attr = {**inherited, **text.attrib}
+    metrics = QFontMetricsF(_text_font(attr))
+    x0 = float(attr.get("x", "0"))
+    out: list[ET.Element] = []
+    part: ET.Element | None = None  # the <text> being filled
+    copy: ET.Element | None = None  # the <tspan> in ``part`` that holds the current span's text
+    offset = 0  # where in ``line`` the current piece starts
+    for piece, span in pieces:
+        copy = None
+        for k, char in enumerate(piece):
+            at = x0 + metrics.horizontalAdvance(line[: offset + k])
+            if not is_portable(char):
+                glyph = ET.Element(text.tag, {**text.attrib, "x": f"{at:g}"})
+                glyph.text = char
+                out.append(_outline(glyph, inherited))
+                part = copy = None
+                continue
+            if part is None:
+                part = ET.Element(text.tag, {**text.attrib, "x": f"{at:g}"})
+                part.text = ""
+                out.append(part)
+            if span is not None:
+                if copy is None:
+                    copy = ET.SubElement(part, span.tag, dict(span.attrib))
+                    copy.text = ""
+                copy.text = (copy.text or "") + char
+            elif len(part):
+                part[-1].tail = (part[-1].tail or "") + char
+            else:
+                part.text = (part.text or "") + char
+        offset += len(piece)
+    return out
 
 
 def _outline(text: ET.Element, inherited: dict[str, str]) -> ET.Element:
@@ -256,25 +313,32 @@ def polish_svg(data: bytes, width_px: int, height_px: int, options: SvgOptions |
         join_text_runs(root)
     family = f"{options.id_prefix}-sans"
 
-    def walk(node: ET.Element, inherited: dict[str, str]) -> None:
-        fonts = {k: v for k, v in node.attrib.items() if k.startswith("font-")}
-        scope = {**inherited, **fonts}
-        for index, child in enumerate(list(node)):
-            if child.tag == f"{{{SVG_NS}}}text" and text_as_paths:
+    def redraw(node: ET.Element, inherited: dict[str, str]) -> None:
+        """Texts as outlines (all of them, or only their symbols); no vector-effect."""
+        scope = {**inherited, **{k: v for k, v in node.attrib.items() if k.startswith("font-")}}
+        index = 0
+        for child in list(node):
+            child.attrib.pop("vector-effect", None)
+            if child.tag == f"{{{SVG_NS}}}text":
                 node.remove(child)
-                node.insert(index, _outline(child, scope))
+                parts = [_outline(child, scope)] if text_as_paths else _symbols_as_paths(child, scope)
+                for part in parts:
+                    node.insert(index, part)
+                    index += 1
                 continue
-            walk(child, scope)
-        if "font-family" in node.attrib:
-            node.set("font-family", _font_stack(node.attrib["font-family"], embedded))
+            redraw(child, scope)
+            index += 1
 
+    redraw(root, {})
     css = ""
     if options.embed_fonts and not text_as_paths:
         from explainer.export.fonts import font_face_css
 
-        css = font_face_css(family, _used_chars(root))
+        css = font_face_css(family, _used_chars(root))  # (after redraw: only what text still draws)
     embedded = family if css else None
-    walk(root, {})
+    for node in root.iter():
+        if "font-family" in node.attrib:
+            node.set("font-family", _font_stack(node.attrib["font-family"], embedded))
     if css:
         style = ET.Element(f"{{{SVG_NS}}}style", {"type": "text/css"})
         style.text = css

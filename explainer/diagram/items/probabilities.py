@@ -139,6 +139,12 @@ class ProbabilityChartItem(Panel):
         self.values = [Text(f"{key}/bar/{i}/value", self) for i in range(ROWS)]
         self.chosen_mark = Text(f"{key}/bar/chosen_mark", self)  # ◀ after the chosen bar's number
         self.ghosts = [Box(f"{key}/bar/{i}/cut", self) for i in range(ROWS)]
+        # The chosen bar's outline, drawn in the panel's own units over the bar: as the bar's
+        # own pen it sat inside the plot's transform (x stretched hundreds of times), which
+        # only a cosmetic pen survives, and SVG renderers that ignore vector-effect (librsvg,
+        # LibreOffice) drew that stroke hundreds of units wide, a black wedge over the chart.
+        self.chosen_outline = Box(f"{key}/bar/chosen_outline", self)
+        self.chosen_outline.setZValue(1)
         self.scale_note = Text(f"{key}/scale", self)
         self.kept_note = Text(f"{key}/kept", self)
         self.draw_title = Text(f"{key}/draw/title", self)
@@ -196,7 +202,7 @@ class ProbabilityChartItem(Panel):
             self.unsetCursor()
             self.setToolTip("")
         self.plot.setVisible(shown)
-        for item in self.labels + self.values + [self.chosen_mark]:
+        for item in self.labels + self.values + [self.chosen_mark, self.chosen_outline]:
             item.setVisible(False)
         for g in self.ghosts:
             g.setVisible(False)
@@ -334,9 +340,7 @@ class ProbabilityChartItem(Panel):
                 brushes.append(QBrush(QColor(theme.bar_chosen)))
             else:
                 brushes.append(QBrush(QColor(theme.bar)))
-            outline = QPen(QColor(theme.foreground), max(2.0, theme.line_width))
-            outline.setCosmetic(True)  # the plot's transform stretches x by hundreds
-            pens.append(outline if i == chosen and not cut[i] else QPen(Qt.PenStyle.NoPen))
+            pens.append(QPen(Qt.PenStyle.NoPen))
         brushes.append(QBrush(QColor(theme.muted)))
         pens.append(QPen(Qt.PenStyle.NoPen))
         ys = list(range(n)) + [self.n_shown]
@@ -370,9 +374,14 @@ class ProbabilityChartItem(Panel):
                 x = self.chart_rect.left() + min(raw[i], value.scale) * sx + 6
             val.place(x, y, "ml")
             if i == chosen and not cut[i]:
+                bar = QRectF(
+                    self.chart_rect.left(), y - 0.34 * self.row_h, min(widths[i], value.scale) * sx, 0.68 * self.row_h
+                )
+                self.chosen_outline.set_rect(bar, 0).style(None, theme.foreground, max(2.0, theme.line_width))
                 self.chosen_mark.show_text("◀", theme_font(theme, 0.85, True), theme.foreground)
                 self.chosen_mark.place(val.pos().x() + val.boundingRect().width() + 4, y, "ml")
         self.chosen_mark.setVisible(chosen is not None and chosen < n and not cut[chosen])
+        self.chosen_outline.setVisible(self.chosen_mark.isVisible())
         for g in self.ghosts[n:]:
             g.setVisible(False)
 
