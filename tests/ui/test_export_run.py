@@ -4,6 +4,7 @@ says what came of it. Each test records a 2-token run; the export is the real co
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,21 @@ def test_a_failed_export_shows_the_commands_message(qtbot, recorded, tmp_path, m
     assert "error:" not in message  # the command's words, without its prefix
     assert w.banner.hint.text()  # and its hint, what to do instead
     assert w.status.activity.text() == ""  # no longer "Exporting…"
+
+
+def test_a_missing_extra_gives_the_install_command(qtbot, recorded, tmp_path, monkeypatch):
+    """Without PyAV a video cannot be written: the window says which package and how to install it."""
+    w, _ = recorded
+    fake = tmp_path / "no-pyav"
+    (fake / "av").mkdir(parents=True)
+    (fake / "av" / "__init__.py").write_text("raise ImportError('no PyAV here')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(fake), os.environ.get("PYTHONPATH")])))
+    choose(monkeypatch, tmp_path / "run.mp4", "Video (*.mp4)")
+    w.actions_by_name["export_run"].trigger()
+    wait_done(qtbot, w)
+    assert w.banner.isVisible() and "'av'" in w.banner.message.text()
+    assert "pip install" in w.banner.hint.text()
+    assert not (tmp_path / "run.mp4").exists()
 
 
 def test_what_the_commands_lines_mean():
