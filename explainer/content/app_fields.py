@@ -46,8 +46,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         },
         "export_failed": ("error",),
         "exporting_run": ("name",),
-        "export_progress": ("name", "percent"),
-        "export_left": ("progress", "seconds"),
+        "export_left": ("name", "seconds"),
         "export_stopped": ("code",),
     },
     # the stage names the transport bar shows, one per explainer.stages.Stage value

@@ -63,11 +63,13 @@ def read_line(line: str) -> Progress | Said | None:
     return None
 
 
-def seconds_left(fraction: float, elapsed: float) -> float | None:
-    """The time the rest will take at the pace so far; None before the guess means anything."""
-    if not 0 < fraction < 1 or elapsed < LEFT_AFTER_S:
+def seconds_left(fraction: float, elapsed: float, since: float = 0.0) -> float | None:
+    """The time the rest will take at the pace since the phase's first line (at ``since``, which
+    is already past 0: the command's first line comes after its first frame); None before the
+    guess means anything."""
+    if not since < fraction < 1 or elapsed < LEFT_AFTER_S:
         return None
-    return elapsed * (1 - fraction) / fraction
+    return elapsed * (1 - fraction) / (fraction - since)
 
 
 def export_command(trace_path: str, out: str, theme: str, model: str) -> list[str]:
@@ -116,7 +118,8 @@ class RunExport(QObject):
         self.error = ""
         self.hint: list[str] = []
         self.phase = ""
-        self.phase_started = 0.0
+        self.phase_started = 0.0  # when the phase's first line came, and how far it was then
+        self.phase_from = 0.0
         self.folder = tempfile.mkdtemp(prefix="explainer-export-")
         self.trace_path = str(Path(self.folder) / "run.trace")
         try:
@@ -197,14 +200,14 @@ class RunExport(QObject):
             return
         now = time.monotonic()
         if p.phase != self.phase:
-            self.phase, self.phase_started = p.phase, now
+            self.phase, self.phase_started, self.phase_from = p.phase, now, p.fraction
         percent = round(max(0.0, min(1.0, p.fraction)) * 100)
         self.dialog.setRange(0, 100)
         self.dialog.setValue(percent)
-        text = self._word("export_progress").format(name=self.name, percent=percent)
-        left = seconds_left(p.fraction, now - self.phase_started)
+        left = seconds_left(p.fraction, now - self.phase_started, self.phase_from)
+        text = self._word("exporting_run").format(name=self.name)  # the bar shows the percentage
         if left is not None:
-            text = self._word("export_left").format(progress=text, seconds=max(1, round(left)))
+            text = self._word("export_left").format(name=self.name, seconds=max(1, round(left)))
         self.dialog.setLabelText(text)
 
     def _error(self, error: QProcess.ProcessError) -> None:
