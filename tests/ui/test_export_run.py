@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QProcess, Qt
 from PySide6.QtWidgets import QFileDialog, QPushButton
 
 from explainer.ui.export_process import Progress, Said, read_line, seconds_left
@@ -87,6 +87,17 @@ def test_cancel_stops_the_export_and_leaves_no_file(qtbot, recorded, tmp_path, m
     assert list(tmp_path.iterdir()) == []  # neither the GIF nor a half-written temporary file
     assert w.status.activity.text() == w.word("window", "export_cancelled")
     assert not w.banner.isVisible()
+
+
+def test_closing_the_window_stops_the_export(qtbot, recorded, tmp_path, monkeypatch):
+    w, _ = recorded
+    choose(monkeypatch, tmp_path / "run.gif")
+    w.actions_by_name["export_run"].trigger()
+    export = w.files.exporting
+    qtbot.waitUntil(lambda: export.dialog.value() > 0, timeout=EXPORT_S)
+    w.close()
+    assert not export.running and export.process.state() == QProcess.ProcessState.NotRunning
+    assert list(tmp_path.iterdir()) == []  # no child left drawing, no half-written file
 
 
 def test_a_failed_export_shows_the_commands_message(qtbot, recorded, tmp_path, monkeypatch):
