@@ -224,15 +224,15 @@ class RunExport(QObject):
             return
         self.ended = True
         self.kill_timer.stop()
-        if code == 0 and not self.cancelled:
+        if code == 0:
             self.dialog.setValue(self.dialog.maximum())
         self.dialog.hide()  # not close(), which cancels and resets it; kept, with its last value until the next export
         shutil.rmtree(self.folder, ignore_errors=True)
         h = self.host
-        if self.cancelled:
-            h.set_activity(self._word("export_cancelled"))
-        elif code == 0:
+        if code == 0:  # (even if Cancel came as it finished: the file is there, whole)
             h.set_activity(self._word("exported").format(path=self.out))
+        elif self.cancelled:
+            h.set_activity(self._word("export_cancelled"))
         else:
             why = self.error or self._word("export_stopped").format(code="?" if code is None else code)
             h.set_activity("")
