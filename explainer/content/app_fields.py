@@ -24,7 +24,10 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "empty_prompt_hint",
             "position_prefill",
             "position_decode",
-            "exporting_web",
+            "export_title",
+            "export_cancel",
+            "export_cancelling",
+            "export_cancelled",
         ),
         "model_ready": ("welcome",),
         "done": ("n", "why"),
@@ -42,6 +45,9 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             for k in ("save_failed_trace", "save_failed_lesson", "open_failed_trace", "open_failed_lesson")
         },
         "export_failed": ("error",),
+        "exporting_run": ("name",),
+        "export_left": ("name", "seconds"),
+        "export_stopped": ("code",),
     },
     # the stage names the transport bar shows, one per explainer.stages.Stage value
     "stages": plain("pretraining", "tokens", "embeddings", "layers", "probabilities", "sampling", "append"),
@@ -74,8 +80,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "zoom_reset",
             "export",
             "export_tip",
-            "export_web",
-            "export_web_tip",
+            "export_run",
+            "export_run_tip",
             "save_trace",
             "save_trace_tip",
             "save_lesson",
@@ -230,8 +236,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "export_filter",
         "open_gguf",
         "open_gguf_filter",
-        "export_web",
-        "export_web_filter",
+        "export_run",
+        "export_run_filter",
     ),
 }
 

@@ -106,7 +106,7 @@ def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
         ("zoom_out", [QKeySequence.StandardKey.ZoomOut, QKeySequence(ctrl | key.Key_Minus)], w.view.zoom_out, False),
         ("zoom_reset", [QKeySequence(ctrl | key.Key_0)], w.view.reset_zoom, False),
         ("export", [QKeySequence(ctrl | key.Key_E)], w.files.export_dialog, True),
-        ("export_web", [], w.files.export_web_dialog, True),
+        ("export_run", [QKeySequence("Ctrl+Shift+E")], w.files.export_run_dialog, True),
         ("save_trace", [QKeySequence(ctrl | key.Key_S)], w.files.save_trace_dialog, True),
         ("save_lesson", [QKeySequence("Ctrl+Shift+S")], w.files.save_lesson_dialog, True),
         ("open_trace", [QKeySequence(ctrl | key.Key_O)], w.files.open_trace_dialog, True),
@@ -142,7 +142,7 @@ def build_menus(window: QMainWindow, w: Commands, a: dict[str, QAction]) -> tupl
     file_menu.addAction(a["open_trace"])
     recent = file_menu.addMenu(w.word("menus", "recent"))
     recent.setObjectName("recent")
-    for name in ("save_trace", "save_lesson", None, "export", "export_web", None, "quit"):
+    for name in ("save_trace", "save_lesson", None, "export", "export_run", None, "quit"):
         file_menu.addSeparator() if name is None else file_menu.addAction(a[name])
     run = mb.addMenu(w.word("menus", "run"))
     for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):

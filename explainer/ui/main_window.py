@@ -551,7 +551,7 @@ class MainWindow(QMainWindow):
         for name in ("next", "next_token", "play", "reset", "export"):
             a[name].setEnabled(ready)
         a["save_trace"].setEnabled(ready and not st.generating)
-        a["export_web"].setEnabled(ready and not st.generating)
+        a["export_run"].setEnabled(ready and not st.generating)
         a["save_lesson"].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)
@@ -584,6 +584,7 @@ class MainWindow(QMainWindow):
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()
+        self.files.shutdown()
         self.controller.shutdown()
         with contextlib.suppress(RuntimeError, TypeError):
             QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)

@@ -9,11 +9,12 @@ lesson file holds, and how it is read, is :mod:`explainer.lesson.lesson_file`'s.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
@@ -24,6 +25,9 @@ from explainer.lesson.place import LessonPlace
 from explainer.lesson.state import LessonState
 from explainer.lesson.tour import TourState
 from explainer.ui.stepper import RunOnScreen
+
+if TYPE_CHECKING:
+    from explainer.ui.export_process import RunExport
 
 
 class Resumable(Protocol):
@@ -57,6 +61,7 @@ class RunFiles:
     def __init__(self, parent: QWidget, window: FilesHost) -> None:
         self.parent = parent  # the dialogs' parent (the same object as ``window``, seen as a widget)
         self.window = window
+        self.exporting: RunExport | None = None  # the run's last export (File > Export the run…)
 
     def save_trace_dialog(self) -> None:
         self._ask_where("save_trace", "explainer-run.trace", self.save_trace)
@@ -158,34 +163,45 @@ class RunFiles:
             return
         w.set_activity(w.word("window", "exported").format(path=path))
 
-    def export_web_dialog(self) -> None:
+    def export_run_dialog(self) -> None:
+        """File > Export the run…: where, and as what (the filter's kind when the name has none)."""
         w = self.window
         if not w.stepper.ready or w.generating:
             return
-        path, _ = QFileDialog.getSaveFileName(
-            self.parent, w.word("files", "export_web"), "explainer-run.html", w.word("files", "export_web_filter")
+        if self.exporting is not None and self.exporting.running:
+            self.exporting.dialog.raise_()  # one at a time: the one under way comes forward
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self.parent, w.word("files", "export_run"), "explainer-run.html", w.word("files", "export_run_filter")
         )
         if path:
-            self.export_web(path)
+            self.export_run(with_kind(path, chosen))
 
-    def export_web(self, path: str) -> None:
-        """Write the whole recorded run as one web page that replays it offline (the same code as
-        `explainer export --out run.html`), in the window's theme, with the measured times the
-        window shows. Drawing every distinct panel takes seconds for a long run: the window says
-        so and shows the busy cursor meanwhile."""
-        from explainer.export.web import export_web
+    def export_run(self, path: str) -> None:
+        """Write the whole recorded run as a web page, a slide deck, a video or a GIF (by the
+        file name) with `explainer export` in a child process, in the window's theme, with the
+        measured times the window shows. The window stays usable; a progress dialog shows how
+        far it is and cancels it (explainer/ui/export_process.py)."""
+        from explainer.ui.export_process import start_export
 
         w = self.window
         w.stepper.finish_animation()
-        if w.trace is None or w.generating:
+        if w.trace is None or w.generating or (self.exporting is not None and self.exporting.running):
             return
-        w.set_activity(w.word("window", "exporting_web"))
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            export_web(w.trace, path, w.texts, (w.theme_name,), vocabulary=w.vocabulary, timings=True)
-        except ExplainerError as exc:
-            w.show_error(w.word("window", "export_failed").format(error=exc.message), exc.hint)
-            return
-        finally:
-            QApplication.restoreOverrideCursor()
-        w.set_activity(w.word("window", "exported").format(path=path))
+        if self.exporting is not None:
+            self.exporting.deleteLater()
+        self.exporting = start_export(self.parent, w, w.trace, path)
+
+    def shutdown(self) -> None:
+        """The window is closing: an export under way is stopped, its half-written file removed."""
+        if self.exporting is not None:
+            self.exporting.abort()
+
+
+def with_kind(path: str, chosen_filter: str) -> str:
+    """``path``, with the extension of the filter chosen in the dialog when it has none of its own
+    (a name typed without ``.gif`` is a GIF when the GIF filter was chosen)."""
+    if Path(path).suffix:
+        return path
+    found = re.search(r"\*(\.\w+)", chosen_filter)
+    return path + found.group(1) if found else path
