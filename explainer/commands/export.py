@@ -144,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         raise ExplainerError("--step must be 0 or more", "steps are counted from 0")
     trace, vocabulary = _trace_of(args)
     if web:
+        from explainer.commands.output import terminate_as_interrupt
+
+        terminate_as_interrupt()  # the app's Cancel: no part-written page is left
         return export_web.write_page(args, trace, vocabulary)
     look = {"theme": args.theme, "timings": args.timings, "vocabulary": vocabulary, "layout": layout}
     if whole_run:
