@@ -239,6 +239,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "cut_top_k": (),
         "cut_top_p": (),
         "kept": ("kept",),
+        "kept_one": (),
         "other": (),
         "summary": ("settings", "kept", "lands", "verdict"),
     },
@@ -246,12 +247,15 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "right": (),
         "wrong": (),
         "wrong_option": ("why",),
-        "too_high": ("off", "off_pct", "pct"),
-        "too_low": ("off", "off_pct", "pct"),
+        "too_high": ("off", "off_pct", "tolerance"),
+        "too_low": ("off", "off_pct", "tolerance"),
+        "mistake_high": ("why",),
+        "mistake_low": ("why",),
         "not_a_number": (),
-        "match_count": ("right", "total"),
+        "match_count": ("right", "total", "wrong"),
         "needs_run": (),
         "tolerance": ("pct",),
+        "tolerance_exact": (),
         "score": ("right", "total", "first_try"),
     },
     "completion": {
@@ -352,6 +356,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "task": ("do",),
         "task_done": ("do",),
         "question_position": ("n", "total", "mark"),
+        "item_misplaced": ("item",),
     },
 }
 
@@ -373,6 +378,16 @@ LIVE_WRONG: dict[str, tuple[str, ...]] = {
     "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
     "greedy_pick": ("not_top",),
     "ttft": ("ttft_decode", "tpot", "total", "one_pass"),
+}
+# the likely wrong answers a number question's "mistakes" may name by kind, computed from the
+# question's own numbers (explainer/lesson/questions.py): any number question's slip by a factor
+# of a thousand (milliseconds for seconds, thousands dropped), and each live question's own slips
+THOUSANDS_MISTAKES = ("times_1000", "over_1000")
+NUMBER_MISTAKES: dict[str, tuple[str, ...]] = {
+    "story_wait": ("every_ttft", "one_tpot", "no_ttft"),
+    "context_words": ("divided", "tokens", "chars"),
+    "story_report": ("multiplied", "words", "chars"),
+    "story_layer_time": ("whole_pass", "multiplied", "per_token"),
 }
 # the fields an option's explanation may use beside its question's: the option itself
 WRONG_FIELDS: Fields = ("value",)

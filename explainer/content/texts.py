@@ -197,6 +197,10 @@ class QuestionSpec:
     # ``options`` ("" for the right one); live: (kind of wrong option, text), see fields.LIVE_WRONG
     explanations: tuple[str, ...] = ()
     wrong: tuple[tuple[str, str], ...] = ()
+    # NUMBER: the likely wrong answers, each (kind, value, why): a kind (fields.NUMBER_MISTAKES)
+    # is computed from the question's own numbers by explainer/lesson/questions.py; a static
+    # question may give the value itself (kind ""). ``why`` names the slip and may use {value}.
+    mistakes: tuple[tuple[str, float | None, str], ...] = ()
 
     def word(self, name: str) -> str:
         return dict(self.words)[name]

@@ -394,6 +394,31 @@ def test_show_the_answer_explains_without_scoring(qtbot, window):
     assert not card.explanation.isHidden() and not w.lesson.state.quiz.is_right(card.question.id)
     click(qtbot, card.check_button)  # nothing chosen yet
     assert card.feedback.text() == TEXTS.text("ui", "answer_first")
+    q = card.question
+    assert isinstance(q.answer, int)
+    click(qtbot, card.options[q.answer])  # the answer, after it was shown: right, not at the first try
+    click(qtbot, card.check_button)
+    assert w.lesson.state.quiz.is_right(q.id) and w.lesson.state.quiz.first_try() == 0
+    assert "0 at the first try" in section.score.text()
+
+
+def test_a_wrong_sort_marks_the_items_in_the_wrong_place(qtbot, window):
+    w = window
+    section = w.lesson.dock.questions
+    section.open("closing")
+    card = section.card
+    q = card.question
+    assert isinstance(q.answer, tuple)
+    cats = [c for c, _ in q.categories]
+    wrong = {0, len(q.items) - 1}
+    for i, (buttons, answer) in enumerate(zip(card.item_choices, q.answer)):
+        pick = cats[1 - cats.index(answer)] if i in wrong else answer
+        click(qtbot, buttons[cats.index(pick)])
+    click(qtbot, card.check_button)
+    assert f"“{q.items[0]}”" in card.feedback.text() and f"“{q.items[1]}”" not in card.feedback.text()
+    marked = [label.property("misplaced") for label in card.item_labels]
+    assert marked == [i in wrong for i in range(len(q.items))]
+    assert card.item_labels[0].text() != q.items[0] and card.item_labels[1].text() == q.items[1]
 
 
 # ------------------------------------------------------------------ glossary
