@@ -232,3 +232,24 @@ def test_the_your_turn_step_is_done_only_by_a_branch_from_another_token_than_the
         state = state.observe(TOUR, event)
         assert not state.can_advance(TOUR), event
     assert state.observe(TOUR, Branched(from_top=False)).can_advance(TOUR)
+
+
+def test_the_context_count_says_why_it_is_one_less_than_input_plus_output(real_trace):
+    for name in ("paris", "chat"):
+        trace = real_trace(name)
+        fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+        view = tour_view(TEXTS, TourState(TOUR.index_of("tok-window") or 0), fields)
+        assert view is not None
+        used, n_in, n_out = (int(fields[k].replace(",", "")) for k in ("used", "n_prompt", "n_out"))
+        assert used == n_in + n_out - 1, name  # the last pick is never read back
+        assert f"{fields['n_prompt']} input and {fields['n_out']} output tokens less one" in view.text
+        assert "never read back" in view.text
+
+
+def test_a_question_steps_task_asks_what_its_question_asks():
+    """Step 12 asked "how many tokens did the model read?" (the screen shows that) while its
+    question asks for the rule of thumb's estimate: the task now names the question's own ask."""
+    step = TOUR.steps[TOUR.index_of("tok-count") or 0]
+    assert step.done.question == "prompt_tokens"
+    spec = next(q for q in TEXTS.questions if q.id == "prompt_tokens")
+    assert "rule of thumb" in spec.text and "rule of thumb" in step.do and "read" not in step.do
