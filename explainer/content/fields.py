@@ -256,7 +256,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "needs_run": (),
         "tolerance": ("pct",),
         "tolerance_exact": (),
-        "score": ("right", "total", "first_try"),
+        "score": ("right", "total", "first_try", "goals"),
+        "closing_locked": ("left",),
     },
     "completion": {
         "title": ("title",),
@@ -266,7 +267,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "next": ("next",),
         "next_url": (),
         "next_how": (),
-        "open_title": ("n",),
+        "open_title": ("goals",),
+        "goals": ("shown", "total"),
         "open_item": ("outcome",),
         "open_first": (),
     },
@@ -397,6 +399,11 @@ WRONG_FIELDS: Fields = ("value",)
 # also say which {fields} each may use); assets.py refuses a file without one, naming the file and
 # the key, so a missing text is found when the app starts, not mid-lesson.
 REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in LESSON_STRINGS.items()}
+
+
+# the fields the learner's record fills in the tour's texts (explainer/lesson/tour.py tour_view):
+# how many of the lesson's goals are shown so far ("9 of 16 goals shown")
+RECORD_FIELDS: Fields = ("goals",)
 
 
 def field_names(lesson: LessonInfo) -> frozenset[str]:

@@ -147,6 +147,9 @@ class TourStep:
     # the text shown while the learner is guessing a pass's next token in Predict, for a step
     # whose text names a pass's answer (fields.GUESS_FIELDS); the loader requires one there
     text_guessing: str | None = None
+    # the text shown while the lesson is not complete yet, for a step whose text says it is
+    # (the end of the tour: no praise before every goal is shown)
+    text_open: str | None = None
 
 
 @dataclass(frozen=True)

@@ -539,12 +539,25 @@ class QuizState:
     def first_try(self) -> int:
         return sum(1 for _, n, ok in self.tries if ok and n == 1)
 
+    def before_closing(self, questions: Sequence[Question]) -> int:
+        """How many questions must still be answered right before the closing one opens. The
+        course ends a lesson on one fun closed question, so the last question of the set waits
+        for every other one, on every path: the quiz's own order, the tour's check step and
+        "Finish the lesson" alike (one that waits for a run waits for it too: the lesson cannot
+        end before it). 0: it is open (or already right)."""
+        if not questions or self.is_right(questions[-1].id):
+            return 0
+        return sum(1 for q in questions[:-1] if not self.is_right(q.id))
+
     def all_right(self, questions: Sequence[Question]) -> bool:
         """Every available question answered right: the lesson's outcomes are shown."""
         return all(self.is_right(q.id) for q in questions if q.available)
 
-    def text(self, texts: LessonTexts, questions: Sequence[Question]) -> str:
-        return texts.text("quiz", "score").format(right=self.right(), total=len(questions), first_try=self.first_try())
+    def text(self, texts: LessonTexts, questions: Sequence[Question], goals: str) -> str:
+        """The score line, with ``goals``, the goals shown ("9 of 16 goals shown")."""
+        return texts.text("quiz", "score").format(
+            right=self.right(), total=len(questions), first_try=self.first_try(), goals=goals
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {q: {"tries": n, "right": ok} for q, n, ok in self.tries}

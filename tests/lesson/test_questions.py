@@ -228,7 +228,8 @@ def test_quiz_state(real_trace):
     for q in qs:
         state = state.record(q.id, check(TEXTS, q, q.answer))
     assert state.all_right(qs) and state.first_try() == len(qs)
-    assert state.text(TEXTS, qs) == f"{len(qs)} of {len(qs)} answered right, {len(qs)} at the first try"
+    line = f"{len(qs)} of {len(qs)} answered right, {len(qs)} at the first try; 9 of 9 goals shown"
+    assert state.text(TEXTS, qs, "9 of 9 goals shown") == line
     again = state.record(qs[0].id, check(TEXTS, qs[0], a_wrong_answer(qs[0])))
     assert again == state  # a question answered right stays right
     assert QuizState.from_dict(state.to_dict()) == state

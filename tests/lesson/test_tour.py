@@ -253,3 +253,20 @@ def test_a_question_steps_task_asks_what_its_question_asks():
     assert step.done.question == "prompt_tokens"
     spec = next(q for q in TEXTS.questions if q.id == "prompt_tokens")
     assert "rule of thumb" in spec.text and "rule of thumb" in step.do and "read" not in step.do
+
+
+def test_no_praise_before_the_lesson_is_complete_and_the_goals_shown_as_n_of_m(real_trace):
+    """Step 46 said "Well done!" with 1 of 36 answered: its praise waits for every goal shown."""
+    trace = real_trace("paris")
+    fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+    n = len(TEXTS.lesson.outcomes)
+    done, quiz = TourState(TOUR.index_of("finish-done") or 0), TourState(TOUR.index_of("finish-quiz") or 0)
+    for shown in (0, 1, n - 1):
+        view = tour_view(TEXTS, done, fields, goals=(shown, n))
+        assert view is not None and "well done" not in view.text.lower(), shown
+        assert f"{shown} of {n} goals shown" in view.text
+        check_view = tour_view(TEXTS, quiz, fields, goals=(shown, n))
+        assert check_view is not None and f"{shown} of {n} goals shown so far" in check_view.text
+    complete = tour_view(TEXTS, done, fields, goals=(n, n))
+    assert complete is not None and complete.text.startswith("Well done!")
+    assert "well done" not in TEXTS.text("ui", "tour_finished").lower()  # the finished tour, complete or not

@@ -46,10 +46,14 @@ class QuestionCard(QWidget):
     answered = Signal(str, Verdict)  # question id, its verdict
     term_activated = Signal(str)
 
-    def __init__(self, texts: LessonTexts, question: Question, right: bool, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, texts: LessonTexts, question: Question, right: bool, locked: int = 0, parent: QWidget | None = None
+    ) -> None:
+        """``locked``: the closing question waits for this many others to be right first."""
         super().__init__(parent)
         self.texts = texts
         self.question = question
+        self.locked = locked
         self.options: list[QRadioButton] = []
         self.number_field: QLineEdit | None = None
         self.item_choices: list[list[QRadioButton]] = []  # MATCH: per item, a button per category
@@ -63,7 +67,10 @@ class QuestionCard(QWidget):
         self.text.set_linked(question.text)
         self.text.term_activated.connect(self.term_activated)
         col.addWidget(self.text)
-        if question.available:
+        open_ = question.available and not locked
+        if locked:
+            self.text.set_linked(texts.text("quiz", "closing_locked").format(left=locked))
+        if open_:
             self._inputs(col)
         row = QHBoxLayout()
         self.check_button = QPushButton(ui("check"))
@@ -76,8 +83,8 @@ class QuestionCard(QWidget):
         row.addWidget(self.answer_button)
         row.addStretch(1)
         col.addLayout(row)
-        self.check_button.setEnabled(question.available)
-        self.answer_button.setEnabled(question.available)
+        self.check_button.setEnabled(open_)
+        self.answer_button.setEnabled(open_)
         self.feedback = QLabel()
         self.feedback.setObjectName("question_feedback")
         self.feedback.setWordWrap(True)
