@@ -32,6 +32,7 @@ from explainer.content.fields import (
     CAPTION_SECTIONS,
     GLOSSARY_FIELDS,
     LESSON_STRINGS,
+    RECORD_FIELDS,
     field_names,
 )
 from explainer.content.json_checks import CheckedJson
@@ -232,7 +233,9 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     questions = read_questions(
         _read(root, language, "questions.json"), outcome_ids, known, checks, set(lesson.key_terms)
     )
-    tour = read_tour(_read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known)
+    tour = read_tour(
+        _read(root, language, "tour.json"), {q.id for q in questions}, outcome_ids, known | frozenset(RECORD_FIELDS)
+    )
     glossary = _glossary(_read(root, language, "glossary.json"))
     for term in lesson.key_terms:  # each must be a term the glossary defines
         if glossary.entry(term) is None:

@@ -239,6 +239,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "cut_top_k": (),
         "cut_top_p": (),
         "kept": ("kept",),
+        "kept_one": (),
         "other": (),
         "summary": ("settings", "kept", "lands", "verdict"),
     },
@@ -246,13 +247,17 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "right": (),
         "wrong": (),
         "wrong_option": ("why",),
-        "too_high": ("off", "off_pct", "pct"),
-        "too_low": ("off", "off_pct", "pct"),
+        "too_high": ("off", "off_pct", "tolerance"),
+        "too_low": ("off", "off_pct", "tolerance"),
+        "mistake_high": ("why",),
+        "mistake_low": ("why",),
         "not_a_number": (),
-        "match_count": ("right", "total"),
+        "match_count": ("right", "total", "wrong"),
         "needs_run": (),
         "tolerance": ("pct",),
-        "score": ("right", "total", "first_try"),
+        "tolerance_exact": (),
+        "score": ("right", "total", "first_try", "goals"),
+        "closing_locked": ("left",),
     },
     "completion": {
         "title": ("title",),
@@ -262,7 +267,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "next": ("next",),
         "next_url": (),
         "next_how": (),
-        "open_title": ("n",),
+        "open_title": ("goals",),
+        "goals": ("shown", "total"),
         "open_item": ("outcome",),
         "open_first": (),
     },
@@ -352,6 +358,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "task": ("do",),
         "task_done": ("do",),
         "question_position": ("n", "total", "mark"),
+        "item_misplaced": ("item",),
     },
 }
 
@@ -374,6 +381,16 @@ LIVE_WRONG: dict[str, tuple[str, ...]] = {
     "greedy_pick": ("not_top",),
     "ttft": ("ttft_decode", "tpot", "total", "one_pass"),
 }
+# the likely wrong answers a number question's "mistakes" may name by kind, computed from the
+# question's own numbers (explainer/lesson/questions.py): any number question's slip by a factor
+# of a thousand (milliseconds for seconds, thousands dropped), and each live question's own slips
+THOUSANDS_MISTAKES = ("times_1000", "over_1000")
+NUMBER_MISTAKES: dict[str, tuple[str, ...]] = {
+    "story_wait": ("every_ttft", "one_tpot", "no_ttft"),
+    "context_words": ("divided", "tokens", "chars"),
+    "story_report": ("multiplied", "words", "chars"),
+    "story_layer_time": ("whole_pass", "multiplied", "per_token"),
+}
 # the fields an option's explanation may use beside its question's: the option itself
 WRONG_FIELDS: Fields = ("value",)
 
@@ -382,6 +399,11 @@ WRONG_FIELDS: Fields = ("value",)
 # also say which {fields} each may use); assets.py refuses a file without one, naming the file and
 # the key, so a missing text is found when the app starts, not mid-lesson.
 REQUIRED_STRINGS: dict[str, tuple[str, ...]] = {section: tuple(keys) for section, keys in LESSON_STRINGS.items()}
+
+
+# the fields the learner's record fills in the tour's texts (explainer/lesson/tour.py tour_view):
+# how many of the lesson's goals are shown so far ("9 of 16 goals shown")
+RECORD_FIELDS: Fields = ("goals",)
 
 
 def field_names(lesson: LessonInfo) -> frozenset[str]:

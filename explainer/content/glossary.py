@@ -9,8 +9,7 @@ with ``<a href="term:KEY">`` links, which a Qt label can show and report clicks 
 Matching rules, so that links land where a reader expects them:
 
 - case-insensitive ("llm" and "LLM" both link to LLM);
-- the longest form first ("input tokens" wins over "token", "layer guess (logit lens)" over
-  "layer");
+- the longest form first ("input tokens" wins over "token", "layer guess" over "layer");
 - whole words only: "token" is not found inside "tokenization", "decode" not inside
   "decoded", "top-k" not inside "top-kk" (hyphens count as part of a word);
 - a plural ending ``s`` or ``es`` is allowed ("tokens", "layer guesses"), other forms are

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from explainer.content.fields import LIVE_QUESTION_FIELDS, LIVE_WRONG, OPTION_FIELDS, WRONG_FIELDS
+from explainer.content.fields import (
+    LIVE_QUESTION_FIELDS,
+    LIVE_WRONG,
+    NUMBER_MISTAKES,
+    OPTION_FIELDS,
+    THOUSANDS_MISTAKES,
+    WRONG_FIELDS,
+)
 from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import QuestionKind, QuestionSpec
 
@@ -99,6 +106,7 @@ def _question(
         spec["unit"] = f.plain(q, "unit", where)
         if live is None:
             spec["answer"] = f.number(q, "answer", where)
+        spec["mistakes"] = _mistakes(f, q, where, live, known)
     else:
         categories = f.get(q, "categories", where)
         if not isinstance(categories, dict) or len(categories) < 2:
@@ -112,6 +120,27 @@ def _question(
             items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
         spec.update(items=tuple(items), categories=cats)
     return QuestionSpec(**spec)
+
+
+def _mistakes(
+    f: CheckedJson, q: Any, where: str, live: str | None, known: frozenset[str]
+) -> tuple[tuple[str, float | None, str], ...]:
+    """A number question's likely wrong answers: each a ``kind`` the app computes from the
+    question's numbers, or (a static question) a ``value``, with ``why``, the slip that gives it."""
+    kinds = THOUSANDS_MISTAKES + NUMBER_MISTAKES.get(live or "", ())
+    out: list[tuple[str, float | None, str]] = []
+    for j, m in enumerate(f.items(q["mistakes"], f"{where}.mistakes") if "mistakes" in q else []):
+        at = f"{where}.mistakes[{j}]"
+        why = f.text(m, "why", at)
+        f.fields_known(why, f"{at}.why", known | frozenset(WRONG_FIELDS))
+        if "kind" in m:
+            kind = f.text(m, "kind", at)
+            if kind not in kinds:
+                raise f.error(f"{at}.kind", f"must be one of {', '.join(kinds)}")
+            out.append((kind, None, why))
+        else:
+            out.append(("", f.number(m, "value", at), why))
+    return tuple(out)
 
 
 def _explanations(

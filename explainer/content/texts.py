@@ -147,6 +147,9 @@ class TourStep:
     # the text shown while the learner is guessing a pass's next token in Predict, for a step
     # whose text names a pass's answer (fields.GUESS_FIELDS); the loader requires one there
     text_guessing: str | None = None
+    # the text shown while the lesson is not complete yet, for a step whose text says it is
+    # (the end of the tour: no praise before every goal is shown)
+    text_open: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,10 @@ class QuestionSpec:
     # ``options`` ("" for the right one); live: (kind of wrong option, text), see fields.LIVE_WRONG
     explanations: tuple[str, ...] = ()
     wrong: tuple[tuple[str, str], ...] = ()
+    # NUMBER: the likely wrong answers, each (kind, value, why): a kind (fields.NUMBER_MISTAKES)
+    # is computed from the question's own numbers by explainer/lesson/questions.py; a static
+    # question may give the value itself (kind ""). ``why`` names the slip and may use {value}.
+    mistakes: tuple[tuple[str, float | None, str], ...] = ()
 
     def word(self, name: str) -> str:
         return dict(self.words)[name]

@@ -103,6 +103,9 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
         text = f.text(s, "text", where)
         f.fields_known(text, f"{where}.text", known)
         guessing = _text_guessing(f, s, text, where, known)
+        text_open = f.text(s, "text_open", where) if "text_open" in s else None
+        if text_open is not None:
+            f.fields_known(text_open, f"{where}.text_open", known)
         do = f.plain(s, "do", where)
         step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
         for o in step_outcomes:
@@ -118,6 +121,7 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
                 _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
                 step_outcomes,
                 guessing,
+                text_open,
             )
         )
     if len({s.id for s in steps}) != len(steps):

@@ -7,9 +7,10 @@ lines, and name the next lesson, "How attention works inside transformers" (less
 with its link, so the learner can open it or paste it into their tutor. Nothing of the next
 lesson is taught here.
 
-Before that, :func:`unfinished` lists the outcomes still open and says where the first of them
-is shown: its first question not answered right, or, when that question cannot be asked yet
-(a live one before a run), the tour step that teaches the outcome (where a run is made).
+Before that, :func:`unfinished` lists the outcomes still open, with the goals shown so far
+("9 of 16 goals shown"), and says where to go on: the next question to answer
+(:func:`next_question`: the closing, fun one always last), or, when none can be asked yet
+(live ones before a run), the tour step that teaches the first open outcome (where a run is made).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from explainer.content.texts import LessonTexts, Outcome
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import Question, QuizState
 from explainer.lesson.state import LessonState
+from explainer.lesson.tour import goals_text
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,21 @@ class Unfinished:
 
     outcomes: tuple[Outcome, ...]  # still open, in lesson.json's order
     text: str  # a heading and one line per open outcome
-    question: str | None  # the first open outcome's first question to answer, askable now
+    question: str | None  # the question to answer next (next_question), askable now
     tour_step: int | None  # else the tour step that teaches it (None: neither is known)
+
+
+def next_question(texts: LessonTexts, state: LessonState, questions: Sequence[Question]) -> str | None:
+    """The question to answer next for the goals still open: the first askable one not right
+    yet of the first open goal that has one, in lesson.json's order, the closing question
+    only once nothing else is left (the course ends on it). None: none can be asked now."""
+    closing_waits = state.quiz.before_closing(questions) > 0
+    todo = [q for q in questions if q.available and not state.quiz.is_right(q.id)]
+    for outcome in state.open_outcomes(texts, questions):
+        for q in todo:
+            if outcome.id in q.outcomes and not (q is questions[-1] and closing_waits):
+                return q.id
+    return None
 
 
 def unfinished(texts: LessonTexts, state: LessonState, questions: Sequence[Question]) -> Unfinished | None:
@@ -69,14 +84,13 @@ def unfinished(texts: LessonTexts, state: LessonState, questions: Sequence[Quest
     open_ = state.open_outcomes(texts, questions)
     if not open_:
         return None
-    first = open_[0]
-    todo = [q for q in questions if first.id in q.outcomes and not (q.available and state.quiz.is_right(q.id))]
-    question = todo[0].id if todo and todo[0].available else None
+    question = next_question(texts, state, questions)
     step = None
     if question is None:
+        first = open_[0]
         step = next((i for i, s in enumerate(texts.tour.steps) if first.id in s.outcomes), None)
     t = texts.text
-    lines = [t("completion", "open_title").format(n=len(open_))]
+    lines = [t("completion", "open_title").format(goals=goals_text(texts, state.goals(texts, questions)))]
     lines += [t("completion", "open_item").format(outcome=o.text) for o in open_]
     lines.append(t("completion", "open_first"))
     return Unfinished(open_, "\n".join(lines), question, step)

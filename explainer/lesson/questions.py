@@ -63,6 +63,9 @@ class Question:
     live: bool  # computed from the run
     available: bool  # False: needs a run first (``text`` says so)
     answer: Answer
+    # NUMBER: the likely wrong answers, (value, why): each computed from this question's own
+    # numbers, ``why`` naming the slip that gives it (none lies within the tolerance of the answer)
+    mistakes: tuple[tuple[float, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,13 @@ class Verdict:
     message: str  # "Right!", "Too high. Have another go?", ...
     explanation: str  # shown after the answer
     items_right: tuple[bool, ...] = ()  # MATCH: which items are sorted right
+    revealed: bool = False  # "Show the answer": no answer given, but the answer was seen
+
+
+def revealed(question: Question) -> Verdict:
+    """What "Show the answer" reports: not right, and it spends the first try, so a Check that
+    follows it is a right answer but not one at the first try."""
+    return Verdict(False, "", question.explanation, revealed=True)
 
 
 # ------------------------------------------------------------------ live answers
@@ -82,6 +92,7 @@ class _Live:
     values: tuple[str, ...] = ()  # CHOICE: option values, the right one first
     reasons: tuple[str, ...] = ()  # CHOICE: per wrong value (after the right one), its LIVE_WRONG kind
     number: float = 0.0  # NUMBER: the right answer
+    mistakes: tuple[tuple[str, float], ...] = ()  # NUMBER: (kind of slip, the number it gives)
 
 
 @dataclass(frozen=True)
@@ -129,7 +140,13 @@ def _prompt_tokens(a: _Asked) -> _Live | None:
 def _context_words(a: _Asked) -> _Live | None:
     if a.model is None:
         return None
-    return _Live({}, number=context_words(a.model, a.texts.lesson))
+    tokens, lesson = a.model.context_length, a.texts.lesson
+    slips = (
+        ("divided", tokens / lesson.words_per_token),  # the rule used backwards
+        ("tokens", float(tokens)),  # the tokens themselves
+        ("chars", tokens * lesson.chars_per_token),  # characters, not words
+    )
+    return _Live({}, number=context_words(a.model, lesson), mistakes=slips)
 
 
 def _embedding_width(a: _Asked) -> _Live | None:
@@ -224,7 +241,13 @@ def _story_wait(a: _Asked) -> _Live | None:
     if trace is None or trace.ttft_s is None or trace.tpot_s is None:
         return None
     seconds = trace.ttft_s + (REPLY_TOKENS - 1) * trace.tpot_s
-    return _Live({"reply_s": number(seconds, 1)}, number=seconds)
+    ttft, tpot = trace.ttft_s, trace.tpot_s
+    slips = (
+        ("every_ttft", REPLY_TOKENS * ttft),  # every token waits as long as the first
+        ("one_tpot", ttft + tpot),  # one gap after the first token, not one per later token
+        ("no_ttft", (REPLY_TOKENS - 1) * tpot),  # the wait for the first token left out
+    )
+    return _Live({"reply_s": number(seconds, 1)}, number=seconds, mistakes=slips)
 
 
 def _story_report(a: _Asked) -> _Live | None:
@@ -240,7 +263,12 @@ def _story_report(a: _Asked) -> _Live | None:
     if verdict is None:
         return None
     fields = {"report_tokens": number(round(tokens, -2)), "report_verdict": verdict}
-    return _Live(fields, number=tokens)
+    slips = (
+        ("multiplied", REPORT_WORDS * a.texts.lesson.words_per_token),  # words × rule, not ÷
+        ("words", float(REPORT_WORDS)),  # the words themselves
+        ("chars", REPORT_WORDS / a.texts.lesson.words_per_token * a.texts.lesson.chars_per_token),  # characters
+    )
+    return _Live(fields, number=tokens, mistakes=slips)
 
 
 def _story_layer_time(a: _Asked) -> _Live | None:
@@ -248,8 +276,13 @@ def _story_layer_time(a: _Asked) -> _Live | None:
     trace = a.trace
     if trace is None or not trace.steps:
         return None
-    per_layer = trace.steps[0].forward_s / trace.model.n_layers
-    return _Live({"layer_ms": milliseconds(per_layer)}, number=per_layer * 1000)
+    prefill_ms, layers = trace.steps[0].forward_s * 1000, trace.model.n_layers
+    slips = (
+        ("whole_pass", prefill_ms),  # the whole pass, not one layer's share
+        ("multiplied", prefill_ms * layers),  # times the layers, not divided
+        ("per_token", prefill_ms / layers / max(1, len(trace.prompt_tokens))),  # split per token as well
+    )
+    return _Live({"layer_ms": milliseconds(prefill_ms / 1000 / layers)}, number=prefill_ms / layers, mistakes=slips)
 
 
 LIVE: dict[str, _Maker] = {
@@ -320,6 +353,7 @@ def build_question(
     why_wrong: tuple[str, ...] = ()
     items: tuple[str, ...] = ()
     tolerance_text = ""
+    mistakes: tuple[tuple[float, str], ...] = ()
     if spec.kind is QuestionKind.CHOICE:
         if live is not None:
             raw = tuple(spec.option.format(value=v) if "{value}" in spec.option else v for v in live.values)
@@ -338,7 +372,11 @@ def build_question(
         why_wrong, _ = _shuffle(tuple(w or "" for w in whys), right, spec.id, seed)
     elif spec.kind is QuestionKind.NUMBER:
         answer = live.number if live is not None else spec.answer
-        tolerance_text = texts.text("quiz", "tolerance").format(pct=_pct(spec.tolerance))
+        tolerance_text = _tolerance_text(texts, spec.tolerance)
+        found = _mistakes(spec, float(answer), live.mistakes if live is not None else (), all_fields)
+        if found is None:
+            return _unavailable(spec, texts)
+        mistakes = found
     else:
         rng = np.random.default_rng([zlib.crc32(spec.id.encode("utf-8")), seed & 0xFFFFFFFF])
         shuffled = [spec.items[int(i)] for i in rng.permutation(len(spec.items))]
@@ -360,7 +398,48 @@ def build_question(
         spec.live is not None,
         True,
         answer,
+        mistakes,
     )
+
+
+def _tolerance_text(texts: LessonTexts, tolerance: float) -> str:
+    """How close an answer must be, in words ("within 10 %"; only the exact number at 0)."""
+    if tolerance <= 0:
+        return texts.text("quiz", "tolerance_exact")
+    return texts.text("quiz", "tolerance").format(pct=_pct(tolerance))
+
+
+def _mistakes(
+    spec: QuestionSpec, answer: float, live: Sequence[tuple[str, float]], fields: dict[str, str]
+) -> tuple[tuple[float, str], ...] | None:
+    """The question's likely wrong answers with why each is wrong, from its own numbers: the
+    live question's slips, a slip by a factor of a thousand, or a static question's given value.
+    A slip too near the answer to tell from a near miss is dropped."""
+    values = {"times_1000": answer * 1000, "over_1000": answer / 1000, **dict(live)}
+    out: list[tuple[float, str]] = []
+    for kind, given, why in spec.mistakes:
+        value = given if given is not None else values.get(kind)
+        # a slip whose band of accepted answers meets the answer's cannot be told from a near miss
+        if value is None or not math.isfinite(value):
+            continue
+        if abs(value - answer) <= spec.tolerance * (abs(value) + abs(answer)):
+            continue
+        text = fill(why, {**fields, "value": _amount(value)})
+        if text is None:
+            return None
+        out.append((value, text))
+    return tuple(out)
+
+
+def _slip(question: Question, value: float) -> str | None:
+    """Why ``value`` is wrong when it is one of the question's likely wrong answers: the nearest
+    one it matches within the question's tolerance (exactly, at tolerance 0)."""
+    near = [
+        (abs(value - m) / abs(m) if m else abs(value), why)
+        for m, why in question.mistakes
+        if distance(value, m, question.tolerance).within
+    ]
+    return min(near)[1] if near else None
 
 
 def build_questions(
@@ -412,16 +491,23 @@ def check(texts: LessonTexts, question: Question, given: int | float | str | Seq
         d = distance(float(value), target, question.tolerance)
         if d.within:
             return Verdict(True, right_msg, question.explanation)
-        msg = texts.text("quiz", "too_high" if d.high else "too_low").format(
-            off=_amount(d.off), off_pct=_pct(d.off_rel), pct=_pct(question.tolerance)
-        )
+        slip = _slip(question, float(value))
+        if slip is not None:  # a known slip: say which one gave this number, and why
+            msg = texts.text("quiz", "mistake_high" if d.high else "mistake_low").format(why=slip)
+        else:
+            msg = texts.text("quiz", "too_high" if d.high else "too_low").format(
+                off=_amount(d.off), off_pct=_pct(d.off_rel), tolerance=question.tolerance_text
+            )
         return Verdict(False, msg, question.explanation)
     answer = question.answer if isinstance(question.answer, tuple) else ()
     sorted_given = tuple(given) if isinstance(given, Sequence) and not isinstance(given, str) else ()
     flags = tuple(i < len(sorted_given) and sorted_given[i] == a for i, a in enumerate(answer))
     ok = len(sorted_given) == len(answer) and all(flags)
-    msg = right_msg if ok else texts.text("quiz", "match_count").format(right=sum(flags), total=len(answer))
-    return Verdict(ok, msg, question.explanation, flags)
+    if ok:
+        return Verdict(True, right_msg, question.explanation, flags)
+    misplaced = [f"“{item}”" for item, right in zip(question.items, flags) if not right]
+    msg = texts.text("quiz", "match_count").format(right=sum(flags), total=len(answer), wrong="; ".join(misplaced))
+    return Verdict(False, msg, question.explanation, flags)
 
 
 # ------------------------------------------------------------------ the learner's record
@@ -437,6 +523,7 @@ class QuizState:
         return next(((n, ok) for q, n, ok in self.tries if q == qid), (0, False))
 
     def record(self, question_id: str, verdict: Verdict) -> QuizState:
+        """A try (an answer shown with "Show the answer" counts as a try that was not right)."""
         n, ok = self._entry(question_id)
         if ok:  # already right: more tries do not count
             return self
@@ -452,12 +539,25 @@ class QuizState:
     def first_try(self) -> int:
         return sum(1 for _, n, ok in self.tries if ok and n == 1)
 
+    def before_closing(self, questions: Sequence[Question]) -> int:
+        """How many questions must still be answered right before the closing one opens. The
+        course ends a lesson on one fun closed question, so the last question of the set waits
+        for every other one, on every path: the quiz's own order, the tour's check step and
+        "Finish the lesson" alike (one that waits for a run waits for it too: the lesson cannot
+        end before it). 0: it is open (or already right)."""
+        if not questions or self.is_right(questions[-1].id):
+            return 0
+        return sum(1 for q in questions[:-1] if not self.is_right(q.id))
+
     def all_right(self, questions: Sequence[Question]) -> bool:
         """Every available question answered right: the lesson's outcomes are shown."""
         return all(self.is_right(q.id) for q in questions if q.available)
 
-    def text(self, texts: LessonTexts, questions: Sequence[Question]) -> str:
-        return texts.text("quiz", "score").format(right=self.right(), total=len(questions), first_try=self.first_try())
+    def text(self, texts: LessonTexts, questions: Sequence[Question], goals: str) -> str:
+        """The score line, with ``goals``, the goals shown ("9 of 16 goals shown")."""
+        return texts.text("quiz", "score").format(
+            right=self.right(), total=len(questions), first_try=self.first_try(), goals=goals
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {q: {"tries": n, "right": ok} for q, n, ok in self.tries}

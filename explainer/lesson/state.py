@@ -138,6 +138,10 @@ class LessonState:
         shown = set(self.outcomes_shown(texts, questions))
         return tuple(o for o in texts.lesson.outcomes if o.id not in shown)
 
+    def goals(self, texts: LessonTexts, questions: Sequence[Question] | None = None) -> tuple[int, int]:
+        """(shown, total): the lesson's goals (its outcomes) shown so far, and how many it has."""
+        return len(self.outcomes_shown(texts, questions)), len(texts.lesson.outcomes)
+
     def complete(self, texts: LessonTexts, questions: Sequence[Question]) -> bool:
         """The lesson is complete: every outcome shown (:meth:`outcomes_shown`). Where the tour
         is does not matter: the course ends a lesson on what the learner can do, not on the

@@ -265,18 +265,35 @@ def progress(texts: LessonTexts, state: TourState) -> Progress:
     )
 
 
-def tour_view(texts: LessonTexts, state: TourState, fields: dict[str, str], guessing: bool = False) -> TourView | None:
+def goals_text(texts: LessonTexts, goals: tuple[int, int]) -> str:
+    """The goals shown so far, in words: "9 of 16 goals shown"."""
+    return texts.text("completion", "goals").format(shown=goals[0], total=goals[1])
+
+
+def tour_view(
+    texts: LessonTexts,
+    state: TourState,
+    fields: dict[str, str],
+    guessing: bool = False,
+    goals: tuple[int, int] | None = None,
+) -> TourView | None:
     """The current step as shown, with ``fields`` from :func:`explainer.lesson.facts.lesson_fields`;
     None once the tour is finished. ``guessing``: a guess is open in Predict, so a step whose
-    text names what the model picks shows its ``text_guessing`` instead (the game stays fair)."""
+    text names what the model picks shows its ``text_guessing`` instead (the game stays fair).
+    ``goals``: (shown, total) from the learner's record (LessonState.goals; None: none shown),
+    for the texts that say how far the learner is; a step with a ``text_open`` shows it until
+    every goal is shown (no praise before the lesson is complete)."""
     tour = texts.tour
     step = state.step(tour)
     if step is None:
         return None
     chapter = tour.chapter(step.chapter)
     assert chapter is not None  # assets.py checked every step's chapter
+    shown, total = goals if goals is not None else (0, len(texts.lesson.outcomes))
     template = step.text_guessing if guessing and step.text_guessing is not None else step.text
-    text = fill(template, fields)
+    if step.text_open is not None and shown < total:
+        template = step.text_open
+    text = fill(template, {**fields, "goals": goals_text(texts, (shown, total))})
     return TourView(
         step.id,
         chapter,

@@ -160,7 +160,7 @@ def what_if(
     shown = [b.id for b in bars]
     other_vals = [max(0.0, 1.0 - float(a[shown].sum())) for a in stages]
     other = (other_vals[0], other_vals[1], other_vals[2], other_vals[3])
-    kept_text = texts.text("whatif", "kept").format(kept=f"{st.kept:,}")
+    kept_text = kept_words(texts, st.kept)
     if landed is None:
         message = texts.text("whatif", "greedy_recorded").format(kept=kept_text)
         landed_label, landed_prob, same = "", 0.0, False
@@ -195,3 +195,8 @@ def what_if(
         spans,
         labels,
     )
+
+
+def kept_words(texts: LessonTexts, kept: int) -> str:
+    """How many candidates the cuts kept, in words ("1 candidate kept", "40 candidates kept")."""
+    return texts.text("whatif", "kept_one") if kept == 1 else texts.text("whatif", "kept").format(kept=f"{kept:,}")

@@ -152,12 +152,13 @@ def test_sampling_captions_say_which_probabilities_are_raw(real_trace):
     assert "raw" in caption_at(trace, Cursor(0, Stage.PROBABILITIES))
 
 
-def test_layer_guesses_are_a_probe_not_an_early_exit(real_trace):
+def test_layer_guesses_are_a_look_inside_not_an_early_exit_in_beginners_words(real_trace):
     for name in ("paris", "sampled"):
         trace = real_trace(name)
         for c in (Cursor(0, Stage.LAYERS), Cursor(1, Stage.LAYERS)):
             text = caption_at(trace, c)
-            assert "probe" in text and "logit lens" in text, text
+            assert "layer guess" in text and "if it stopped" in text, text
+            assert not any(w in text.lower() for w in ("probe", "logit lens", "output head")), text
             assert "stopped early" not in text and "stopping" not in text, text
 
 

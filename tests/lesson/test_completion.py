@@ -90,12 +90,51 @@ def test_unfinished_lists_the_open_outcomes_and_the_first_ones_question(real_tra
     assert todo is not None and todo.outcomes == TEXTS.lesson.outcomes
     first = TEXTS.lesson.outcomes[0]
     assert todo.question == next(q.id for q in qs if first.id in q.outcomes) and todo.tour_step is None
+    assert "0 of" in todo.text and "goals shown" in todo.text
     assert all(o.text in todo.text for o in TEXTS.lesson.outcomes)
     last = qs[-1]
     one = unfinished(TEXTS, answered(qs, wrong=last.id, retried=False), qs)
     assert one is not None and one.question == last.id
     assert [o.id for o in one.outcomes] == [o.id for o in TEXTS.lesson.outcomes if o.id in last.outcomes]
-    assert TEXTS.text("completion", "open_title").format(n=len(one.outcomes)) in one.text
+    n = len(TEXTS.lesson.outcomes)
+    assert f"Not finished yet: {n - len(one.outcomes)} of {n} goals shown." in one.text
+
+
+def test_the_goals_shown_move_with_every_outcome_shown(real_trace):
+    """ "15 of the lesson's goals still to show" never moved; now it reads "N of M goals shown",
+    N growing as each goal's questions are all answered right."""
+    trace = real_trace("paris")
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    n = len(TEXTS.lesson.outcomes)
+    state, seen = LessonState(), []
+    for q in qs:
+        todo = unfinished(TEXTS, state, qs)
+        assert todo is not None
+        shown = len(state.outcomes_shown(TEXTS, qs))
+        assert state.goals(TEXTS, qs) == (shown, n) and f"{shown} of {n} goals shown" in todo.text
+        seen.append(shown)
+        state = state.answer(q.id, check(TEXTS, q, q.answer))
+    assert state.goals(TEXTS, qs) == (n, n) and seen == sorted(seen) and len(set(seen)) > 3
+
+
+def test_the_fun_closing_question_comes_last_on_every_path(real_trace):
+    """ "Finish the lesson" took the learner to the closing question 10th of 20; it now waits
+    for every other question, whichever order they were answered in."""
+    trace = real_trace("paris")
+    qs = build_questions(TEXTS, trace, None, names_for(trace))
+    last = qs[-1]
+    assert last.id == "fun_greedy"
+    for order in (qs[:-1], tuple(reversed(qs[:-1])), qs[:-1][::2] + qs[:-1][1::2]):
+        state = LessonState()
+        for q in order:
+            assert state.quiz.before_closing(qs) > 0
+            todo = unfinished(TEXTS, state, qs)
+            assert todo is not None and todo.question is not None and todo.question != last.id
+            state = state.answer(q.id, check(TEXTS, q, q.answer))
+        assert state.quiz.before_closing(qs) == 0
+        todo = unfinished(TEXTS, state, qs)
+        assert todo is not None and todo.question == last.id  # only now
+        assert state.answer(last.id, check(TEXTS, last, last.answer)).complete(TEXTS, qs)
 
 
 def test_unfinished_before_a_run_leads_to_the_tour_step_for_a_live_question():

@@ -11,7 +11,7 @@ from explainer.content.texts import QuestionKind
 from explainer.illustration.formatting import milliseconds, quoted
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import prompt_text
-from explainer.lesson.questions import Question, QuizState, build_questions, check, parse_number
+from explainer.lesson.questions import Question, QuizState, build_questions, check, parse_number, revealed
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
@@ -187,7 +187,7 @@ def test_a_small_number_is_off_by_a_readable_amount():
     assert check(TEXTS, q, "3.2").correct and check(TEXTS, q, "about 3").correct
     assert check(TEXTS, q, "3.5").message.startswith("Too high, by about 0.5 (16.7 % over)")
     assert check(TEXTS, q, "1").message.startswith("Too low, by about 2 (66.7 % under)")
-    assert check(TEXTS, q, "3000").message.startswith("Too high, by about 2,997 ")
+    assert check(TEXTS, q, "2000").message.startswith("Too high, by about 1,997 ")  # (3000 is a named slip)
     assert check(TEXTS, q, "three").message == TEXTS.text("quiz", "not_a_number")
 
 
@@ -228,7 +228,8 @@ def test_quiz_state(real_trace):
     for q in qs:
         state = state.record(q.id, check(TEXTS, q, q.answer))
     assert state.all_right(qs) and state.first_try() == len(qs)
-    assert state.text(TEXTS, qs) == f"{len(qs)} of {len(qs)} answered right, {len(qs)} at the first try"
+    line = f"{len(qs)} of {len(qs)} answered right, {len(qs)} at the first try; 9 of 9 goals shown"
+    assert state.text(TEXTS, qs, "9 of 9 goals shown") == line
     again = state.record(qs[0].id, check(TEXTS, qs[0], a_wrong_answer(qs[0])))
     assert again == state  # a question answered right stays right
     assert QuizState.from_dict(state.to_dict()) == state
@@ -264,3 +265,61 @@ def test_the_story_tasks_answers_are_the_runs_own_numbers(real_trace):
     report = qs["story_report"]
     assert report.answer == pytest.approx(20_000 / TEXTS.lesson.words_per_token)
     assert f"{trace.model.context_length:,}" in report.explanation and "{" not in report.explanation
+
+
+def test_a_number_from_a_known_slip_is_named_with_why(real_trace):
+    """A wrong number that one of the usual slips gives is answered with that slip, worked out
+    from the question's own numbers (the run's, for a live question), not only "too high"."""
+    trace = real_trace("paris")
+    qs = questions_for(trace)
+    wait = qs["story_wait"]  # seconds: the run's TTFT + 59 TPOTs
+    assert isinstance(wait.answer, float)
+    ms = check(TEXTS, wait, wait.answer * 1000)
+    assert not ms.correct and "milliseconds" in ms.message and "by about" not in ms.message
+    layer = qs["story_layer_time"]  # ms: the run's prefill ÷ its layers
+    prefill_ms = trace.steps[0].forward_s * 1000
+    whole = check(TEXTS, layer, f"{prefill_ms:.3f}")
+    assert "whole prefill pass" in whole.message, whole.message
+    times = check(TEXTS, layer, prefill_ms * trace.model.n_layers)
+    assert "multiplies by the" in times.message and "divide" in times.message
+    assert "seconds" in check(TEXTS, layer, layer.answer / 1000).message
+    report = qs["story_report"]  # 20,000 words ÷ 0.75
+    assert "multiplies the words" in check(TEXTS, report, "15000").message
+    recipe = qs["story_recipe"]  # 199 exactly: prefill gave the first token
+    assert "prefill already gave the first token" in check(TEXTS, recipe, 200).message
+    tpot = {q.id: q for q in build_questions(TEXTS, None, None, TokenNames())}["tpot_seconds"]
+    assert "milliseconds" in check(TEXTS, tpot, "3000").message
+    # a number no slip explains still gets how far off it is
+    assert check(TEXTS, tpot, "1").message.startswith("Too low, by about 2")
+
+
+def test_a_slip_is_matched_within_the_questions_tolerance(real_trace):
+    q = questions_for(real_trace("paris"))["context_words"]  # words = tokens × 0.75
+    assert isinstance(q.answer, float)
+    divided = q.answer / 0.75 / 0.75  # tokens ÷ 0.75: the rule used backwards
+    for near in (divided, divided * 1.08, divided * 0.93):
+        assert "turns words into tokens" in check(TEXTS, q, near).message, near
+    assert "turns words into tokens" not in check(TEXTS, q, divided * 1.2).message
+
+
+def test_an_exact_number_question_says_so_and_not_within_0_percent(real_trace):
+    q = questions_for(real_trace("paris"))["story_recipe"]
+    assert q.tolerance == 0 and "0 %" not in q.tolerance_text and "exact" in q.tolerance_text
+    assert "0 %" not in check(TEXTS, q, 150).message and "exact" in check(TEXTS, q, 150).message
+
+
+def test_a_wrong_sort_names_the_items_in_the_wrong_place(real_trace):
+    q = questions_for(real_trace("paris"))["closing"]
+    assert isinstance(q.answer, tuple)
+    other = {"tokens": "embeddings", "embeddings": "tokens"}
+    given = (other[q.answer[0]], *q.answer[1:-1], other[q.answer[-1]])
+    v = check(TEXTS, q, given)
+    assert not v.correct and f"“{q.items[0]}”" in v.message and f"“{q.items[-1]}”" in v.message
+    assert all(f"“{item}”" not in v.message for item in q.items[1:-1])
+
+
+def test_show_the_answer_spends_the_first_try(real_trace):
+    q = questions_for(real_trace("paris"))["core"]
+    state = QuizState().record(q.id, revealed(q)).record(q.id, check(TEXTS, q, q.answer))
+    assert state.is_right(q.id) and state.right() == 1 and state.first_try() == 0
+    assert QuizState().record(q.id, check(TEXTS, q, q.answer)).record(q.id, revealed(q)).first_try() == 1

@@ -232,3 +232,41 @@ def test_the_your_turn_step_is_done_only_by_a_branch_from_another_token_than_the
         state = state.observe(TOUR, event)
         assert not state.can_advance(TOUR), event
     assert state.observe(TOUR, Branched(from_top=False)).can_advance(TOUR)
+
+
+def test_the_context_count_says_why_it_is_one_less_than_input_plus_output(real_trace):
+    for name in ("paris", "chat"):
+        trace = real_trace(name)
+        fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+        view = tour_view(TEXTS, TourState(TOUR.index_of("tok-window") or 0), fields)
+        assert view is not None
+        used, n_in, n_out = (int(fields[k].replace(",", "")) for k in ("used", "n_prompt", "n_out"))
+        assert used == n_in + n_out - 1, name  # the last pick is never read back
+        assert f"{fields['n_prompt']} input and {fields['n_out']} output tokens less one" in view.text
+        assert "never read back" in view.text
+
+
+def test_a_question_steps_task_asks_what_its_question_asks():
+    """Step 12 asked "how many tokens did the model read?" (the screen shows that) while its
+    question asks for the rule of thumb's estimate: the task now names the question's own ask."""
+    step = TOUR.steps[TOUR.index_of("tok-count") or 0]
+    assert step.done.question == "prompt_tokens"
+    spec = next(q for q in TEXTS.questions if q.id == "prompt_tokens")
+    assert "rule of thumb" in spec.text and "rule of thumb" in step.do and "read" not in step.do
+
+
+def test_no_praise_before_the_lesson_is_complete_and_the_goals_shown_as_n_of_m(real_trace):
+    """Step 46 said "Well done!" with 1 of 36 answered: its praise waits for every goal shown."""
+    trace = real_trace("paris")
+    fields = lesson_fields(TEXTS, trace, None, names_for(trace))
+    n = len(TEXTS.lesson.outcomes)
+    done, quiz = TourState(TOUR.index_of("finish-done") or 0), TourState(TOUR.index_of("finish-quiz") or 0)
+    for shown in (0, 1, n - 1):
+        view = tour_view(TEXTS, done, fields, goals=(shown, n))
+        assert view is not None and "well done" not in view.text.lower(), shown
+        assert f"{shown} of {n} goals shown" in view.text
+        check_view = tour_view(TEXTS, quiz, fields, goals=(shown, n))
+        assert check_view is not None and f"{shown} of {n} goals shown so far" in check_view.text
+    complete = tour_view(TEXTS, done, fields, goals=(n, n))
+    assert complete is not None and complete.text.startswith("Well done!")
+    assert "well done" not in TEXTS.text("ui", "tour_finished").lower()  # the finished tour, complete or not

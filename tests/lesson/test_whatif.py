@@ -12,7 +12,7 @@ from explainer.engine.sampler import InvalidSetting, Sampler, SampleResult, Samp
 from explainer.engine.trace_file import load_trace
 from explainer.engine.trace_sampling import step_sampling
 from explainer.illustration.formatting import quoted
-from explainer.lesson.whatif import N_BARS, what_if, what_if_stages
+from explainer.lesson.whatif import N_BARS, kept_words, what_if, what_if_stages
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
@@ -126,3 +126,10 @@ def test_settings_the_sampler_refuses_are_refused(real_trace):
     ):
         with pytest.raises(InvalidSetting):
             what_if(TEXTS, step, bad, names_for(real_trace("paris")))
+
+
+def test_one_kept_candidate_is_one_candidate_not_1_candidates(real_trace):
+    trace = real_trace("paris")
+    w = what_if(TEXTS, trace.steps[1], SamplingSettings(temperature=1.0, top_k=1), names_for(trace))
+    assert w.kept == 1 and "1 candidate kept" in w.message and "1 candidates" not in w.message
+    assert kept_words(TEXTS, 1) == "1 candidate kept" and kept_words(TEXTS, 1200) == "1,200 candidates kept"

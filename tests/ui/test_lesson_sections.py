@@ -381,7 +381,9 @@ def test_every_question_can_be_answered_right_through_the_widgets(qtbot, window)
         if q.id == "prompt_tokens":
             assert w.lesson.state.tour.done  # the tour's question step
     assert w.lesson.state.quiz.right() == len(questions) and w.lesson.state.quiz.first_try() == 0
-    assert section.score.text() == w.lesson.state.quiz.text(TEXTS, questions)
+    n_goals = len(TEXTS.lesson.outcomes)
+    goals = f"{n_goals} of {n_goals} goals shown"
+    assert section.score.text() == w.lesson.state.quiz.text(TEXTS, questions, goals)
     assert f"{len(questions)} of {len(questions)}" in section.score.text()
 
 
@@ -394,6 +396,31 @@ def test_show_the_answer_explains_without_scoring(qtbot, window):
     assert not card.explanation.isHidden() and not w.lesson.state.quiz.is_right(card.question.id)
     click(qtbot, card.check_button)  # nothing chosen yet
     assert card.feedback.text() == TEXTS.text("ui", "answer_first")
+    q = card.question
+    assert isinstance(q.answer, int)
+    click(qtbot, card.options[q.answer])  # the answer, after it was shown: right, not at the first try
+    click(qtbot, card.check_button)
+    assert w.lesson.state.quiz.is_right(q.id) and w.lesson.state.quiz.first_try() == 0
+    assert "0 at the first try" in section.score.text()
+
+
+def test_a_wrong_sort_marks_the_items_in_the_wrong_place(qtbot, window):
+    w = window
+    section = w.lesson.dock.questions
+    section.open("closing")
+    card = section.card
+    q = card.question
+    assert isinstance(q.answer, tuple)
+    cats = [c for c, _ in q.categories]
+    wrong = {0, len(q.items) - 1}
+    for i, (buttons, answer) in enumerate(zip(card.item_choices, q.answer)):
+        pick = cats[1 - cats.index(answer)] if i in wrong else answer
+        click(qtbot, buttons[cats.index(pick)])
+    click(qtbot, card.check_button)
+    assert f"“{q.items[0]}”" in card.feedback.text() and f"“{q.items[1]}”" not in card.feedback.text()
+    marked = [label.property("misplaced") for label in card.item_labels]
+    assert marked == [i in wrong for i in range(len(q.items))]
+    assert card.item_labels[0].text() != q.items[0] and card.item_labels[1].text() == q.items[1]
 
 
 # ------------------------------------------------------------------ glossary
@@ -483,11 +510,18 @@ def test_the_question_step_waits_for_every_question_right(qtbot, window):
     session.go_to(TOUR.index_of("finish-quiz") or 0)
     questions = session.questions
     last = questions[-1]
-    assert dock.section() is Section.QUESTIONS and dock.questions.questions[dock.questions.index].id == last.id
-    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))  # the last one alone
-    assert session.state.quiz.is_right(last.id) and not session.state.tour.done
+    # the check step opens the first question still to answer, not the closing one, which waits
+    assert dock.section() is Section.QUESTIONS and dock.questions.questions[dock.questions.index].id == questions[0].id
+    dock.questions.open(last.id)
+    card = dock.questions.card
+    assert card.locked == len(questions) - 1 and not card.check_button.isEnabled() and not card.options
+    assert "comes last" in card.text.plain
     for q in questions[:-1]:
         dock.questions.answered.emit(q.id, check(TEXTS, q, q.answer))
+        assert not session.state.tour.done
+    card = dock.questions.card  # the others right: the closing question opens
+    assert card.question.id == last.id and card.locked == 0 and card.check_button.isEnabled() and card.options
+    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))
     assert session.state.tour.done and session.completed
 
 
@@ -517,6 +551,27 @@ def test_finish_before_complete_lists_the_open_outcomes_and_goes_to_the_first(qt
     assert TEXTS.lesson.outcomes[0].text not in dock.tour.text.plain  # shown: not listed
     session.restart()
     assert session.state.tour.index == 0
+
+
+def test_not_finished_follows_the_answers_and_goes_when_the_lesson_is_complete(qtbot, window):
+    """ "Not finished yet: 15 of the lesson's goals still to show" stayed as it was after 12
+    right answers, and even after "Lesson 4 complete"."""
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    questions, n = session.questions, len(TEXTS.lesson.outcomes)
+    session.go_to(len(TOUR.steps) - 1)
+    assert "Well done" not in dock.tour.text.plain and f"0 of {n} goals shown" in dock.tour.text.plain
+    click(qtbot, dock.tour.finish_button)
+    assert f"Not finished yet: 0 of {n} goals shown" in dock.tour.text.plain
+    for q in questions[:-1]:
+        dock.questions.answered.emit(q.id, check(TEXTS, q, q.answer))
+    shown = session.state.goals(TEXTS, questions)[0]
+    assert 0 < shown < n and f"Not finished yet: {shown} of {n} goals shown" in dock.tour.text.plain
+    last = questions[-1]
+    dock.questions.answered.emit(last.id, check(TEXTS, last, last.answer))
+    assert session.completed and "Not finished" not in dock.tour.text.plain
+    assert dock.tour.text.plain.startswith("Well done!")
 
 
 # ------------------------------------------------------------------ presenter mode

@@ -12,7 +12,7 @@ from explainer.content.assets import load_texts
 from explainer.lesson.game import GameState
 from explainer.lesson.questions import QuizState
 from explainer.lesson.state import LessonState
-from explainer.lesson.tour import TourState
+from explainer.lesson.tour import TourState, goals_text
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, type_into
@@ -195,7 +195,8 @@ def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
     assert w.lesson.state == LessonState(tour, quiz, game)
     assert w.lesson.dock.tour.progress.text().startswith(f"Step {index_of('in-layers') + 1} of")
     assert w.lesson.dock.predict.score.text() == game.text(TEXTS)
-    assert w.lesson.dock.questions.score.text() == quiz.text(TEXTS, w.lesson.questions)
+    goals = goals_text(TEXTS, w.lesson.state.goals(TEXTS, w.lesson.questions))
+    assert w.lesson.dock.questions.score.text() == quiz.text(TEXTS, w.lesson.questions, goals)
     saved = AppSettings()
     assert LessonState.from_dict(saved.json_value(STATE_KEY, None), TOUR) == LessonState(tour, quiz, game)
     assert not any(saved.has(key) for key in (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY))

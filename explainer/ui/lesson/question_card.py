@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.content.texts import LessonTexts, QuestionKind
-from explainer.lesson.questions import Question, Verdict, check
+from explainer.lesson.questions import Question, Verdict, check, revealed
 from explainer.ui.announce import announce
 from explainer.ui.lesson.links import LinkedLabel
 
@@ -46,13 +46,18 @@ class QuestionCard(QWidget):
     answered = Signal(str, Verdict)  # question id, its verdict
     term_activated = Signal(str)
 
-    def __init__(self, texts: LessonTexts, question: Question, right: bool, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, texts: LessonTexts, question: Question, right: bool, locked: int = 0, parent: QWidget | None = None
+    ) -> None:
+        """``locked``: the closing question waits for this many others to be right first."""
         super().__init__(parent)
         self.texts = texts
         self.question = question
+        self.locked = locked
         self.options: list[QRadioButton] = []
         self.number_field: QLineEdit | None = None
         self.item_choices: list[list[QRadioButton]] = []  # MATCH: per item, a button per category
+        self.item_labels: list[QLabel] = []  # MATCH: per item, its words (marked when misplaced)
         self._groups: list[QButtonGroup] = []
         ui = self._ui
         col = QVBoxLayout(self)
@@ -62,7 +67,10 @@ class QuestionCard(QWidget):
         self.text.set_linked(question.text)
         self.text.term_activated.connect(self.term_activated)
         col.addWidget(self.text)
-        if question.available:
+        open_ = question.available and not locked
+        if locked:
+            self.text.set_linked(texts.text("quiz", "closing_locked").format(left=locked))
+        if open_:
             self._inputs(col)
         row = QHBoxLayout()
         self.check_button = QPushButton(ui("check"))
@@ -75,8 +83,8 @@ class QuestionCard(QWidget):
         row.addWidget(self.answer_button)
         row.addStretch(1)
         col.addLayout(row)
-        self.check_button.setEnabled(question.available)
-        self.answer_button.setEnabled(question.available)
+        self.check_button.setEnabled(open_)
+        self.answer_button.setEnabled(open_)
         self.feedback = QLabel()
         self.feedback.setObjectName("question_feedback")
         self.feedback.setWordWrap(True)
@@ -131,8 +139,10 @@ class QuestionCard(QWidget):
                 grid.addWidget(QLabel(label), 0, c + 1)
             for i, item in enumerate(q.items):
                 text = QLabel(item)
+                text.setObjectName(f"question_item_{i}")
                 text.setWordWrap(True)
                 grid.addWidget(text, i + 1, 0)
+                self.item_labels.append(text)
                 group = QButtonGroup(self)
                 buttons = []
                 for c, (cat, label) in enumerate(q.categories):
@@ -168,13 +178,24 @@ class QuestionCard(QWidget):
             return
         verdict = check(self.texts, self.question, given)
         self._show_result(verdict.message, verdict.correct)
+        self._mark_items(verdict.items_right)
         announce(self, verdict.message)  # read out, though the focus stays on Check
         self.answered.emit(self.question.id, verdict)
 
     def show_answer(self) -> None:
-        """The learner gives up: the explanation (which names the answer), nothing scored."""
+        """The learner gives up: the explanation (which names the answer). Not scored as right,
+        and reported, so that a Check after it does not count as right at the first try."""
         self.explanation.set_linked(self.question.explanation)
         self.explanation.setVisible(True)
+        self.answered.emit(self.question.id, revealed(self.question))
+
+    def _mark_items(self, right: tuple[bool, ...]) -> None:
+        """A sort's rows: a misplaced item says so beside its words, so the learner sees which
+        ones to move, not only how many (cleared once the row is checked right)."""
+        mark = self._ui("item_misplaced")
+        for label, item, ok in zip(self.item_labels, self.question.items, right):
+            label.setText(item if ok else mark.format(item=item))
+            label.setProperty("misplaced", not ok)
 
     def _show_result(self, message: str, correct: bool) -> None:
         self.feedback.setText(message)

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 
 from explainer.content.texts import LessonTexts
 from explainer.lesson.questions import Question, QuizState, Verdict
+from explainer.lesson.state import LessonState
+from explainer.lesson.tour import goals_text
 from explainer.ui.lesson.question_card import QuestionCard
 
 
@@ -65,7 +67,10 @@ class QuestionsSection(QWidget):
     def show_quiz(self, quiz: QuizState) -> None:
         """The learner's record changed: the score and the current question's mark."""
         self._quiz = quiz
-        self._refresh_header()
+        if self.card is not None and self.card.locked != self._locked(self.card.question):
+            self._show()  # the closing question opens (or closes) with the others' answers
+        else:
+            self._refresh_header()
 
     def set_questions(self, questions: Sequence[Question]) -> None:
         """A new set for a new run: stay on the same question (by id) where it still exists."""
@@ -92,14 +97,20 @@ class QuestionsSection(QWidget):
         self.card = None
         if self.questions:
             q = self.questions[self.index]
-            self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id))
+            self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id), self._locked(q))
             self.card.answered.connect(self._answered)
             self.card.term_activated.connect(self.term_activated)
             self.holder.setWidget(self.card)
         self._refresh_header()
 
+    def _locked(self, question: Question) -> int:
+        """For the closing question, how many others must be right first (0: open)."""
+        last = self.questions and question.id == self.questions[-1].id
+        return self._quiz.before_closing(self.questions) if last else 0
+
     def _refresh_header(self) -> None:
-        self.score.setText(self._quiz.text(self.texts, self.questions))
+        goals = LessonState(quiz=self._quiz).goals(self.texts, self.questions)
+        self.score.setText(self._quiz.text(self.texts, self.questions, goals_text(self.texts, goals)))
         n = len(self.questions)
         self.prev_button.setEnabled(self.index > 0)
         self.next_button.setEnabled(self.index < n - 1)

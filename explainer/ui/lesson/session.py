@@ -20,7 +20,7 @@ from explainer.content.texts import ConditionKind
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
-from explainer.lesson.completion import completion, unfinished
+from explainer.lesson.completion import completion, next_question, unfinished
 from explainer.lesson.facts import lesson_fields, model_fields
 from explainer.lesson.game import Round, Rounds, reveal
 from explainer.lesson.questions import Question, Verdict, build_questions
@@ -344,6 +344,12 @@ class LessonSession(QObject):
 
     def _push(self) -> None:
         self.dock.questions.show_quiz(self.state.quiz)
+        if self.dock.tour.showing_open:  # "Not finished yet" on screen: it follows the answers
+            todo = unfinished(self.texts, self.state, self.questions)
+            if todo is not None:
+                self.dock.tour.show_open(todo.text)
+            else:  # complete: the step's own text again
+                self._shown = None
         self.dock.predict.show_state(self.state)
         if self.completed:  # the page shown keeps the current score
             self.show_completion(open_it=False)
@@ -351,11 +357,16 @@ class LessonSession(QObject):
     def _refresh(self, moved: bool) -> None:
         """Show the step and point at its target; ``moved``: the learner just arrived at it, so
         a hidden control is shown and the section holding the task is opened."""
-        self.view = view = tour_view(self.texts, self.state.tour, self.fields, self._guessing())
+        goals = self.state.goals(self.texts, self.questions)
+        self.view = view = tour_view(self.texts, self.state.tour, self.fields, self._guessing(), goals)
         shown = (view, self._show_me() is not None)
         if moved or shown != self._shown:  # (a frame shown changes nothing most of the time)
+            was_open = self.dock.tour.showing_open and not moved
             self._shown = shown
             self.dock.tour.show_view(*shown)
+            todo = unfinished(self.texts, self.state, self.questions) if was_open else None
+            if todo is not None:  # "Not finished yet" stays until the learner moves, or is done
+                self.dock.tour.show_open(todo.text)
             reveal = moved and not self.window.presenter.active
             self.pointer.point(pointing(view.target) if view is not None else Pointing(), reveal=reveal)
             self.show_note()
@@ -364,7 +375,9 @@ class LessonSession(QObject):
         kind, show = view.done.kind, not self.window.presenter.active  # (presenter mode: the dock stays hidden)
         if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
             self.dock.open_section(Section.QUESTIONS, show)
-            self.dock.questions.open(view.done.question)
+            # the check step opens the next question still to answer: the closing one comes last
+            question = next_question(self.texts, self.state, self.questions) if kind is ConditionKind.COMPLETE else None
+            self.dock.questions.open(question or view.done.question)
         elif kind is ConditionKind.GAME:
             self.dock.open_section(Section.PREDICT, show)
         elif kind is ConditionKind.WHATIF:

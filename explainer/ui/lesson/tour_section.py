@@ -92,6 +92,7 @@ class TourSection(QWidget):
         self.finish_button.hide()
 
     _told: tuple[str, str] | None = None  # the step and task last announced
+    showing_open = False  # "Not finished yet" is shown in place of the step's text
 
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
@@ -100,9 +101,11 @@ class TourSection(QWidget):
         """What "Finish the lesson" found still open, in place of the step's text until the tour
         shows another step (the heading and the task stay: they are where the learner is)."""
         self.text.set_linked(text)
+        self.showing_open = True
 
     def show_view(self, view: TourView | None, can_show_me: bool) -> None:
         """The current step (None: the tour is finished)."""
+        self.showing_open = False
         if view is None:
             self.chapter.setText(self.texts.text("tour", "finished"))
             self.progress.setText("")

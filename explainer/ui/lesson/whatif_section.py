@@ -21,7 +21,7 @@ from explainer.diagram.theme import Theme
 from explainer.engine.sampler import InvalidSetting, SamplingSettings
 from explainer.engine.trace import Step, Trace
 from explainer.illustration.vocab import TokenNames
-from explainer.lesson.whatif import AFTER_TOP_P, WhatIf, what_if
+from explainer.lesson.whatif import AFTER_TOP_P, WhatIf, kept_words, what_if
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.whatif_chart import WhatIfChart
 
@@ -229,4 +229,4 @@ class WhatIfSection(QWidget):
         self.message.setText(value.message)
         self.chart.setAccessibleDescription(value.message)  # the chart in words: where the draw lands
         self.stage_label.setText(value.stage_labels[AFTER_TOP_P])
-        self.kept.setText(self.texts.text("whatif", "kept").format(kept=f"{value.kept:,}") if value.available else "")
+        self.kept.setText(kept_words(self.texts, value.kept) if value.available else "")
