@@ -161,6 +161,9 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "value": ("label", "value"),
         "choice": ("item", "category"),
         "tour": ("progress", "task"),
+        "tour_step": ("chapter", "progress", "text", "task"),
+        "tour_end": ("chapter", "text"),
+        "stage_so_far": ("stage", "n"),
     },
     "transport": plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
     "status": {

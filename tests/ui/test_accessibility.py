@@ -157,10 +157,12 @@ def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     heard.clear()
     tour_key(qtbot, w.view, Qt.Key.Key_Right)  # Alt+→: the next tour step, the focus stays put
     assert w.view.hasFocus()
-    progress, task = dock.tour.progress.text(), dock.tour.task.text()
-    assert progress and task
+    chapter, progress, task = dock.tour.chapter.text(), dock.tour.progress.text(), dock.tour.task.text()
+    text = spoken_marks(dock.tour.text.plain, w.texts.describe)
+    assert chapter and progress and text and task
     words = [message for source, message in heard if source is dock.tour]
-    assert words == [" ".join(w.texts.app_text("access", "tour").format(progress=progress, task=task).split())]
+    told = w.texts.app_text("access", "tour_step").format(chapter=chapter, progress=progress, text=text, task=task)
+    assert words == [" ".join(told.split())]  # the chapter and the explanation too, once
 
 
 def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
@@ -201,5 +203,30 @@ def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, 
     heard.clear()
     qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
     right = check(w.texts, card.question, card.question.answer)
-    assert right.correct
-    assert [message for source, message in heard if source is card] == [" ".join(right.message.split())]
+    assert right.correct and card.explanation.isVisible()
+    explained = spoken_marks(card.question.explanation, w.texts.describe)
+    said = [message for source, message in heard if source is card]
+    assert said == [" ".join(f"{right.message} {explained}".split())]  # the verdict, then its explanation
+
+
+def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(qtbot, window, heard):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    session.go_to(len(session.tour.steps) - 1)
+    heard.clear()
+    click(qtbot, dock.tour.finish_button)  # nothing answered: "Not finished yet: ..."
+    shown = dock.tour.text.plain
+    assert shown.startswith("Not finished yet")
+    said = [message for source, message in heard if source is dock.tour]
+    assert said == [" ".join(spoken_marks(shown, w.texts.describe).split())]
+    for q in session.questions:  # every question answered right: the lesson is complete
+        dock.questions.answered.emit(q.id, check(w.texts, q, q.answer))
+    assert session.completed
+    page = dock.completion
+    said = [message for source, message in heard if source is page]
+    assert len(said) == 1 and said[0].startswith(page.title.text()), said
+    assert said[0] == " ".join(" ".join((page.title.text(), page.score.text(), page.recap.text())).split())
+    session.set_state(session.state)  # the score refreshed: not said again
+    assert len([m for s, m in heard if s is page]) == 1

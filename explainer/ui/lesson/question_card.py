@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.content.texts import LessonTexts, QuestionKind
+from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.questions import Question, Verdict, check
 from explainer.ui.announce import announce
 from explainer.ui.lesson.links import LinkedLabel
@@ -167,14 +168,24 @@ class QuestionCard(QWidget):
             self.feedback.setText(self._ui("answer_first"))
             return
         verdict = check(self.texts, self.question, given)
+        shown = not self.explanation.isHidden()
         self._show_result(verdict.message, verdict.correct)
-        announce(self, verdict.message)  # read out, though the focus stays on Check
+        said = [verdict.message]
+        if not self.explanation.isHidden() and not shown:  # the explanation has just appeared: said too
+            said.append(self._spoken(self.question.explanation))
+        announce(self, " ".join(said))  # read out, though the focus stays on Check
         self.answered.emit(self.question.id, verdict)
 
     def show_answer(self) -> None:
         """The learner gives up: the explanation (which names the answer), nothing scored."""
         self.explanation.set_linked(self.question.explanation)
+        if self.explanation.isHidden():
+            announce(self, self._spoken(self.question.explanation))
         self.explanation.setVisible(True)
+
+    def _spoken(self, text: str) -> str:
+        """A text as shown, with its marks (␣, ↵) said as words for a screen reader."""
+        return spoken_marks(text, self.texts.describe)
 
     def _show_result(self, message: str, correct: bool) -> None:
         self.feedback.setText(message)
