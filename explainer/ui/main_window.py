@@ -276,12 +276,11 @@ class MainWindow(QMainWindow):
         if trace is None or key == self._announced:
             return
         self._announced = key
-        announce(
-            self.view,
-            self.word("access", "stage").format(
-                stage=self.word("stages", cursor.stage.value), n=cursor.step + 1, total=len(trace.steps)
-            ),
-        )
+        stage, n = self.word("stages", cursor.stage.value), cursor.step + 1
+        if self.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
+            announce(self.view, self.word("access", "stage_so_far").format(stage=stage, n=n))
+        else:
+            announce(self.view, self.word("access", "stage").format(stage=stage, n=n, total=len(trace.steps)))
 
     # --- the lesson (explainer/ui/lesson) -------------------------------------------------
 

@@ -148,6 +148,18 @@ def test_a_stage_change_is_announced(qtbot, window, heard):
     QApplication.processEvents()
 
 
+def test_a_stage_announced_during_a_run_names_no_pass_count_it_does_not_know(qtbot, window, heard):
+    w = window
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=6)
+    n = len(trace.steps)
+    assert n > 1
+    said = [message for source, message in heard if source is w.view]
+    assert said, "the first stage is announced"
+    for message in said:  # "pass 1" while the run goes on, never "pass 1 of 1"
+        assert " of " not in message or message.endswith(f" of {n}"), said
+    QApplication.processEvents()
+
+
 def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     w = window
     dock = w.lesson.dock
