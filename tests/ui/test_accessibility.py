@@ -86,6 +86,25 @@ def test_every_focusable_element_has_a_name(qtbot, window):
     assert not problems, "focusable but unnamed:\n" + "\n".join(sorted(set(problems)))
 
 
+def test_the_combo_boxes_and_the_position_are_named_from_the_start(qtbot, window):
+    w = window
+    speed, candidates, position = w.transport.speed, w.lesson.dock.your_turn.candidates, w.transport.position
+    assert accessible(speed) == w.word("transport", "speed")  # not its value, "Normal"
+    assert accessible(speed, QAccessible.Text.Value) == speed.currentText()
+    assert accessible(candidates) == w.word("access", "candidates")  # empty before a run, still named
+    assert accessible(position) == w.word("access", "position")  # no text before a run
+    iface = QAccessible.queryAccessibleInterface(speed)
+    assert iface.role() == QAccessible.Role.ComboBox and iface.childCount() == 1  # its list, with the items
+    assert iface.child(0).object() is speed.view()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    assert position.text() and accessible(position) == w.word("access", "value").format(
+        label=w.word("access", "position"), value=position.text()
+    )
+    forward_to(qtbot, w, 0, Stage.SAMPLING)
+    assert candidates.count() and accessible(candidates) == w.word("access", "candidates")
+    assert accessible(candidates, QAccessible.Text.Value) == candidates.currentText()
+
+
 def test_the_diagram_is_described_in_words(qtbot, window):
     w = window
     assert accessible(w.view).strip()
