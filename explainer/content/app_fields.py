@@ -156,7 +156,17 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
     # what assistive technology reads (explainer/ui/announce.py, describe_view.py, the names of
     # elements without a label of their own)
     "access": {
-        **plain("diagram", "describe", "describe_tip", "busy", "status", "position", "controls_scroll", "candidates"),
+        **plain(
+            "diagram",
+            "describe",
+            "describe_tip",
+            "busy",
+            "status",
+            "position",
+            "controls_scroll",
+            "candidates",
+            "lesson_tabs",
+        ),
         "stage": ("stage", "n", "total"),
         "value": ("label", "value"),
         "choice": ("item", "category"),

@@ -48,6 +48,50 @@ def unnamed(root: QWidget) -> list[str]:
     return out
 
 
+def unnamed_in_tree(root: QWidget) -> list[str]:
+    """What AT-SPI would list as focusable, shown and nameless under ``root``: the accessible tree
+    itself is walked (a container whose focus goes to a proxy is still reported focusable)."""
+    out = []
+
+    def walk(iface, path: str) -> None:
+        if iface is None or not iface.isValid():
+            return
+        state = iface.state()
+        if state.invisible:
+            return
+        here = f"{path}/{iface.role().name}"
+        obj = iface.object()
+        if state.focusable and not (iface.text(QAccessible.Text.Name) or "").strip():
+            out.append(f"{here} {type(obj).__name__} {obj.objectName() if obj is not None else ''!r}")
+        for i in range(iface.childCount()):
+            walk(iface.child(i), here)
+
+    walk(QAccessible.queryAccessibleInterface(root), "")
+    return out
+
+
+def _every_tab(w, check) -> list[str]:
+    tabs, problems = w.lesson.dock.tabs, []
+    for i in range(tabs.count()):
+        if tabs.isTabVisible(i):
+            tabs.setCurrentIndex(i)
+            QApplication.processEvents()
+            problems += [f"tab {tabs.tabText(i)}: {p}" for p in check(w.lesson.dock)]
+    return problems
+
+
+def test_every_focusable_element_in_the_accessible_tree_has_a_name(qtbot, window):
+    w = window
+    w.lesson.dock.show()
+    problems = [f"window: {p}" for p in unnamed_in_tree(w)]  # before any run
+    problems += _every_tab(w, unnamed_in_tree)
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    problems += [f"window after a run: {p}" for p in unnamed_in_tree(w)]
+    problems += _every_tab(w, unnamed_in_tree)
+    assert not problems, "focusable but unnamed:\n" + "\n".join(sorted(set(problems)))
+
+
 def test_every_focusable_element_has_a_name(qtbot, window):
     w = window
     generate(qtbot, w, "The capital of France is", max_new_tokens=3)
