@@ -305,3 +305,59 @@ def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(q
     assert said[0] == " ".join(" ".join((page.title.text(), page.score.text(), page.recap.text())).split())
     session.set_state(session.state)  # the score refreshed: not said again
     assert len([m for s, m in heard if s is page]) == 1
+
+
+@pytest.fixture
+def focus_moves(window) -> list[QWidget]:
+    """Every widget that takes the focus from now on, in order (QApplication.focusChanged). Qt
+    tells assistive technology of each one, after the move: a move made while another is under
+    way (a handler that sends the focus elsewhere) is told before it, so what a screen reader
+    hears last is then not where the focus is."""
+    out: list[QWidget] = []
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+
+    def moved(_old, new) -> None:
+        if new is not None:
+            out.append(new)
+
+    app.focusChanged.connect(moved)
+    yield out
+    app.focusChanged.disconnect(moved)
+
+
+def test_a_tour_step_that_swaps_the_question_never_passes_the_focus_through_the_prompt(qtbot, window, focus_moves):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    first, second = (session.tour.index_of(i) for i in ("start-story", "train-story"))
+    assert first is not None and second is not None
+    session.go_to(first)
+    card = dock.questions.card
+    assert card is not None and card.check_button.isVisible()
+    card.check_button.setFocus()
+    assert card.check_button.hasFocus()
+    focus_moves.clear()
+    session.go_to(second)  # the card with the focus in it is replaced by another question's
+    assert dock.questions.card is not card
+    assert w.prompt not in focus_moves, focus_moves  # (a screen reader was told "Prompt", last)
+    assert QApplication.focusWidget() is w.view and focus_moves[-1] is w.view
+
+
+def test_a_predict_pick_never_passes_the_focus_through_the_prompt(qtbot, window, focus_moves):
+    w = window
+    game = w.lesson.dock.predict
+    w.lesson.dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    w.lesson.dock.open_section(Section.PREDICT)
+    button = game.buttons[0]
+    assert button.isVisible()
+    button.setFocus()
+    assert button.hasFocus()
+    focus_moves.clear()
+    qtbot.keyClick(button, Qt.Key.Key_Space)  # picked: the four buttons go, the focus with them
+    assert game.revealed is not None and not button.isVisible()
+    assert w.prompt not in focus_moves, focus_moves
+    assert QApplication.focusWidget() is w.view and focus_moves[-1] is w.view
