@@ -18,6 +18,7 @@ from explainer.content.texts import QuestionKind
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.lesson.questions import check
 from explainer.stages import Cursor, Stage
+from explainer.ui.announce import sentence
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press
 from tests.ui.lesson_helpers import tour_key
@@ -236,8 +237,11 @@ def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     text = spoken_marks(dock.tour.text.plain, w.texts.describe)
     assert chapter and progress and text and task
     words = [message for source, message in heard if source is dock.tour]
-    told = w.texts.app_text("access", "tour_step").format(chapter=chapter, progress=progress, text=text, task=task)
+    told = w.texts.app_text("access", "tour_step").format(
+        chapter=sentence(chapter), progress=progress, text=text, task=task
+    )
     assert words == [" ".join(told.split())]  # the chapter and the explanation too, once
+    assert words[0].startswith(chapter) and "?." not in words[0] and ".." not in words[0]
 
 
 def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollA
 from explainer.content.texts import ConditionKind, LessonTexts
 from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.tour import TourView
-from explainer.ui.announce import announce
+from explainer.ui.announce import announce, sentence
 from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.links import LinkedLabel
 
@@ -122,7 +122,7 @@ class TourSection(QWidget):
             if told != self._told:
                 self._told = told
                 access = self.texts.app_text("access", "tour_end")
-                announce(self, access.format(chapter=told[0], text=self._spoken(self.text.plain)))
+                announce(self, access.format(chapter=sentence(told[0]), text=self._spoken(self.text.plain)))
             self.task.setVisible(False)
             for b, on in (
                 (self.back_button, True),
@@ -156,7 +156,7 @@ class TourSection(QWidget):
             announce(self, said("access", "tour").format(progress=told[0], task=told[1]))
         else:  # another step: where it is, and all it says, in the words shown
             words = said("access", "tour_step").format(
-                chapter=self.chapter.text(), progress=told[0], text=self._spoken(view.text), task=told[1]
+                chapter=sentence(self.chapter.text()), progress=told[0], text=self._spoken(view.text), task=told[1]
             )
             announce(self, words)
         self._told = told
