@@ -153,6 +153,23 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "not_whole": ("label", "shown"),
     },
     "answer": plain("name", "description", "empty"),
+    # View > Chart as a table (ui/chart_table_view.py): the chart's candidates one per row
+    "chart_table": plain(
+        "title",
+        "tip",
+        "token",
+        "raw",
+        "final",
+        "kept",
+        "chosen",
+        "yes",
+        "no",
+        "not_yet",
+        "no_cut",
+        "other",
+        "empty",
+        "hidden",
+    ),
     # what assistive technology reads (explainer/ui/announce.py, describe_view.py, the names of
     # elements without a label of their own)
     "access": {

@@ -15,10 +15,12 @@ from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessible
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
+from explainer.illustration.formatting import percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.lesson.questions import check
 from explainer.stages import Cursor, Stage
 from explainer.ui.announce import sentence
+from explainer.ui.chart_table_view import COLUMNS
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press
 from tests.ui.lesson_helpers import tour_key
@@ -365,3 +367,73 @@ def test_a_predict_pick_never_passes_the_focus_through_the_prompt(qtbot, window,
     assert game.revealed is not None and not button.isVisible()
     assert w.prompt not in focus_moves, focus_moves
     assert QApplication.focusWidget() is w.view and focus_moves[-1] is w.view
+
+
+def _table(view) -> list[list[str]]:
+    return [[view.item(r, c).text() for c in range(view.columnCount())] for r in range(view.rowCount())]
+
+
+def test_the_chart_as_a_table_walks_the_candidates_with_the_traces_numbers(qtbot, window, generate_calls):
+    w = window
+    w.sampling.greedy.setChecked(False)  # a real draw: the cuts and the choice
+    w.sampling.seed.setText("7")
+    view = w.chart_table
+    assert view.isHidden()
+    w.actions_by_name["chart_table"].trigger()  # View > Chart as a table
+    assert view.isVisible()
+    iface = QAccessible.queryAccessibleInterface(view)
+    assert iface.role() == QAccessible.Role.Table and accessible(view) == w.word("chart_table", "title")
+    word = lambda key: w.word("chart_table", key)  # noqa: E731
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    calls = len(generate_calls)
+    forward_to(qtbot, w, 1, Stage.PROBABILITIES)
+    s = trace.steps[1].sampling
+    n = min(10, len(s.raw.ids))
+    rows = _table(view)
+    assert len(rows) == n + 1  # the chart's candidates, then all the other tokens
+    for r in range(n):  # raw numbers only: nothing is cut or chosen yet at this stage
+        assert rows[r][1] == percent(float(s.raw.probs[r]))
+        assert rows[r][2:] == [word("not_yet")] * 3
+    assert rows[n][0] == word("other")
+    spoken_first = view.item(0, 0).data(Qt.ItemDataRole.AccessibleTextRole)
+    assert spoken_first and "\u2423" not in spoken_first  # “space Paris”, not “␣Paris”
+    cells = [c for c in _children(iface) if c.role() == QAccessible.Role.Cell]
+    assert len(cells) == len(COLUMNS) * (n + 1)  # every cell a screen reader can move to
+    assert cells[0].text(QAccessible.Text.Name) == spoken_first  # what it reads of the first
+
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    rows = _table(view)
+    final = dict(zip(s.after_top_p.ids.tolist(), s.after_top_p.probs.tolist()))
+    for r in range(n):
+        tid = int(s.raw.ids[r])
+        kept = final.get(tid, 0.0) > 0
+        assert rows[r][1] == percent(float(s.raw.probs[r]))
+        assert rows[r][2] == percent(final.get(tid, 0.0))
+        assert rows[r][3] == word("yes" if kept else "no")
+        assert rows[r][4] == word("yes" if tid == s.chosen.id else "no")
+    assert sum(row[3] == word("yes") for row in rows[:n]) == min(s.kept, n)
+    assert [row[4] for row in rows].count(word("yes")) == 1
+
+    view.setFocus()  # reachable by keyboard: the arrows walk the cells, Tab leaves
+    view.setCurrentCell(0, 0)
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentRow() == 1 and view.hasFocus() and w.position == Cursor(1, Stage.SAMPLING)
+    assert view.focusPolicy() & Qt.FocusPolicy.TabFocus and not view.tabKeyNavigation()
+
+    w.stepper.show(Cursor(0, Stage.APPEND))  # back: the table follows the recorded run
+    first = trace.steps[0].sampling
+    assert _table(view)[0][1] == percent(float(first.raw.probs[0]))
+    assert len(generate_calls) == calls  # stepping only reads the trace
+
+
+def test_the_chart_table_hides_an_open_guess(qtbot, window):
+    w = window
+    w.lesson.dock.show()
+    w.show_chart_table(True)
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    assert w.chart_table.item(0, 0).text() == w.word("chart_table", "empty")  # before the probabilities
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    if not w.lesson.answer_open(trace, w.position):
+        pytest.skip("no round offered at this pass")
+    assert w.chart_table.item(0, 0).text() == w.word("chart_table", "hidden")
+    assert w.chart_table.rowCount() == 1
