@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTabl
 
 from explainer.content.texts import LessonTexts
 from explainer.frames.chart_table import ChartRow, ChartTable, TableState
-from explainer.illustration.formatting import percent
+from explainer.illustration.formatting import percent, visible
 from explainer.illustration.spoken import spoken
 
 COLUMNS = ("token", "raw", "final", "kept", "chosen")
@@ -35,7 +35,8 @@ class ChartTableView(QTableWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.verticalHeader().setVisible(False)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.setAccessibleName(self.word("title"))
         self.setAccessibleDescription(self.word("tip"))
         self.setToolTip(self.word("tip"))
@@ -71,7 +72,7 @@ class ChartTableView(QTableWidget):
             return unknown if on is None else w("yes" if on else "no")
 
         return (
-            row.label or w("other"),
+            visible(row.label) if row.label else w("other"),  # as the chart draws it: ␣ for a space
             percent(row.raw),
             w("not_yet") if row.final is None else percent(row.final),
             flag(row.kept, w("no_cut") if greedy and row.final is not None else w("not_yet")),
