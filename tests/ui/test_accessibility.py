@@ -22,7 +22,7 @@ from explainer.stages import Cursor, Stage
 from explainer.ui.announce import sentence
 from explainer.ui.chart_table_view import COLUMNS
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import click, forward_to, generate, press
+from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import tour_key
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -259,8 +259,34 @@ def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
     shown = game.revealed
     assert shown is not None
     said = [message for source, message in heard if source is game]
-    assert said == [" ".join(spoken_marks(shown[1].message, w.texts.describe).split())]
+    words = shown[1].message + (f" {shown[1].explanation}" if game.explanation.isVisible() else "")
+    assert said == [" ".join(spoken_marks(words, w.texts.describe).split())]  # the explanation shown too
     assert said[0] and "\u2423" not in said[0]  # no glyph for the screen reader to spell out
+
+
+def test_a_predict_reveal_with_an_explanation_announces_it_too(qtbot, window, heard):
+    w = window
+    game = w.lesson.dock.predict
+    w.lesson.dock.show()
+    w.sampling.greedy.setChecked(False)
+    type_into(qtbot, w.sampling.temperature, "1.5")
+    w.sampling.seed.setText("3")
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=8)
+    surprising = [i for i, st in enumerate(trace.steps) if st.sampling.chosen.id != int(st.sampling.raw.ids[0])]
+    if not surprising:
+        pytest.skip("the sampler took the favourite at every pass")
+    for i in surprising:
+        forward_to(qtbot, w, i, Stage.LAYERS)
+        if game.round is not None and game.buttons[0].isVisible():
+            break
+    else:
+        pytest.skip("no round offered where the sampler surprised")
+    heard.clear()
+    click(qtbot, game.buttons[0])
+    assert game.revealed is not None and game.explanation.isVisible()  # the sampler did not take the favourite
+    result = game.revealed[1]
+    said = [message for source, message in heard if source is game]
+    assert said == [" ".join(spoken_marks(f"{result.message} {result.explanation}", w.texts.describe).split())]
 
 
 def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, window, heard):
