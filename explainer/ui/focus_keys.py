@@ -128,7 +128,7 @@ class FocusKeys(QObject):
             self.home.setFocus(Qt.FocusReason.OtherFocusReason)
             # (Qt tells assistive technology of ``new`` only once this handler returns, after the
             # home's own report: told again last, so a screen reader hears where the focus is)
-            QTimer.singleShot(0, self._report_focus)
+            QTimer.singleShot(0, self, self._report_focus)
             return
         if new is not None:
             new.installEventFilter(self)  # (installing it again only moves it to the front)

@@ -463,3 +463,35 @@ def test_the_chart_table_hides_an_open_guess(qtbot, window):
         pytest.skip("no round offered at this pass")
     assert w.chart_table.item(0, 0).text() == w.word("chart_table", "hidden")
     assert w.chart_table.rowCount() == 1
+
+
+@pytest.fixture
+def told_focus(monkeypatch) -> list[object]:
+    """The objects the app itself reports as focused to assistive technology (a Focus event it
+    sends through QAccessible.updateAccessibility; Qt's own are sent in C++)."""
+    out: list[object] = []
+    real = QAccessible.updateAccessibility
+
+    def listen(event: QAccessibleEvent) -> None:
+        if event.type() == QAccessible.Event.Focus:
+            out.append(event.object())
+        real(event)
+
+    monkeypatch.setattr(QAccessible, "updateAccessibility", listen)
+    return out
+
+
+def test_a_bounce_home_from_the_prompt_is_reported_last(qtbot, window, told_focus):
+    """A control disabled under the focus: Qt gives the focus to the next in the Tab chain (the
+    prompt) and reports it only after the window has sent it home; the home is reported again."""
+    w = window
+    before = w.prompt.previousInFocusChain()
+    while not (before.isVisible() and before.isEnabled() and before.focusPolicy() & Qt.FocusPolicy.TabFocus):
+        before = before.previousInFocusChain()
+    before.setFocus()
+    assert before.hasFocus()
+    before.setEnabled(False)  # Qt moves the focus on: to the prompt, which sends it home
+    assert QApplication.focusWidget() is w.view
+    QApplication.processEvents()  # (the report is queued behind Qt's own)
+    assert told_focus and told_focus[-1] is w.view
+    before.setEnabled(True)
