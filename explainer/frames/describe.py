@@ -55,10 +55,19 @@ def describe(frame: Frame, texts: LessonTexts) -> str:
     elif probabilities.shown and frame.stage in (Stage.PROBABILITIES, Stage.SAMPLING):
         out.extend(_probabilities(probabilities, w))
     if frame.stage is Stage.APPEND and tokens.appended is not None:
-        out.append(w["appended"].format(token=_quote(tokens.chips[tokens.appended].text, w)))
+        out.append(_appended(tokens.chips[tokens.appended].text, probabilities, w))
     if caption.text:
         out.append(w["caption"].format(heading=_one_line(caption.heading), text=spoken_marks(caption.text, w)))
     return "\n".join(out)
+
+
+def _appended(piece: str, v: ProbabilitiesValue, w: Mapping[str, str]) -> str:
+    """The token just appended and the probability the trace recorded for it: raw, and (when a
+    draw was made) after temperature and the cuts, the numbers it was drawn with."""
+    raw = percent(v.chosen_raw_prob)
+    if v.greedy:
+        return w["appended_greedy"].format(token=_quote(piece, w), raw=raw)
+    return w["appended"].format(token=_quote(piece, w), raw=raw, final=percent(v.chosen_prob))
 
 
 def _quote(piece: str, w: Mapping[str, str]) -> str:

@@ -61,6 +61,8 @@ class ProbabilitiesValue:
     ids: tuple[int, ...] = ()  # the token id of each bar: at the sampling stage the learner may pick one
     pick_note: str = ""  # the pass's token was the learner's pick ("Your turn"): said instead of the draw
     model_pick_text: str = ""  # with a pick_note: the token the model itself had taken at this pass
+    chosen_raw_prob: float = 0.0  # the chosen token's probability before temperature and the cuts
+    chosen_prob: float = 0.0  # ... and after them (what it was drawn with)
 
 
 def _lookup(lst: TopList, ids: list[int]) -> tuple[float, ...]:
@@ -185,4 +187,6 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         ids=tuple(int(i) for i in top),
         pick_note=pick_note,
         model_pick_text=m.names.display(branch.model_pick.id, branch.model_pick.text) if pick_note and branch else "",
+        chosen_raw_prob=s.chosen_raw_prob,
+        chosen_prob=s.chosen_prob,
     )

@@ -24,3 +24,10 @@ def announce(source: QObject, text: str, assertive: bool = False) -> None:
         QAccessible.AnnouncementPoliteness.Assertive if assertive else QAccessible.AnnouncementPoliteness.Polite
     )
     QAccessible.updateAccessibility(event)
+
+
+def sentence(text: str) -> str:
+    """``text`` ended as a sentence, for joining headings into one announcement: "Why does a
+    chatbot pause?" stays as it is, "Step 3 of 46" gets its full stop."""
+    text = text.strip()
+    return text if not text or text[-1] in ".?!…:" else text + "."

@@ -28,8 +28,8 @@ for the events of widgets that never take the focus.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAccessible, QAccessibleEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -126,12 +126,45 @@ class FocusKeys(QObject):
             and _editable(new)
         ):
             self.home.setFocus(Qt.FocusReason.OtherFocusReason)
+            # (Qt tells assistive technology of ``new`` only once this handler returns, after the
+            # home's own report: told again last, so a screen reader hears where the focus is)
+            QTimer.singleShot(0, self, self._report_focus)
             return
         if new is not None:
             new.installEventFilter(self)  # (installing it again only moves it to the front)
 
+    def _report_focus(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None:
+            QAccessible.updateAccessibility(QAccessibleEvent(focus, QAccessible.Event.Focus))
+
+    def _hiding(self, widget: QWidget) -> None:
+        """The focused control is being hidden (a Predict option once picked, a question card a
+        tour step replaces): Qt is about to hand the focus to the next control in the Tab chain.
+        Where that is a text field (the prompt), the focus goes home now, before it, so the
+        prompt never takes the focus, not even for an instant a screen reader would report."""
+        if self.home is None or widget is self.home or widget is not QApplication.focusWidget():
+            return
+        following = widget.nextInFocusChain()
+        while following is not None and following is not widget:
+            if (  # (the test Qt's own Tab makes: QApplicationPrivate::focusNextPrevChild_helper)
+                following.isVisible()
+                and following.isVisibleTo(following.window())  # (not in the part being hidden)
+                and following.isEnabled()
+                and following.focusPolicy() & Qt.FocusPolicy.TabFocus
+                and following.focusProxy() is None
+                and following.window() is widget.window()
+            ):
+                if _editable(following):
+                    self.home.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
+            following = following.nextInFocusChain()
+
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         kind = event.type()
+        if kind == QEvent.Type.Hide and isinstance(obj, QWidget):
+            self._hiding(obj)
+            return False
         if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(obj, QWidget):
             return False
         if not isinstance(event, QKeyEvent) or not keeps(obj, event.key(), event.modifiers()):

@@ -32,6 +32,7 @@ from explainer.diagram.view import DiagramView
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.frames import panels as F
+from explainer.frames.chart_table import chart_table
 from explainer.frames.describe import describe
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
@@ -41,6 +42,7 @@ from explainer.ui.actions import build_actions, build_menus, transport_icons
 from explainer.ui.announce import announce
 from explainer.ui.answer_view import AnswerView
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
+from explainer.ui.chart_table_view import ChartTableView
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.describe_view import DescribeView
@@ -211,6 +213,9 @@ class MainWindow(QMainWindow):
         self.describe_view = DescribeView(self.texts)  # View > Describe this frame
         self.describe_view.setVisible(bool(self.settings.store.value("view/describe", False, type=bool)))
         col.addWidget(self.describe_view)
+        self.chart_table = ChartTableView(self.texts)  # View > Chart as a table
+        self.chart_table.setVisible(bool(self.settings.store.value("view/chart_table", False, type=bool)))
+        col.addWidget(self.chart_table)
         self.transport = TransportBar(self.actions_by_name, self.texts)
         col.addWidget(self.transport)
         self.setCentralWidget(central)
@@ -247,13 +252,27 @@ class MainWindow(QMainWindow):
         toggle.setChecked(not self.describe_view.isHidden())
         toggle.toggled.connect(self.show_description)
         self.actions_by_name["describe"] = toggle
+        table = QAction(self.word("chart_table", "title"), self, checkable=True)
+        table.setObjectName("chart_table")
+        table.setToolTip(self.word("chart_table", "tip"))
+        table.setChecked(not self.chart_table.isHidden())
+        table.toggled.connect(self.show_chart_table)
+        self.actions_by_name["chart_table"] = table
         view = self.menuBar().findChild(QMenu, "view_menu")
         if view is not None:
             view.addAction(toggle)
+            view.addAction(table)
 
     def show_description(self, on: bool) -> None:
         self.describe_view.setVisible(on)
         self.settings.store.setValue("view/describe", bool(on))
+        if on:
+            self._describe_frame()
+
+    def show_chart_table(self, on: bool) -> None:
+        """View > Chart as a table: the chart's candidates one per row (ui/chart_table_view.py)."""
+        self.chart_table.setVisible(on)
+        self.settings.store.setValue("view/chart_table", bool(on))
         if on:
             self._describe_frame()
 
@@ -267,6 +286,8 @@ class MainWindow(QMainWindow):
             self.view.setAccessibleDescription(text)
         if self.describe_view.isVisible():
             self.describe_view.show_text(text)
+        if not self.chart_table.isHidden():
+            self.chart_table.show_table(chart_table(self.scene.frame))
 
     def _announce_stage(self, cursor: Cursor) -> None:
         """A new stage or pass on screen: said in a few words, whatever has focus (the rest is the
@@ -276,12 +297,11 @@ class MainWindow(QMainWindow):
         if trace is None or key == self._announced:
             return
         self._announced = key
-        announce(
-            self.view,
-            self.word("access", "stage").format(
-                stage=self.word("stages", cursor.stage.value), n=cursor.step + 1, total=len(trace.steps)
-            ),
-        )
+        stage, n = self.word("stages", cursor.stage.value), cursor.step + 1
+        if self.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
+            announce(self.view, self.word("access", "stage_so_far").format(stage=stage, n=n))
+        else:
+            announce(self.view, self.word("access", "stage").format(stage=stage, n=n, total=len(trace.steps)))
 
     # --- the lesson (explainer/ui/lesson) -------------------------------------------------
 

@@ -40,8 +40,8 @@ class TransportBar(QWidget):
         self.speed = QComboBox()
         speed_label.setBuddy(self.speed)
         self.speed.setAccessibleName(texts.app_text("transport", "speed"))  # not by its value ("Instant")
-        # (Qt reads a combo box's name as its current item whatever is set: the description says
-        # what it is first)
+        # (Qt's own interface reads a combo box's name as its current item: ui/accessible_role.py
+        # answers this name; the description says what it is too)
         self.speed.setAccessibleDescription(
             texts.app_text("access", "value").format(
                 label=texts.app_text("transport", "speed"), value=texts.app_text("transport", "speed_tip")
@@ -60,6 +60,8 @@ class TransportBar(QWidget):
         self.position.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.position.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.position.setAccessibleDescription(texts.app_text("access", "position"))
+        self.position.setAccessibleName(texts.app_text("access", "position"))  # (no text before a run)
+        self._texts = texts
         # the position may be cut short rather than widen the window (with the lesson dock open,
         # the centre is narrower than the whole text at some sizes); its tooltip has it whole
         self.position.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -77,3 +79,6 @@ class TransportBar(QWidget):
     def set_position(self, text: str) -> None:
         self.position.setText(text)
         self.position.setToolTip(text)
+        word = self._texts.app_text
+        name = word("access", "position")
+        self.position.setAccessibleName(word("access", "value").format(label=name, value=text) if text else name)

@@ -86,6 +86,25 @@ def test_top_five_with_the_traces_percentages(texts, real_trace, name):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["paris", "sampled"])
+def test_the_appended_token_is_said_with_its_probability(texts, real_trace, name):
+    trace = real_trace(name)
+    b = builder(texts)
+    for step in range(len(trace.steps)):
+        s = trace.steps[step].sampling
+        text = describe(b.frame(trace, Cursor(step, Stage.APPEND)), texts)
+        token = said(texts, s.chosen.text)
+        if s.draw is None:  # greedy: no cut, one number
+            told = texts.describe["appended_greedy"].format(token=token, raw=percent(s.chosen_raw_prob))
+        else:
+            told = texts.describe["appended"].format(
+                token=token, raw=percent(s.chosen_raw_prob), final=percent(s.chosen_prob)
+            )
+        assert told in text, text
+        assert percent(s.chosen_raw_prob) in text  # the trace's own number, not one worked out again
+
+
+@pytest.mark.slow
 def test_a_learners_pick_is_said_to_be_theirs(texts, real_trace):
     trace = real_trace("yours")
     step = trace.branch.step

@@ -15,11 +15,14 @@ from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessible
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
+from explainer.illustration.formatting import percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.lesson.questions import check
 from explainer.stages import Cursor, Stage
+from explainer.ui.announce import sentence
+from explainer.ui.chart_table_view import COLUMNS
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import click, forward_to, generate, press
+from tests.ui.helpers import click, forward_to, generate, press, type_into
 from tests.ui.lesson_helpers import tour_key
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -46,6 +49,50 @@ def unnamed(root: QWidget) -> list[str]:
         if not accessible(widget).strip():
             out.append(f"{type(widget).__name__} {widget.objectName()!r} in {type(widget.parent()).__name__}")
     return out
+
+
+def unnamed_in_tree(root: QWidget) -> list[str]:
+    """What AT-SPI would list as focusable, shown and nameless under ``root``: the accessible tree
+    itself is walked (a container whose focus goes to a proxy is still reported focusable)."""
+    out = []
+
+    def walk(iface, path: str) -> None:
+        if iface is None or not iface.isValid():
+            return
+        state = iface.state()
+        if state.invisible:
+            return
+        here = f"{path}/{iface.role().name}"
+        obj = iface.object()
+        if state.focusable and not (iface.text(QAccessible.Text.Name) or "").strip():
+            out.append(f"{here} {type(obj).__name__} {obj.objectName() if obj is not None else ''!r}")
+        for i in range(iface.childCount()):
+            walk(iface.child(i), here)
+
+    walk(QAccessible.queryAccessibleInterface(root), "")
+    return out
+
+
+def _every_tab(w, check) -> list[str]:
+    tabs, problems = w.lesson.dock.tabs, []
+    for i in range(tabs.count()):
+        if tabs.isTabVisible(i):
+            tabs.setCurrentIndex(i)
+            QApplication.processEvents()
+            problems += [f"tab {tabs.tabText(i)}: {p}" for p in check(w.lesson.dock)]
+    return problems
+
+
+def test_every_focusable_element_in_the_accessible_tree_has_a_name(qtbot, window):
+    w = window
+    w.lesson.dock.show()
+    problems = [f"window: {p}" for p in unnamed_in_tree(w)]  # before any run
+    problems += _every_tab(w, unnamed_in_tree)
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    problems += [f"window after a run: {p}" for p in unnamed_in_tree(w)]
+    problems += _every_tab(w, unnamed_in_tree)
+    assert not problems, "focusable but unnamed:\n" + "\n".join(sorted(set(problems)))
 
 
 def test_every_focusable_element_has_a_name(qtbot, window):
@@ -84,6 +131,25 @@ def test_every_focusable_element_has_a_name(qtbot, window):
     problems += [f"presenter: {p}" for p in unnamed(w)]
     press(qtbot, w, Qt.Key.Key_F11)
     assert not problems, "focusable but unnamed:\n" + "\n".join(sorted(set(problems)))
+
+
+def test_the_combo_boxes_and_the_position_are_named_from_the_start(qtbot, window):
+    w = window
+    speed, candidates, position = w.transport.speed, w.lesson.dock.your_turn.candidates, w.transport.position
+    assert accessible(speed) == w.word("transport", "speed")  # not its value, "Normal"
+    assert accessible(speed, QAccessible.Text.Value) == speed.currentText()
+    assert accessible(candidates) == w.word("access", "candidates")  # empty before a run, still named
+    assert accessible(position) == w.word("access", "position")  # no text before a run
+    iface = QAccessible.queryAccessibleInterface(speed)
+    assert iface.role() == QAccessible.Role.ComboBox and iface.childCount() == 1  # its list, with the items
+    assert iface.child(0).object() is speed.view()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    assert position.text() and accessible(position) == w.word("access", "value").format(
+        label=w.word("access", "position"), value=position.text()
+    )
+    forward_to(qtbot, w, 0, Stage.SAMPLING)
+    assert candidates.count() and accessible(candidates) == w.word("access", "candidates")
+    assert accessible(candidates, QAccessible.Text.Value) == candidates.currentText()
 
 
 def test_the_diagram_is_described_in_words(qtbot, window):
@@ -148,6 +214,18 @@ def test_a_stage_change_is_announced(qtbot, window, heard):
     QApplication.processEvents()
 
 
+def test_a_stage_announced_during_a_run_names_no_pass_count_it_does_not_know(qtbot, window, heard):
+    w = window
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=6)
+    n = len(trace.steps)
+    assert n > 1
+    said = [message for source, message in heard if source is w.view]
+    assert said, "the first stage is announced"
+    for message in said:  # "pass 1" while the run goes on, never "pass 1 of 1"
+        assert " of " not in message or message.endswith(f" of {n}"), said
+    QApplication.processEvents()
+
+
 def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     w = window
     dock = w.lesson.dock
@@ -157,10 +235,15 @@ def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     heard.clear()
     tour_key(qtbot, w.view, Qt.Key.Key_Right)  # Alt+→: the next tour step, the focus stays put
     assert w.view.hasFocus()
-    progress, task = dock.tour.progress.text(), dock.tour.task.text()
-    assert progress and task
+    chapter, progress, task = dock.tour.chapter.text(), dock.tour.progress.text(), dock.tour.task.text()
+    text = spoken_marks(dock.tour.text.plain, w.texts.describe)
+    assert chapter and progress and text and task
     words = [message for source, message in heard if source is dock.tour]
-    assert words == [" ".join(w.texts.app_text("access", "tour").format(progress=progress, task=task).split())]
+    told = w.texts.app_text("access", "tour_step").format(
+        chapter=sentence(chapter), progress=progress, text=text, task=task
+    )
+    assert words == [" ".join(told.split())]  # the chapter and the explanation too, once
+    assert words[0].startswith(chapter) and "?." not in words[0] and ".." not in words[0]
 
 
 def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
@@ -176,8 +259,34 @@ def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
     shown = game.revealed
     assert shown is not None
     said = [message for source, message in heard if source is game]
-    assert said == [" ".join(spoken_marks(shown[1].message, w.texts.describe).split())]
+    words = shown[1].message + (f" {shown[1].explanation}" if game.explanation.isVisible() else "")
+    assert said == [" ".join(spoken_marks(words, w.texts.describe).split())]  # the explanation shown too
     assert said[0] and "\u2423" not in said[0]  # no glyph for the screen reader to spell out
+
+
+def test_a_predict_reveal_with_an_explanation_announces_it_too(qtbot, window, heard):
+    w = window
+    game = w.lesson.dock.predict
+    w.lesson.dock.show()
+    w.sampling.greedy.setChecked(False)
+    type_into(qtbot, w.sampling.temperature, "1.5")
+    w.sampling.seed.setText("3")
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=8)
+    surprising = [i for i, st in enumerate(trace.steps) if st.sampling.chosen.id != int(st.sampling.raw.ids[0])]
+    if not surprising:
+        pytest.skip("the sampler took the favourite at every pass")
+    for i in surprising:
+        forward_to(qtbot, w, i, Stage.LAYERS)
+        if game.round is not None and game.buttons[0].isVisible():
+            break
+    else:
+        pytest.skip("no round offered where the sampler surprised")
+    heard.clear()
+    click(qtbot, game.buttons[0])
+    assert game.revealed is not None and game.explanation.isVisible()  # the sampler did not take the favourite
+    result = game.revealed[1]
+    said = [message for source, message in heard if source is game]
+    assert said == [" ".join(spoken_marks(f"{result.message} {result.explanation}", w.texts.describe).split())]
 
 
 def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, window, heard):
@@ -201,5 +310,188 @@ def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, 
     heard.clear()
     qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
     right = check(w.texts, card.question, card.question.answer)
-    assert right.correct
-    assert [message for source, message in heard if source is card] == [" ".join(right.message.split())]
+    assert right.correct and card.explanation.isVisible()
+    explained = spoken_marks(card.question.explanation, w.texts.describe)
+    said = [message for source, message in heard if source is card]
+    assert said == [" ".join(f"{right.message} {explained}".split())]  # the verdict, then its explanation
+
+
+def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(qtbot, window, heard):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    session.go_to(len(session.tour.steps) - 1)
+    heard.clear()
+    click(qtbot, dock.tour.finish_button)  # nothing answered: "Not finished yet: ..."
+    shown = dock.tour.text.plain
+    assert shown.startswith("Not finished yet")
+    said = [message for source, message in heard if source is dock.tour]
+    assert said == [" ".join(spoken_marks(shown, w.texts.describe).split())]
+    for q in session.questions:  # every question answered right: the lesson is complete
+        dock.questions.answered.emit(q.id, check(w.texts, q, q.answer))
+    assert session.completed
+    page = dock.completion
+    said = [message for source, message in heard if source is page]
+    assert len(said) == 1 and said[0].startswith(page.title.text()), said
+    assert said[0] == " ".join(" ".join((page.title.text(), page.score.text(), page.recap.text())).split())
+    session.set_state(session.state)  # the score refreshed: not said again
+    assert len([m for s, m in heard if s is page]) == 1
+
+
+@pytest.fixture
+def focus_moves(window) -> list[QWidget]:
+    """Every widget that takes the focus from now on, in order (QApplication.focusChanged). Qt
+    tells assistive technology of each one, after the move: a move made while another is under
+    way (a handler that sends the focus elsewhere) is told before it, so what a screen reader
+    hears last is then not where the focus is."""
+    out: list[QWidget] = []
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+
+    def moved(_old, new) -> None:
+        if new is not None:
+            out.append(new)
+
+    app.focusChanged.connect(moved)
+    yield out
+    app.focusChanged.disconnect(moved)
+
+
+def test_a_tour_step_that_swaps_the_question_never_passes_the_focus_through_the_prompt(qtbot, window, focus_moves):
+    w = window
+    session, dock = w.lesson, w.lesson.dock
+    dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    first, second = (session.tour.index_of(i) for i in ("start-story", "train-story"))
+    assert first is not None and second is not None
+    session.go_to(first)
+    card = dock.questions.card
+    assert card is not None and card.check_button.isVisible()
+    card.check_button.setFocus()
+    assert card.check_button.hasFocus()
+    focus_moves.clear()
+    session.go_to(second)  # the card with the focus in it is replaced by another question's
+    assert dock.questions.card is not card
+    assert w.prompt not in focus_moves, focus_moves  # (a screen reader was told "Prompt", last)
+    assert QApplication.focusWidget() is w.view and focus_moves[-1] is w.view
+
+
+def test_a_predict_pick_never_passes_the_focus_through_the_prompt(qtbot, window, focus_moves):
+    w = window
+    game = w.lesson.dock.predict
+    w.lesson.dock.show()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    w.lesson.dock.open_section(Section.PREDICT)
+    button = game.buttons[0]
+    assert button.isVisible()
+    button.setFocus()
+    assert button.hasFocus()
+    focus_moves.clear()
+    qtbot.keyClick(button, Qt.Key.Key_Space)  # picked: the four buttons go, the focus with them
+    assert game.revealed is not None and not button.isVisible()
+    assert w.prompt not in focus_moves, focus_moves
+    assert QApplication.focusWidget() is w.view and focus_moves[-1] is w.view
+
+
+def _table(view) -> list[list[str]]:
+    return [[view.item(r, c).text() for c in range(view.columnCount())] for r in range(view.rowCount())]
+
+
+def test_the_chart_as_a_table_walks_the_candidates_with_the_traces_numbers(qtbot, window, generate_calls):
+    w = window
+    w.sampling.greedy.setChecked(False)  # a real draw: the cuts and the choice
+    w.sampling.seed.setText("7")
+    view = w.chart_table
+    assert view.isHidden()
+    w.actions_by_name["chart_table"].trigger()  # View > Chart as a table
+    assert view.isVisible()
+    iface = QAccessible.queryAccessibleInterface(view)
+    assert iface.role() == QAccessible.Role.Table and accessible(view) == w.word("chart_table", "title")
+    word = lambda key: w.word("chart_table", key)  # noqa: E731
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    calls = len(generate_calls)
+    forward_to(qtbot, w, 1, Stage.PROBABILITIES)
+    s = trace.steps[1].sampling
+    n = min(10, len(s.raw.ids))
+    rows = _table(view)
+    assert len(rows) == n + 1  # the chart's candidates, then all the other tokens
+    for r in range(n):  # raw numbers only: nothing is cut or chosen yet at this stage
+        assert rows[r][1] == percent(float(s.raw.probs[r]))
+        assert rows[r][2:] == [word("not_yet")] * 3
+    assert rows[n][0] == word("other")
+    spoken_first = view.item(0, 0).data(Qt.ItemDataRole.AccessibleTextRole)
+    assert spoken_first and "\u2423" not in spoken_first  # “space Paris”, not “␣Paris”
+    cells = [c for c in _children(iface) if c.role() == QAccessible.Role.Cell]
+    assert len(cells) == len(COLUMNS) * (n + 1)  # every cell a screen reader can move to
+    assert cells[0].text(QAccessible.Text.Name) == spoken_first  # what it reads of the first
+
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    rows = _table(view)
+    final = dict(zip(s.after_top_p.ids.tolist(), s.after_top_p.probs.tolist()))
+    for r in range(n):
+        tid = int(s.raw.ids[r])
+        kept = final.get(tid, 0.0) > 0
+        assert rows[r][1] == percent(float(s.raw.probs[r]))
+        assert rows[r][2] == percent(final.get(tid, 0.0))
+        assert rows[r][3] == word("yes" if kept else "no")
+        assert rows[r][4] == word("yes" if tid == s.chosen.id else "no")
+    assert sum(row[3] == word("yes") for row in rows[:n]) == min(s.kept, n)
+    assert [row[4] for row in rows].count(word("yes")) == 1
+
+    view.setFocus()  # reachable by keyboard: the arrows walk the cells, Tab leaves
+    view.setCurrentCell(0, 0)
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentRow() == 1 and view.hasFocus() and w.position == Cursor(1, Stage.SAMPLING)
+    assert view.focusPolicy() & Qt.FocusPolicy.TabFocus and not view.tabKeyNavigation()
+
+    w.stepper.show(Cursor(0, Stage.APPEND))  # back: the table follows the recorded run
+    first = trace.steps[0].sampling
+    assert _table(view)[0][1] == percent(float(first.raw.probs[0]))
+    assert len(generate_calls) == calls  # stepping only reads the trace
+
+
+def test_the_chart_table_hides_an_open_guess(qtbot, window):
+    w = window
+    w.lesson.dock.show()
+    w.show_chart_table(True)
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    assert w.chart_table.item(0, 0).text() == w.word("chart_table", "empty")  # before the probabilities
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    if not w.lesson.answer_open(trace, w.position):
+        pytest.skip("no round offered at this pass")
+    assert w.chart_table.item(0, 0).text() == w.word("chart_table", "hidden")
+    assert w.chart_table.rowCount() == 1
+
+
+@pytest.fixture
+def told_focus(monkeypatch) -> list[object]:
+    """The objects the app itself reports as focused to assistive technology (a Focus event it
+    sends through QAccessible.updateAccessibility; Qt's own are sent in C++)."""
+    out: list[object] = []
+    real = QAccessible.updateAccessibility
+
+    def listen(event: QAccessibleEvent) -> None:
+        if event.type() == QAccessible.Event.Focus:
+            out.append(event.object())
+        real(event)
+
+    monkeypatch.setattr(QAccessible, "updateAccessibility", listen)
+    return out
+
+
+def test_a_bounce_home_from_the_prompt_is_reported_last(qtbot, window, told_focus):
+    """A control disabled under the focus: Qt gives the focus to the next in the Tab chain (the
+    prompt) and reports it only after the window has sent it home; the home is reported again."""
+    w = window
+    before = w.prompt.previousInFocusChain()
+    while not (before.isVisible() and before.isEnabled() and before.focusPolicy() & Qt.FocusPolicy.TabFocus):
+        before = before.previousInFocusChain()
+    before.setFocus()
+    assert before.hasFocus()
+    before.setEnabled(False)  # Qt moves the focus on: to the prompt, which sends it home
+    assert QApplication.focusWidget() is w.view
+    QApplication.processEvents()  # (the report is queued behind Qt's own)
+    assert told_focus and told_focus[-1] is w.view
+    before.setEnabled(True)

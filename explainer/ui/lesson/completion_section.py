@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts
 from explainer.lesson.completion import Completion
+from explainer.ui.announce import announce
 from explainer.ui.lesson.links import coloured_links
 
 
@@ -35,6 +36,7 @@ class CompletionSection(QWidget):
         super().__init__(parent)
         self.texts = texts
         self.value: Completion | None = None
+        self._told = ""  # the title last announced
         col = QVBoxLayout(self)
         col.setContentsMargins(12, 12, 12, 12)
         col.setSpacing(10)
@@ -63,6 +65,9 @@ class CompletionSection(QWidget):
         self.next_link.setText(coloured_links(f'<a href="{url}">{url}</a>', self))
         self.next_link.setToolTip(value.next_url)
         self.next_how.setText(value.next_how)
+        if value.title != self._told:  # it has just appeared (later calls only refresh the score)
+            self._told = value.title
+            announce(self, " ".join((value.title, *value.score, *value.recap)))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

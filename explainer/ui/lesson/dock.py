@@ -74,6 +74,7 @@ class LessonDock(QDockWidget):
         self.completion = CompletionSection(texts)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("lesson_tabs")
+        self.tabs.setAccessibleName(texts.app_text("access", "lesson_tabs"))  # focusable: AT-SPI reads it
         self.tabs.setDocumentMode(True)
         self.tabs.setTabBar(FittingTabBar())  # (before the tabs: every one in view on a laptop)
         self.tabs.setUsesScrollButtons(True)

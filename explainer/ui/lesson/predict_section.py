@@ -171,8 +171,10 @@ class PredictSection(QWidget):
             font.setBold(c.id == result.pick.id)
             self.row_labels[i].setFont(font)
         self.message.setText(result.message)
-        if self._told is not result:  # a new reveal: its verdict is read out, wherever the focus is
-            self._told = result
-            announce(self, spoken_marks(result.message, self.texts.describe))
         self.explanation.setText(result.explanation)
-        self.explanation.setVisible(played.chosen_id != played.top.id)
+        explained = played.chosen_id != played.top.id
+        self.explanation.setVisible(explained)
+        if self._told is not result:  # a new reveal: its verdict (and explanation) read out, wherever the focus is
+            self._told = result
+            said = f"{result.message} {result.explanation}" if explained else result.message
+            announce(self, spoken_marks(said, self.texts.describe))

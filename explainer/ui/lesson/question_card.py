@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.content.texts import LessonTexts, QuestionKind
+from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.questions import Question, Verdict, check, revealed
 from explainer.ui.announce import announce
 from explainer.ui.lesson.links import LinkedLabel
@@ -177,15 +178,21 @@ class QuestionCard(QWidget):
             self.feedback.setText(self._ui("answer_first"))
             return
         verdict = check(self.texts, self.question, given)
+        shown = not self.explanation.isHidden()
         self._show_result(verdict.message, verdict.correct)
         self._mark_items(verdict.items_right)
-        announce(self, verdict.message)  # read out, though the focus stays on Check
+        said = [verdict.message]
+        if not self.explanation.isHidden() and not shown:  # the explanation has just appeared: said too
+            said.append(self._spoken(self.question.explanation))
+        announce(self, " ".join(said))  # read out, though the focus stays on Check
         self.answered.emit(self.question.id, verdict)
 
     def show_answer(self) -> None:
         """The learner gives up: the explanation (which names the answer). Not scored as right,
         and reported, so that a Check after it does not count as right at the first try."""
         self.explanation.set_linked(self.question.explanation)
+        if self.explanation.isHidden():
+            announce(self, self._spoken(self.question.explanation))
         self.explanation.setVisible(True)
         self.answered.emit(self.question.id, revealed(self.question))
 
@@ -196,6 +203,10 @@ class QuestionCard(QWidget):
         for label, item, ok in zip(self.item_labels, self.question.items, right):
             label.setText(item if ok else mark.format(item=item))
             label.setProperty("misplaced", not ok)
+
+    def _spoken(self, text: str) -> str:
+        """A text as shown, with its marks (␣, ↵) said as words for a screen reader."""
+        return spoken_marks(text, self.texts.describe)
 
     def _show_result(self, message: str, correct: bool) -> None:
         self.feedback.setText(message)

@@ -91,8 +91,12 @@ class QuestionsSection(QWidget):
             self._show()
 
     def _show(self) -> None:
-        old = self.holder.takeWidget()
+        old = self.holder.widget()
         if old is not None:
+            # hidden first: the focus in it then goes where a hidden control's goes (ui/focus_keys.py),
+            # not along the Tab chain to the prompt as taking it out would send it
+            old.hide()
+            self.holder.takeWidget()
             old.deleteLater()
         self.card = None
         if self.questions:

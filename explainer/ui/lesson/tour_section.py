@@ -10,8 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from explainer.content.texts import ConditionKind, LessonTexts
+from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.tour import TourView
-from explainer.ui.announce import announce
+from explainer.ui.announce import announce, sentence
 from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.links import LinkedLabel
 
@@ -93,23 +94,38 @@ class TourSection(QWidget):
 
     _told: tuple[str, str] | None = None  # the step and task last announced
     showing_open = False  # "Not finished yet" is shown in place of the step's text
+    _told_open: str = ""  # the "Not finished yet" list last announced
 
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
 
     def show_open(self, text: str) -> None:
         """What "Finish the lesson" found still open, in place of the step's text until the tour
-        shows another step (the heading and the task stay: they are where the learner is)."""
+        shows another step (the heading and the task stay: they are where the learner is). Read
+        out once, as shown: it appears because the learner pressed Finish, away from the focus."""
         self.text.set_linked(text)
         self.showing_open = True
+        if text != self._told_open:
+            self._told_open = text
+            announce(self, self._spoken(text))
+
+    def _spoken(self, text: str) -> str:
+        """A text as shown, with its marks (␣, ↵) said as words for a screen reader."""
+        return spoken_marks(text, self.texts.describe)
 
     def show_view(self, view: TourView | None, can_show_me: bool) -> None:
         """The current step (None: the tour is finished)."""
         self.showing_open = False
+        self._told_open = ""  # (the step's own text is shown again)
         if view is None:
             self.chapter.setText(self.texts.text("tour", "finished"))
             self.progress.setText("")
             self.text.set_linked(self._ui("tour_finished"))
+            told = (self.chapter.text(), "")
+            if told != self._told:
+                self._told = told
+                access = self.texts.app_text("access", "tour_end")
+                announce(self, access.format(chapter=sentence(told[0]), text=self._spoken(self.text.plain)))
             self.task.setVisible(False)
             for b, on in (
                 (self.back_button, True),
@@ -136,6 +152,14 @@ class TourSection(QWidget):
         self.next_button.setVisible(True)
         self.next_button.setDefault(view.complete)
         told = (view.progress.text, self.task.text())
-        if told != self._told:  # another step (or its task just done): read out where the tour is
-            self._told = told
-            announce(self, self.texts.app_text("access", "tour").format(progress=told[0], task=told[1]))
+        if told == self._told:
+            return
+        said = self.texts.app_text
+        if self._told is not None and told[0] == self._told[0]:  # the same step, its task just done
+            announce(self, said("access", "tour").format(progress=told[0], task=told[1]))
+        else:  # another step: where it is, and all it says, in the words shown
+            words = said("access", "tour_step").format(
+                chapter=sentence(self.chapter.text()), progress=told[0], text=self._spoken(view.text), task=told[1]
+            )
+            announce(self, words)
+        self._told = told

@@ -116,6 +116,7 @@ class WhatIfSection(QWidget):
     def _slider(self, lo: int, hi: int, name: str) -> QSlider:
         s = QSlider(Qt.Orientation.Horizontal)
         s.setObjectName(f"whatif_{name}")
+        s.setAccessibleName(self._ui(name))  # (its value joins the name once shown: _show_values)
         s.setRange(lo, hi)
         s.setPageStep(10)
         s.valueChanged.connect(lambda _v, n=name: self._moved(n))

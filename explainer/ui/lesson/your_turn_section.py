@@ -68,6 +68,7 @@ class YourTurnSection(QWidget):
         self.candidates = QComboBox()
         self.candidates.setObjectName("your_turn_candidates")
         self.candidates.setToolTip(self.word("candidates_tip"))
+        self.candidates.setAccessibleName(texts.app_text("access", "candidates"))  # not its first item
         col.addWidget(self.candidates)
         self.pick_button = QPushButton(self.word("pick"))
         self.pick_button.setObjectName("your_turn_pick")
