@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
 
@@ -17,12 +18,14 @@ import pytest
 from explainer.content.assets import load_texts
 from explainer.diagram.registry import PANELS
 from explainer.errors import ExplainerError
+from explainer.export.layout import waiting
 from explainer.export.web import CSP, build_page, export_web, page_cursors, parse_place
 from explainer.export.web_drawings import DRAWN
 from explainer.frames import FrameBuilder
 from explainer.frames import panels as F
 from explainer.frames.describe import describe
 from explainer.illustration.walk import Walk
+from explainer.resources import data_dir
 from explainer.stages import Cursor, Stage
 from tests.engine.test_trace import make_trace
 
@@ -56,14 +59,19 @@ def test_each_distinct_panel_drawing_is_held_once(trace, texts, light):
     frames = [builder.frame(trace, c) for c in cursors]
     assert data["panels"] == list(DRAWN) and F.CAPTION.name not in DRAWN  # the caption is the page's text
     assert len(data["frames"]) == len(cursors) == light.frames
-    for p, name in enumerate(DRAWN):
-        values = [f.panel(name) for f in frames]
-        distinct = {v: None for v in values}  # (values are hashable: the redraw rule's equality)
-        assert light.counts[name] == len(distinct), name
+    for name in DRAWN:
+        # the panel's value where a frame shows it (a waiting panel is not drawn); the trained
+        # model's drawing differs with its arrow into the loop, shown when the loop is
+        values = {
+            k: (f.panel(name), "loop" in d["shown"]) if name == "pretraining" else f.panel(name)
+            for k, (f, d) in enumerate(zip(frames, data["frames"], strict=True))
+            if name in d["shown"]
+        }
+        assert light.counts[name] == len(set(values.values())), name
         # two frames share a drawing exactly when the panel's value is the same
-        ids = [f["d"]["light"][p] for f in data["frames"]]
-        for a in range(len(values)):
-            for b in range(len(values)):
+        ids = {k: data["frames"][k]["d"]["light"][data["frames"][k]["shown"].index(name)] for k in values}
+        for a in ids:
+            for b in ids:
                 assert (ids[a] == ids[b]) == (values[a] == values[b]), (name, a, b)
     assert sum(light.counts.values()) == len(data["drawings"]["light"]) == light.drawings["light"]
     # far fewer drawings than one per panel per frame
@@ -195,3 +203,21 @@ def test_cli_writes_a_page_from_a_saved_trace(trace, tmp_path: Path, capsys):
     )
     assert main([*args[:-1], "7:append"]) != 0
     assert not (tmp_path / "f.svg").exists()
+
+
+def test_no_frame_shows_a_waiting_panel(trace, texts, light):
+    """As the PNG and SVG figures (export/layout.py): a panel with nothing to show yet is left
+    out of the frame, not drawn saying "waiting for..."."""
+    data = page_data(light.html)
+    idle = json.loads((data_dir("assets") / "en" / "captions.json").read_text(encoding="utf-8"))["panels"]
+    placeholders = [idle[k] for k in ("embeddings_idle", "probabilities_idle", "kv_empty", "tokens_message")]
+    builder = FrameBuilder(texts, timings=False)
+    waiting_frames = 0
+    for cursor, f in zip(Walk(trace).cursors(), data["frames"], strict=True):
+        gone = waiting(builder.frame(trace, cursor))
+        assert not gone & set(f["shown"]), (cursor, gone)
+        shown = "".join(data["drawings"]["light"][n] for n in f["d"]["light"])
+        words = "".join(ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{shown}</svg>').itertext())
+        waiting_frames += any(p in words for p in placeholders)
+        assert len(f["shown"]) == len(f["d"]["light"])
+    assert waiting_frames == 0
