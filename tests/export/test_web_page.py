@@ -221,3 +221,50 @@ def test_no_frame_shows_a_waiting_panel(trace, texts, light):
         waiting_frames += any(p in words for p in placeholders)
         assert len(f["shown"]) == len(f["d"]["light"])
     assert waiting_frames == 0
+
+
+def style_rules(html: str) -> dict[str, str]:
+    """The page's own CSS rules (outside @media), selector -> declarations."""
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert style is not None
+    outside = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", "", style.group(1))
+    return {sel.strip(): body for sel, body in re.findall(r"([^{}]+)\{([^{}]*)\}", outside)}
+
+
+def test_a_phone_can_wrap_the_position_line_and_pinch_zoom(light):
+    html = light.html.decode("utf-8")
+    viewport = re.search(r'<meta name="viewport" content="([^"]*)">', html)
+    assert viewport is not None and "width=device-width" in viewport.group(1)
+    assert "user-scalable=no" not in viewport.group(1) and "maximum-scale" not in viewport.group(1)
+    assert "white-space:pre" not in style_rules(html)[".position"].replace("pre-line", "")
+
+
+def test_the_picture_leaves_room_for_its_caption(light):
+    """Capped by the window's height (its width follows, so the aspect stays)."""
+    assert "100vh" in style_rules(light.html.decode("utf-8"))[".ill svg"]
+
+
+def test_print_keeps_the_frame_and_caption_without_buttons(light):
+    html = light.html.decode("utf-8")
+    media = re.search(r"@media print\{(.*?)\n\}", html, re.S)
+    assert media is not None
+    hidden = re.search(r"([^{}]*)\{display:none", media.group(1))
+    assert hidden is not None and {".bar", ".keys", "details"} <= {s.strip() for s in hidden.group(1).split(",")}
+    assert "break-inside:avoid" in media.group(1)
+
+
+def test_in_a_frame_the_page_posts_its_height(light):
+    html = light.html.decode("utf-8")
+    assert "window.parent !== window" in html
+    assert 'window.parent.postMessage({ type: "explainer-height", height: height }, "*")' in html
+
+
+def test_the_description_is_outside_the_closed_details(light):
+    """aria-describedby must point at text the accessibility tree has while "Describe this
+    frame" is closed: a closed <details> hides its content from it."""
+    html = light.html.decode("utf-8")
+    target = re.search(r'aria-describedby="([^"]+)"', html)
+    assert target is not None
+    details = re.search(r"<details.*?</details>", html, re.S)
+    assert details is not None and f'id="{target.group(1)}"' not in details.group(0)
+    assert re.search(rf'<p class="sr" id="{target.group(1)}">', html)
