@@ -146,6 +146,7 @@
   function onKey(event) {
     if (!run || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
+    if (target === $("ill") && event.key === "Enter") return $("ill").click(); // as a tap on it
     if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
     if (target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return; // the button's own
     const name = keys[event.key];
@@ -175,6 +176,8 @@
     }
     run = await inflate();
     document.addEventListener("keydown", onKey);
+    // the picture at its full size, in its own sideways scroll (a phone shows it a fifth as wide)
+    $("ill").addEventListener("click", () => { $("ill").classList.toggle("large"); fit(); });
     const select = $("theme");
     if (select) {
       select.value = theme;

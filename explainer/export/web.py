@@ -282,6 +282,7 @@ def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fo
         "keys": e(word("web", "keys")),
         "loading": e(word("web", "loading")),
         "needs_script": e(word("web", "needs_script")),
+        "enlarge": e(word("web", "enlarge")),
         "about": e(about),
         "height": str(CANVAS_HEIGHT),
         "words": _script_json(words),

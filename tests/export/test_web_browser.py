@@ -218,6 +218,16 @@ def test_a_phone_reads_it_without_sideways_scrolling(page, browser):
     assert all(f[1] == 360 and f[0] <= 360 and f[2] <= 360 for f in frames), frames
     browser.evaluate("document.getElementById('reset').click()")
     browser.screenshot(shots() / "phone-360.png")
+    # a tap on the picture shows it at full size in its own sideways scroll; the page stays put
+    browser.evaluate("document.getElementById('next').click(); document.getElementById('ill').click()")
+    large = browser.evaluate(
+        "[document.documentElement.scrollWidth, document.getElementById('ill').scrollWidth,"
+        " document.getElementById('canvas').getBoundingClientRect().width]"
+    )
+    assert large[0] <= 360 and large[1] >= 1600 and large[2] == 1600, large
+    browser.screenshot(shots() / "phone-360-large.png")
+    browser.evaluate("document.getElementById('ill').click()")
+    assert browser.evaluate("document.getElementById('canvas').getBoundingClientRect().width") <= 360
 
 
 def test_a_full_hd_window_shows_picture_and_caption_without_scrolling(page):
