@@ -267,4 +267,4 @@ def test_the_description_is_outside_the_closed_details(light):
     assert target is not None
     details = re.search(r"<details.*?</details>", html, re.S)
     assert details is not None and f'id="{target.group(1)}"' not in details.group(0)
-    assert re.search(rf'<p class="sr" id="{target.group(1)}">', html)
+    assert re.search(rf'<p class="sr" id="{target.group(1)}"', html)
