@@ -71,6 +71,7 @@
     caption(frame);
     $("position").textContent = frame.position;
     $("words").textContent = frame.words;
+    $("description").textContent = frame.words; // what aria-describedby reads, open details or not
     $("ill").setAttribute("aria-label", words.diagram + ": " + frame.heading);
     if (announce) $("live").textContent = frame.words;
     player.dataset.index = String(index);
@@ -80,6 +81,33 @@
     $("next").disabled = index === run.frames.length - 1;
     $("next_token").disabled = frame.next_token === null;
     if (timer !== null && index === run.frames.length - 1) pause();
+    fit();
+  }
+
+  // Alone in a window, the picture is at most as tall as leaves its caption in view (the bar
+  // and title above it, the caption below): its width is capped, so it keeps the canvas's
+  // aspect. In a frame the holder grows to the page instead (it is told the height below).
+  const framed = window.parent !== window;
+  if (framed) document.documentElement.classList.add("framed");
+  function fit() {
+    if (!framed) {
+      const top = $("ill").getBoundingClientRect().top + window.scrollY;
+      const below = $("caption").getBoundingClientRect().height + 16;
+      const room = Math.max(160, window.innerHeight - top - below);
+      canvas.style.maxWidth = Math.floor((room * 1600) / CANVAS_HEIGHT) + "px";
+    }
+    tellHeight();
+  }
+
+  // In an iframe (a course page, an LMS) the page tells its holder how tall it is, so the
+  // holder can size the frame to it (the snippet in the README); alone it says nothing.
+  let told = -1;
+  function tellHeight() {
+    if (!framed) return;
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (height === told) return;
+    told = height;
+    window.parent.postMessage({ type: "explainer-height", height: height }, "*");
   }
 
   function pause() {
@@ -118,6 +146,7 @@
   function onKey(event) {
     if (!run || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
+    if (target === $("ill") && event.key === "Enter") return $("ill").click(); // as a tap on it
     if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
     if (target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return; // the button's own
     const name = keys[event.key];
@@ -147,12 +176,16 @@
     }
     run = await inflate();
     document.addEventListener("keydown", onKey);
+    // the picture at its full size, in its own sideways scroll (a phone shows it a fifth as wide)
+    $("ill").addEventListener("click", () => { $("ill").classList.toggle("large"); fit(); });
     const select = $("theme");
     if (select) {
       select.value = theme;
       select.addEventListener("change", () => setTheme(select.value));
     }
     show(0, false);
+    window.addEventListener("resize", fit);
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(tellHeight).observe(document.body);
     player.dataset.state = "ready";
   }
 

@@ -224,7 +224,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "chat_mode": (),
     },
     # explainer/export/web.py: the exported web page's own words
-    "web": {**plain("controls", "terms", "keys", "loading", "needs_script"), "title": ("prompt",)},
+    "web": {**plain("controls", "terms", "keys", "loading", "needs_script", "enlarge"), "title": ("prompt",)},
     # explainer/ui/your_turn.py and ui/lesson/your_turn_section.py: "Your turn: you are the sampler"
     "your_turn": {
         **plain(

@@ -8,8 +8,9 @@ anywhere, and its Content-Security-Policy forbids every request (an LMS or a rea
 gets the same page).
 
 It stays small because every distinct panel drawing is held once (web_drawings.py): a frame
-is a list of drawing numbers. The drawings, the frames' words and the glossary are one JSON
-document, deflated and in base64 inside the page; the page inflates it with the browser's
+is a list of drawing numbers (a panel still waiting for its stage is left out, as in the PNG
+and SVG figures). The drawings, the frames' words and the glossary are one JSON document,
+deflated and in base64 inside the page; the page inflates it with the browser's
 DecompressionStream and composes each frame from its drawings in one inline SVG whose viewBox
 is the canvas, so it scales with the width of whatever holds the page and keeps its aspect.
 The template (assets/web/page.html, page.js) holds no words: they come from app.json ``web``,
@@ -152,7 +153,10 @@ def build_page(
         "panels": list(DRAWN),
         "drawings": {name: d.fragments for name, d in drawings.items()},
         "frames": [
-            _frame_words(texts, trace, cursors, frames, i, {name: d.frames[i] for name, d in drawings.items()})
+            {
+                **_frame_words(texts, trace, cursors, frames, i, {name: d.frames[i] for name, d in drawings.items()}),
+                "shown": drawings[themes[0]].shown[i],  # (the same panels in every theme)
+            }
             for i in range(len(cursors))
         ],
         "terms": _terms(texts, frames),
@@ -278,6 +282,7 @@ def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fo
         "keys": e(word("web", "keys")),
         "loading": e(word("web", "loading")),
         "needs_script": e(word("web", "needs_script")),
+        "enlarge": e(word("web", "enlarge")),
         "about": e(about),
         "height": str(CANVAS_HEIGHT),
         "words": _script_json(words),

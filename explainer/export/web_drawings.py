@@ -6,7 +6,13 @@ rule says when a panel looks different: its frame value changed (values are comp
 scene skips equal ones). So the run is walked once, every panel value seen is drawn once, alone
 in the scene (the other items hidden), through QSvgGenerator on the whole canvas, so the
 fragment's coordinates are the canvas's and the page places it by stacking it in one <svg
-viewBox="0 0 1600 900">. A frame is then a list of fragment numbers, one per panel.
+viewBox="0 0 1600 900">. A frame is then a list of fragment numbers, one per panel it shows.
+
+A panel with nothing to show yet at a stage (export/layout.py ``waiting``: the embeddings
+before the lookup, the probabilities before the output head) is left out of that frame, with
+the arrows that would point at it, as the PNG and SVG figures leave it out: the app's
+"waiting for..." placeholder helps a learner stepping live, but on a course page it is an
+empty box on half the frames.
 
 The caption is not drawn here: the page writes it as HTML text (selectable, readable, with its
 glossary links), so its band of the canvas is left out of the page's picture.
@@ -33,6 +39,7 @@ from explainer.diagram.render import strip_empty_groups
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import Theme
 from explainer.engine.trace import Trace
+from explainer.export.layout import LOOP_PANELS, waiting
 from explainer.frames import Frame
 from explainer.frames import panels as F
 from explainer.illustration.vocab import Vocabulary
@@ -51,12 +58,14 @@ ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 @dataclass
 class Drawings:
     """The distinct drawings of one theme: ``fragments[i]`` is SVG markup (no <svg> around it);
-    ``frames[k]`` the fragment numbers of the k-th cursor's panels, in drawing order; ``chars``
+    ``frames[k]`` the fragment numbers of the k-th cursor's panels, in drawing order, and
+    ``shown[k]`` those panels' names (a waiting panel is not among them); ``chars``
     what the fragments write in each font face (for the embedded font's subset)."""
 
     theme: str
     fragments: list[str] = field(default_factory=list)
     frames: list[tuple[int, ...]] = field(default_factory=list)
+    shown: list[tuple[str, ...]] = field(default_factory=list)
     chars: dict[Face, set[str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # panel -> distinct drawings
 
@@ -82,15 +91,23 @@ def draw_run(
     for cursor in cursors:
         frame = scene.builder.frame(trace, cursor)
         frames.append(frame)
+        gone = waiting(frame)
+        if gone & set(LOOP_PANELS):
+            gone.update(("loop", "flow"))
+        shown = tuple(name for name in DRAWN if name not in gone)
         ids = []
-        for name in DRAWN:
+        for name in shown:
             value = frame.panel(name)
+            # the trained model's arrow into the loop goes with the loop (as export/figure.py)
+            key = (value, "loop" in shown) if name == "pretraining" else value
             known = seen[name]
-            if value not in known:  # (values are frozen dataclasses: hashable and comparable)
-                known[value] = len(out.fragments)
+            if key not in known:  # (values are frozen dataclasses: hashable and comparable)
+                known[key] = len(out.fragments)
+                scene.pretraining.out_arrow.setVisible("loop" in shown)
                 out.fragments.append(_draw_alone(scene, name, value, len(out.fragments), out.chars))
-            ids.append(known[value])
+            ids.append(known[key])
         out.frames.append(tuple(ids))
+        out.shown.append(shown)
     out.counts = {name: len(values) for name, values in seen.items()}
     return frames, out
 

@@ -12,6 +12,8 @@ locally and fail under CI=true, like the tests that need the built model.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from explainer.content.assets import load_texts
@@ -145,3 +147,152 @@ def shots():
     folder = output_dir().parent / "web"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+# --- course authors: a phone, a tall window, an LMS frame, paper, a screen reader (issue 29) ----
+
+EVERY_FRAME = """(() => {{
+  const out = [];
+  const player = document.getElementById('player');
+  document.getElementById('reset').click();
+  for (;;) {{
+    out.push({measure});
+    if (document.getElementById('next').disabled) break;
+    document.getElementById('next').click();
+  }}
+  return out;
+}})()"""
+
+# what a course page holds around the exported page (the snippet in the README)
+PARENT = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Lesson</title></head><body>
+<p>Lesson text above the run.</p>
+<iframe id="run" src="run.html" title="The run" style="width:100%;border:0"></iframe>
+<script>window.heights=[];window.addEventListener("message",e=>{if(e.data&&e.data.type==="explainer-height"){window.heights.push(e.data.height);document.getElementById("run").style.height=e.data.height+"px"}});</script>
+</body></html>"""
+
+
+def resize(browser, width, height, mobile=False):
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+    )
+
+
+def ready(browser, path):
+    browser.open(path)
+    browser.wait_until("document.getElementById('player').dataset.state === 'ready'")
+
+
+def test_no_frame_of_the_run_shows_a_waiting_panel(page):
+    """The 64-token run: no frame draws "waiting for..." (193 of its 385 frames did)."""
+    import xml.etree.ElementTree as ET
+
+    from explainer.resources import data_dir
+    from tests.export.test_web_page import page_data
+
+    path, built = page
+    data = page_data(path.read_bytes())
+    idle = json.loads((data_dir("assets") / "en" / "captions.json").read_text(encoding="utf-8"))["panels"]
+    placeholders = [idle[k] for k in ("embeddings_idle", "probabilities_idle", "kv_empty", "tokens_message")]
+    drawn = data["drawings"]["light"]
+    texts = ["".join(ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{d}</svg>').itertext()) for d in drawn]
+    shown = [" ".join(texts[n] for n in f["d"]["light"]) for f in data["frames"]]
+    waiting = [k for k, words in enumerate(shown) if any(p in words for p in placeholders)]
+    print(f"\nframes with a waiting panel: {len(waiting)} of {built.frames}")
+    assert waiting == []
+
+
+def test_a_phone_reads_it_without_sideways_scrolling(page, browser):
+    path, _built = page
+    ready(browser, path)
+    resize(browser, 360, 740, mobile=True)
+    viewport = browser.evaluate("document.querySelector('meta[name=viewport]').content")
+    assert "user-scalable=no" not in viewport and "maximum-scale" not in viewport  # pinch-zoom stays
+    frames = browser.evaluate(
+        EVERY_FRAME.format(
+            measure="[document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+            " document.getElementById('position').getBoundingClientRect().right]"
+        )
+    )
+    print(f"\npage width at 360: {max(f[0] for f in frames)}")
+    assert all(f[1] == 360 and f[0] <= 360 and f[2] <= 360 for f in frames), frames
+    browser.evaluate("document.getElementById('reset').click()")
+    browser.screenshot(shots() / "phone-360.png")
+    # a tap on the picture shows it at full size in its own sideways scroll; the page stays put
+    browser.evaluate("document.getElementById('next').click(); document.getElementById('ill').click()")
+    large = browser.evaluate(
+        "[document.documentElement.scrollWidth, document.getElementById('ill').scrollWidth,"
+        " document.getElementById('canvas').getBoundingClientRect().width]"
+    )
+    assert large[0] <= 360 and large[1] >= 1600 and large[2] == 1600, large
+    browser.screenshot(shots() / "phone-360-large.png")
+    browser.evaluate("document.getElementById('ill').click()")
+    assert browser.evaluate("document.getElementById('canvas').getBoundingClientRect().width") <= 360
+
+
+def test_a_full_hd_window_shows_picture_and_caption_without_scrolling(page):
+    path, _built = page
+    executable = find_chromium()
+    if executable is None:
+        skip_or_fail("Chromium is not installed (apt-get install chromium)")
+    with Browser(executable, width=1920, height=1080) as b:
+        ready(b, path)
+        resize(b, 1920, 1080)
+        frames = b.evaluate(
+            EVERY_FRAME.format(
+                measure="(() => { const c = document.getElementById('caption').getBoundingClientRect();"
+                " const s = document.getElementById('canvas').getBoundingClientRect();"
+                " return [c.bottom, innerHeight, s.width, s.height]; })()"
+            )
+        )
+        assert all(f[0] <= f[1] for f in frames), max(f[0] for f in frames)
+        assert all(abs(f[3] / f[2] - 800 / 1600) < 0.01 and f[2] > 1000 for f in frames)  # large, its aspect kept
+        b.evaluate("document.getElementById('next').click()")
+        b.screenshot(shots() / "window-1920.png")
+
+
+def test_inside_an_iframe_the_page_tells_its_height(page, browser):
+    path, _built = page
+    parent = path.parent / "lesson.html"
+    parent.write_text(PARENT, encoding="utf-8")
+    browser.open(parent)
+    heights = browser.wait_until("window.heights.length && window.heights")
+    frame = browser.evaluate("document.getElementById('run').getBoundingClientRect().height")
+    assert heights[-1] > 400 and frame == heights[-1]  # the frame holds the whole page
+    browser.screenshot(shots() / "in-a-frame.png")
+    # alone, the page posts nothing (window.parent is itself)
+    ready(browser, path)
+    assert browser.evaluate("document.documentElement.classList.contains('framed')") is False
+
+
+def test_printing_gives_the_frame_and_its_caption_without_buttons(page, browser):
+    import base64
+    import re
+
+    path, _built = page
+    ready(browser, path)
+    browser.press("ArrowRight")
+    browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+    shown = browser.evaluate(
+        "['player', 'ill', 'caption', 'reset', 'describe', 'terms'].map(id =>"
+        " getComputedStyle(document.getElementById(id)).display !== 'none'"
+        " && document.getElementById(id).closest('.bar') === null || false)"
+    )
+    hidden_bar = browser.evaluate("getComputedStyle(document.querySelector('.bar')).display")
+    assert hidden_bar == "none" and shown[:3] == [True, True, True] and shown[4:] == [False, False]
+    browser.send("Emulation.setEmulatedMedia", {"media": ""})
+    pdf = base64.b64decode(browser.send("Page.printToPDF", {"printBackground": True})["data"])
+    (shots() / "printed.pdf").write_bytes(pdf)
+    assert len(re.findall(rb"/Type\s*/Page(?!s)", pdf)) == 1
+
+
+def test_the_description_is_read_with_the_details_closed(page, browser):
+    path, _built = page
+    ready(browser, path)
+    browser.press("ArrowRight")
+    assert browser.evaluate("document.getElementById('describe').open") is False
+    document = browser.send("DOM.getDocument")["root"]["nodeId"]
+    ill = browser.send("DOM.querySelector", {"nodeId": document, "selector": "#ill"})["nodeId"]
+    node = browser.send("Accessibility.getPartialAXTree", {"nodeId": ill, "fetchRelatives": False})["nodes"][0]
+    words = browser.evaluate("document.getElementById('words').textContent")
+    assert words and node.get("description", {}).get("value") == " ".join(words.split())  # (as read: one line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
 
@@ -17,12 +18,14 @@ import pytest
 from explainer.content.assets import load_texts
 from explainer.diagram.registry import PANELS
 from explainer.errors import ExplainerError
+from explainer.export.layout import waiting
 from explainer.export.web import CSP, build_page, export_web, page_cursors, parse_place
 from explainer.export.web_drawings import DRAWN
 from explainer.frames import FrameBuilder
 from explainer.frames import panels as F
 from explainer.frames.describe import describe
 from explainer.illustration.walk import Walk
+from explainer.resources import data_dir
 from explainer.stages import Cursor, Stage
 from tests.engine.test_trace import make_trace
 
@@ -56,14 +59,19 @@ def test_each_distinct_panel_drawing_is_held_once(trace, texts, light):
     frames = [builder.frame(trace, c) for c in cursors]
     assert data["panels"] == list(DRAWN) and F.CAPTION.name not in DRAWN  # the caption is the page's text
     assert len(data["frames"]) == len(cursors) == light.frames
-    for p, name in enumerate(DRAWN):
-        values = [f.panel(name) for f in frames]
-        distinct = {v: None for v in values}  # (values are hashable: the redraw rule's equality)
-        assert light.counts[name] == len(distinct), name
+    for name in DRAWN:
+        # the panel's value where a frame shows it (a waiting panel is not drawn); the trained
+        # model's drawing differs with its arrow into the loop, shown when the loop is
+        values = {
+            k: (f.panel(name), "loop" in d["shown"]) if name == "pretraining" else f.panel(name)
+            for k, (f, d) in enumerate(zip(frames, data["frames"], strict=True))
+            if name in d["shown"]
+        }
+        assert light.counts[name] == len(set(values.values())), name
         # two frames share a drawing exactly when the panel's value is the same
-        ids = [f["d"]["light"][p] for f in data["frames"]]
-        for a in range(len(values)):
-            for b in range(len(values)):
+        ids = {k: data["frames"][k]["d"]["light"][data["frames"][k]["shown"].index(name)] for k in values}
+        for a in ids:
+            for b in ids:
                 assert (ids[a] == ids[b]) == (values[a] == values[b]), (name, a, b)
     assert sum(light.counts.values()) == len(data["drawings"]["light"]) == light.drawings["light"]
     # far fewer drawings than one per panel per frame
@@ -195,3 +203,68 @@ def test_cli_writes_a_page_from_a_saved_trace(trace, tmp_path: Path, capsys):
     )
     assert main([*args[:-1], "7:append"]) != 0
     assert not (tmp_path / "f.svg").exists()
+
+
+def test_no_frame_shows_a_waiting_panel(trace, texts, light):
+    """As the PNG and SVG figures (export/layout.py): a panel with nothing to show yet is left
+    out of the frame, not drawn saying "waiting for..."."""
+    data = page_data(light.html)
+    idle = json.loads((data_dir("assets") / "en" / "captions.json").read_text(encoding="utf-8"))["panels"]
+    placeholders = [idle[k] for k in ("embeddings_idle", "probabilities_idle", "kv_empty", "tokens_message")]
+    builder = FrameBuilder(texts, timings=False)
+    waiting_frames = 0
+    for cursor, f in zip(Walk(trace).cursors(), data["frames"], strict=True):
+        gone = waiting(builder.frame(trace, cursor))
+        assert not gone & set(f["shown"]), (cursor, gone)
+        shown = "".join(data["drawings"]["light"][n] for n in f["d"]["light"])
+        words = "".join(ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{shown}</svg>').itertext())
+        waiting_frames += any(p in words for p in placeholders)
+        assert len(f["shown"]) == len(f["d"]["light"])
+    assert waiting_frames == 0
+
+
+def style_rules(html: str) -> dict[str, str]:
+    """The page's own CSS rules (outside @media), selector -> declarations."""
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert style is not None
+    outside = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", "", style.group(1))
+    return {sel.strip(): body for sel, body in re.findall(r"([^{}]+)\{([^{}]*)\}", outside)}
+
+
+def test_a_phone_can_wrap_the_position_line_and_pinch_zoom(light):
+    html = light.html.decode("utf-8")
+    viewport = re.search(r'<meta name="viewport" content="([^"]*)">', html)
+    assert viewport is not None and "width=device-width" in viewport.group(1)
+    assert "user-scalable=no" not in viewport.group(1) and "maximum-scale" not in viewport.group(1)
+    assert "white-space:pre" not in style_rules(html)[".position"].replace("pre-line", "")
+
+
+def test_the_picture_leaves_room_for_its_caption(light):
+    """Capped by the window's height (its width follows, so the aspect stays)."""
+    assert "100vh" in style_rules(light.html.decode("utf-8"))[".ill svg"]
+
+
+def test_print_keeps_the_frame_and_caption_without_buttons(light):
+    html = light.html.decode("utf-8")
+    media = re.search(r"@media print\{(.*?)\n\}", html, re.S)
+    assert media is not None
+    hidden = re.search(r"([^{}]*)\{display:none", media.group(1))
+    assert hidden is not None and {".bar", ".keys", "details"} <= {s.strip() for s in hidden.group(1).split(",")}
+    assert "break-inside:avoid" in media.group(1)
+
+
+def test_in_a_frame_the_page_posts_its_height(light):
+    html = light.html.decode("utf-8")
+    assert "window.parent !== window" in html
+    assert 'window.parent.postMessage({ type: "explainer-height", height: height }, "*")' in html
+
+
+def test_the_description_is_outside_the_closed_details(light):
+    """aria-describedby must point at text the accessibility tree has while "Describe this
+    frame" is closed: a closed <details> hides its content from it."""
+    html = light.html.decode("utf-8")
+    target = re.search(r'aria-describedby="([^"]+)"', html)
+    assert target is not None
+    details = re.search(r"<details.*?</details>", html, re.S)
+    assert details is not None and f'id="{target.group(1)}"' not in details.group(0)
+    assert re.search(rf'<p class="sr" id="{target.group(1)}"', html)

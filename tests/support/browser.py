@@ -127,6 +127,7 @@ class Browser:
 
     def open(self, path: Path) -> None:
         """Open ``path`` from file:// in a fresh tab, offline, and wait for its load event."""
+        self.events.clear()  # (a tab opened before must not answer for this one's load; requests() start here)
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)[
             "sessionId"
