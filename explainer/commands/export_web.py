@@ -48,13 +48,22 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def write_page(args: argparse.Namespace, trace: Trace, vocabulary: Vocabulary | None) -> int:
+    from explainer.commands.output import progress_for
     from explainer.content.assets import load_texts
     from explainer.export.web import export_web, parse_place
 
     start = parse_place(args.web_from, "--from") if args.web_from else None
     end = parse_place(args.web_to, "--to") if args.web_to else None
     written, page = export_web(
-        trace, args.out, load_texts(), themes_of(args.theme), start, end, vocabulary, timings=args.timings
+        trace,
+        args.out,
+        load_texts(),
+        themes_of(args.theme),
+        start,
+        end,
+        vocabulary,
+        timings=args.timings,
+        progress=progress_for(args.progress),
     )
     size = len(page.html)
     print(

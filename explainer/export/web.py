@@ -38,6 +38,7 @@ from explainer.content.glossary import TextPart
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
+from explainer.export.shots import Progress, no_progress
 from explainer.frames import Frame
 from explainer.frames import panels as F
 from explainer.frames.describe import describe as frame_in_words
@@ -123,6 +124,7 @@ def build_page(
     end: Cursor | None = None,
     vocabulary: Vocabulary | None = None,
     timings: bool = False,
+    progress: Progress = no_progress,
 ) -> Page:
     """The page for the run (or its part from ``start`` to ``end``) in ``themes`` (the first is
     the one shown at first; with more than one the page offers a switch)."""
@@ -140,8 +142,12 @@ def build_page(
     cursors = page_cursors(trace, start, end)
     drawings: dict[str, Drawings] = {}
     frames: list[Frame] = []
-    for name in themes:
-        built, drawings[name] = draw_run(trace, cursors, texts, THEMES[name], vocabulary, timings)
+    for i, name in enumerate(themes):
+
+        def drawn(fraction: float, before: int = i) -> None:
+            progress("drawing the web page", (before + fraction) / len(themes))
+
+        built, drawings[name] = draw_run(trace, cursors, texts, THEMES[name], vocabulary, timings, drawn)
         frames = frames or built  # (the frames' words are the same in every theme)
     chars: dict[bool, set[str]] = {}
     for d in drawings.values():
@@ -303,8 +309,9 @@ def export_web(
     end: Cursor | None = None,
     vocabulary: Vocabulary | None = None,
     timings: bool = False,
+    progress: Progress = no_progress,
 ) -> tuple[Path, Page]:
     """Write the page to ``path`` (.html) atomically."""
     out = check_web_path(path)
-    page = build_page(trace, texts, themes, start, end, vocabulary, timings)
+    page = build_page(trace, texts, themes, start, end, vocabulary, timings, progress)
     return write_atomic(out, page.html, "the web page"), page

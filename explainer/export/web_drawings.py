@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -77,8 +77,11 @@ def draw_run(
     theme: Theme,
     vocabulary: Vocabulary | None = None,
     timings: bool = False,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[list[Frame], Drawings]:
-    """The frames of ``cursors`` and their drawings, each distinct panel value drawn once."""
+    """The frames of ``cursors`` and their drawings, each distinct panel value drawn once;
+    ``progress(fraction)`` after each frame (drawing is nearly all of a page's time)."""
+    cursors = list(cursors)
     scene = LifecycleScene(texts, theme)
     scene.set_vocabulary(vocabulary)
     scene.set_show_timings(timings)
@@ -108,6 +111,8 @@ def draw_run(
             ids.append(known[key])
         out.frames.append(tuple(ids))
         out.shown.append(shown)
+        if progress is not None:
+            progress(len(out.frames) / len(cursors))
     out.counts = {name: len(values) for name, values in seen.items()}
     return frames, out
 

@@ -163,11 +163,21 @@ EVERY_FRAME = """(() => {{
   return out;
 }})()"""
 
-# what a course page holds around the exported page (the snippet in the README)
+
+def lms_snippet() -> str:
+    """The two lines README gives a course author for an LMS page (tested as written there)."""
+    from tests.packaging.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = '<iframe id="explainer-run"'
+    return start + readme.split("```html\n" + start, 1)[1].split("```", 1)[0]
+
+
+# a course page around the exported page: README's snippet, and a recorder of the heights it gets
 PARENT = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Lesson</title></head><body>
 <p>Lesson text above the run.</p>
-<iframe id="run" src="run.html" title="The run" style="width:100%;border:0"></iframe>
-<script>window.heights=[];window.addEventListener("message",e=>{if(e.data&&e.data.type==="explainer-height"){window.heights.push(e.data.height);document.getElementById("run").style.height=e.data.height+"px"}});</script>
+{snippet}
+<script>window.heights=[];addEventListener("message",e=>{{if(e.data&&e.data.type==="explainer-height")window.heights.push(e.data.height)}});</script>
 </body></html>"""
 
 
@@ -254,10 +264,10 @@ def test_a_full_hd_window_shows_picture_and_caption_without_scrolling(page):
 def test_inside_an_iframe_the_page_tells_its_height(page, browser):
     path, _built = page
     parent = path.parent / "lesson.html"
-    parent.write_text(PARENT, encoding="utf-8")
+    parent.write_text(PARENT.format(snippet=lms_snippet()), encoding="utf-8")
     browser.open(parent)
     heights = browser.wait_until("window.heights.length && window.heights")
-    frame = browser.evaluate("document.getElementById('run').getBoundingClientRect().height")
+    frame = browser.evaluate("document.getElementById('explainer-run').getBoundingClientRect().height")
     assert heights[-1] > 400 and frame == heights[-1]  # the frame holds the whole page
     browser.screenshot(shots() / "in-a-frame.png")
     # alone, the page posts nothing (window.parent is itself)
