@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QImage, QLinearGradient, QPainter
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QLinearGradient, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import Panel, Text, elide, line_height, tag, theme_font, wrap
@@ -222,8 +222,8 @@ class EmbeddingStripItem(Panel):
                 continue
             if more and i == more_at:
                 more_font = theme_font(theme, 0.85)
-                more_text = elide(words("embeddings_more", n=f"{more:,}"), more_font, self.w - cells_x - 14)
-                self.more.show_text(more_text, more_font, theme.muted).place(cells_x, y + 2)
+                more_text = self._more_text(words("embeddings_more", n=f"{more:,}"), more_font)
+                self.more.show_text(more_text, more_font, theme.muted).place(14, y + 2)
                 y += self.more.boundingRect().height() + 6
             row = rows[i]
             w = chip.set_token(row.chip, theme, show_id=False)
@@ -271,6 +271,11 @@ class EmbeddingStripItem(Panel):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
             t.setVisible(shown_any)
 
+    def _more_text(self, text: str, font: QFont) -> str:
+        """The "N more tokens" line across the whole panel (not the strips' column, which cut it
+        short), on a second line where a larger Text size needs one."""
+        return wrap(text, font, self.w - 28)
+
     def _rows_that_fit(
         self, value: EmbeddingsValue, theme: Theme, top: float, row_h: float, chip_h: float, floor: float
     ) -> tuple[list[EmbeddingRow], int, int]:
@@ -278,7 +283,9 @@ class EmbeddingStripItem(Panel):
         stands for, and where it goes. All of the value's rows where they fit; where a large Text
         size leaves room for fewer, the first and the last of them, and the line counts the rest."""
         rows, more, more_at = list(value.rows), value.more, value.more_at
-        more_h = line_height(theme_font(theme, 0.85)) + 6
+        more_font = theme_font(theme, 0.85)
+        longest = self._more_text(value.words("embeddings_more", n=f"{more + len(rows):,}"), more_font)
+        more_h = line_height(more_font) * (longest.count("\n") + 1) + 6
 
         def fits(n: int, with_more: bool) -> bool:
             return top + (n - 1) * row_h + chip_h + (more_h if with_more else 0.0) <= floor - 2

@@ -271,9 +271,10 @@ class LayerStackItem(Panel):
             label.setVisible(False)
             bracket.setVisible(False)
             return
-        px = self._lens_px if end - start == 1 else max(self._lens_px, min(theme.px(1.0), int(span - 2)))
-        if is_final:  # the answer is never smaller than the theme's smallest text, however short its run
-            px = max(px, theme.smallest_px)
+        # one row's size for every run (a run's bracket shows its length): a label sized to a long
+        # run crossed the slabs' borders and ran into the next row; never under the theme's
+        # smallest text (the projector's), however short the rows
+        px = max(self._lens_px, theme.smallest_px)
         f = theme_font(theme, px / theme.base_point_size, is_final or settled)
         c = theme.accent if is_final else (theme.foreground if settled else theme.muted)
         x = lens_x + (8 if end - start > 1 else 0)
