@@ -144,9 +144,15 @@ def test_the_cues_that_are_not_colour_are_drawn(scene, real_trace, name):
     chosen = chart._value.chosen_index  # the chart's own value, read back
     if chosen is not None:
         assert chart.chosen_mark.isVisible() and chart.chosen_mark.text() == "◀"
+        # outlined: a box of its own over the chosen bar (not the bar's pen, which the chart's
+        # stretched transform would widen in an SVG), and no other bar is
+        outline = chart.chosen_outline
+        assert outline.isVisible() and outline.pen().style() != Qt.PenStyle.NoPen
+        bar = chart.chart_rect
+        box = outline.sceneBoundingRect()
+        assert chart.mapRectToScene(bar).contains(box.center())
         pens = chart._bars().opts["pens"]
-        assert pens[chosen].style() != Qt.PenStyle.NoPen  # outlined
-        assert all(p.style() == Qt.PenStyle.NoPen for i, p in enumerate(pens) if i != chosen)
+        assert all(p.style() == Qt.PenStyle.NoPen for p in pens)
     cut_rows = [i for i, c in enumerate(chart.drawn_cut) if c]
     for i in cut_rows:
         assert chart.values[i].text() == chart._value.words("probabilities_cut")
