@@ -44,8 +44,9 @@ from explainer.ui.build_dialog import BuildPanel, ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.describe_view import DescribeView
+from explainer.ui.focus_areas import Area, cycle, first_control
 from explainer.ui.focus_keys import FocusKeys
-from explainer.ui.lesson.install import install_lesson
+from explainer.ui.lesson.install import install_lesson, task_control
 from explainer.ui.model_menu import ModelMenu
 from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
@@ -129,6 +130,9 @@ class MainWindow(QMainWindow):
         self._connect()
         self._build_lesson()
 
+        clicker = self.actions_by_name["clicker_tokens"]
+        clicker.setChecked(bool(self.settings.store.value("presenter/clicker_tokens", False, type=bool)))
+        clicker.toggled.connect(lambda on: self.settings.store.setValue("presenter/clicker_tokens", bool(on)))
         self._keys = FocusKeys(self, home=self.view)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
@@ -294,6 +298,16 @@ class MainWindow(QMainWindow):
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
+
+    def focus_area(self, forward: bool) -> None:
+        """F6 / Shift+F6: the controls (their dock, or the bar they fold into), the illustration,
+        the lesson (landing on the current task's control): ui/focus_areas.py."""
+        areas: list[Area] = [
+            (lambda: self.compact.bar if self.compact.active else self.control_dock, first_control),
+            (lambda: self.view, first_control),
+            (lambda: self.lesson.dock, lambda _dock: task_control(self.lesson, in_dock=True)),
+        ]
+        cycle(areas, forward)
 
     def _build_view_settings(self) -> None:
         """View > Text size and View > Animations, both remembered (ui/text_size.py, ui/motion.py);
