@@ -144,7 +144,7 @@ def test_text_that_tab_stops_at_shows_the_ring(qtbot, make_window, theme):
         assert min(depths) >= 2, f"{theme}: {name} focused shows no 2 px ring at 3:1 (per side: {depths})"
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")  # (offscreen: a menu opening)
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard|propagateSizeHints)")
 def test_the_menu_title_the_keyboard_is_on_shows_the_ring(qtbot, make_window):
     w = make_window(load=False)
     bar = w.menuBar()
