@@ -53,7 +53,7 @@ from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
-from explainer.ui.screen_fit import keep_on_screen_settled, open_size
+from explainer.ui.screen_fit import keep_on_screen_settled, open_place, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
@@ -84,7 +84,8 @@ class MainWindow(QMainWindow):
             use_focus_ring_style(app)  # (also when a test or a host made the application)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
-        self.resize(open_size(self))
+        self.resize(open_size(self))  # the whole screen (ui/screen_fit.py)
+        open_place(self)
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
