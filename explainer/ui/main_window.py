@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
         self.scene.frame_changed.connect(self._describe_frame)
         st = self.stepper
         st.frame_shown.connect(self._announce_stage)
+        st.swapped.connect(self.status.show_metrics)  # the times of the run on screen (Your turn)
         st.changed.connect(self._refresh)
         st.changed.connect(self._show_answer)
         st.frame_shown.connect(self.frame_shown)

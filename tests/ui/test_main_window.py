@@ -75,13 +75,13 @@ def test_the_whole_text_so_far_is_readable_under_the_illustration(qtbot, window,
     tok = shared_engine.tokenizer
     written = tok.decode([s.sampling.chosen.id for s in trace.steps if not tok.is_special(s.sampling.chosen.id)])
     assert len(written) > 100  # more than the Tokens panel's line holds
-    shows("Why is the sky blue?\n" + written)
+    shows("Why is the sky blue?\n" + written.replace("\n", "↵\n"))  # (a line break marked, as on the chips)
     assert "<|" not in box.toPlainText()
     assert box.verticalScrollBar().value() == box.verticalScrollBar().maximum()  # the newest words in view
     assert box.accessibleName()
 
     def with_tokens(n: int) -> str:  # the prompt and the first n chosen tokens
-        return "Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:n])
+        return "Why is the sky blue?\n" + "".join(s.sampling.chosen.text for s in trace.steps[:n]).replace("\n", "↵\n")
 
     w.stepper.show(Cursor(4, Stage.LAYERS))  # pass 5 not appended yet: four tokens written
     shows(with_tokens(4))
