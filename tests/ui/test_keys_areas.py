@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMenu
 
-from explainer.ui.lesson.show_me import Pointing, Section
+from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import generate
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -57,12 +57,8 @@ def test_f6_moves_between_the_areas_and_ctrl_j_lands_on_the_task(qtbot, window):
     qtbot.wait(20)
     w.view.setFocus()
     press(qtbot, K.Key_F6)  # the illustration -> the lesson, on the task the tour step names
-    assert w.lesson.pointer.widget() is w.lesson.dock.splitter  # ("Press Next": the tour's button)
+    assert w.lesson.view is not None and w.lesson.view.done.kind.name == "NEXT"  # ("Press Next")
     assert QApplication.focusWidget() is w.lesson.dock.tour.next_button
-    w.lesson.pointer.point(Pointing())  # a step that names nothing: the open tab's first control
-    w.view.setFocus()
-    press(qtbot, K.Key_F6)
-    assert focus_in(w.lesson.dock.tabs.currentWidget()), QApplication.focusWidget()
     press(qtbot, K.Key_F6)  # -> the controls
     controls = w.compact.bar if w.compact.active else w.control_dock
     assert focus_in(controls), QApplication.focusWidget()
@@ -126,3 +122,21 @@ def test_b_blanks_the_screen_and_any_key_brings_it_back_without_stepping(qtbot, 
     assert w.position == at
     assert QApplication.focusWidget() is w.view
     w.presenter.leave()
+
+
+def test_at_a_question_step_one_press_reaches_the_answer(qtbot, window):
+    """From the illustration, Tab took 15 presses to reach the answer of the tour's question
+    (issue 30, item 18); Ctrl+J and F6 take one."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QRadioButton
+
+    w = window
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    steps = [s.id for s in w.lesson.tour.steps]
+    w.lesson.go_to(steps.index("tok-count"))
+    card = w.lesson.dock.questions.card
+    assert card is not None
+    for key, modifier in ((K.Key_J, CTRL), (K.Key_F6, Qt.KeyboardModifier.NoModifier)):
+        w.view.setFocus()
+        press(qtbot, key, modifier)
+        focus = QApplication.focusWidget()
+        assert card.isAncestorOf(focus) and isinstance(focus, QLineEdit | QRadioButton | QAbstractSpinBox), focus

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
+from explainer.content.texts import ConditionKind
 from explainer.diagram.scene import LifecycleScene
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_areas import first_control, takes_focus
@@ -186,9 +187,14 @@ def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | Non
     pointed = pointer.widget()
     if pointed is not None and in_dock and not dock.isAncestorOf(pointed):
         pointed = None
-    if pointed is dock.splitter and takes_focus(dock.tour.next_button):
-        return dock.tour.next_button  # the step points at the lesson itself: its task is Next
+    view = session.view
+    if view is not None and view.done.kind is ConditionKind.NEXT and takes_focus(dock.tour.next_button):
+        return dock.tour.next_button  # "Press Next"
+    if pointed is dock.splitter:
+        pointed = None  # the whole lesson: its open tab holds the task (a question's answer)
     for area in (pointed, dock.tabs.currentWidget(), dock.tour):
+        if area is dock.questions and dock.questions.card is not None:
+            area = dock.questions.card  # the question's own answer, not the quiz's Previous / Next
         if area is not None and area.isVisible():
             found = first_control(area)
             if found is not None:
