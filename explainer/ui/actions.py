@@ -45,6 +45,7 @@ class Commands(Protocol):
     def apply_theme(self, choice: str, remember: bool = True) -> None: ...
     def generate(self) -> None: ...
     def stop_generation(self) -> None: ...
+    def focus_area(self, forward: bool) -> None: ...
 
 
 Key = Qt.Key | QKeySequence | QKeySequence.StandardKey
@@ -85,18 +86,33 @@ def escape(w: Commands) -> None:
         w.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
 
+def clicker_forward(w: Commands) -> None:
+    """Next (Space, Right, Page Down: what a clicker sends): a stage, or in presenter mode with
+    View > Clicker steps whole tokens, a whole token."""
+    w.stepper.next_token() if w.presenter.active and w.presenter.steps_tokens else w.stepper.forward()
+
+
+def clicker_back(w: Commands) -> None:
+    w.stepper.prev_token() if w.presenter.active and w.presenter.steps_tokens else w.stepper.back()
+
+
 def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
     key, ctrl, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
     specs: list[tuple[str, list[Key], Callable[[], object], bool]] = [
-        ("next", [key.Key_Space, key.Key_Right, key.Key_PageDown], st.forward, True),
-        ("prev", [key.Key_Left, key.Key_PageUp, key.Key_Backspace], st.back, True),
+        ("next", [key.Key_Space, key.Key_Right, key.Key_PageDown], lambda: clicker_forward(w), True),
+        ("prev", [key.Key_Left, key.Key_PageUp, key.Key_Backspace], lambda: clicker_back(w), True),
         ("next_token", [key.Key_N, key.Key_Down], st.next_token, True),
         ("play", [key.Key_P], st.toggle_play, True),
         ("reset", [key.Key_Home], st.reset, True),
+        ("last", [key.Key_End], st.last, True),
         ("generate", [QKeySequence(ctrl | key.Key_Return), QKeySequence(ctrl | key.Key_Enter)], w.generate, True),
         ("stop", [], w.stop_generation, True),
         ("presenter", [key.Key_F11], w.presenter.toggle, True),
         ("leave_presenter", [key.Key_Escape], lambda: escape(w), False),
+        ("blank", [key.Key_B], w.presenter.blank.cover, True),
+        ("clicker_tokens", [], lambda: None, True),
+        ("next_area", [key.Key_F6], lambda: w.focus_area(True), True),
+        ("prev_area", [QKeySequence("Shift+F6")], lambda: w.focus_area(False), True),
         (
             "zoom_in",
             [QKeySequence.StandardKey.ZoomIn, QKeySequence(ctrl | key.Key_Equal), QKeySequence(ctrl | key.Key_Plus)],
@@ -114,6 +130,8 @@ def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
     ]
     actions = {name: _action(window, w, name, keys, slot, tip) for name, keys, slot, tip in specs}
     actions["presenter"].setCheckable(True)
+    actions["clicker_tokens"].setCheckable(True)
+    actions["clicker_tokens"].toggled.connect(lambda on: setattr(w.presenter, "steps_tokens", bool(on)))
     w.presenter_changed.connect(actions["presenter"].setChecked)
     return actions
 
@@ -145,7 +163,7 @@ def build_menus(window: QMainWindow, w: Commands, a: dict[str, QAction]) -> tupl
     for name in ("save_trace", "save_lesson", None, "export", "export_run", None, "quit"):
         file_menu.addSeparator() if name is None else file_menu.addAction(a[name])
     run = mb.addMenu(w.word("menus", "run"))
-    for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset"):
+    for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset", "last"):
         run.addSeparator() if name is None else run.addAction(a[name])
     view = mb.addMenu(w.word("menus", "view"))
     view.setObjectName("view_menu")  # the lesson adds its dock's toggle here
@@ -160,6 +178,11 @@ def build_menus(window: QMainWindow, w: Commands, a: dict[str, QAction]) -> tupl
         theme_menu.addAction(t)
         themes[key] = t
     view.addAction(a["presenter"])
+    view.addAction(a["clicker_tokens"])
+    view.addAction(a["blank"])
+    view.addSeparator()
+    view.addAction(a["next_area"])
+    view.addAction(a["prev_area"])
     view.addSeparator()
     for name in ("zoom_in", "zoom_out", "zoom_reset"):
         view.addAction(a[name])

@@ -7,6 +7,8 @@ grows to a few lines and scrolls past them, and its text can be selected and cop
 what the Tokens panel spells at the same frame (the prompt as typed, then the answer up to the
 cursor, without control tokens), so stepping back shortens it, and an open guess in the lesson's
 game never finds its answer here either: a pass's token joins the text only at its append stage.
+A line break in the answer is marked ↵ at the end of its line, as the token chips mark it: an
+answer that ended in line breaks scrolled its last, empty lines into view and the box looked empty.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from PySide6.QtWidgets import QFrame, QPlainTextEdit, QSizePolicy, QWidget
 
 from explainer.content.texts import LessonTexts
 from explainer.frames.tokens import TokensValue
-from explainer.illustration.formatting import is_special
+from explainer.illustration.formatting import NEWLINE, is_special
 
 LINES = 3  # lines shown before the box scrolls
 
@@ -73,7 +75,7 @@ class AnswerView(QPlainTextEdit):
             self._asked = ("", "")
         else:
             outputs = value.chips[value.prompt_count :]
-            answer = "".join(c.text for c in outputs if not is_special(c.text))
+            answer = "".join(c.text for c in outputs if not is_special(c.text)).replace("\n", NEWLINE + "\n")
             self._asked = (value.prompt_text + ("\n" if chat and answer else ""), answer)
         if self._asked != self._shown:
             self._later.start()

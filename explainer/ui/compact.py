@@ -37,20 +37,32 @@ from explainer.diagram.view import DiagramView
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.screen_fit import available, fitted
 
-MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a folded window, in screen pixels
+MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a 1366-wide window, in screen pixels
+WIDE_TEXT_PX = 11.0  # ... and on a 1920-wide one (in between: in proportion)
+NARROW_WIDTH, WIDE_WIDTH = 1366, 1920
+FLOOR_CAP = 24  # scene units: the largest smallest-text a floor asks for (no panel holds much more)
 COMPACT_BELOW = 1440  # window widths under the size it prefers to open at (ui/screen_fit.py)
 PROMPT_HEIGHT = 34  # the prompt box in the bar: one line and its margins
 
 
-def readable(theme: Theme, view: DiagramView) -> Theme:
-    """``theme`` with its smallest text raised so that it is MIN_TEXT_PX on screen at the view's
-    fitted scale (zoom aside): 15 scene units at 1366 x 768, as on the projector. The items already
-    drop a label that would not fit at that size (a short run of layers, a figure in a thin bar)."""
+def target_px(window_width: int) -> float:
+    """The smallest text the illustration should show on screen in a window this wide: a larger
+    screen is read from further away, and has the room (issue 30: 9 px at 1366, 11 at 1920)."""
+    share = min(max((window_width - NARROW_WIDTH) / (WIDE_WIDTH - NARROW_WIDTH), 0.0), 1.0)
+    return MIN_TEXT_PX + share * (WIDE_TEXT_PX - MIN_TEXT_PX)
+
+
+def readable(theme: Theme, view: DiagramView, px: float = MIN_TEXT_PX) -> Theme:
+    """``theme`` with its smallest text raised so that it is ``px`` on screen (times the
+    learner's Text size) at the view's fitted scale (zoom aside): about 15 scene units at
+    1366 x 768 and at 1920 x 1080 with both docks open, near the projector's 16. The items
+    already drop a label that would not fit at that size (a short run of layers, a figure in a
+    thin bar)."""
     scale = view.transform().m22() / view.zoom
     if scale <= 0:
         return theme
-    floor = math.ceil(MIN_TEXT_PX / scale - 1e-6)
-    return replace(theme, min_px=floor) if floor > theme.min_px else theme
+    floor = min(math.ceil(px * theme.text_scale / scale - 1e-6), FLOOR_CAP)
+    return replace(theme, min_px=floor) if floor > theme.smallest_px else theme
 
 
 class CompactHost(Protocol):
@@ -131,12 +143,13 @@ class CompactControls(QObject):
         lesson.topLevelChanged.connect(lambda _on: self.update())
 
     def shown_theme(self) -> Theme:
-        """The window's theme as drawn: at the learner's text size, and folded, with its
-        smallest text made readable."""
+        """The window's theme as drawn: at the learner's text size, with its smallest text made
+        readable at the window's width (folded or not: with both docks open a 1920-wide window
+        drew 8-unit labels at 6.6 px)."""
         theme = THEMES[self.host.theme_name]
         if self.host.text_scale != theme.text_scale:
             theme = replace(theme, text_scale=self.host.text_scale)
-        return readable(theme, self.host.view) if self.active else theme
+        return readable(theme, self.host.view, target_px(self.window.width()))
 
     def fit_text(self) -> None:
         """The view's scale changed, or the controls (un)folded: the smallest text follows."""

@@ -17,7 +17,7 @@ every kind of control from one table (:func:`kept_keys`):
   Space, a tab bar ← / →;
 - the diagram keeps nothing: every documented key steps it.
 
-Page Up / Page Down (what presentation clickers send), Esc, F1 and F11 are never kept, except
+Page Up / Page Down (what presentation clickers send), Esc, F1, F6 and F11 are never kept, except
 Page Up / Down by text fields: a clicker steps the illustration from a focused slider or radio.
 With a control focused, Esc gives the focus back to the diagram (ui/actions.py).
 
@@ -51,7 +51,7 @@ ARROWS = frozenset({K.Key_Left, K.Key_Right, K.Key_Up, K.Key_Down})
 ENDS = frozenset({K.Key_Home, K.Key_End})
 PRESS = frozenset({K.Key_Return, K.Key_Enter})
 # keys the window keeps whatever has the focus: presenter mode, the lesson, Esc back to the diagram
-WINDOW_KEYS = frozenset({K.Key_Escape, K.Key_F11, K.Key_F1})
+WINDOW_KEYS = frozenset({K.Key_Escape, K.Key_F11, K.Key_F1, K.Key_F6})
 ALL_PLAIN = None  # kept_keys' answer for a text field: every key without Ctrl/Alt/Meta
 _COMMAND = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
 _PLAIN = Qt.KeyboardModifier.KeypadModifier

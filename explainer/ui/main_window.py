@@ -46,15 +46,16 @@ from explainer.ui.chart_table_view import ChartTableView
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
 from explainer.ui.describe_view import DescribeView
+from explainer.ui.focus_areas import Area, cycle, first_control
 from explainer.ui.focus_keys import FocusKeys
-from explainer.ui.lesson.install import install_lesson
+from explainer.ui.lesson.install import install_lesson, task_control
 from explainer.ui.model_menu import ModelMenu
 from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.run_files import RunFiles
 from explainer.ui.sampling_panel import SettingsError
-from explainer.ui.screen_fit import keep_on_screen_settled, open_size
+from explainer.ui.screen_fit import keep_on_screen_settled, open_place, open_size
 from explainer.ui.settings import AppSettings
 from explainer.ui.status import StatusLine, position_text
 from explainer.ui.stepper import Stepper
@@ -85,7 +86,8 @@ class MainWindow(QMainWindow):
             use_focus_ring_style(app)  # (also when a test or a host made the application)
         self.texts = texts or load_texts()
         self.setWindowTitle(self.word("window", "title"))
-        self.resize(open_size(self))
+        self.resize(open_size(self))  # the whole screen (ui/screen_fit.py)
+        open_place(self)
         self._closed = False
         self.theme_choice = "system"
         self.theme_name = system_theme_name()
@@ -131,6 +133,9 @@ class MainWindow(QMainWindow):
         self._connect()
         self._build_lesson()
 
+        clicker = self.actions_by_name["clicker_tokens"]
+        clicker.setChecked(bool(self.settings.store.value("presenter/clicker_tokens", False, type=bool)))
+        clicker.toggled.connect(lambda on: self.settings.store.setValue("presenter/clicker_tokens", bool(on)))
         self._keys = FocusKeys(self, home=self.view)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
@@ -237,6 +242,7 @@ class MainWindow(QMainWindow):
         self.scene.frame_changed.connect(self._describe_frame)
         st = self.stepper
         st.frame_shown.connect(self._announce_stage)
+        st.swapped.connect(self.status.show_metrics)  # the times of the run on screen (Your turn)
         st.changed.connect(self._refresh)
         st.changed.connect(self._show_answer)
         st.frame_shown.connect(self.frame_shown)
@@ -314,6 +320,16 @@ class MainWindow(QMainWindow):
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
+
+    def focus_area(self, forward: bool) -> None:
+        """F6 / Shift+F6: the controls (their dock, or the bar they fold into), the illustration,
+        the lesson (landing on the current task's control): ui/focus_areas.py."""
+        areas: list[Area] = [
+            (lambda: self.compact.bar if self.compact.active else self.control_dock, first_control),
+            (lambda: self.view, first_control),
+            (lambda: self.lesson.dock, lambda _dock: task_control(self.lesson, in_dock=True)),
+        ]
+        cycle(areas, forward)
 
     def _build_view_settings(self) -> None:
         """View > Text size and View > Animations, both remembered (ui/text_size.py, ui/motion.py);

@@ -3,6 +3,11 @@
 Full screen, every control hidden (the clicker and keyboard drive it), the high-contrast
 projector theme with its larger type, and the current stage spotlighted. Leaving restores the
 window exactly as it was (theme choice, docks, bars, window state).
+
+Two things slide tools taught instructors to expect: B blanks the projected screen (a black
+cover over the whole window; any key or click brings the picture back, and that key does
+nothing else), and a clicker can be set to step a whole token per press (View > Clicker steps
+whole tokens, kept in the settings): a 32-token run is 32 presses instead of about 190.
 """
 
 from __future__ import annotations
@@ -10,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QToolBar, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QGraphicsView, QMainWindow, QToolBar, QWidget
 
 from explainer.diagram.scene import LifecycleScene
 
@@ -43,11 +49,63 @@ class _Saved:
     visible: dict[str, bool]
 
 
+class BlankScreen(QWidget):
+    """The black cover B puts over the whole window. It takes the focus while shown, so the key
+    that takes it away (any key) reaches it first and steps nothing; the focus then goes back to
+    where it was."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.setObjectName("blank_screen")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAccessibleName("")
+        self._back: QWidget | None = None
+        self.hide()
+        window.installEventFilter(self)
+
+    def cover(self) -> None:
+        window = self.parentWidget()
+        assert window is not None
+        self._back = QApplication.focusWidget()
+        self.setGeometry(window.rect())
+        self.show()
+        self.raise_()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def uncover(self) -> None:
+        if not self.isVisible():
+            return
+        self.hide()
+        back, self._back = self._back, None
+        if back is not None and back.isVisible():
+            back.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        QPainter(self).fillRect(self.rect(), QColor("black"))
+
+    def event(self, event: QEvent) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.ShortcutOverride:  # every key is ours while the screen is blank
+            event.accept()
+            return True
+        if kind in (QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress):
+            self.uncover()
+            return True
+        return super().event(event)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and self.isVisible() and isinstance(obj, QWidget):
+            self.setGeometry(obj.rect())
+        return False
+
+
 class PresenterMode:
     def __init__(self, window: QMainWindow, host: PresenterHost) -> None:
         self.window = window  # (the same object as ``host``: seen as a Qt window, and as ours)
         self.host = host
         self._saved: _Saved | None = None
+        self.steps_tokens = False  # View > Clicker steps whole tokens (in presenter mode)
+        self.blank = BlankScreen(window)
 
     @property
     def active(self) -> bool:

@@ -32,9 +32,19 @@ def fitted(frame: QRect, area: QRect) -> QRect:
 
 
 def open_size(window: QWidget) -> QSize:
-    """The size a new window opens at: the preferred one, or the screen's area if smaller."""
+    """The size a new window opens at: the whole of its screen's area (the illustration's text
+    is read at the size the window gives it; a 1440 x 900 window on a 1920 x 1080 screen drew
+    it at 5 px), or the preferred size without a screen. A layout the learner saved wins
+    (settings.restore_window), and :func:`keep_on_screen` then takes the title bar off."""
     area = available(window)
-    return PREFERRED if area is None else PREFERRED.boundedTo(area.size())
+    return PREFERRED if area is None else area.size()
+
+
+def open_place(window: QWidget) -> None:
+    """Put a new window at the top left of its screen's area (it fills it: :func:`open_size`)."""
+    area = available(window)
+    if area is not None:
+        window.move(area.topLeft())
 
 
 def keep_on_screen(window: QWidget) -> None:

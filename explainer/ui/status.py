@@ -76,9 +76,13 @@ class StatusLine:
         return text + "…"
 
     def show_metrics(self, trace: Trace | None) -> None:
+        """The times of ``trace``: the run on screen (after Your turn, the learner's run when it
+        is the one shown, as the illustration's own times are)."""
+        self.metrics.setText(self.metrics_text(trace))
+
+    def metrics_text(self, trace: Trace | None) -> str:
         if trace is None:
-            self.metrics.setText("")
-            return
+            return ""
         ttft, tpot = trace.ttft_s, trace.tpot_s
         tpot_text = (
             self._word("status", "tpot").format(ms=f"{tpot * 1000:.1f}")
@@ -91,7 +95,7 @@ class StatusLine:
         else:
             ttft_text = self._word("status", "ttft").format(ms=f"{ttft * 1000:.0f}")
             text = self._word("status", "metrics").format(ttft=ttft_text, tpot=tpot_text, device=device)
-        self.metrics.setText(text)
+        return text
 
     def show_model(self, info: ModelInfo | None) -> None:
         self.model_label.setText(

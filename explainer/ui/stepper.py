@@ -18,7 +18,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
 from explainer.illustration.vocab import Vocabulary
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Stage
 
 PLAY_DWELL_MS = 900  # pause on each stage while playing, at speed 1 (divided by the speed)
 INSTANT_DWELL_MS = 400  # pause per stage when playing at "Instant"
@@ -206,6 +206,28 @@ class Stepper(QObject):
         self.set_playing(False)
         self.finish_animation()
         self._show(lesson.first(), animate=False)
+
+    def last(self) -> None:
+        """End: the last recorded step of the run, at once (a replay of what was recorded; the
+        model is not run again). A run still generating shows what it has recorded so far."""
+        at = self._at()
+        if at is None:
+            return
+        lesson, _ = at
+        self.set_playing(False)
+        self.finish_animation()
+        self._show(lesson.last(), animate=False)
+
+    def prev_token(self) -> None:
+        """Back a whole token: the previous pass's appended token (or the start)."""
+        at = self._at()
+        if at is None:
+            return
+        lesson, cursor = at
+        self.set_playing(False)
+        self.finish_animation()
+        target = Cursor(cursor.step - 1, Stage.APPEND) if cursor.step > 0 else lesson.first()
+        self._show(target if lesson.is_available(target) else lesson.first(), animate=False)
 
     # --- play ----------------------------------------------------------------------------
 

@@ -12,6 +12,10 @@ came from the keyboard or a click; the diagram draws the same ring itself
 (diagram/view.py, from the same palette role). Check boxes, radios and sliders get 3 px more
 room for it, so the ring never covers their mark (a labelled box no wider: its label already has
 Qt's 4 px of room for a focus mark at its end, so the docks, and the illustration, keep their width).
+Text that Tab stops at (the transport's position, the status line, the completion's link:
+labels selectable by keyboard) gets the ring too, with its room inside the label; so does the
+menu bar's title the keyboard is on (after Alt, or Esc out of an open menu), which Fusion drew
+no different from the others.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QGraphicsView,
+    QLabel,
+    QMenuBar,
     QProxyStyle,
     QStyle,
     QStyleOption,
@@ -123,6 +129,18 @@ def draw_ring(painter: QPainter, rect: QRect, color: QColor, width: int = RING_W
     painter.restore()
 
 
+def _focusable_label(widget: object) -> bool:
+    """A label Tab stops at (text selectable by keyboard, or links)."""
+    return (
+        isinstance(widget, QLabel)
+        and widget.focusPolicy() != Qt.FocusPolicy.NoFocus
+        and bool(
+            widget.textInteractionFlags()
+            & (Qt.TextInteractionFlag.TextSelectableByKeyboard | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        )
+    )
+
+
 def _framed_list(widget: QWidget | None) -> bool:
     """A focusable list or text field with a frame (a list, the prompt, the read-only answer under
     the illustration: Tab stops there to select and copy, and a read-only box shows no caret to
@@ -140,9 +158,26 @@ class FocusRingStyle(QProxyStyle):
     def __init__(self) -> None:
         super().__init__("Fusion")
 
+    def polish(self, arg: object) -> None:  # (Qt overloads it: widget, palette, app)
+        super().polish(arg)  # type: ignore[call-overload]
+        if _focusable_label(arg):
+            assert isinstance(arg, QLabel)
+            arg.setContentsMargins(RING_ROOM, RING_ROOM, RING_ROOM, RING_ROOM)  # the ring never covers the text
+
     def drawControl(
         self, element: QStyle.ControlElement, option: QStyleOption, painter: QPainter, widget: QWidget | None = None
     ) -> None:
+        if element == S.ControlElement.CE_ShapedFrame and _focusable_label(widget):
+            super().drawControl(element, option, painter, widget)
+            if option.state & _FOCUS and isinstance(widget, QWidget):  # (a label draws its frame, then its text)
+                draw_ring(painter, widget.rect(), ring_color(option.palette))  # (at its edge, round the margins)
+            return
+        if element == S.ControlElement.CE_MenuBarItem and isinstance(widget, QMenuBar):
+            super().drawControl(element, option, painter, widget)
+            selected, sunken = option.state & S.StateFlag.State_Selected, option.state & S.StateFlag.State_Sunken
+            if selected and not sunken and widget.hasFocus():  # the keyboard is on this title
+                draw_ring(painter, option.rect, ring_color(option.palette))
+            return
         if element not in _RINGED_CONTROLS:
             super().drawControl(element, option, painter, widget)
             return

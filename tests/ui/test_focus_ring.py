@@ -120,3 +120,45 @@ def test_the_default_button_unfocused_does_not_look_focused(qtbot, make_window, 
     focus(w, default)
     default_focused = render(w, default)
     assert min(ring_depths(default_focused, default_unfocused)) >= 2, theme
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_text_that_tab_stops_at_shows_the_ring(qtbot, make_window, theme):
+    """The transport's position, the status line and the completion's next-lesson link: Tab
+    stops there (to read or copy), so the focus must be seen there too (issue 30, item 20)."""
+    w = make_window(load=False)
+    w.apply_theme(theme)
+    w.transport.set_position("Step 3 of 46")
+    dock = w.lesson.dock
+    dock.show_complete_tab(True)
+    dock.open_section(Section.COMPLETE)
+    link = dock.completion.next_link
+    link.setText('<a href="https://example.org/">Lesson 5</a>')
+    qtbot.wait(10)
+    for name, widget in {"position": w.transport.position, "status": w.activity, "next lesson": link}.items():
+        focus(w, w.prompt)
+        unfocused = render(w, widget)
+        focus(w, widget)
+        focused = render(w, widget)
+        depths = ring_depths(focused, unfocused)
+        assert min(depths) >= 2, f"{theme}: {name} focused shows no 2 px ring at 3:1 (per side: {depths})"
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard|propagateSizeHints)")
+def test_the_menu_title_the_keyboard_is_on_shows_the_ring(qtbot, make_window):
+    w = make_window(load=False)
+    bar = w.menuBar()
+    first = bar.actions()[0]
+    rect = bar.actionGeometry(first)
+    before = bar.grab(rect).toImage()
+    qtbot.keyClick(w.view, Qt.Key.Key_F, Qt.KeyboardModifier.AltModifier)  # Alt+F opens File
+    menu = first.menu()
+    qtbot.waitUntil(menu.isVisible)
+    qtbot.keyClick(menu, Qt.Key.Key_Escape)  # out of the menu: the keyboard stays on its title
+    qtbot.waitUntil(lambda: not menu.isVisible())
+    assert bar.hasFocus() and bar.activeAction() is first
+    after = bar.grab(rect).toImage()
+    ring = QColor(w.palette().color(w.palette().ColorRole.Accent))
+    left_edge = [after.pixelColor(i, rect.height() // 2) for i in range(2)]
+    assert all(c == ring for c in left_edge), (left_edge, ring.name())
+    assert before.pixelColor(0, rect.height() // 2) != ring

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsObject,
@@ -461,16 +461,31 @@ class ProbabilityChartItem(Panel):
         ranked = sorted(
             range(len(segments)), key=lambda i: (not segments[i].chosen, -(segments[i].end - segments[i].start))
         )
+        # The chosen token is always named whole (a thin span's label once read "␣…"), centred
+        # under its span but kept on the bar; another label that would run into one already
+        # placed is left out.
         used = 0
+        taken: list[tuple[float, float]] = []
+        metrics = QFontMetricsF(lf)
         for i in ranked:
             s = segments[i]
             span = (s.end - s.start) * w
             if used >= len(self.cum_labels) or (span < 34 and not s.chosen):
                 continue
-            text = elide(visible(s.label), lf, max(span - 2, 30))
+            name = visible(s.label)
+            room = max(span - 2, 30.0)
+            if s.chosen:
+                room = max(room, min(metrics.horizontalAdvance(name) + 2, w / 3))
+            text = elide(name, lf, room)
+            width = metrics.horizontalAdvance(text)
+            centre = min(max(x0 + (s.start + s.end) / 2 * w, x0 + width / 2), x0 + w - width / 2)
+            left, right = centre - width / 2 - 3, centre + width / 2 + 3
+            if any(left < end and right > start for start, end in taken):
+                continue
+            taken.append((left, right))
             lab = self.cum_labels[used]
             lab.show_text(text, lf, theme.foreground if s.chosen else theme.muted)
-            lab.place(x0 + (s.start + s.end) / 2 * w, bar_y + bar_h + 3, "tc")
+            lab.place(centre, bar_y + bar_h + 3, "tc")
             used += 1
         # marker: a line across the bar and a triangle above it, falling in with marker_t
         mx = x0 + value.draw * w

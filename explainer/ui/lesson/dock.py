@@ -10,7 +10,7 @@ instruction. The completion page is a tab that appears once the lesson is comple
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
 
 from explainer.content.texts import LessonTexts
@@ -27,7 +27,8 @@ from explainer.ui.lesson.whatif_section import WhatIfSection
 from explainer.ui.lesson.your_turn_section import YourTurnSection
 
 DOCK_WIDTH = 400
-TOUR_HEIGHT = 255
+TOUR_HEIGHT = 255  # the tour's box at least: a step's text and its task
+TOUR_SHARE = 0.66  # ... and at most this share of the dock's height, the tabs keeping the rest
 
 
 class _Page(QScrollArea):
@@ -108,8 +109,26 @@ class LessonDock(QDockWidget):
         self.splitter.setSizes([TOUR_HEIGHT, 900 - TOUR_HEIGHT])  # room for a step's text and its task
         self.setWidget(self.splitter)
         self.tour.term_activated.connect(self.open_glossary)
+        # the tour's box grows with its text (the "Not finished" list of goals was read through
+        # a 4-line window) and gives the room back for a short step; after the layout settles
+        self.tour.text.shown.connect(lambda: QTimer.singleShot(0, self, self.fit_tour))
         self.questions.term_activated.connect(self.open_glossary)
         self.glossary.term_activated.connect(self.open_glossary)
+
+    def fit_tour(self) -> None:
+        """The tour's box as tall as its text needs, between TOUR_HEIGHT and TOUR_SHARE of the
+        dock (past that it scrolls)."""
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        scroll = self.tour.text.parentWidget()
+        if total <= 0 or scroll is None or not self.tour.isVisible():
+            return
+        width = scroll.width()
+        chrome = self.tour.height() - scroll.height()  # the heading, the task, the buttons, margins
+        needed = self.tour.text.heightForWidth(width) + chrome + 2
+        top = min(max(needed, TOUR_HEIGHT), int(total * TOUR_SHARE))
+        if top != sizes[0]:
+            self.splitter.setSizes([top, total - top])
 
     def _fill(self, index: int) -> None:
         page = self.tabs.widget(index)

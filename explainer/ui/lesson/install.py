@@ -14,10 +14,12 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
 
+from explainer.content.texts import ConditionKind
 from explainer.diagram.scene import LifecycleScene
 from explainer.ui.controller import EngineController
+from explainer.ui.focus_areas import first_control, takes_focus
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
-from explainer.ui.lesson.keys import OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
+from explainer.ui.lesson.keys import GO_TO_TASK, OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
@@ -123,12 +125,17 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     qt_window.addAction(toggle)
     tour_next = window_action(qt_window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
     tour_back = window_action(qt_window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
-    window.actions_by_name.update(lesson=toggle, tour_next=tour_next, tour_back=tour_back)
+    go_to_task = window_action(qt_window, "go_to_task", ui["go_to_task"], GO_TO_TASK, lambda: focus_task(session))
+    go_to_task.setToolTip(
+        window.word("actions", "with_keys").format(tip=ui["go_to_task_tip"], keys=key_text(GO_TO_TASK))
+    )
+    window.actions_by_name.update(lesson=toggle, tour_next=tour_next, tour_back=tour_back, go_to_task=go_to_task)
     view = qt_window.menuBar().findChild(QMenu, "view_menu")
     if view is not None:
         view.addAction(toggle)
         view.addAction(tour_back)
         view.addAction(tour_next)
+        view.addAction(go_to_task)
 
     # what the window reports
     st = window.stepper
@@ -169,6 +176,45 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     session.note = ProjectorNote(window.view, ui["presenter_answer"])
     window.presenter_changed.connect(lambda _on: session.show_note())
     return session
+
+
+def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | None:
+    """The control the current task is done with: what the tour step points at (the prompt,
+    Generate, a tab of the lesson), else the first control of the lesson's open tab (a
+    question's answer, the pick, a slider), else the tour's own buttons. ``in_dock``: only
+    a control of the lesson dock (F6 into the lesson)."""
+    dock, pointer = session.dock, session.pointer
+    pointed = pointer.widget()
+    if pointed is not None and in_dock and not dock.isAncestorOf(pointed):
+        pointed = None
+    view = session.view
+    if view is not None and view.done.kind is ConditionKind.NEXT and takes_focus(dock.tour.next_button):
+        return dock.tour.next_button  # "Press Next"
+    if pointed is dock.splitter:
+        pointed = None  # the whole lesson: its open tab holds the task (a question's answer)
+    for area in (pointed, dock.tabs.currentWidget(), dock.tour):
+        if area is dock.questions and dock.questions.card is not None:
+            area = dock.questions.card  # the question's own answer, not the quiz's Previous / Next
+        if area is not None and area.isVisible():
+            found = first_control(area)
+            if found is not None:
+                return found
+    return None
+
+
+def focus_task(session: LessonSession) -> None:
+    """Ctrl+J: the focus on the current task's control, the lesson shown if it was closed
+    (not in presenter mode: there the dock stays hidden)."""
+    dock = session.dock
+    if session.window.presenter.active:
+        return
+    if not dock.isVisible():
+        dock.show()
+        dock.raise_()
+    target = task_control(session)
+    if target is not None:
+        scroll_into_view(target)
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
 
 def _getter(widget: QWidget) -> Callable[[], QWidget]:

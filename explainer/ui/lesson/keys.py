@@ -1,7 +1,8 @@
 """The lesson's keys.
 
 The diagram owns the plain keys (Space, the arrows, Page Up/Down, N, P, Home, Backspace), so
-the tour takes Alt+→ / Alt+← (next / back) and F1 opens or closes the lesson. Like the
+the tour takes Alt+→ / Alt+← (next / back), F1 opens or closes the lesson and Ctrl+J jumps to
+the current task's control (the answer field, the pick, the button the step names). Like the
 window's own commands they are QActions on the window with a window-wide context: they work
 wherever the focus is, the diagram, a text field, a button of the dock or the dock floating.
 (A focused control keeps the plain keys it uses itself: ui/focus_keys.py.)
@@ -19,6 +20,7 @@ ALT = Qt.KeyboardModifier.AltModifier
 TOUR_NEXT = QKeySequence(ALT | Qt.Key.Key_Right)
 TOUR_BACK = QKeySequence(ALT | Qt.Key.Key_Left)
 OPEN_LESSON = QKeySequence(Qt.Key.Key_F1)
+GO_TO_TASK = QKeySequence(Qt.KeyboardModifier.ControlModifier | Qt.Key.Key_J)
 
 
 def key_text(seq: QKeySequence) -> str:

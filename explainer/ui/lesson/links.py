@@ -28,6 +28,7 @@ class LinkedLabel(QLabel):
     """A word-wrapped rich-text label with glossary links (and nothing else to click)."""
 
     term_activated = Signal(str)  # the glossary key of a clicked term
+    shown = Signal()  # another text is shown (the Lesson dock fits the tour's box to it)
 
     def __init__(self, glossary: Glossary, parent: QWidget | None = None, once: bool = True) -> None:
         super().__init__(parent)
@@ -45,6 +46,7 @@ class LinkedLabel(QLabel):
         """Show ``text`` with its terms linked (each term once, unless ``once`` is False)."""
         self.plain = text
         self._render()
+        self.shown.emit()
 
     def _render(self) -> None:
         body = linked_html(self.plain, self.glossary, self.once).replace("\n", "<br>")

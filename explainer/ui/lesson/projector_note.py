@@ -1,8 +1,9 @@
 """The tour step's task in presenter mode: a note on the illustration, in projector type.
 
 Presenter mode hides the Lesson dock (and it stays hidden: its 13 px text cannot be read from
-the back of a hall). The current step's task is written over the illustration's title instead
-(top left, short of the pass line on the right; the caption band below stays in view), in the
+the back of a hall). The current step's task is written in a band of its own above the
+illustration instead (the illustration fits in the room below it: written over the title, the
+note hid the title and the word "pass"), in the
 projector theme's colours and at least 18 px; a step that needs the dock's widgets (a question,
 the game, a slider, the prompt) adds that presenter mode has to be left to answer. A "press
 Next" step shows no note (the title is back). The tour's keys (Alt+→ / Alt+←) keep working,
@@ -11,8 +12,8 @@ so the note has no buttons.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QGraphicsView, QLabel
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QBoxLayout, QGraphicsView, QLabel
 
 from explainer.content.texts import ConditionKind
 from explainer.diagram.theme import Theme
@@ -20,7 +21,6 @@ from explainer.lesson.tour import TourView
 
 NOTE_PX = 22  # screen pixels: the note is a widget, drawn unscaled
 MIN_NOTE_PX = 18
-WIDTH = 0.62  # of the view: the header's pass line starts at about 0.65
 # the steps answered with the dock's widgets (or the Controls'), which presenter mode hides
 NEEDS_WIDGETS = frozenset(
     {
@@ -44,19 +44,20 @@ def note_text(view: TourView, leave_note: str) -> str:
 
 
 class ProjectorNote(QLabel):
-    """A label over the bottom of ``view``, shown only while presenter mode is on."""
+    """A band above ``view`` (in the layout that holds it), shown only while presenter mode is on."""
 
     def __init__(self, view: QGraphicsView, leave_note: str) -> None:
-        super().__init__(view)
+        holder = view.parentWidget()
+        super().__init__(holder)
         self.setObjectName("projector_note")
         self.view, self.leave_note = view, leave_note
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._watch = _Resize(self)
-        view.installEventFilter(self._watch)
+        layout = holder.layout() if holder is not None else None
+        if isinstance(layout, QBoxLayout) and layout.indexOf(view) >= 0:
+            layout.insertWidget(layout.indexOf(view), self)  # its own band: the view fits below it
         self.hide()
 
     def show_step(self, step: TourView | None, presenting: bool, theme: Theme) -> None:
@@ -69,25 +70,4 @@ class ProjectorNote(QLabel):
             f" font-size: {NOTE_PX}px; }}"
         )
         self.setText(note_text(step, self.leave_note))
-        self.place()
         self.show()
-        self.raise_()
-
-    def place(self) -> None:
-        """Over the illustration's title: top left, WIDTH of the view (the pass line is beyond)."""
-        area = self.view.rect()
-        width = max(200, int(area.width() * WIDTH))
-        self.setFixedWidth(width)
-        self.adjustSize()
-        self.move(area.left() + 8, area.top() + 6)
-
-
-class _Resize(QObject):
-    def __init__(self, note: ProjectorNote) -> None:
-        super().__init__(note)
-        self.note = note
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize and self.note.isVisible():
-            self.note.place()
-        return False
