@@ -57,6 +57,16 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
     # explainer/ui/actions.py: each command's label and (most) its tooltip
     "actions": {
         **plain(
+            "last",
+            "last_tip",
+            "next_area",
+            "next_area_tip",
+            "prev_area",
+            "prev_area_tip",
+            "clicker_tokens",
+            "clicker_tokens_tip",
+            "blank",
+            "blank_tip",
             "next",
             "next_tip",
             "prev",

@@ -311,6 +311,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
                 "dock_title",
                 "view_lesson",
                 "view_lesson_tip",
+                "go_to_task",
+                "go_to_task_tip",
                 "tour_next",
                 "tour_back",
                 "tab_predict",
