@@ -4,6 +4,10 @@ plays a Predict round, moves a What-if slider, picks the next token in Your turn
 answers a choice, a number and the sort question (each right after one
 wrong try), walks the tour, and finishes the lesson on "Lesson 4 complete".
 
+The walk is done twice: by Tab alone, then with the keys that save presses (Ctrl+J "Go to the
+task" onto the current task's control, Shift+F6 back to the illustration). Each prints its count
+of presses (every key and every typed character; run with -s), and the second must need fewer.
+
 Every control is reached by Tab from wherever the focus is, so the walk also shows there is no
 focus trap on the way. The other 30-odd questions are answered through the session (one of each
 kind by keys proves the kinds; all of them by keys would only make the test slow).
@@ -15,7 +19,7 @@ import dataclasses
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QRadioButton
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import QuestionKind
@@ -33,6 +37,11 @@ SHIFT, ALT, CTRL = (
 )
 TEXTS = load_texts()
 TAB_LIMIT = 400  # more than every focusable control of the window and the dock together
+PRESSES = [0]  # every key pressed and every character typed in the walk under way
+NEW_KEYS = [False]  # the walk under way takes the new keys (Ctrl+J, Shift+F6) where they save presses
+WALKS: dict[str, int] = {}  # presses of each walk done in this run, by name
+JUMP = (K.Key_J, CTRL)  # Ctrl+J, "Go to the task": the current task's control
+AREA_BACK = (K.Key_F6, SHIFT)  # Shift+F6: the previous area (from the lesson: the illustration)
 
 
 def focused():
@@ -44,7 +53,14 @@ def focused():
 def press(qtbot, k, modifier=Qt.KeyboardModifier.NoModifier, times: int = 1) -> None:
     """A key pressed where the focus is (as a keyboard does)."""
     for _ in range(times):
+        PRESSES[0] += 1
         qtbot.keyClick(focused(), k, modifier)
+
+
+def type_text(qtbot, widget, text: str) -> None:
+    """Characters typed into ``widget``: one press each."""
+    PRESSES[0] += len(text)
+    qtbot.keyClicks(widget, text)
 
 
 def tab_to(qtbot, *targets, backwards: bool = False) -> None:
@@ -59,10 +75,21 @@ def tab_to(qtbot, *targets, backwards: bool = False) -> None:
     raise AssertionError(f"Tab never reached {targets} (last focused: {names})")
 
 
-def open_tab(qtbot, dock, section: Section) -> None:
+def reach(qtbot, *targets, via=(), backwards: bool = False) -> None:
+    """Tab to one of ``targets``; in the new-keys walk, first the keys ``via`` (Ctrl+J, Shift+F6) that
+    land on it or nearer, then Tab for what is left (Shift+Tab with ``backwards``: only after
+    those keys, where they land just past the target; the Tab walk tabs forward only)."""
+    if NEW_KEYS[0]:
+        for k, modifier in via:
+            if not any(t.hasFocus() for t in targets):
+                press(qtbot, k, modifier)
+    tab_to(qtbot, *targets, backwards=backwards and NEW_KEYS[0] and bool(via))
+
+
+def open_tab(qtbot, dock, section: Section, via=(), backwards: bool = False) -> None:
     """The lesson's tab, with the tab bar's arrows."""
     bar = dock.tabs.tabBar()
-    tab_to(qtbot, bar)
+    reach(qtbot, bar, via=via, backwards=backwards)
     for _ in range(bar.count()):
         if dock.section() is section:
             return
@@ -72,7 +99,8 @@ def open_tab(qtbot, dock, section: Section) -> None:
 
 def choose_radio(qtbot, buttons, index: int) -> None:
     """Tab into a group of radios and move to (and so check) the ``index``-th, with the arrows."""
-    tab_to(qtbot, *buttons)
+    on_answer = isinstance(focused(), QRadioButton)  # (the match's next item: Tab is shorter)
+    reach(qtbot, *buttons, via=() if on_answer else (JUMP,))  # (Ctrl+J: the card's first answer)
     if not any(b.isChecked() for b in buttons):
         press(qtbot, K.Key_Space)
     for _ in range(len(buttons)):
@@ -93,13 +121,13 @@ def open_question(qtbot, section, index: int) -> None:
         if section.index == index:
             return
         button = section.next_button if index > section.index else section.prev_button
-        tab_to(qtbot, button)
+        reach(qtbot, button)
         press(qtbot, K.Key_Return)
     assert section.index == index
 
 
 def check(qtbot, card) -> None:
-    tab_to(qtbot, card.check_button)
+    reach(qtbot, card.check_button)
     press(qtbot, K.Key_Return)
 
 
@@ -113,8 +141,8 @@ def answer_by_keys(qtbot, w, question) -> None:
         choose_radio(qtbot, card.options, (question.answer + 1) % len(card.options))
         check(qtbot, card)
     elif kind is QuestionKind.NUMBER:
-        tab_to(qtbot, card.number_field)
-        qtbot.keyClicks(card.number_field, f"{question.answer * 3 + 10:.0f}")
+        reach(qtbot, card.number_field, via=(JUMP,))
+        type_text(qtbot, card.number_field, f"{question.answer * 3 + 10:.0f}")
         press(qtbot, K.Key_Return)  # (Return in the field checks it)
     else:
         for buttons in card.item_choices:
@@ -126,9 +154,9 @@ def answer_by_keys(qtbot, w, question) -> None:
         choose_radio(qtbot, card.options, question.answer)
         check(qtbot, card)
     elif kind is QuestionKind.NUMBER:
-        tab_to(qtbot, card.number_field)
+        reach(qtbot, card.number_field, via=(JUMP,))
         press(qtbot, K.Key_A, CTRL)
-        qtbot.keyClicks(card.number_field, f"{question.answer:.6g}")
+        type_text(qtbot, card.number_field, f"{question.answer:.6g}")
         press(qtbot, K.Key_Return)
     else:
         cats = [c for c, _ in question.categories]
@@ -139,17 +167,21 @@ def answer_by_keys(qtbot, w, question) -> None:
     assert card.feedback.text() == TEXTS.text("quiz", "right") and not card.explanation.isHidden()
 
 
-def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
+@pytest.mark.parametrize("walk", ["tab", "new keys"])
+def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window, walk):
+    """The walk by Tab, then the same walk with the new keys where they save presses (Ctrl+J
+    "Go to the task", Shift+F6 between areas): it reaches the same end in fewer presses."""
     w = window
+    PRESSES[0], NEW_KEYS[0] = 0, walk == "new keys"
     session, dock = w.lesson, w.lesson.dock
     w.activateWindow()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5000)
 
     # a run: 3 new tokens typed into the field, then Return on Generate
-    tab_to(qtbot, w.sampling.max_new_tokens)
+    reach(qtbot, w.sampling.max_new_tokens)
     press(qtbot, K.Key_A, CTRL)
-    qtbot.keyClicks(focused(), "3")
-    tab_to(qtbot, w.generate_button)
+    type_text(qtbot, focused(), "3")
+    reach(qtbot, w.generate_button, via=(JUMP,))
     with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
         press(qtbot, K.Key_Return)
     qtbot.waitUntil(lambda: w.trace is not None and not w.generating)
@@ -162,10 +194,10 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
             break
         press(qtbot, K.Key_PageDown)
     assert w.position == Cursor(0, Stage.LAYERS)
-    open_tab(qtbot, dock, Section.PREDICT)
+    open_tab(qtbot, dock, Section.PREDICT, via=(JUMP,))
     predict = dock.predict
     qtbot.waitUntil(lambda: predict.round is not None and predict.buttons[0].isEnabled())
-    tab_to(qtbot, predict.buttons[0])
+    reach(qtbot, predict.buttons[0])
     press(qtbot, K.Key_Space)
     assert session.state.game.played == 1 and w.position == Cursor(0, Stage.PROBABILITIES)
     assert predict.message.text()  # the verdict
@@ -177,28 +209,28 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
     press(qtbot, K.Key_Left, ALT)
     assert session.state.tour.index == step
     # ... and its Next button, with Return
-    tab_to(qtbot, dock.tour.next_button)
+    reach(qtbot, dock.tour.next_button, via=(JUMP,))
     press(qtbot, K.Key_Return)
     assert session.state.tour.index == step + 1
 
     # What if?: at the sampling stage, Tab to a slider; its arrows move it (and redraw the chart)
-    tab_to(qtbot, w.view)
+    reach(qtbot, w.view, via=(AREA_BACK,))
     press(qtbot, K.Key_PageDown)
     assert w.position == Cursor(0, Stage.SAMPLING)
-    open_tab(qtbot, dock, Section.WHATIF)
+    open_tab(qtbot, dock, Section.WHATIF, via=(JUMP,), backwards=True)
     slider = dock.whatif.top_k
-    tab_to(qtbot, slider)
+    reach(qtbot, slider)
     before = slider.value()
     press(qtbot, K.Key_Right, times=3)
     assert slider.value() == before + 3 and w.position == Cursor(0, Stage.SAMPLING)
 
     # Your turn: pick another token from the list and continue from it, by keys
-    open_tab(qtbot, dock, Section.YOUR_TURN)
+    open_tab(qtbot, dock, Section.YOUR_TURN, via=(JUMP,), backwards=True)
     your_turn = dock.your_turn
-    tab_to(qtbot, your_turn.candidates)
+    reach(qtbot, your_turn.candidates)
     press(qtbot, K.Key_Down)
     picked = your_turn.candidates.currentData()
-    tab_to(qtbot, your_turn.pick_button)
+    reach(qtbot, your_turn.pick_button)
     with qtbot.waitSignal(w.runs.branched, timeout=60_000):
         press(qtbot, K.Key_Return)
     qtbot.waitUntil(lambda: w.runs.your_run is not None and w.runs.pending is None)
@@ -212,7 +244,7 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
             break
     else:
         raise AssertionError("no tour step to show")
-    tab_to(qtbot, dock.tour.show_me_button)
+    reach(qtbot, dock.tour.show_me_button)
     press(qtbot, K.Key_Return)
     assert w.position == helped.cursor
 
@@ -224,13 +256,13 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
     for kind in (QuestionKind.CHOICE, QuestionKind.NUMBER, QuestionKind.MATCH):
         index = next(i for i, q in enumerate(questions) if q.kind is kind)
         if dock.section() is not Section.QUESTIONS:
-            open_tab(qtbot, dock, Section.QUESTIONS)
+            open_tab(qtbot, dock, Section.QUESTIONS, via=(JUMP,))
         open_question(qtbot, section, index)
         answer_by_keys(qtbot, w, questions[index])
 
     # "Finish the lesson" with questions still open: it names them and takes the learner there
     session.go_to(len(TEXTS.tour.steps) - 1)  # (the tour's 100-odd steps walked above by keys)
-    tab_to(qtbot, dock.tour.finish_button)
+    reach(qtbot, dock.tour.finish_button)
     press(qtbot, K.Key_Return)
     assert not session.state.complete(TEXTS, questions) and dock.section() is Section.QUESTIONS
 
@@ -240,8 +272,12 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window):
     rest = tuple((q.id, 1, True) for q in questions if q not in right)
     session.set_state(dataclasses.replace(session.state, quiz=QuizState(session.state.quiz.tries + rest)))
     session.go_to(len(TEXTS.tour.steps) - 1)
-    tab_to(qtbot, dock.tour.finish_button)
+    reach(qtbot, dock.tour.finish_button)
     press(qtbot, K.Key_Space)
     assert session.state.tour.finished(TEXTS.tour)
     assert dock.section() is Section.COMPLETE
     assert dock.completion.title.text() == "Lesson 4 complete: The LLM inference lifecycle."
+    print(f"\nkeyboard walk: {PRESSES[0]} presses")
+    WALKS[walk] = PRESSES[0]
+    if walk == "new keys" and "tab" in WALKS:  # (both walks in this run: the Tab walk goes first)
+        assert WALKS["new keys"] < WALKS["tab"], WALKS

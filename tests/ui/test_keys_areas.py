@@ -140,3 +140,34 @@ def test_at_a_question_step_one_press_reaches_the_answer(qtbot, window):
         press(qtbot, key, modifier)
         focus = QApplication.focusWidget()
         assert card.isAncestorOf(focus) and isinstance(focus, QLineEdit | QRadioButton | QAbstractSpinBox), focus
+
+
+def test_reopened_at_a_question_step_ctrl_j_opens_the_question_and_lands_on_its_answer(
+    qtbot, make_window, shared_engine
+):
+    """The app reopened where the learner left it, at a question step: nothing opened the Quiz
+    there (only arriving at a step does), so Ctrl+J fell back on the tour's Back button, and the
+    typed answer and Return went back a step. It opens the step's question and lands on it."""
+    from explainer.content.assets import load_texts
+    from explainer.lesson.state import LessonState
+    from explainer.lesson.tour import TourState
+    from explainer.ui.lesson.session import STATE_KEY
+    from explainer.ui.settings import AppSettings
+
+    texts = load_texts()
+    step = next(i for i, s in enumerate(texts.tour.steps) if s.done.question == "story_recipe")
+    settings = AppSettings()
+    settings.set_json(STATE_KEY, LessonState(tour=TourState(step)).to_dict(texts.tour))
+    settings.store.sync()
+    w = make_window(lambda: shared_engine)
+    generate(qtbot, w, PARIS, max_new_tokens=3)  # (the question is about the run on screen)
+    dock = w.lesson.dock
+    assert w.lesson.state.tour.index == step and dock.section() is not Section.QUESTIONS
+    w.view.setFocus()
+    press(qtbot, K.Key_J, CTRL)
+    card = dock.questions.card
+    assert dock.section() is Section.QUESTIONS and card is not None and card.question.id == "story_recipe"
+    assert card.number_field.hasFocus()
+    qtbot.keyClicks(card.number_field, "12")  # what was typed stays when Ctrl+J is pressed again
+    press(qtbot, K.Key_J, CTRL)
+    assert dock.questions.card is card and card.number_field.text() == "12" and card.number_field.hasFocus()

@@ -211,6 +211,7 @@ def focus_task(session: LessonSession) -> None:
     if not dock.isVisible():
         dock.show()
         dock.raise_()
+    session.open_task(arriving=False)  # (a step the app reopened at has not opened its section)
     target = task_control(session)
     if target is not None:
         scroll_into_view(target)

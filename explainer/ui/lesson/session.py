@@ -370,14 +370,24 @@ class LessonSession(QObject):
             reveal = moved and not self.window.presenter.active
             self.pointer.point(pointing(view.target) if view is not None else Pointing(), reveal=reveal)
             self.show_note()
-        if not moved or view is None:
+        if moved:
+            self.open_task()
+
+    def open_task(self, arriving: bool = True) -> None:
+        """The section holding the step's task opened (its question shown): on arriving at the
+        step, and on Ctrl+J "Go to the task" (``arriving`` False), which a step the app reopened
+        at needs too; then a question already shown is kept as it is (with what was typed)."""
+        view = self.view
+        if view is None:
             return
         kind, show = view.done.kind, not self.window.presenter.active  # (presenter mode: the dock stays hidden)
         if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
-            self.dock.open_section(Section.QUESTIONS, show)
             # the check step opens the next question still to answer: the closing one comes last
             question = next_question(self.texts, self.state, self.questions) if kind is ConditionKind.COMPLETE else None
-            self.dock.questions.open(question or view.done.question)
+            wanted, card = question or view.done.question, self.dock.questions.card
+            if arriving or self.dock.section() is not Section.QUESTIONS or card is None or card.question.id != wanted:
+                self.dock.open_section(Section.QUESTIONS, show)
+                self.dock.questions.open(wanted)
         elif kind is ConditionKind.GAME:
             self.dock.open_section(Section.PREDICT, show)
         elif kind is ConditionKind.WHATIF:
