@@ -9,6 +9,7 @@ moving back, resetting and jumping are instant.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -191,43 +192,37 @@ class Stepper(QObject):
     def show(self, cursor: Cursor) -> None:
         """Jump to a recorded cursor, instantly (the lesson's "Show me" and the game's reveal);
         a cursor not recorded (yet) is ignored."""
-        at = self._at()
-        if at is None or not at[0].is_available(cursor):
-            return
-        self.set_playing(False)
-        self.finish_animation()
-        self._show(cursor, animate=False)
+        self._jump(lambda walk, _at: cursor if walk.is_available(cursor) else None)
 
     def reset(self) -> None:
-        at = self._at()
-        if at is None:
-            return
-        lesson, _ = at
-        self.set_playing(False)
-        self.finish_animation()
-        self._show(lesson.first(), animate=False)
+        self._jump(lambda walk, _at: walk.first())
 
     def last(self) -> None:
         """End: the last recorded step of the run, at once (a replay of what was recorded; the
         model is not run again). A run still generating shows what it has recorded so far."""
-        at = self._at()
-        if at is None:
-            return
-        lesson, _ = at
-        self.set_playing(False)
-        self.finish_animation()
-        self._show(lesson.last(), animate=False)
+        self._jump(lambda walk, _at: walk.last())
 
     def prev_token(self) -> None:
         """Back a whole token: the previous pass's appended token (or the start)."""
+
+        def target(walk: Walk, at: Cursor) -> Cursor:
+            back = Cursor(at.step - 1, Stage.APPEND) if at.step > 0 else walk.first()
+            return back if walk.is_available(back) else walk.first()
+
+        self._jump(target)
+
+    def _jump(self, target: Callable[[Walk, Cursor], Cursor | None]) -> None:
+        """Play stopped, any animation finished, then ``target(walk, cursor)`` shown at once
+        (nothing happens before a run, or when the target is None)."""
         at = self._at()
         if at is None:
             return
-        lesson, cursor = at
+        place = target(*at)
+        if place is None:
+            return
         self.set_playing(False)
         self.finish_animation()
-        target = Cursor(cursor.step - 1, Stage.APPEND) if cursor.step > 0 else lesson.first()
-        self._show(target if lesson.is_available(target) else lesson.first(), animate=False)
+        self._show(place, animate=False)
 
     # --- play ----------------------------------------------------------------------------
 
