@@ -253,22 +253,24 @@ def test_the_deck_opens_in_libreoffice_impress(saved, tmp_path):
 # --- progress and cancel -----------------------------------------------------------------------
 
 
-def test_progress_is_shown_as_json_lines_for_the_app(saved, tmp_path):
-    proc = export("--trace", str(saved), "--out", str(tmp_path / "r.gif"), "--scale", "0.25", "--progress", "json")
+def progress_lines(*args: str) -> tuple[list[dict], list[float]]:
+    """The JSON progress lines an export with ``args`` printed, after checking they rise to 1."""
+    proc = export(*args, "--progress", "json")
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
     fractions = [line["fraction"] for line in lines]
     assert len(lines) > 5 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    return lines, fractions
+
+
+def test_progress_is_shown_as_json_lines_for_the_app(saved, tmp_path):
+    lines, _ = progress_lines("--trace", str(saved), "--out", str(tmp_path / "r.gif"), "--scale", "0.25")
     assert all(line["progress"] == "writing r.gif" for line in lines)
 
 
 def test_a_web_page_shows_its_progress_too(saved, tmp_path):
     """Drawing a page is most of its time (16 s a theme for 64 tokens): the app's dialog moves."""
-    proc = export("--trace", str(saved), "--out", str(tmp_path / "r.html"), "--theme", "all", "--progress", "json")
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
-    fractions = [line["fraction"] for line in lines]
-    assert len(lines) > 5 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    _, fractions = progress_lines("--trace", str(saved), "--out", str(tmp_path / "r.html"), "--theme", "all")
     assert fractions[len(fractions) // 3] <= 0.4  # three themes: the first third of the lines is the first theme
     assert (tmp_path / "r.html").stat().st_size > 10_000
 
