@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
@@ -250,20 +251,33 @@ class MainWindow(QMainWindow):
         st.playing_changed.connect(self._on_playing)
         st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
 
+    def _view_toggle(self, name: str, text: str, tip: str, view: QWidget, show: Callable[[bool], None]) -> QAction:
+        """A checkable View action that shows or hides ``view``, checked as it is now."""
+        action = QAction(text, self, checkable=True)
+        action.setObjectName(name)
+        action.setToolTip(tip)
+        action.setChecked(not view.isHidden())
+        action.toggled.connect(show)
+        self.actions_by_name[name] = action
+        return action
+
     def _build_describe_toggle(self) -> None:
         """View > Describe this frame: the frame in words under the illustration, kept on or off."""
-        toggle = QAction(self.word("access", "describe"), self, checkable=True)
-        toggle.setObjectName("describe")
-        toggle.setToolTip(self.word("access", "describe_tip"))
-        toggle.setChecked(not self.describe_view.isHidden())
-        toggle.toggled.connect(self.show_description)
-        self.actions_by_name["describe"] = toggle
-        table = QAction(self.word("chart_table", "title"), self, checkable=True)
-        table.setObjectName("chart_table")
-        table.setToolTip(self.word("chart_table", "tip"))
-        table.setChecked(not self.chart_table.isHidden())
-        table.toggled.connect(self.show_chart_table)
-        self.actions_by_name["chart_table"] = table
+        word = self.word
+        toggle = self._view_toggle(
+            "describe",
+            word("access", "describe"),
+            word("access", "describe_tip"),
+            self.describe_view,
+            self.show_description,
+        )
+        table = self._view_toggle(
+            "chart_table",
+            word("chart_table", "title"),
+            word("chart_table", "tip"),
+            self.chart_table,
+            self.show_chart_table,
+        )
         view = self.menuBar().findChild(QMenu, "view_menu")
         if view is not None:
             view.addAction(toggle)
