@@ -64,3 +64,23 @@ def test_a_damaged_file_fails_as_it_does_in_gguf(tmp_path, keep):
 
 def test_the_real_models_read_the_same(real_gguf):
     same_reading(real_gguf)
+
+
+def test_the_override_still_hooks_gguf_and_the_pin_says_which_gguf(tmp_path):
+    """LeanReader leans on one detail of GGUFReader.__init__: it assigns the file's memmap to
+    `self.data` once and parses through that attribute. A gguf release that parses another way
+    would leave the override silently unused (slow again) or broken; this fails first, naming
+    what to re-check, and so does a gguf outside the range pyproject.toml pins."""
+    from importlib.metadata import version
+
+    installed = version("gguf")
+    major, minor = (int(part) for part in installed.split(".")[:2])
+    assert (major, minor) == (0, 19), (
+        f"gguf {installed} is installed, but explainer/model/gguf_open.py was checked against 0.19 only: "
+        "re-read GGUFReader.__init__, then widen the pin in pyproject.toml"
+    )
+    write_tiny_model_gguf(tmp_path / "tiny.gguf")
+    reader = LeanReader(str(tmp_path / "tiny.gguf"))
+    assert isinstance(reader._mapped, np.memmap), "GGUFReader.__init__ no longer assigns its memmap to self.data"
+    assert type(reader.data) is np.ndarray, "the parse no longer goes through LeanReader's plain view"
+    assert reader._plain is reader.data
