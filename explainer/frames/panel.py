@@ -47,7 +47,7 @@ class Describer(Protocol[V_contra]):
     reader says, in the words of captions.json ``describe``; none when it has nothing to say at
     this frame."""
 
-    def __call__(self, value: V_contra, frame: FrameView, words: Mapping[str, str]) -> list[str]: ...
+    def __call__(self, value: V_contra, frame: FrameView, words: Mapping[str, str], /) -> list[str]: ...
 
 
 def never_waiting(value: object, frame: FrameView) -> bool:
@@ -67,6 +67,9 @@ class FramePanel(Generic[V]):
 
     name: str
     value: Callable[[Moment], V]
+    # how a screen reader tells the panel (frames/describe.py joins the rows' sentences in the
+    # table's order): required, with no default, so a row without it is a type error
+    describe: Describer[V]
     texts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # presenter mode: the stages that light the whole panel, and the parts of it (items named
     # "<panel>/<part>", the flow's arrows) lit at a stage; the first row lit at a stage is the

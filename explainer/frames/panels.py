@@ -19,18 +19,18 @@ from explainer.content.fields import plain
 from explainer.content.json_checks import RESTORE, CheckedJson
 from explainer.content.texts import LessonTexts, TargetKind
 from explainer.errors import ExplainerError
-from explainer.frames.caption import CaptionValue, caption_value
-from explainer.frames.counters import CountersValue, counters_value
-from explainer.frames.embeddings import EmbeddingsValue, embeddings_value
-from explainer.frames.flow import FlowValue, flow_value
-from explainer.frames.header import HeaderValue, header_value
-from explainer.frames.kvcache import KVCacheValue, kvcache_value
-from explainer.frames.layers import LayersValue, layers_value
-from explainer.frames.loop import LoopValue, loop_value
+from explainer.frames.caption import CaptionValue, caption_value, describe_caption
+from explainer.frames.counters import CountersValue, counters_value, describe_counters
+from explainer.frames.embeddings import EmbeddingsValue, describe_embeddings, embeddings_value
+from explainer.frames.flow import FlowValue, describe_flow, flow_value
+from explainer.frames.header import HeaderValue, describe_header, header_value
+from explainer.frames.kvcache import KVCacheValue, describe_kvcache, kvcache_value
+from explainer.frames.layers import LayersValue, describe_layers, layers_value
+from explainer.frames.loop import LoopValue, describe_loop, loop_value
 from explainer.frames.panel import FramePanel
-from explainer.frames.pretraining import PretrainingValue, pretraining_value
-from explainer.frames.probabilities import ProbabilitiesValue, probabilities_value
-from explainer.frames.tokens import TokensValue, tokens_value
+from explainer.frames.pretraining import PretrainingValue, describe_pretraining, pretraining_value
+from explainer.frames.probabilities import ProbabilitiesValue, describe_probabilities, probabilities_value
+from explainer.frames.tokens import TokensValue, describe_tokens, tokens_value
 from explainer.stages import STAGE_ORDER, Stage
 
 EVERY_STAGE = frozenset(STAGE_ORDER)
@@ -40,11 +40,13 @@ PASS_LABELS = {"pass_prefill": ("n",), "pass_decode": ("cached",)}  # Moment.pas
 HEADER: FramePanel[HeaderValue] = FramePanel(
     "header",
     header_value,
+    describe_header,
     {"header": ("n", "total", "pass_label"), "header_title": (), **PASS_LABELS},
 )
 PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
     "pretraining",
     pretraining_value,
+    describe_pretraining,
     plain(
         "pretraining_data",
         "pretraining_books",
@@ -64,6 +66,7 @@ PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
 TOKENS: FramePanel[TokensValue] = FramePanel(
     "tokens",
     tokens_value,
+    describe_tokens,
     {
         "counter": ("used", "window"),
         "counter_empty": (),
@@ -80,6 +83,7 @@ TOKENS: FramePanel[TokensValue] = FramePanel(
 EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
     "embeddings",
     embeddings_value,
+    describe_embeddings,
     {
         "embeddings_headline": ("dim",),
         "embeddings_headline_unknown": (),
@@ -97,6 +101,7 @@ EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
 LAYERS: FramePanel[LayersValue] = FramePanel(
     "layers",
     layers_value,
+    describe_layers,
     {
         "layers_title": ("title", "n"),
         "layers_change": (),
@@ -112,6 +117,7 @@ LAYERS: FramePanel[LayersValue] = FramePanel(
 PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
     "probabilities",
     probabilities_value,
+    describe_probabilities,
     {
         "ribbon_greedy": (),
         "ribbon_raw": (),
@@ -133,6 +139,7 @@ PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
 KVCACHE: FramePanel[KVCacheValue] = FramePanel(
     "kvcache",
     kvcache_value,
+    describe_kvcache,
     {"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
     lit_at=frozenset({Stage.LAYERS, Stage.APPEND}),
     urgent_at=frozenset({Stage.LAYERS, Stage.APPEND}),
@@ -141,6 +148,7 @@ KVCACHE: FramePanel[KVCacheValue] = FramePanel(
 COUNTERS: FramePanel[CountersValue] = FramePanel(
     "counters",
     counters_value,
+    describe_counters,
     {
         "timing": ("ttft", "tpot"),
         "timing_untimed": (),
@@ -151,10 +159,11 @@ COUNTERS: FramePanel[CountersValue] = FramePanel(
     },
     waiting=lambda v, frame: frame.cursor is None,
 )
-CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value)
+CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value, describe_caption)
 LOOP: FramePanel[LoopValue] = FramePanel(
     "loop",
     loop_value,
+    describe_loop,
     {"end_answer": (), "end_text": (), "end_max_tokens": ("n",), "end_context": ("n",), "loop": (), "loop_end": ()},
     lit_at=frozenset({Stage.APPEND}),
     urgent_at=EVERY_STAGE,
@@ -162,6 +171,7 @@ LOOP: FramePanel[LoopValue] = FramePanel(
 FLOW: FramePanel[FlowValue] = FramePanel(
     "flow",
     flow_value,
+    describe_flow,
     parts_lit_at={
         Stage.EMBEDDINGS: "tokens-embeddings",
         Stage.LAYERS: "embeddings-layers",

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from explainer.content.assets import load_texts
-from explainer.frames.describe import TOP, describe
+from explainer.frames.describe import describe
 from explainer.frames.frame import FrameBuilder
 from explainer.frames.panels import TOKENS as TOKENS_PANEL
+from explainer.frames.probabilities import TOP
 from explainer.illustration.formatting import NEWLINE, SPACE, percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.illustration.walk import Walk
