@@ -70,19 +70,23 @@ ROW_IMPORTS = (
 
 def test_a_panel_without_a_description_is_a_type_error(tmp_path):
     """A row must say how the screen reader tells its panel: leaving it out (or passing the texts
-    where it goes, as rows were written before) is a mypy error, not a silent gap in the words."""
+    where it goes, as rows were written before) is a mypy error, not a silent gap in the words;
+    so is another panel's description."""
     snippet = tmp_path / "untold_panel.py"
     snippet.write_text(
         ROW_IMPORTS
         + 'UNTOLD: FramePanel[TokensValue] = FramePanel("untold", tokens_value, lit_at=frozenset({Stage.TOKENS}))\n'
-        + 'OLD_STYLE: FramePanel[TokensValue] = FramePanel("old", tokens_value, {"tokens_more": ("n",)})\n',
+        + 'OLD_STYLE: FramePanel[TokensValue] = FramePanel("old", tokens_value, {"tokens_more": ("n",)})\n'
+        + "from explainer.frames.layers import describe_layers\n"
+        + 'WRONG: FramePanel[TokensValue] = FramePanel("wrong", tokens_value, describe_layers)\n',
         encoding="utf-8",
     )
     status, errors = _mypy(snippet)
     assert status == 1, errors
-    assert len(errors) == 2, errors
+    assert len(errors) == 3, errors
     assert "untold_panel.py:4:" in errors[0] and 'Missing positional argument "describe"' in errors[0], errors
     assert "untold_panel.py:5:" in errors[1] and "Describer[TokensValue]" in errors[1], errors
+    assert "untold_panel.py:7:" in errors[2] and "LayersValue" in errors[2], errors  # another panel's words
 
 
 def test_a_panel_with_its_description_type_checks(tmp_path):
