@@ -1,9 +1,11 @@
 """The panels of the illustration as drawn: which item draws each panel, where, and when.
 
-One ``PanelSpec`` per row of the Qt-free panel table (:mod:`explainer.frames.panels`), in the
-same order (which is also the drawing order; checked when this module loads). A spec carries
-everything the scene needs to know of a panel: the item that draws its value, its rectangle on
-the fixed canvas, its z-order and the stages whose arrival draws it at once. ``PanelSpec[V]``
+One ``PanelSpec`` per row of the Qt-free panel table (:mod:`explainer.frames.panels`); ``PANELS``
+takes the table's order (which is also the drawing order), and a row without a spec stops the
+app when this module loads. A spec carries what only the drawing side knows of a panel: the item
+that draws its value, its rectangle on the fixed canvas and its z-order. When it must be drawn at
+once (``urgent_at``) and what presenter mode lights (``SPOTLIGHT``) are the row's: the Qt-free
+side reads them too. ``PanelSpec[V]``
 takes a ``FramePanel[V]`` and an item whose ``draw`` takes a ``V``, so mypy rejects the wrong
 item for a panel. Adding a panel is one spec here (ARCHITECTURE.md, "Add a panel").
 
@@ -35,7 +37,6 @@ from explainer.diagram.items.tokens import TokenStripItem
 from explainer.diagram.theme import Theme
 from explainer.frames import panels as F
 from explainer.frames.panel import FramePanel
-from explainer.stages import STAGE_ORDER, Stage
 
 WIDTH, HEIGHT = 1600.0, 900.0  # the canvas, in scene units
 
@@ -59,9 +60,6 @@ class PanelSpec(Generic[V]):
     # where it sits on the canvas; None: an arrow, routed between the panels (placement.py)
     rect: QRectF | None = None
     z: float = Z_PANEL
-    # stages whose arrival draws this panel at once; at other stages a window draws it one
-    # event-loop turn later, so no single turn holds up the window for every panel
-    urgent_at: frozenset[Stage] = frozenset()
     # an arrow's: the panels a tour step's outline of it takes in whole (an outline around the
     # arrows alone would cut through the panels they join)
     spans: tuple[str, ...] = ()
@@ -77,62 +75,26 @@ class PanelSpec(Generic[V]):
         return QRectF(self.rect)
 
 
-EVERY_STAGE = frozenset(STAGE_ORDER)
-
 HEADER = PanelSpec(F.HEADER, HeaderItem, QRectF(12, 6, 1576, 44))
 PRETRAINING = PanelSpec(F.PRETRAINING, PretrainingItem, QRectF(12, 56, 238, 736))
-TOKENS = PanelSpec(
-    F.TOKENS, TokenStripItem, QRectF(274, 56, 1314, 158), urgent_at=frozenset({Stage.TOKENS, Stage.APPEND})
-)
-EMBEDDINGS = PanelSpec(
-    F.EMBEDDINGS, EmbeddingStripItem, QRectF(274, 252, 330, 466), urgent_at=frozenset({Stage.EMBEDDINGS})
-)
-LAYERS = PanelSpec(F.LAYERS, LayerStackItem, QRectF(628, 252, 420, 466), urgent_at=frozenset({Stage.LAYERS}))
-PROBABILITIES = PanelSpec(
-    F.PROBABILITIES,
-    ProbabilityChartItem,
-    QRectF(1072, 252, 516, 466),
-    urgent_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING}),
-)
-KVCACHE = PanelSpec(
-    F.KVCACHE, KVCacheItem, QRectF(274, 728, 870, 64), urgent_at=frozenset({Stage.LAYERS, Stage.APPEND})
-)
+TOKENS = PanelSpec(F.TOKENS, TokenStripItem, QRectF(274, 56, 1314, 158))
+EMBEDDINGS = PanelSpec(F.EMBEDDINGS, EmbeddingStripItem, QRectF(274, 252, 330, 466))
+LAYERS = PanelSpec(F.LAYERS, LayerStackItem, QRectF(628, 252, 420, 466))
+PROBABILITIES = PanelSpec(F.PROBABILITIES, ProbabilityChartItem, QRectF(1072, 252, 516, 466))
+KVCACHE = PanelSpec(F.KVCACHE, KVCacheItem, QRectF(274, 728, 870, 64))
 COUNTERS = PanelSpec(F.COUNTERS, CountersItem, QRectF(1156, 728, 432, 64))
 CAPTION = PanelSpec(F.CAPTION, CaptionItem, QRectF(12, 802, 1576, 90))
-LOOP = PanelSpec(F.LOOP, LoopArrowItem, z=Z_ARROW, urgent_at=EVERY_STAGE)
-FLOW = PanelSpec(
-    F.FLOW, FlowItem, z=Z_ARROW, urgent_at=EVERY_STAGE, spans=("tokens", "embeddings", "layers", "probabilities")
-)
+LOOP = PanelSpec(F.LOOP, LoopArrowItem, z=Z_ARROW)
+FLOW = PanelSpec(F.FLOW, FlowItem, z=Z_ARROW, spans=("tokens", "embeddings", "layers", "probabilities"))
 
-PANELS: tuple[PanelSpec[Any], ...] = (
-    HEADER,
-    PRETRAINING,
-    TOKENS,
-    EMBEDDINGS,
-    LAYERS,
-    PROBABILITIES,
-    KVCACHE,
-    COUNTERS,
-    CAPTION,
-    LOOP,
-    FLOW,
-)
-BY_NAME: dict[str, PanelSpec[Any]] = {spec.name: spec for spec in PANELS}
-
-if tuple(BY_NAME) != F.PANEL_NAMES:  # (at import: the app does not start with a panel undrawn)
-    raise RuntimeError(
-        f"diagram/registry.py draws {tuple(BY_NAME)}, but the panel table (frames/panels.py) has {F.PANEL_NAMES}"
-    )
-
-# Spotlight (presenter mode): the items that show each stage stay lit, the other panels dim.
-# Items named here and never lit for the current stage are dimmed; header, counters and caption
-# are always readable.
-SPOTLIGHT: dict[Stage, tuple[str, ...]] = {
-    Stage.PRETRAINING: ("pretraining",),
-    Stage.TOKENS: ("tokens",),
-    Stage.EMBEDDINGS: ("embeddings", "flow/tokens-embeddings"),
-    Stage.LAYERS: ("layers", "kvcache", "flow/embeddings-layers"),
-    Stage.PROBABILITIES: ("probabilities", "flow/layers-probabilities"),
-    Stage.SAMPLING: ("probabilities",),
-    Stage.APPEND: ("tokens", "loop", "kvcache"),
+# the specs by the table's row (any order: the table's is the one that counts)
+_SPECS: dict[str, PanelSpec[Any]] = {
+    spec.name: spec
+    for spec in (HEADER, PRETRAINING, TOKENS, EMBEDDINGS, LAYERS, PROBABILITIES, KVCACHE, COUNTERS, CAPTION, LOOP, FLOW)
 }
+if set(_SPECS) != set(F.PANEL_NAMES):  # (at import: the app does not start with a panel undrawn)
+    raise RuntimeError(
+        f"diagram/registry.py draws {sorted(_SPECS)}, but the panel table (frames/panels.py) has {F.PANEL_NAMES}"
+    )
+PANELS: tuple[PanelSpec[Any], ...] = tuple(_SPECS[row.name] for row in F.PANELS)
+BY_NAME: dict[str, PanelSpec[Any]] = {spec.name: spec for spec in PANELS}

@@ -31,7 +31,7 @@ from explainer.diagram.items.pretraining import PretrainingItem
 from explainer.diagram.items.probabilities import ProbabilityChartItem
 from explainer.diagram.items.tokens import TokenChipItem, TokenStripItem
 from explainer.diagram.placement import panel_rect, place
-from explainer.diagram.registry import PANELS, SPOTLIGHT, Z_FLY, PanelItem
+from explainer.diagram.registry import PANELS, Z_FLY, PanelItem
 from explainer.diagram.scheduler import DeferredDraws
 from explainer.diagram.theme import THEMES, Theme
 from explainer.diagram.transitions import TRANSITIONS, Actors
@@ -270,7 +270,7 @@ class LifecycleScene(QGraphicsScene):
         for spec in PANELS:
             if self._drawn.get(spec.name, _NOTHING) == frame.panel(spec.name):
                 continue
-            if self.interactive and not force and frame.stage not in spec.urgent_at:
+            if self.interactive and not force and frame.stage not in spec.panel.urgent_at:
                 later.append(spec.name)
             else:
                 self._draw_panel(spec.name)
@@ -318,8 +318,8 @@ class LifecycleScene(QGraphicsScene):
         if not self.spotlight and not self._dimmed:
             return
         named = {**self.panels, **{arrow.data(0): arrow for arrow in self.flow.arrows}}
-        every = {name for names in SPOTLIGHT.values() for name in names}
-        focus = set(SPOTLIGHT.get(self._frame.stage, ())) if self._frame.cursor is not None else every
+        every = {name for names in F.SPOTLIGHT.values() for name in names}
+        focus = set(F.SPOTLIGHT.get(self._frame.stage, ())) if self._frame.cursor is not None else every
         for name in every:
             lit = not self.spotlight or name in focus
             item = named[name]

@@ -79,21 +79,9 @@ def preset(name: str) -> Layout:
 
 
 def waiting(frame: Frame) -> set[str]:
-    """The panels that would draw a placeholder at this frame (nothing to show yet)."""
-    out: set[str] = set()
-    if not frame[F.EMBEDDINGS].rows:
-        out.add("embeddings")
-    if not frame[F.LAYERS].shown:
-        out.add("layers")
-    if not frame[F.PROBABILITIES].shown:
-        out.add("probabilities")
-    if not frame[F.KVCACHE].lit:
-        out.add("kvcache")
-    if not frame[F.TOKENS].chips:  # before the prompt is split: "split into tokens in step 1"
-        out.add("tokens")
-    if frame.cursor is None:
-        out.add("counters")
-    return out
+    """The panels that would draw a placeholder at this frame (nothing to show yet): each row
+    of the panel table says when (its ``waiting`` rule)."""
+    return {row.name for row in F.PANELS if row.waiting(frame[row], frame)}
 
 
 def drawn_panels(layout: Layout, frame: Frame) -> tuple[str, ...]:

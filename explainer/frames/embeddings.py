@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment, Words
+from explainer.frames.panel import FrameView
 from explainer.stages import Stage
 
 N_CELLS = 32  # embedding cells drawn per token (sampled evenly from the vector)
@@ -77,3 +79,14 @@ def percentile(values: np.ndarray, q: float) -> float:
     t = pos - lo
     a, b = float(s[lo]), float(s[hi])
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
+def describe_embeddings(v: EmbeddingsValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """At the embeddings stage: how many tokens are looked up, how many numbers each, and how
+    many earlier ones the cache spares."""
+    if frame.stage is not Stage.EMBEDDINGS or not v.rows or not v.dim:
+        return []
+    out = [w["embeddings"].format(n=f"{len(v.rows) + v.more:,}", dim=f"{v.dim:,}")]
+    if v.cached:
+        out.append(w["embeddings_cached"].format(cached=f"{v.cached:,}"))
+    return out

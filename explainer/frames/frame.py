@@ -47,6 +47,14 @@ class Frame:
         """A panel's value by name (the diagram walks the table by name)."""
         return self.values[INDEX[name]]
 
+    def of(self, kind: type[V]) -> V:
+        """A panel's value by its type: how a row's rules read another panel (they sit below
+        the table, so they cannot name its rows; every panel's value has a type of its own)."""
+        for value in self.values:
+            if isinstance(value, kind):
+                return value
+        raise KeyError(f"no panel of this frame has a {kind.__name__}")
+
 
 class FrameBuilder:
     """Builds frames for one view (a scene, an exported figure).

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from explainer.frames.caption import CaptionValue
 from explainer.frames.moment import Moment
+from explainer.frames.panel import FrameView
+from explainer.frames.telling import one_line
 
 
 @dataclass(frozen=True)
@@ -24,3 +28,12 @@ def header_value(m: Moment) -> HeaderValue:
     return HeaderValue(
         m.texts.panels["header"].format(n=n, total=total, pass_label=m.pass_label), title, n, total, m.pass_label
     )
+
+
+def describe_header(v: HeaderValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """Where the frame is: no run yet, the stage (the caption's heading) and the pass."""
+    out = [w["empty"]] if frame.cursor is None else []
+    out.append(w["stage"].format(stage=one_line(frame.of(CaptionValue).heading)))
+    if v.n:
+        out.append(w["pass"].format(n=v.n, total=v.total, pass_label=v.pass_label))
+    return out

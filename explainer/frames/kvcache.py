@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from explainer.frames.moment import Moment, Words
+from explainer.frames.panel import FrameView
 from explainer.stages import Stage
 
 
@@ -26,3 +28,10 @@ def kvcache_value(m: Moment) -> KVCacheValue:
         label = m.texts.panels["kv_empty"] if m.trace is not None else ""
         return KVCacheValue(label, False, 0, 0, False, prompt_len, m.words)
     return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len, m.words)
+
+
+def describe_kvcache(v: KVCacheValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """At the layers and append stages: what the cache held before this pass and what it adds."""
+    if not v.lit or frame.stage not in (Stage.LAYERS, Stage.APPEND):
+        return []
+    return [w["kvcache"].format(cached=f"{v.cached:,}", new=f"{v.new:,}")]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from explainer.engine.analysis import lens_settles_at
 from explainer.frames.moment import Moment, Words
+from explainer.frames.panel import FrameView
 from explainer.stages import Stage
 
 # Layers drawn before any model is known: a sketch, not any model's count (the title names no
@@ -40,3 +42,14 @@ def layers_value(m: Moment) -> LayersValue:
         return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=True)
     guesses = tuple(m.names(i) if i is not None else "" for i in step.layers.guesses())
     return LayersValue(title, n, known, True, changes, guesses, lens_settles_at(step), m.words)
+
+
+def describe_layers(v: LayersValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """At the layers stage: how many layers the pass runs through, and from which one every
+    layer's guess is the final answer (the guess itself is the caption's to name, or hidden)."""
+    if frame.stage is not Stage.LAYERS or not v.shown:
+        return []
+    out = [w["layers"].format(n=v.n_layers)]
+    if v.settles_at is not None and v.settles_at < v.n_layers and not v.hidden:
+        out.append(w["layers_settle"].format(layer=v.settles_at))
+    return out

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from explainer.frames.moment import Moment
+from explainer.frames.panel import FrameView
 from explainer.illustration.formatting import SPECIAL_MEANING
 from explainer.stages import Stage
 
@@ -29,3 +31,10 @@ def loop_value(m: Moment) -> LoopValue:
         elif trace.stop_reason == "context":
             end = m.texts.panels["end_context"].format(n=f"{trace.model.context_length:,}")
     return LoopValue(True, end, m.texts.panels["loop_end" if end else "loop"])
+
+
+def describe_loop(v: LoopValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """At an append: the text goes round again, or why generation stopped."""
+    if not v.lit:
+        return []
+    return [w["loop_end"].format(reason=v.end_label) if v.end_label else w["loop"]]

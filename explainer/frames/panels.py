@@ -1,7 +1,9 @@
 """The panel table: every panel of the illustration, in drawing order, with the function that
-computes what it shows. :class:`~explainer.frames.frame.Frame` is built from this table alone,
-and the diagram's registry (``explainer/diagram/registry.py``) must name the same panels in the
-same order (it checks when the scene is made).
+computes what it shows and the rules about it that are data (when presenter mode lights it, when
+a window draws it at once, when it has nothing to show yet). :class:`~explainer.frames.frame.Frame`
+is built from this table alone, the diagram's registry (``explainer/diagram/registry.py``) draws
+its panels in this order, and the spotlight, export/layout.py's ``waiting`` and the lesson's
+"Show me" read its rows, so the order and the rules are written once, here.
 
 Adding a panel is one row here (ARCHITECTURE.md, "Add a panel", lists the other three places).
 A row names every key of captions.json's ``panels`` section that its builder or its item reads,
@@ -17,30 +19,34 @@ from explainer.content.fields import plain
 from explainer.content.json_checks import RESTORE, CheckedJson
 from explainer.content.texts import LessonTexts, TargetKind
 from explainer.errors import ExplainerError
-from explainer.frames.caption import CaptionValue, caption_value
-from explainer.frames.counters import CountersValue, counters_value
-from explainer.frames.embeddings import EmbeddingsValue, embeddings_value
-from explainer.frames.flow import FlowValue, flow_value
-from explainer.frames.header import HeaderValue, header_value
-from explainer.frames.kvcache import KVCacheValue, kvcache_value
-from explainer.frames.layers import LayersValue, layers_value
-from explainer.frames.loop import LoopValue, loop_value
+from explainer.frames.caption import CaptionValue, caption_value, describe_caption
+from explainer.frames.counters import CountersValue, counters_value, describe_counters
+from explainer.frames.embeddings import EmbeddingsValue, describe_embeddings, embeddings_value
+from explainer.frames.flow import FlowValue, describe_flow, flow_value
+from explainer.frames.header import HeaderValue, describe_header, header_value
+from explainer.frames.kvcache import KVCacheValue, describe_kvcache, kvcache_value
+from explainer.frames.layers import LayersValue, describe_layers, layers_value
+from explainer.frames.loop import LoopValue, describe_loop, loop_value
 from explainer.frames.panel import FramePanel
-from explainer.frames.pretraining import PretrainingValue, pretraining_value
-from explainer.frames.probabilities import ProbabilitiesValue, probabilities_value
-from explainer.frames.tokens import TokensValue, tokens_value
+from explainer.frames.pretraining import PretrainingValue, describe_pretraining, pretraining_value
+from explainer.frames.probabilities import ProbabilitiesValue, describe_probabilities, probabilities_value
+from explainer.frames.tokens import TokensValue, describe_tokens, tokens_value
+from explainer.stages import STAGE_ORDER, Stage
 
+EVERY_STAGE = frozenset(STAGE_ORDER)
 PASS_LABELS = {"pass_prefill": ("n",), "pass_decode": ("cached",)}  # Moment.pass_label
 
 
 HEADER: FramePanel[HeaderValue] = FramePanel(
     "header",
     header_value,
+    describe_header,
     {"header": ("n", "total", "pass_label"), "header_title": (), **PASS_LABELS},
 )
 PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
     "pretraining",
     pretraining_value,
+    describe_pretraining,
     plain(
         "pretraining_data",
         "pretraining_books",
@@ -55,10 +61,12 @@ PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
         "pretraining_every_head",
         "pretraining_every_text",
     ),
+    lit_at=frozenset({Stage.PRETRAINING}),
 )
 TOKENS: FramePanel[TokensValue] = FramePanel(
     "tokens",
     tokens_value,
+    describe_tokens,
     {
         "counter": ("used", "window"),
         "counter_empty": (),
@@ -68,10 +76,14 @@ TOKENS: FramePanel[TokensValue] = FramePanel(
         "tokens_answer": (),
         "tokens_more": ("n",),
     },
+    lit_at=frozenset({Stage.TOKENS, Stage.APPEND}),
+    urgent_at=frozenset({Stage.TOKENS, Stage.APPEND}),
+    waiting=lambda v, frame: not v.chips,  # before the prompt is split: "split into tokens in step 1",
 )
 EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
     "embeddings",
     embeddings_value,
+    describe_embeddings,
     {
         "embeddings_headline": ("dim",),
         "embeddings_headline_unknown": (),
@@ -82,10 +94,14 @@ EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
         "embeddings_idle": (),
         "embeddings_full": ("n", "token"),
     },
+    lit_at=frozenset({Stage.EMBEDDINGS}),
+    urgent_at=frozenset({Stage.EMBEDDINGS}),
+    waiting=lambda v, frame: not v.rows,
 )
 LAYERS: FramePanel[LayersValue] = FramePanel(
     "layers",
     layers_value,
+    describe_layers,
     {
         "layers_title": ("title", "n"),
         "layers_change": (),
@@ -94,10 +110,14 @@ LAYERS: FramePanel[LayersValue] = FramePanel(
         "layers_badge": ("n",),
         "layers_hidden": (),
     },
+    lit_at=frozenset({Stage.LAYERS}),
+    urgent_at=frozenset({Stage.LAYERS}),
+    waiting=lambda v, frame: not v.shown,
 )
 PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
     "probabilities",
     probabilities_value,
+    describe_probabilities,
     {
         "ribbon_greedy": (),
         "ribbon_raw": (),
@@ -112,15 +132,23 @@ PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
         "probabilities_yours": ("token", "model"),
         "probabilities_pick_tip": (),
     },
+    lit_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING}),
+    urgent_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING}),
+    waiting=lambda v, frame: not v.shown,
 )
 KVCACHE: FramePanel[KVCacheValue] = FramePanel(
     "kvcache",
     kvcache_value,
+    describe_kvcache,
     {"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
+    lit_at=frozenset({Stage.LAYERS, Stage.APPEND}),
+    urgent_at=frozenset({Stage.LAYERS, Stage.APPEND}),
+    waiting=lambda v, frame: not v.lit,
 )
 COUNTERS: FramePanel[CountersValue] = FramePanel(
     "counters",
     counters_value,
+    describe_counters,
     {
         "timing": ("ttft", "tpot"),
         "timing_untimed": (),
@@ -129,14 +157,28 @@ COUNTERS: FramePanel[CountersValue] = FramePanel(
         "this_pass": ("ms",),
         "with_lens": (),
     },
+    waiting=lambda v, frame: frame.cursor is None,
 )
-CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value)
+CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value, describe_caption)
 LOOP: FramePanel[LoopValue] = FramePanel(
     "loop",
     loop_value,
+    describe_loop,
     {"end_answer": (), "end_text": (), "end_max_tokens": ("n",), "end_context": ("n",), "loop": (), "loop_end": ()},
+    lit_at=frozenset({Stage.APPEND}),
+    urgent_at=EVERY_STAGE,
 )
-FLOW: FramePanel[FlowValue] = FramePanel("flow", flow_value)
+FLOW: FramePanel[FlowValue] = FramePanel(
+    "flow",
+    flow_value,
+    describe_flow,
+    parts_lit_at={
+        Stage.EMBEDDINGS: "tokens-embeddings",
+        Stage.LAYERS: "embeddings-layers",
+        Stage.PROBABILITIES: "layers-probabilities",
+    },
+    urgent_at=EVERY_STAGE,
+)
 
 PANELS: tuple[FramePanel[Any], ...] = (
     HEADER,
@@ -153,6 +195,11 @@ PANELS: tuple[FramePanel[Any], ...] = (
 )
 PANEL_NAMES: tuple[str, ...] = tuple(p.name for p in PANELS)
 INDEX: dict[str, int] = {p.name: i for i, p in enumerate(PANELS)}
+# Presenter mode (the spotlight): the items lit at each stage, the panel that shows it first;
+# the other items named here are dimmed, and header, counters and caption are always readable
+SPOTLIGHT: dict[Stage, tuple[str, ...]] = {
+    stage: lit for stage in STAGE_ORDER if (lit := tuple(name for p in PANELS for name in p.lit(stage)))
+}
 
 
 def check_texts(texts: LessonTexts) -> None:

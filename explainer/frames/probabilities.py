@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,8 +10,11 @@ import numpy as np
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, TopList
 from explainer.frames.moment import Moment, Words
+from explainer.frames.panel import FrameView
+from explainer.frames.telling import quote
+from explainer.frames.tokens import TokensValue
 from explainer.illustration.captions import chart_labels, settings_parts
-from explainer.illustration.formatting import visible
+from explainer.illustration.formatting import percent, visible
 from explainer.illustration.vocab import TokenNames
 from explainer.stages import Stage
 
@@ -190,3 +194,55 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         chosen_raw_prob=s.chosen_raw_prob,
         chosen_prob=s.chosen_prob,
     )
+
+
+TOP = 5  # candidates told at the probability and sampling stages
+
+
+def describe_probabilities(v: ProbabilitiesValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """The top five with their percentages, the cut, the draw and the chosen token (probability
+    and sampling stages), the appended token with its probability (append), and nothing of
+    them while a guess is open."""
+    out: list[str] = []
+    if frame.answer_hidden:
+        out.append(w["hidden"])
+    elif v.shown and frame.stage in (Stage.PROBABILITIES, Stage.SAMPLING):
+        out.extend(_candidates(v, w))
+    tokens = frame.of(TokensValue)
+    if frame.stage is Stage.APPEND and tokens.appended is not None:
+        out.append(_appended(tokens.chips[tokens.appended].text, v, w))
+    return out
+
+
+def _appended(piece: str, v: ProbabilitiesValue, w: Mapping[str, str]) -> str:
+    """The token just appended and the probability the trace recorded for it: raw, and (when a
+    draw was made) after temperature and the cuts, the numbers it was drawn with."""
+    raw = percent(v.chosen_raw_prob)
+    if v.greedy:
+        return w["appended_greedy"].format(token=quote(piece, w), raw=raw)
+    return w["appended"].format(token=quote(piece, w), raw=raw, final=percent(v.chosen_prob))
+
+
+def _candidates(v: ProbabilitiesValue, w: Mapping[str, str]) -> list[str]:
+    phase = AFTER_TOP_P if v.sampling and not v.greedy else RAW
+    bars = v.phases[phase]
+    told = [
+        w["candidate_cut"].format(piece=quote(label, w))
+        if cut
+        else w["candidate"].format(piece=quote(label, w), pct=percent(p))
+        for label, p, cut in list(zip(bars.labels, bars.values, bars.cut))[:TOP]
+    ]
+    out = [w["top_final" if phase == AFTER_TOP_P else "top_raw"].format(candidates=", ".join(told))]
+    if not v.sampling:
+        return out
+    if v.pick_note:  # the learner's pick (Your turn), never worded as the draw's
+        out.append(w["yours"].format(token=quote(v.chosen_text, w), model=quote(v.model_pick_text, w)))
+        return out
+    if v.greedy:
+        out.append(w["greedy"])
+    else:
+        out.append(w["kept_one"] if v.kept == 1 else w["kept"].format(kept=f"{v.kept:,}"))
+        if v.draw is not None:
+            out.append(w["draw"].format(draw=f"{v.draw:.3f}", token=quote(v.chosen_text, w)))
+    out.append(w["chosen"].format(token=quote(v.chosen_text, w)))
+    return out

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from explainer.frames.chips import Chip, shows_whitespace
 from explainer.frames.moment import Moment, Words
+from explainer.frames.panel import FrameView
+from explainer.frames.telling import quote
+from explainer.illustration.spoken import spoken
 from explainer.illustration.vocab import spelled
 from explainer.stages import Stage
+
+MAX_TOLD = 40  # tokens told at the tokens stage before "and N more" (a long prompt has thousands)
 
 
 @dataclass(frozen=True)
@@ -75,3 +81,31 @@ def tokens_value(m: Moment) -> TokensValue:
         legend=m.texts.legend if m.prompt.marked or shows_whitespace(outputs) else "",
         words=m.words,
     )
+
+
+def describe_tokens(v: TokensValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
+    """The text so far, and at the tokens stage the tokens read with their ids."""
+    out: list[str] = []
+    if frame.cursor is not None:
+        text = _text_so_far(v, w)
+        out.append(w["text"].format(text=text) if text else w["text_empty"])
+    if frame.stage is Stage.TOKENS and v.reading[1] > v.reading[0]:
+        out.append(_told(v.chips[v.reading[0] : v.reading[1]], w))
+    return out
+
+
+def _text_so_far(tokens: TokensValue, w: Mapping[str, str]) -> str:
+    """The prompt as typed and the answer so far, a control token said as its words; in chat mode
+    (the prompt wrapped in a template of control tokens) the reply on a line of its own."""
+    outputs = tokens.chips[tokens.prompt_count :]
+    parts = [tokens.prompt_text + ("\n" if tokens.prompt_special and outputs else "")]
+    for c in outputs:
+        parts.append(f" {spoken(c.text, w)} " if c.special else c.text)
+    return "".join(parts).strip()
+
+
+def _told(chips: tuple[Chip, ...], w: Mapping[str, str]) -> str:
+    told = [w["token"].format(piece=quote(c.label, w), id=c.id) for c in chips[:MAX_TOLD]]
+    if len(chips) > MAX_TOLD:
+        told.append(w["tokens_more"].format(n=f"{len(chips) - MAX_TOLD:,}"))
+    return w["tokens"].format(tokens=", ".join(told))

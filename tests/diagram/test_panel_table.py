@@ -7,6 +7,8 @@ before the app is run, that a piece is missing or wrong.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,59 @@ def test_a_wrong_item_for_a_panel_is_a_type_error(tmp_path):
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1, out + err
     assert len(errors) == 1 and "new_panel.py:5:" in errors[0] and "PanelItem[TokensValue]" in errors[0], out
+
+
+def _mypy(module: Path) -> tuple[int, list[str]]:
+    """mypy with the project's config on one module, in its own process, as CI runs it."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), str(module)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    return run.returncode, [line for line in run.stdout.splitlines() if ": error:" in line]
+
+
+ROW_IMPORTS = (
+    "from explainer.frames.panel import FramePanel\n"
+    "from explainer.frames.tokens import TokensValue, describe_tokens, tokens_value\n"
+    "from explainer.stages import Stage\n"
+)
+
+
+def test_a_panel_without_a_description_is_a_type_error(tmp_path):
+    """A row must say how the screen reader tells its panel: leaving it out (or passing the texts
+    where it goes, as rows were written before) is a mypy error, not a silent gap in the words;
+    so is another panel's description."""
+    snippet = tmp_path / "untold_panel.py"
+    snippet.write_text(
+        ROW_IMPORTS
+        + 'UNTOLD: FramePanel[TokensValue] = FramePanel("untold", tokens_value, lit_at=frozenset({Stage.TOKENS}))\n'
+        + 'OLD_STYLE: FramePanel[TokensValue] = FramePanel("old", tokens_value, {"tokens_more": ("n",)})\n'
+        + "from explainer.frames.layers import describe_layers\n"
+        + 'WRONG: FramePanel[TokensValue] = FramePanel("wrong", tokens_value, describe_layers)\n',
+        encoding="utf-8",
+    )
+    status, errors = _mypy(snippet)
+    assert status == 1, errors
+    assert len(errors) == 3, errors
+    assert "untold_panel.py:4:" in errors[0] and 'Missing positional argument "describe"' in errors[0], errors
+    assert "untold_panel.py:5:" in errors[1] and "Describer[TokensValue]" in errors[1], errors
+    assert "untold_panel.py:7:" in errors[2] and "LayersValue" in errors[2], errors  # another panel's words
+
+
+def test_a_panel_with_its_description_type_checks(tmp_path):
+    """The positive control of the test above: the same row with its description is clean."""
+    snippet = tmp_path / "told_panel.py"
+    snippet.write_text(
+        ROW_IMPORTS
+        + "TOLD: FramePanel[TokensValue] = FramePanel(\n"
+        + '    "told", tokens_value, describe_tokens, lit_at=frozenset({Stage.TOKENS})\n'
+        + ")\n",
+        encoding="utf-8",
+    )
+    status, errors = _mypy(snippet)
+    assert (status, errors) == (0, [])
 
 
 def test_every_panel_with_a_rectangle_sits_on_the_canvas_apart_from_the_others():

@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from explainer.content.assets import load_texts
-from explainer.frames.describe import TOP, describe
+from explainer.frames.describe import describe
 from explainer.frames.frame import FrameBuilder
+from explainer.frames.panels import PANELS
 from explainer.frames.panels import TOKENS as TOKENS_PANEL
+from explainer.frames.probabilities import TOP
 from explainer.illustration.formatting import NEWLINE, SPACE, percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.illustration.walk import Walk
@@ -173,3 +175,28 @@ def test_the_prompts_chips_are_read_once_per_request(texts, real_trace, monkeypa
     tokens = frames[-1][TOKENS_PANEL]
     assert tokens.prompt_count == len(trace.prompt_tokens) and tokens.prompt_special  # a chat template
     assert [c.kind for c in tokens.chips[tokens.prompt_count :]] == ["output"] * len(trace.steps)
+
+
+@pytest.mark.slow
+def test_every_panel_is_told_where_it_shows_something(texts, real_trace):
+    """Each row of the panel table says its panel in words at some frame of a run, so a screen
+    reader hears of every panel the drawing shows (the training side, the cache, the arrows too)."""
+    trace = real_trace("paris")
+    b = FrameBuilder(texts, model_vocabulary(), timings=True)
+    told: set[str] = set()
+    for c in Walk(trace).cursors():
+        frame = b.frame(trace, c)
+        told |= {row.name for row in PANELS if row.describe(frame[row], frame, texts.describe)}
+    assert told == {row.name for row in PANELS}
+
+
+@pytest.mark.slow
+def test_the_cache_and_the_lookups_are_told_with_the_traces_counts(texts, real_trace):
+    trace = real_trace("paris")
+    w, prompt = texts.describe, len(trace.prompt_tokens)
+    layers = describe(builder(texts).frame(trace, Cursor(1, Stage.LAYERS)), texts)
+    assert w["kvcache"].format(cached=prompt, new=1) in layers  # the second pass adds one token
+    looked_up = describe(builder(texts).frame(trace, Cursor(1, Stage.EMBEDDINGS)), texts)
+    assert w["embeddings_cached"].format(cached=prompt) in looked_up
+    n = trace.model.n_layers
+    assert w["layers"].format(n=n) in layers

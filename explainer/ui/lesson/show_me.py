@@ -4,7 +4,7 @@ Pure decisions over the tour's data and the recorded walk (no widgets), so they 
 test and the pointer and the dock stay thin:
 
 - :func:`pointing`: a step's target as what to outline: a panel of the illustration (a stage
-  points at the panel that shows it, the first of the registry's SPOTLIGHT group) or a control
+  points at the panel that shows it, the first of its SPOTLIGHT group, frames/panels.py) or a control
   of the window;
 - :func:`show_me`: the help a step offers: the cursor that shows what it talks about (never
   forced on the learner: the button steps there), the lesson section that holds its task (a
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from explainer.content.texts import Condition, ConditionKind, Target, TargetKind
-from explainer.diagram.registry import SPOTLIGHT
+from explainer.frames.panels import SPOTLIGHT
 from explainer.illustration.walk import Walk
 from explainer.lesson.tour import TourView
 from explainer.stages import Cursor, Stage
