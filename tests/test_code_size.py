@@ -30,7 +30,6 @@ NOT_YET_SPLIT = {
     "content/fields.py",
     "diagram/items/probabilities.py",
     "lesson/questions.py",
-    "model/onnx_llama.py",
     "ui/lesson/session.py",
     "content/questions_json.py",
     "diagram/items/embeddings.py",
