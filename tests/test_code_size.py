@@ -36,7 +36,6 @@ NOT_YET_SPLIT = {
     "diagram/items/pretraining.py",
     "diagram/items/tokens.py",
     "lesson/whatif.py",
-    "model/gguf_weights.py",
     "ui/lesson/install.py",
 }
 
