@@ -32,7 +32,6 @@ NOT_YET_SPLIT = {
     "diagram/items/embeddings.py",
     "diagram/items/pretraining.py",
     "diagram/items/tokens.py",
-    "lesson/whatif.py",
     "ui/lesson/install.py",
 }
 
