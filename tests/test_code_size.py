@@ -30,7 +30,6 @@ NOT_YET_SPLIT = {
     "ui/lesson/session.py",
     "diagram/items/embeddings.py",
     "diagram/items/pretraining.py",
-    "diagram/items/tokens.py",
     "ui/lesson/install.py",
 }
 
