@@ -10,7 +10,8 @@ code that fills them, because the loader must not import the lesson, the illustr
 window; tests hold each list to what its code really fills (tests/content/test_fields.py).
 
 The per-key tables (``key -> the fields it may use``) are also the list of keys the code reads:
-the loader refuses a file lacking one of them (REQUIRED_STRINGS and REQUIRED_APP below).
+the loader refuses a file lacking one of them (REQUIRED_STRINGS and REQUIRED_APP below). The
+window's words are app_fields.py's, questions.json's options and slips question_fields.py's.
 """
 
 from __future__ import annotations
@@ -377,38 +378,6 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "item_misplaced": ("item",),
     },
 }
-
-# questions.json: a live choice's "option" template (explainer/lesson/questions.py); its text,
-# explanation and static options use the lesson's fields (field_names)
-OPTION_FIELDS = ("value", "time", "part")
-# the fields a live question adds to its own texts (explainer/lesson/questions.py LIVE)
-LIVE_QUESTION_FIELDS: dict[str, Fields] = {
-    "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct"),
-    "story_wait": ("reply_s",),
-    "story_report": ("report_tokens", "report_verdict"),
-    "story_layer_time": ("layer_ms",),
-}
-# why each kind of wrong option a live choice question computes is wrong: the keys of its
-# "explanations" in questions.json (explainer/lesson/questions.py LIVE says which option is which)
-LIVE_WRONG: dict[str, tuple[str, ...]] = {
-    "prompt_tokens": ("times", "chars", "words", "near"),
-    "embedding_width": ("one_token", "tokens", "added", "layers", "vocab"),
-    "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
-    "greedy_pick": ("not_top",),
-    "ttft": ("ttft_decode", "tpot", "total", "one_pass"),
-}
-# the likely wrong answers a number question's "mistakes" may name by kind, computed from the
-# question's own numbers (explainer/lesson/questions.py): any number question's slip by a factor
-# of a thousand (milliseconds for seconds, thousands dropped), and each live question's own slips
-THOUSANDS_MISTAKES = ("times_1000", "over_1000")
-NUMBER_MISTAKES: dict[str, tuple[str, ...]] = {
-    "story_wait": ("every_ttft", "one_tpot", "no_ttft"),
-    "context_words": ("divided", "tokens", "chars"),
-    "story_report": ("multiplied", "words", "chars"),
-    "story_layer_time": ("whole_pass", "multiplied", "per_token"),
-}
-# the fields an option's explanation may use beside its question's: the option itself
-WRONG_FIELDS: Fields = ("value",)
 
 
 # Every key the code reads from lesson.json's text sections (the tables above

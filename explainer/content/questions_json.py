@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from explainer.content.fields import (
+from explainer.content.json_checks import CheckedJson
+from explainer.content.question_fields import (
     LIVE_QUESTION_FIELDS,
     LIVE_WRONG,
     NUMBER_MISTAKES,
@@ -16,7 +17,6 @@ from explainer.content.fields import (
     THOUSANDS_MISTAKES,
     WRONG_FIELDS,
 )
-from explainer.content.json_checks import CheckedJson
 from explainer.content.texts import QuestionKind, QuestionSpec
 
 LIVE_QUESTIONS = (
@@ -55,16 +55,8 @@ def _question(
     for o in q_outcomes:
         if o not in outcomes:
             raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
-    tags: dict[str, tuple[str, ...]] = {}
-    for key, allowed in (("checks", checks), ("terms", terms)):
-        tags[key] = f.strings(q[key], f"{where}.{key}") if key in q else ()
-        for t in tags[key]:
-            if t not in allowed:
-                raise f.error(
-                    f"{where}.{key}", f"{t!r} is not one of lesson.json's {key.replace('terms', 'key_terms')}"
-                )
     spec: dict[str, Any] = {
-        **tags,
+        **_tags(f, q, where, checks, terms),
         "id": qid,
         "kind": kind,
         "text": text,
@@ -80,27 +72,7 @@ def _question(
         if name not in dict(spec.get("words", ())):
             raise f.error(f"{where}.words.{name}", "is missing")
     if kind is QuestionKind.CHOICE:
-        if live is None:
-            options = f.strings(f.get(q, "options", where), f"{where}.options")
-            answer = f.number(q, "answer", where)
-            if len(options) < 2 or not answer.is_integer() or not 0 <= answer < len(options):
-                raise f.error(f"{where}.answer", "must be the index of one of at least two options")
-            if len(set(options)) != len(options):
-                raise f.error(f"{where}.options", "repeat an option")
-            for j, o in enumerate(options):
-                f.fields_known(o, f"{where}.options[{j}]", known)
-            spec.update(
-                options=options, answer=answer, explanations=_explanations(f, q, where, options, int(answer), known)
-            )
-        else:
-            spec["option"] = f.text(q, "option", where)
-            f.fields_known(spec["option"], f"{where}.option", frozenset(OPTION_FIELDS))
-            wrong = f.texts(f.get(q, "explanations", where), f"{where}.explanations")
-            for name in LIVE_WRONG.get(live, ()):
-                if name not in wrong:
-                    raise f.error(f"{where}.explanations.{name}", "is missing: why that wrong option is wrong")
-                f.fields_known(wrong[name], f"{where}.explanations.{name}", known | frozenset(WRONG_FIELDS))
-            spec["wrong"] = tuple(wrong.items())
+        spec.update(_choice(f, q, where, live, known))
     elif kind is QuestionKind.NUMBER:
         spec["tolerance"] = f.number(q, "tolerance", where)
         spec["unit"] = f.plain(q, "unit", where)
@@ -108,18 +80,60 @@ def _question(
             spec["answer"] = f.number(q, "answer", where)
         spec["mistakes"] = _mistakes(f, q, where, live, known)
     else:
-        categories = f.get(q, "categories", where)
-        if not isinstance(categories, dict) or len(categories) < 2:
-            raise f.error(f"{where}.categories", "must name at least two categories")
-        cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
-        items = []
-        for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
-            cat = f.text(it, "answer", f"{where}.items[{j}]")
-            if cat not in categories:
-                raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
-            items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
-        spec.update(items=tuple(items), categories=cats)
+        spec.update(_match(f, q, where))
     return QuestionSpec(**spec)
+
+
+def _tags(f: CheckedJson, q: Any, where: str, checks: set[str], terms: set[str]) -> dict[str, tuple[str, ...]]:
+    """The module checks and key terms a question asks about: ids from lesson.json."""
+    tags: dict[str, tuple[str, ...]] = {}
+    for key, allowed in (("checks", checks), ("terms", terms)):
+        tags[key] = f.strings(q[key], f"{where}.{key}") if key in q else ()
+        for t in tags[key]:
+            if t not in allowed:
+                raise f.error(
+                    f"{where}.{key}", f"{t!r} is not one of lesson.json's {key.replace('terms', 'key_terms')}"
+                )
+    return tags
+
+
+def _choice(f: CheckedJson, q: Any, where: str, live: str | None, known: frozenset[str]) -> dict[str, Any]:
+    """A choice question's options, answer and why each wrong one is wrong; a live one's option
+    template and the explanation of each kind of wrong option its answer computes."""
+    if live is None:
+        options = f.strings(f.get(q, "options", where), f"{where}.options")
+        answer = f.number(q, "answer", where)
+        if len(options) < 2 or not answer.is_integer() or not 0 <= answer < len(options):
+            raise f.error(f"{where}.answer", "must be the index of one of at least two options")
+        if len(set(options)) != len(options):
+            raise f.error(f"{where}.options", "repeat an option")
+        for j, o in enumerate(options):
+            f.fields_known(o, f"{where}.options[{j}]", known)
+        explanations = _explanations(f, q, where, options, int(answer), known)
+        return dict(options=options, answer=answer, explanations=explanations)
+    option = f.text(q, "option", where)
+    f.fields_known(option, f"{where}.option", frozenset(OPTION_FIELDS))
+    wrong = f.texts(f.get(q, "explanations", where), f"{where}.explanations")
+    for name in LIVE_WRONG.get(live, ()):
+        if name not in wrong:
+            raise f.error(f"{where}.explanations.{name}", "is missing: why that wrong option is wrong")
+        f.fields_known(wrong[name], f"{where}.explanations.{name}", known | frozenset(WRONG_FIELDS))
+    return dict(option=option, wrong=tuple(wrong.items()))
+
+
+def _match(f: CheckedJson, q: Any, where: str) -> dict[str, Any]:
+    """A sorting question's categories and its items, each with the category it belongs to."""
+    categories = f.get(q, "categories", where)
+    if not isinstance(categories, dict) or len(categories) < 2:
+        raise f.error(f"{where}.categories", "must name at least two categories")
+    cats = tuple((k, f.plain(categories, k, f"{where}.categories")) for k in categories)
+    items = []
+    for j, it in enumerate(f.items(f.get(q, "items", where), f"{where}.items")):
+        cat = f.text(it, "answer", f"{where}.items[{j}]")
+        if cat not in categories:
+            raise f.error(f"{where}.items[{j}].answer", f"{cat!r} is not a category")
+        items.append((f.plain(it, "text", f"{where}.items[{j}]"), cat))
+    return dict(items=tuple(items), categories=cats)
 
 
 def _mistakes(

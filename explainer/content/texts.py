@@ -197,10 +197,10 @@ class QuestionSpec:
     categories: tuple[tuple[str, str], ...] = ()  # MATCH: (category id, label)
     words: tuple[tuple[str, str], ...] = ()  # extra texts a live question's options use (name, text)
     # CHOICE: why each wrong option is wrong, shown before the retry. Static: parallel to
-    # ``options`` ("" for the right one); live: (kind of wrong option, text), see fields.LIVE_WRONG
+    # ``options`` ("" for the right one); live: (kind of wrong option, text), see question_fields.LIVE_WRONG
     explanations: tuple[str, ...] = ()
     wrong: tuple[tuple[str, str], ...] = ()
-    # NUMBER: the likely wrong answers, each (kind, value, why): a kind (fields.NUMBER_MISTAKES)
+    # NUMBER: the likely wrong answers, each (kind, value, why): a kind (question_fields.NUMBER_MISTAKES)
     # is computed from the question's own numbers by explainer/lesson/questions.py; a static
     # question may give the value itself (kind ""). ``why`` names the slip and may use {value}.
     mistakes: tuple[tuple[str, float | None, str], ...] = ()

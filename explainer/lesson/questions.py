@@ -3,10 +3,8 @@
 The questions are data (questions.json): their words, their options, the outcomes they check.
 Some are *live*: their right answer comes from the learner's own run or model ("how many
 tokens should your prompt make, by the rule of thumb?", "which token would greedy pick here?", "what was TTFT, and which
-pass made it?", "about how many words fit in this context window?"), so this module computes
-it, with distractors that make sense for the numbers at hand (the word and character counts
-next to the estimate; the same time credited to the wrong pass; memory at the other
-precision or off by a factor of a thousand).
+pass made it?", "about how many words fit in this context window?"): live_answers.py computes
+it, with distractors that make sense for the numbers at hand.
 
 - :func:`build_questions` turns the specs into :class:`Question` values for a run (options
   shuffled deterministically, so a replay shows the same order);
@@ -25,7 +23,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,14 +31,13 @@ import numpy as np
 
 from explainer.content.texts import LessonTexts, QuestionKind, QuestionSpec
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.illustration.formatting import byte_size, milliseconds, number, percent, quoted
+from explainer.illustration.formatting import number, percent
 from explainer.illustration.vocab import TokenNames
-from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
-from explainer.lesson.game import new_round
+from explainer.lesson.facts import fill, lesson_fields
+from explainer.lesson.live_answers import LIVE, Asked, Live
 from explainer.lesson.numbers import distance, parse_number
 
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
-N_OPTIONS = 4
 
 
 @dataclass(frozen=True)
@@ -81,221 +78,6 @@ def revealed(question: Question) -> Verdict:
     """What "Show the answer" reports: not right, and it spends the first try, so a Check that
     follows it is a right answer but not one at the first try."""
     return Verdict(False, "", question.explanation, revealed=True)
-
-
-# ------------------------------------------------------------------ live answers
-
-
-@dataclass(frozen=True)
-class _Live:
-    fields: dict[str, str]
-    values: tuple[str, ...] = ()  # CHOICE: option values, the right one first
-    reasons: tuple[str, ...] = ()  # CHOICE: per wrong value (after the right one), its LIVE_WRONG kind
-    number: float = 0.0  # NUMBER: the right answer
-    mistakes: tuple[tuple[str, float], ...] = ()  # NUMBER: (kind of slip, the number it gives)
-
-
-@dataclass(frozen=True)
-class _Asked:
-    """What a live answer is computed from: the question, this run and model (None before
-    there is one), and the pass a step-dependent question asks about."""
-
-    spec: QuestionSpec
-    texts: LessonTexts
-    trace: Trace | None
-    model: ModelInfo | None
-    names: TokenNames
-    step: int
-    seed: int
-
-
-_Maker = Callable[[_Asked], "_Live | None"]
-
-
-def _distinct(
-    fields: dict[str, str], right: str, candidates: Sequence[tuple[str, str]], n: int = N_OPTIONS - 1
-) -> _Live:
-    """The right value and the first ``n`` distinct wrong ones, each with the kind of mistake it is."""
-    out: list[tuple[str, str]] = []
-    for c, why in candidates:
-        if c != right and c not in (o for o, _ in out):
-            out.append((c, why))
-        if len(out) == n:
-            break
-    return _Live(fields, (right, *(o for o, _ in out)), tuple(why for _, why in out))
-
-
-def _prompt_tokens(a: _Asked) -> _Live | None:
-    if a.trace is None:
-        return None
-    c = conversions(a.trace, a.texts.lesson)
-    # the rule of thumb's estimate, which the screen does not show (the real count it does); the
-    # slips a beginner makes first (multiplying, the characters or words themselves), then near misses
-    est = max(1, round(c.tokens_from_chars))
-    cands = [(c.n_chars * c.rule_chars_per_token, "times"), (c.n_chars, "chars"), (c.n_words, "words")]
-    cands += [(v, "near") for v in (est + 1, max(1, est - 1), est + 2, max(1, est - 2), est + 3)]
-    return _distinct({}, number(est), [(number(v), why) for v, why in cands])
-
-
-def _context_words(a: _Asked) -> _Live | None:
-    if a.model is None:
-        return None
-    tokens, lesson = a.model.context_length, a.texts.lesson
-    slips = (
-        ("divided", tokens / lesson.words_per_token),  # the rule used backwards
-        ("tokens", float(tokens)),  # the tokens themselves
-        ("chars", tokens * lesson.chars_per_token),  # characters, not words
-    )
-    return _Live({}, number=context_words(a.model, lesson), mistakes=slips)
-
-
-def _embedding_width(a: _Asked) -> _Live | None:
-    """The width itself is in the embeddings caption, so this asks what is not: how many numbers
-    the whole prompt's embeddings hold (tokens × width)."""
-    model, trace = a.model, a.trace
-    if model is None or trace is None:
-        return None
-    n, width = max(1, len(trace.prompt_tokens)), model.d_model
-    cands = [
-        (width, "one_token"),
-        (n, "tokens"),
-        (n + width, "added"),
-        (width * model.n_layers, "layers"),
-        (n * model.vocab_size, "vocab"),
-    ]
-    return _distinct({}, number(n * width), [(number(v), why) for v, why in cands])
-
-
-def _memory16(a: _Asked) -> _Live | None:
-    if a.model is None:
-        return None
-    params = a.model.n_params
-    high, low = a.texts.lesson.bits
-    right = weight_bytes(params, high)
-    cands = [
-        (weight_bytes(params, low), "low_bits"),
-        (right * 1000, "times_1000"),
-        (right / 1000, "over_1000"),
-        (weight_bytes(params, 32), "bits32"),
-    ]
-    return _distinct({}, byte_size(right), [(byte_size(v), why) for v, why in cands])
-
-
-def _greedy_pick(a: _Asked) -> _Live | None:
-    trace, names = a.trace, a.names
-    if trace is None or not trace.steps:
-        return None
-    step = max(0, min(a.step, len(trace.steps) - 1))
-    raw = trace.steps[step].sampling.raw
-    names.use(trace)
-    rnd = new_round(a.texts, trace, step, names, a.seed)
-    if rnd is not None:
-        context = rnd.context
-        others = [c.label for c in rnd.candidates if c.id != rnd.top.id]
-    else:  # too few recorded candidates for a round: the recorded ones
-        context = "“”"
-        others = [quoted(names(int(i))) for i in raw.ids[1:N_OPTIONS]]
-    right = quoted(names(int(raw.ids[0])))
-    extra = {
-        "pass_no": str(step + 1),
-        "context_end": context,
-        "answer_token": right,
-        "answer_pct": percent(float(raw.probs[0])),
-        "second_pct": percent(float(raw.probs[1])) if len(raw.probs) > 1 else "—",
-    }
-    return _distinct(extra, right, [(o, "not_top") for o in others])
-
-
-def _ttft(a: _Asked) -> _Live | None:
-    """TTFT itself is on screen (the timing panel), so this asks what is not: the one pass inside
-    it, and which pass that was."""
-    trace, spec = a.trace, a.spec
-    if trace is None or not trace.steps:
-        return None
-    first = trace.steps[0]
-    prefill_ms = milliseconds(first.forward_s)
-    tpot = milliseconds(trace.tpot_s) if trace.tpot_s is not None else None
-    total = milliseconds(sum(s.forward_s + s.sample_s for s in trace.steps))
-    prefill, decode, every = spec.word("prefill"), spec.word("decode"), spec.word("all")
-
-    def opt(time: str, part: str) -> str:
-        return spec.option.format(time=time, part=part)
-
-    # not TTFT itself beside the pass's time: a fraction of a millisecond apart, a trap, not a check
-    cands = [(opt(prefill_ms, decode), "ttft_decode")]
-    if tpot is not None:
-        cands += [(opt(tpot, prefill), "tpot"), (opt(tpot, decode), "tpot")]
-    cands += [(opt(total, every), "total"), (opt(prefill_ms, every), "one_pass"), (opt(total, prefill), "total")]
-    return _distinct({}, opt(prefill_ms, prefill), cands)
-
-
-# the story tasks' numbers: a reply's length, a report's size (questions.json says them in words)
-REPLY_TOKENS = 60
-REPORT_WORDS = 20_000
-
-
-def _story_wait(a: _Asked) -> _Live | None:
-    """The whole reply's time from this run's own TTFT and TPOT: the first token after TTFT,
-    each later one a TPOT after the one before."""
-    trace = a.trace
-    if trace is None or trace.ttft_s is None or trace.tpot_s is None:
-        return None
-    seconds = trace.ttft_s + (REPLY_TOKENS - 1) * trace.tpot_s
-    ttft, tpot = trace.ttft_s, trace.tpot_s
-    slips = (
-        ("every_ttft", REPLY_TOKENS * ttft),  # every token waits as long as the first
-        ("one_tpot", ttft + tpot),  # one gap after the first token, not one per later token
-        ("no_ttft", (REPLY_TOKENS - 1) * tpot),  # the wait for the first token left out
-    )
-    return _Live({"reply_s": number(seconds, 1)}, number=seconds, mistakes=slips)
-
-
-def _story_report(a: _Asked) -> _Live | None:
-    """The report's tokens by the rule of thumb, and whether they fit this model's window."""
-    model = a.model
-    if model is None:
-        return None
-    tokens = REPORT_WORDS / a.texts.lesson.words_per_token
-    verdict = fill(
-        a.spec.word("fits" if tokens < model.context_length else "too_big"),
-        lesson_fields(a.texts, a.trace, model, a.names),
-    )
-    if verdict is None:
-        return None
-    fields = {"report_tokens": number(round(tokens, -2)), "report_verdict": verdict}
-    slips = (
-        ("multiplied", REPORT_WORDS * a.texts.lesson.words_per_token),  # words × rule, not ÷
-        ("words", float(REPORT_WORDS)),  # the words themselves
-        ("chars", REPORT_WORDS / a.texts.lesson.words_per_token * a.texts.lesson.chars_per_token),  # characters
-    )
-    return _Live(fields, number=tokens, mistakes=slips)
-
-
-def _story_layer_time(a: _Asked) -> _Live | None:
-    """One layer's share of this run's prefill pass (its time is on screen, the share is not)."""
-    trace = a.trace
-    if trace is None or not trace.steps:
-        return None
-    prefill_ms, layers = trace.steps[0].forward_s * 1000, trace.model.n_layers
-    slips = (
-        ("whole_pass", prefill_ms),  # the whole pass, not one layer's share
-        ("multiplied", prefill_ms * layers),  # times the layers, not divided
-        ("per_token", prefill_ms / layers / max(1, len(trace.prompt_tokens))),  # split per token as well
-    )
-    return _Live({"layer_ms": milliseconds(prefill_ms / 1000 / layers)}, number=prefill_ms / layers, mistakes=slips)
-
-
-LIVE: dict[str, _Maker] = {
-    "prompt_tokens": _prompt_tokens,
-    "context_words": _context_words,
-    "embedding_width": _embedding_width,
-    "memory16": _memory16,
-    "greedy_pick": _greedy_pick,
-    "ttft": _ttft,
-    "story_wait": _story_wait,
-    "story_report": _story_report,
-    "story_layer_time": _story_layer_time,
-}
 
 
 # ------------------------------------------------------------------ building
@@ -339,9 +121,9 @@ def build_question(
 ) -> Question:
     """One question for this run (``fields`` from :func:`explainer.lesson.facts.lesson_fields`;
     ``step``: the pass a step-dependent question asks about)."""
-    live: _Live | None = None
+    live: Live | None = None
     if spec.live is not None:
-        live = LIVE[spec.live](_Asked(spec, texts, trace, model, names, step, seed))
+        live = LIVE[spec.live](Asked(spec, texts, trace, model, names, step, seed))
         if live is None:
             return _unavailable(spec, texts)
     all_fields = {**fields, **(live.fields if live else {})}

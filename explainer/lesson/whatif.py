@@ -143,20 +143,7 @@ def what_if(
     else:
         landed = None
     top = np.argsort(-st.raw, kind="stable")[:n_bars]
-    bars = []
-    for tid in (int(t) for t in top):
-        probs = (float(stages[0][tid]), float(stages[1][tid]), float(stages[2][tid]), float(stages[3][tid]))
-        cut = (
-            ""
-            if probs[3] > 0 or greedy
-            else "top_k"
-            if probs[2] == 0 and probs[1] > 0
-            else "top_p"
-            if probs[3] == 0 and probs[2] > 0
-            else ""
-        )
-        cut_label = texts.text("whatif", f"cut_{cut}") if cut else ""
-        bars.append(WhatIfBar(tid, quoted(names(tid)), probs, cut, cut_label, tid == landed, tid == s.chosen.id))
+    bars = [_bar(texts, stages, int(t), greedy, landed, s.chosen.id, names) for t in top]
     shown = [b.id for b in bars]
     other_vals = [max(0.0, 1.0 - float(a[shown].sum())) for a in stages]
     other = (other_vals[0], other_vals[1], other_vals[2], other_vals[3])
@@ -168,14 +155,7 @@ def what_if(
         landed_label = quoted(names(landed))
         landed_prob = float(st.after_top_p[landed])
         same = landed == s.chosen.id
-        key = "greedy_now" if greedy else "lands"
-        first = texts.text("whatif", key).format(
-            draw=f"{s.draw:.3f}" if s.draw is not None else "", token=landed_label, pct=percent(landed_prob)
-        )
-        then = texts.text("whatif", "same") if same else texts.text("whatif", "changed").format(recorded=recorded_label)
-        message = texts.text("whatif", "summary").format(
-            settings=settings_text(texts, settings), kept=kept_text, lands=first, verdict=then
-        )
+        message = _summary(texts, settings, kept_text, s.draw, greedy, landed_label, landed_prob, same, recorded_label)
     spans = () if greedy else _spans(st.after_top_p, landed, names, n_bars, texts.text("whatif", "other"))
     return WhatIf(
         True,
@@ -194,6 +174,53 @@ def what_if(
         same,
         spans,
         labels,
+    )
+
+
+def _bar(
+    texts: LessonTexts,
+    stages: tuple[np.ndarray, ...],
+    tid: int,
+    greedy: bool,
+    landed: int | None,
+    chosen: int,
+    names: TokenNames,
+) -> WhatIfBar:
+    """Token ``tid``'s bar: its probability at each stage and the cut that removed it, if any."""
+    probs = (float(stages[0][tid]), float(stages[1][tid]), float(stages[2][tid]), float(stages[3][tid]))
+    cut = (
+        ""
+        if probs[3] > 0 or greedy
+        else "top_k"
+        if probs[2] == 0 and probs[1] > 0
+        else "top_p"
+        if probs[3] == 0 and probs[2] > 0
+        else ""
+    )
+    cut_label = texts.text("whatif", f"cut_{cut}") if cut else ""
+    return WhatIfBar(tid, quoted(names(tid)), probs, cut, cut_label, tid == landed, tid == chosen)
+
+
+def _summary(
+    texts: LessonTexts,
+    settings: SamplingSettings,
+    kept_text: str,
+    draw: float | None,
+    greedy: bool,
+    landed_label: str,
+    landed_prob: float,
+    same: bool,
+    recorded_label: str,
+) -> str:
+    """What happened in words: the settings, what they keep, where the draw lands (or what
+    greedy takes), and whether that is what the run picked."""
+    key = "greedy_now" if greedy else "lands"
+    first = texts.text("whatif", key).format(
+        draw=f"{draw:.3f}" if draw is not None else "", token=landed_label, pct=percent(landed_prob)
+    )
+    then = texts.text("whatif", "same") if same else texts.text("whatif", "changed").format(recorded=recorded_label)
+    return texts.text("whatif", "summary").format(
+        settings=settings_text(texts, settings), kept=kept_text, lands=first, verdict=then
     )
 
 

@@ -177,20 +177,84 @@ def unpermute_order(rows: int, n_heads: int) -> np.ndarray:
 def read_weights(gguf: Path | GGUFReader) -> ModelWeights:
     """Dequantise every tensor of a supported GGUF (a path, or a reader a build opened for
     all its steps: explainer.model.gguf_open) into float32 [out, in] matrices."""
-    from gguf.quants import dequantize
-
     from explainer.model.gguf_open import open_gguf
 
     reader = open_gguf(Path(gguf)) if isinstance(gguf, (str, os.PathLike)) else gguf
     config = read_config(reader)
     check_quantizations(reader)
-    tensors = {t.name: t for t in reader.tensors}
+    tensors = _Tensors(reader, config)
+    c = config
+    d, hd = c.d_model, c.head_dim
+    layers = [_layer(tensors, i) for i in range(c.n_layers)]
+    embedding = tensors.get("token_embd.weight", (c.vocab_size, d))
+    embd = tensors.by_name["token_embd.weight"]
+    embedding_blocks = q8_0_blocks(embd.data, c.vocab_size) if embd.tensor_type.name == "Q8_0" else None
+    output = output_blocks = None
+    if not c.tied_output:
+        output = tensors.get("output.weight", (c.vocab_size, d))
+        head = tensors.by_name["output.weight"]
+        reader_of = BLOCK_READERS.get(head.tensor_type.name)
+        output_blocks = reader_of(head.data, c.vocab_size) if reader_of else None
+    has_factors = "rope_freqs.weight" in tensors.by_name
+    return ModelWeights(
+        config=config,
+        token_embedding=embedding,
+        layers=layers,
+        final_norm=tensors.get("output_norm.weight", (d,)),
+        blocks=tensors.blocks,
+        token_embedding_blocks=embedding_blocks,
+        output=output,
+        output_blocks=output_blocks,
+        rope_factors=tensors.get("rope_freqs.weight", (hd // 2,)) if has_factors else None,
+    )
 
-    def get(name: str, shape: tuple[int, ...]) -> np.ndarray:
-        t = tensors.get(name)
+
+def _layer(tensors: _Tensors, i: int) -> LayerWeights:
+    """Layer i's norms, matrices and biases (gemma3's extra norms only for gemma3)."""
+    c = tensors.config
+    d, hd = c.d_model, c.head_dim
+    q, kv = c.n_heads * hd, c.n_kv_heads * hd
+    gemma = c.architecture == "gemma3"
+    p = f"blk.{i}."
+    get, matrix, bias = tensors.get, tensors.matrix, tensors.bias
+    return LayerWeights(
+        attn_norm=get(p + "attn_norm.weight", (d,)),
+        wq=matrix(i, "wq", (q, d), c.n_heads),
+        wk=matrix(i, "wk", (kv, d), c.n_kv_heads),
+        wv=matrix(i, "wv", (kv, d)),
+        wo=matrix(i, "wo", (d, q)),
+        ffn_norm=get(p + "ffn_norm.weight", (d,)),
+        w_gate=matrix(i, "w_gate", (c.d_ff, d)),
+        w_up=matrix(i, "w_up", (c.d_ff, d)),
+        w_down=matrix(i, "w_down", (d, c.d_ff)),
+        bq=bias(i, "q", q, c.n_heads),
+        bk=bias(i, "k", kv, c.n_kv_heads),
+        bv=bias(i, "v", kv),
+        q_norm=get(p + "attn_q_norm.weight", (hd,)) if gemma else None,
+        k_norm=get(p + "attn_k_norm.weight", (hd,)) if gemma else None,
+        post_attn_norm=get(p + "post_attention_norm.weight", (d,)) if gemma else None,
+        post_ffn_norm=get(p + "post_ffw_norm.weight", (d,)) if gemma else None,
+    )
+
+
+class _Tensors:
+    """A GGUF's tensors by name, read as checked float32 arrays; the 4-bit codes of the layer
+    matrices that have them are collected in `blocks` as they are read."""
+
+    def __init__(self, reader: GGUFReader, config: ModelConfig) -> None:
+        self.config = config
+        self.by_name = {t.name: t for t in reader.tensors}
+        self.blocks: dict[str, Blocks] = {}
+        self._permuted = config.architecture == "llama"
+
+    def get(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """Tensor `name` dequantised, or an error that says what is wrong with the file."""
+        from gguf.quants import dequantize
+
+        t = self.by_name.get(name)
         if t is None:
             raise ExplainerError(
-                f"the GGUF file has no tensor '{name}', which a {config.architecture} model needs",
+                f"the GGUF file has no tensor '{name}', which a {self.config.architecture} model needs",
                 "the file is incomplete",
             )
         try:
@@ -204,72 +268,21 @@ def read_weights(gguf: Path | GGUFReader) -> ModelWeights:
             )
         return np.ascontiguousarray(values)
 
-    blocks: dict[str, Blocks] = {}
-    permuted = config.architecture == "llama"
-
-    def matrix(i: int, field_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
+    def matrix(self, i: int, field_name: str, shape: tuple[int, int], heads: int = 0) -> np.ndarray:
         """A layer matrix as float32 (rows unpermuted for Llama's Q/K); Q4_0 and Q4_1
         ones also as blocks."""
         name = f"blk.{i}.{LAYER_TENSORS[field_name][0]}.weight"
-        values = get(name, shape)
-        t = tensors[name]
-        order = unpermute_order(shape[0], heads) if heads and permuted else np.arange(shape[0])
+        values = self.get(name, shape)
+        t = self.by_name[name]
+        order = unpermute_order(shape[0], heads) if heads and self._permuted else np.arange(shape[0])
         reader_of = BLOCK_READERS.get(t.tensor_type.name)
         if reader_of is not None:
-            blocks[f"{i}.{field_name}"] = reader_of(t.data, shape[0]).rows(order)
+            self.blocks[f"{i}.{field_name}"] = reader_of(t.data, shape[0]).rows(order)
         return np.ascontiguousarray(values[order])
 
-    def bias(i: int, x: str, rows: int, heads: int = 0) -> np.ndarray | None:
-        if not config.qkv_bias:
+    def bias(self, i: int, x: str, rows: int, heads: int = 0) -> np.ndarray | None:
+        """A projection's bias (qwen2's q, k, v), unpermuted as its matrix is; None without."""
+        if not self.config.qkv_bias:
             return None
-        values = get(f"blk.{i}.attn_{x}.bias", (rows,))
-        return values[unpermute_order(rows, heads)] if heads and permuted else values
-
-    c = config
-    d, hd = c.d_model, c.head_dim
-    q, kv = c.n_heads * hd, c.n_kv_heads * hd
-    gemma = c.architecture == "gemma3"
-    layers = []
-    for i in range(c.n_layers):
-        p = f"blk.{i}."
-        layers.append(
-            LayerWeights(
-                attn_norm=get(p + "attn_norm.weight", (d,)),
-                wq=matrix(i, "wq", (q, d), c.n_heads),
-                wk=matrix(i, "wk", (kv, d), c.n_kv_heads),
-                wv=matrix(i, "wv", (kv, d)),
-                wo=matrix(i, "wo", (d, q)),
-                ffn_norm=get(p + "ffn_norm.weight", (d,)),
-                w_gate=matrix(i, "w_gate", (c.d_ff, d)),
-                w_up=matrix(i, "w_up", (c.d_ff, d)),
-                w_down=matrix(i, "w_down", (d, c.d_ff)),
-                bq=bias(i, "q", q, c.n_heads),
-                bk=bias(i, "k", kv, c.n_kv_heads),
-                bv=bias(i, "v", kv),
-                q_norm=get(p + "attn_q_norm.weight", (hd,)) if gemma else None,
-                k_norm=get(p + "attn_k_norm.weight", (hd,)) if gemma else None,
-                post_attn_norm=get(p + "post_attention_norm.weight", (d,)) if gemma else None,
-                post_ffn_norm=get(p + "post_ffw_norm.weight", (d,)) if gemma else None,
-            )
-        )
-    embedding = get("token_embd.weight", (c.vocab_size, d))
-    embd = tensors["token_embd.weight"]
-    embedding_blocks = q8_0_blocks(embd.data, c.vocab_size) if embd.tensor_type.name == "Q8_0" else None
-    output = output_blocks = None
-    if not c.tied_output:
-        output = get("output.weight", (c.vocab_size, d))
-        head = tensors["output.weight"]
-        reader_of = BLOCK_READERS.get(head.tensor_type.name)
-        output_blocks = reader_of(head.data, c.vocab_size) if reader_of else None
-    rope_factors = get("rope_freqs.weight", (hd // 2,)) if "rope_freqs.weight" in tensors else None
-    return ModelWeights(
-        config=config,
-        token_embedding=embedding,
-        layers=layers,
-        final_norm=get("output_norm.weight", (d,)),
-        blocks=blocks,
-        token_embedding_blocks=embedding_blocks,
-        output=output,
-        output_blocks=output_blocks,
-        rope_factors=rope_factors,
-    )
+        values = self.get(f"blk.{i}.attn_{x}.bias", (rows,))
+        return values[unpermute_order(rows, heads)] if heads and self._permuted else values

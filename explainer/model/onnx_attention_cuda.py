@@ -1,7 +1,7 @@
 """The attention of the graph that runs whole on CUDA: the standard ONNX Attention op (opset 23)
 over fixed-capacity cache buffers that ScatterND updates in place.
 
-Why not the CPU graph's GroupQueryAttention (onnx_llama._attention): onnxruntime 1.31's CUDA
+Why not the CPU graph's GroupQueryAttention (onnx_attention_cpu.attention): onnxruntime 1.31's CUDA
 GroupQueryAttention has kernels for float16 and bfloat16 only, and its output_qk is a CPU
 feature, so on a GPU every layer's attention would run on the CPU with Q, K and V copied across
 twice a layer. ONNX Runtime's CUDA kernel for the standard Attention op (core/providers/cuda/llm/
@@ -111,7 +111,7 @@ def _heads(g: GraphBuilder, x: str, heads: int, hd: int, name: str) -> str:
 
 
 def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: float) -> str:
-    """One layer's attention, same contract as onnx_llama._attention: q|k|v packed in one
+    """One layer's attention, same contract as onnx_attention_cpu.attention: q|k|v packed in one
     input or q, k, v apart; writes present.{i}.key/value and the attention_top_*
     per-layer outputs; returns the name of the [1, S, n_heads * head_dim] mixed values."""
     p = f"layer{i}."

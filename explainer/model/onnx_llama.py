@@ -5,7 +5,7 @@ forward pass: the embedding vectors of the new tokens, the hidden state after ev
 every layer's attention weights per head. So we write the graph ourselves with `onnx.helper`:
 it is a thin, dependency-free layer over the ONNX protobuf, and with the opset-23 operator
 RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads like the model's
-definition (see `_attention`; the pieces it is built from are in onnx_blocks.py). (onnxscript
+definition (see onnx_attention_cpu.py; the pieces it is built from are in onnx_blocks.py). (onnxscript
 would add a tracer and a dependency for no gain at this size.)
 
 Graph interface (batch is always 1; S new tokens, P tokens already cached, T = P + S; C is the
@@ -39,13 +39,13 @@ outputs  logits           float [1, num_logits, vocab]
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from explainer.model import onnx_attention_cuda
+from explainer.model import onnx_attention_cpu, onnx_attention_cuda
 from explainer.model.gguf_config import ModelConfig
 from explainer.model.gguf_weights import Blocks, ModelWeights
 from explainer.model.onnx_blocks import (
@@ -75,94 +75,9 @@ ATTENTION_TOP = 16  # attended positions kept per layer and head
 # sums in another order). (accuracy_level 4, fast, rounds the activations to 8 bits: not exact.)
 HEAD_CODES = False
 
-
-def _attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: float) -> str:
-    """Grouped-query causal attention with RoPE over a cache buffer updated in place.
-
-    onnxruntime's GroupQueryAttention (com.microsoft) reads the packed q|k|v rows, rotates q
-    and k, writes the new keys and values into the cache buffer at their positions and
-    attends over the filled positions only. The runtime binds `present` to the same buffer as
-    `past`, so nothing is copied: the spelled-out attention this replaces grew every layer's
-    cache with Concat, copying all of it every step (380 MB a step at 8k), and built
-    [group * S, T] scores and masks.
-
-    The kernel has two paths, chosen by the `attention` input through an If:
-    - with its `output_qk` (qk_output=2) it hands back the softmax weights it computed, and
-      we keep the last new token's row: the layer view shows the model's own attention. It
-      materialises all S x T weights per head, which is fine for one token;
-    - without it, a tiled "flash" path never materialises them: a 512-token prefill chunk at
-      8k context runs twice as fast and needs no S x T buffers. Prefill chunks whose
-      attention nobody looks at take this path, with zeros in its place.
-    """
-    p = f"layer{i}."
-    # q|k|v packed in one input, or q, k, v apart (after gemma3's QK-norm); a local layer has
-    # its own RoPE tables and sees only the last `sliding_window` positions
-    rope = "rope_local" if c.is_local(i) else "rope"
-    inputs = [
-        *(qkv if len(qkv) == 3 else [qkv[0], "", ""]),
-        f"past.{i}.key",
-        f"past.{i}.value",
-        "seqlens_k",
-        "total_sequence_length",
-        rope + ".cos",
-        rope + ".sin",
-    ]
-    # scale 1 when q arrives scaled by 1/sqrt(head_dim) (folded into its weights, where exact)
-    attrs: dict[str, Any] = dict(
-        domain=MS_DOMAIN, num_heads=c.n_heads, kv_num_heads=c.n_kv_heads, do_rotary=1, rotary_interleaved=0, scale=scale
-    )
-    if c.is_local(i):
-        attrs["local_window_size"] = c.sliding_window  # onnxruntime's window counts the token itself
-    mixed, key, value = p + "mixed", f"present.{i}.key", f"present.{i}.value"
-    top_w, top_i = f"attention_top_w.{i}", f"attention_top_i.{i}"
-    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
-
-    def branch(name: str, nodes: list[onnx.NodeProto]) -> onnx.GraphProto:
-        outs = [
-            helper.make_tensor_value_info(n, t, None)
-            for n, t in ((mixed, f32), (key, f32), (value, f32), (top_w, f32), (top_i, i64))
-        ]
-        return helper.make_graph(nodes, p + name, [], outs)
-
-    # With the weights, each row's strongest positions are taken right away, while
-    # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
-    weights = p + "weights"
-    shown = branch(
-        "with_weights",
-        [
-            helper.make_node(
-                "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
-            ),
-            helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
-        ],
-    )
-
-    def zeros(out: str, shape: str, dtype: type) -> onnx.NodeProto:
-        return helper.make_node(
-            "ConstantOfShape",
-            [shape],
-            [out],
-            name=p + "no_" + out.split(".")[0],
-            value=numpy_helper.from_array(np.zeros(1, dtype)),
-        )
-
-    fast = branch(
-        "flash",
-        [
-            helper.make_node("GroupQueryAttention", inputs, [mixed, key, value], name=p + "gqa_flash", **attrs),
-            zeros(top_w, "no_top_shape", np.float32),
-            zeros(top_i, "no_top_shape", np.int64),
-        ],
-    )
-    g.op(
-        "If",
-        "attention",
-        outputs=[p + "attention", key, value, top_w, top_i],
-        then_branch=shown,
-        else_branch=fast,
-        name=p + "attention",
-    )
-    return p + "attention"
+# One layer's attention (onnx_attention_cpu.attention or onnx_attention_cuda.attention): the
+# graph, the config, the layer, its q|k|v names and the scores' scale; returns the mixed rows.
+Attention = Callable[[GraphBuilder, ModelConfig, int, list[str], float], str]
 
 
 def _power_of_4(n: int) -> bool:
@@ -188,27 +103,77 @@ def head_blocks(weights: ModelWeights) -> Blocks | None:
 def build_graph(
     weights: ModelWeights, device: str = "cpu", store: TensorStore = numpy_helper.from_array
 ) -> onnx.ModelProto:
-    """The graph for `device`: "cpu" (GroupQueryAttention, see _attention) or "cuda" (ONNX
+    """The graph for `device`: "cpu" (GroupQueryAttention, see onnx_attention_cpu) or "cuda" (ONNX
     Attention over a cache ScatterND updates in place, see onnx_attention_cuda); same inputs
     and outputs. `store` makes every initializer (see GraphBuilder): by default the weights are
-    in the graph; the converter writes them to a file of their own as they are made."""
+    in the graph; the converter writes them to a file of their own as they are made.
+
+    The steps below add nodes and initializers in the graph's order: changing their order
+    changes the bytes of model.onnx and its weights file."""
     c = weights.config
     g = GraphBuilder(store)
-    f32 = TensorProto.FLOAT
+    _positions(g, c)
+    layer_attention = onnx_attention_cpu.attention
+    if device == "cuda":
+        onnx_attention_cuda.prepare(g, c)
+        layer_attention = onnx_attention_cuda.attention
+    _rope_tables(g, weights)
+    head_codes = head_blocks(weights)
+    x = _embeddings(g, weights, head_codes)
+    # 1/sqrt(head_dim) of the attention scores is folded into the query weights where that is
+    # exact (head_dim a power of 4, as SmolLM2's 64: 1/8) and no norm follows the projection;
+    # RoPE is linear, so the order does not matter. Otherwise the attention kernel scales.
+    fold = not c.qk_norm and c.attention_scale == 0.0 and _power_of_4(c.head_dim)
+    for i in range(len(weights.layers)):
+        x = _attention_block(g, weights, i, x, layer_attention, fold)
+        x = _mlp_block(g, weights, i, x)
+    chosen = _hidden_last(g, c)
+    _head(g, weights, x, chosen, head_codes)
+    _attention_tops(g, c)
 
+    inputs, outputs = _interface(c)
+    graph = helper.make_graph(g.nodes, "llama", inputs, outputs, initializer=g.initializers)
+    model = helper.make_model(
+        graph,
+        ir_version=IR_VERSION,
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS_DOMAIN, 1)],
+        producer_name="explainer",
+        doc_string=f"{c.name}: Llama graph exposing embeddings, hidden states and attention",
+    )
+    return model if device == "cpu" else onnx_attention_cuda.prune(model)
+
+
+def _interface(c: ModelConfig) -> tuple[list[onnx.ValueInfoProto], list[onnx.ValueInfoProto]]:
+    """The graph's inputs and outputs, in their order (see the module's docstring)."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    kv_shape: list[str | int] = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
     inputs = [
-        helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "S"]),
-        helper.make_tensor_value_info("num_logits", TensorProto.INT64, [1]),
-        helper.make_tensor_value_info("lens_layers", TensorProto.INT64, ["n_lens"]),
-        helper.make_tensor_value_info("past_length", TensorProto.INT64, [1]),
+        helper.make_tensor_value_info("input_ids", i64, [1, "S"]),
+        helper.make_tensor_value_info("num_logits", i64, [1]),
+        helper.make_tensor_value_info("lens_layers", i64, ["n_lens"]),
+        helper.make_tensor_value_info("past_length", i64, [1]),
         helper.make_tensor_value_info("attention", TensorProto.BOOL, []),
     ]
     outputs = [
         helper.make_tensor_value_info("logits", f32, [1, "num_logits", c.vocab_size]),
         helper.make_tensor_value_info("embeddings", f32, [1, "S", c.d_model]),
     ]
-    kv_shape: list[str | int] = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
+    for i in range(c.n_layers):
+        inputs += [helper.make_tensor_value_info(f"past.{i}.{kind}", f32, kv_shape) for kind in ("key", "value")]
+        outputs += [helper.make_tensor_value_info(f"present.{i}.{kind}", f32, kv_shape) for kind in ("key", "value")]
+    outputs += [
+        helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
+        helper.make_tensor_value_info("attention_top_ids", i64, [c.n_layers, c.n_heads, "K"]),
+        helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
+        helper.make_tensor_value_info("lens_ids", i64, ["n_lens_rows", LENS_TOP]),
+        helper.make_tensor_value_info("lens_probs", f32, ["n_lens_rows", LENS_TOP]),
+    ]
+    return inputs, outputs
 
+
+def _positions(g: GraphBuilder, c: ModelConfig) -> None:
+    """The counts every layer's attention reads: positions filled, the last new token's index,
+    and the width and shape of the attention top-K."""
     # GroupQueryAttention is told how many positions are filled after this pass (its
     # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
     one = g.const("int_1", np.array([1], np.int64))
@@ -229,9 +194,9 @@ def build_graph(
         outputs=["total_sequence_length"],
         name="total_sequence_length",
     )  # scalar
-    zero = g.const("int_0", np.array([0], np.int64))
+    g.const("int_0", np.array([0], np.int64))
     # The attention top-K is min(ATTENTION_TOP, T) wide; shapes of the zeros a pass without
-    # attention weights returns in its place (see _attention).
+    # attention weights returns in its place (see onnx_attention_cpu).
     g.op(
         "Min",
         g.const("attention_top", np.array([ATTENTION_TOP], np.int64)),
@@ -248,11 +213,11 @@ def build_graph(
         name="no_top_shape",
     )  # [1, n_heads, 1, K]
     g.const("axis_1", np.array([1], np.int64))
-    layer_attention = _attention
-    if device == "cuda":
-        onnx_attention_cuda.prepare(g, c)
-        layer_attention = onnx_attention_cuda.attention
 
+
+def _rope_tables(g: GraphBuilder, weights: ModelWeights) -> None:
+    """RoPE's cos and sin for every position, and a second pair for sliding-window layers."""
+    c = weights.config
     cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
     g.const("rope.cos", cos)
     g.const("rope.sin", sin)
@@ -260,79 +225,89 @@ def build_graph(
         cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_local_base or c.rope_base)
         g.const("rope_local.cos", cos)
         g.const("rope_local.sin", sin)
-    head_codes = head_blocks(weights)
+
+
+def _embeddings(g: GraphBuilder, weights: ModelWeights, head_codes: Blocks | None) -> str:
+    """The new tokens' vectors, the `embeddings` output: what the first layer reads."""
+    c = weights.config
     if weights.token_embedding_blocks is None or (c.tied_output and head_codes is None):
         g.const("token_embedding", weights.token_embedding)  # the lookup's matrix, or the tied head's
     if c.embedding_scale == 1.0:
-        x = embed(g, weights, "embeddings")
-    else:  # gemma3: `embeddings` are the vectors the first layer reads, sqrt(d_model) times the rows
-        x = g.op(
-            "Mul",
-            embed(g, weights, "embeddings_looked_up"),
-            g.const("embedding_scale", np.array(c.embedding_scale, np.float32)),
-            outputs=["embeddings"],
-            name="embedding_scale",
-        )
+        return embed(g, weights, "embeddings")
+    # gemma3: `embeddings` are the vectors the first layer reads, sqrt(d_model) times the rows
+    return g.op(
+        "Mul",
+        embed(g, weights, "embeddings_looked_up"),
+        g.const("embedding_scale", np.array(c.embedding_scale, np.float32)),
+        outputs=["embeddings"],
+        name="embedding_scale",
+    )
 
-    # 1/sqrt(head_dim) of the attention scores is folded into the query weights where that is
-    # exact (head_dim a power of 4, as SmolLM2's 64: 1/8) and no norm follows the projection;
-    # RoPE is linear, so the order does not matter. Otherwise the attention kernel scales.
+
+def _attention_block(
+    g: GraphBuilder, weights: ModelWeights, i: int, x: str, layer_attention: Attention, fold: bool
+) -> str:
+    """Layer i's first half: norm, q|k|v projection, attention, output projection, residual.
+    With `fold`, the queries' 1/sqrt(head_dim) is in wq (see build_graph)."""
+    c, layer, p = weights.config, weights.layers[i], f"layer{i}."
+    h = rms_norm(g, x, p + "attn_norm", layer.attn_norm, c.rms_eps)
     q_scale = c.scale
-    fold = not c.qk_norm and c.attention_scale == 0.0 and _power_of_4(c.head_dim)
-    for i, layer in enumerate(weights.layers):
-        p = f"layer{i}."
-        inputs += [
-            helper.make_tensor_value_info(f"past.{i}.key", f32, kv_shape),
-            helper.make_tensor_value_info(f"past.{i}.value", f32, kv_shape),
-        ]
-        outputs += [
-            helper.make_tensor_value_info(f"present.{i}.key", f32, kv_shape),
-            helper.make_tensor_value_info(f"present.{i}.value", f32, kv_shape),
-        ]
-        h = rms_norm(g, x, p + "attn_norm", layer.attn_norm, c.rms_eps)
+    wq, wq_blocks, bq = layer.wq, _codes(weights, i, "wq"), layer.bq
+    if fold:
+        f = np.float32(q_scale)
+        wq, wq_blocks = wq * f, wq_blocks and wq_blocks.scaled(q_scale)
+        bq = None if bq is None else bq * f
+    bias = None if bq is None or layer.bk is None or layer.bv is None else np.concatenate([bq, layer.bk, layer.bv])
+    parts = [(wq, wq_blocks), (layer.wk, _codes(weights, i, "wk")), (layer.wv, _codes(weights, i, "wv"))]
+    if c.qk_norm and layer.q_norm is not None and layer.k_norm is not None:
+        q, k, v = linear(g, h, p + "qkv_proj", parts, [p + "q", p + "k", p + "v"], bias)
+        q = _head_norm(g, q, p + "q_norm", layer.q_norm, c.n_heads, c)
+        k = _head_norm(g, k, p + "k_norm", layer.k_norm, c.n_kv_heads, c)
+        attn = layer_attention(g, c, i, [q, k, v], 1.0 if fold else q_scale)
+    else:
+        (qkv,) = linear(g, h, p + "qkv_proj", parts, [p + "qkv"], bias)  # attention reads q|k|v packed
+        attn = layer_attention(g, c, i, [qkv], 1.0 if fold else q_scale)
+    (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, _codes(weights, i, "wo"))], [p + "attn_out"])
+    if layer.post_attn_norm is not None:
+        attn_out = rms_norm(g, attn_out, p + "post_attn_norm", layer.post_attn_norm, c.rms_eps)
+    return g.op("Add", x, attn_out, name=p + "attn_residual")
 
-        def codes(field: str, i: int = i) -> Blocks | None:
-            return weights.blocks.get(f"{i}.{field}")
 
-        wq, wq_blocks, bq = layer.wq, codes("wq"), layer.bq
-        if fold:
-            f = np.float32(q_scale)
-            wq, wq_blocks = wq * f, wq_blocks and wq_blocks.scaled(q_scale)
-            bq = None if bq is None else bq * f
-        bias = None if bq is None or layer.bk is None or layer.bv is None else np.concatenate([bq, layer.bk, layer.bv])
-        parts = [(wq, wq_blocks), (layer.wk, codes("wk")), (layer.wv, codes("wv"))]
-        if c.qk_norm and layer.q_norm is not None and layer.k_norm is not None:
-            q, k, v = linear(g, h, p + "qkv_proj", parts, [p + "q", p + "k", p + "v"], bias)
-            q = _head_norm(g, q, p + "q_norm", layer.q_norm, c.n_heads, c)
-            k = _head_norm(g, k, p + "k_norm", layer.k_norm, c.n_kv_heads, c)
-            attn = layer_attention(g, c, i, [q, k, v], 1.0 if fold else q_scale)
-        else:
-            (qkv,) = linear(g, h, p + "qkv_proj", parts, [p + "qkv"], bias)  # attention reads q|k|v packed
-            attn = layer_attention(g, c, i, [qkv], 1.0 if fold else q_scale)
-        (attn_out,) = linear(g, attn, p + "o_proj", [(layer.wo, codes("wo"))], [p + "attn_out"])
-        if layer.post_attn_norm is not None:
-            attn_out = rms_norm(g, attn_out, p + "post_attn_norm", layer.post_attn_norm, c.rms_eps)
-        x = g.op("Add", x, attn_out, name=p + "attn_residual")
-        h = rms_norm(g, x, p + "ffn_norm", layer.ffn_norm, c.rms_eps)
-        gate, up = linear(
-            g,
-            h,
-            p + "gate_up_proj",
-            [(layer.w_gate, codes("w_gate")), (layer.w_up, codes("w_up"))],
-            [p + "gate", p + "up"],
-        )
-        if c.activation == "gelu_tanh":
-            act = g.op("Gelu", gate, approximate="tanh", name=p + "gelu")
-        else:
-            act = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
-        (down,) = linear(
-            g, g.op("Mul", act, up, name=p + "swiglu"), p + "down_proj", [(layer.w_down, codes("w_down"))], [p + "down"]
-        )
-        if layer.post_ffn_norm is not None:
-            down = rms_norm(g, down, p + "post_ffn_norm", layer.post_ffn_norm, c.rms_eps)
-        x = g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
+def _mlp_block(g: GraphBuilder, weights: ModelWeights, i: int, x: str) -> str:
+    """Layer i's second half: norm, gated MLP (SiLU or tanh-GELU), residual into `hidden.{i}`."""
+    c, layer, p = weights.config, weights.layers[i], f"layer{i}."
+    h = rms_norm(g, x, p + "ffn_norm", layer.ffn_norm, c.rms_eps)
+    gate, up = linear(
+        g,
+        h,
+        p + "gate_up_proj",
+        [(layer.w_gate, _codes(weights, i, "w_gate")), (layer.w_up, _codes(weights, i, "w_up"))],
+        [p + "gate", p + "up"],
+    )
+    if c.activation == "gelu_tanh":
+        act = g.op("Gelu", gate, approximate="tanh", name=p + "gelu")
+    else:
+        act = g.op("Mul", gate, g.op("Sigmoid", gate, name=p + "sigmoid"), name=p + "silu")
+    (down,) = linear(
+        g,
+        g.op("Mul", act, up, name=p + "swiglu"),
+        p + "down_proj",
+        [(layer.w_down, _codes(weights, i, "w_down"))],
+        [p + "down"],
+    )
+    if layer.post_ffn_norm is not None:
+        down = rms_norm(g, down, p + "post_ffn_norm", layer.post_ffn_norm, c.rms_eps)
+    return g.op("Add", x, down, outputs=[f"hidden.{i}"], name=p + "mlp_residual")
 
-    # Per layer, the last new token's state; the logit lens reads the chosen ones.
+
+def _codes(weights: ModelWeights, i: int, field: str) -> Blocks | None:
+    """Layer i's matrix `field` as its quantised codes, when the graph multiplies by them."""
+    return weights.blocks.get(f"{i}.{field}")
+
+
+def _hidden_last(g: GraphBuilder, c: ModelConfig) -> str:
+    """The `hidden_last` output, the last new token's state after each layer; returns the rows
+    of the layers the logit lens reads (`lens_layers`)."""
     flat = g.const("flat_shape", np.array([-1, c.d_model], np.int64))
     per_layer = [
         g.op("Gather", f"hidden.{i}", "last_index", axis=1, name=f"lens_pick{i}")  # [1, 1, d_model]
@@ -345,17 +320,22 @@ def build_graph(
         outputs=["hidden_last"],
         name="hidden_last",
     )  # [n_layers, d_model]
-    chosen = g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")  # [n_lens, d_model]
+    return g.op("Gather", stacked, "lens_layers", axis=0, name="lens_select")  # [n_lens, d_model]
 
+
+def _head(g: GraphBuilder, weights: ModelWeights, x: str, chosen: str, head_codes: Blocks | None) -> None:
+    """The output head over the lens rows and the last `num_logits` positions: the `logits`
+    output, and the top predictions of every row (`lens_ids`, `lens_probs`)."""
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
     # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
     # the head is a 113 MB float32 matrix, and reading it once for 30 rows (SmolLM2's 29 lens
     # rows and the logits row) instead of twice saves a quarter of a short-context decode step.
     # (With 30 rows the product is bound by arithmetic, not by reading the head: multiplying
     # by the head's 8-bit codes instead would save nothing there, see HEAD_CODES.)
+    c = weights.config
     big = g.const("int_max", np.array([np.iinfo(np.int64).max], np.int64))
     last = g.op("Slice", x, g.op("Neg", "num_logits", name="neg_num_logits"), big, "axis_1", name="last_positions")
-    rows = g.op("Concat", chosen, g.op("Reshape", last, flat, name="last_flat"), axis=0, name="head_rows")
+    rows = g.op("Concat", chosen, g.op("Reshape", last, "flat_shape", name="last_flat"), axis=0, name="head_rows")
     normed = rms_norm(g, rows, "final_norm", weights.final_norm, c.rms_eps)
     if head_codes is not None:  # the head's own 8-bit codes: a quarter of the bytes a row reads
         scores = codes_product(g, normed, "head", [head_codes])
@@ -372,7 +352,7 @@ def build_graph(
     g.op(
         "Unsqueeze",
         g.op("Slice", scores, n_lens, big, g.const("axis_0", np.array([0], np.int64)), name="logit_rows"),
-        zero,
+        "int_0",
         outputs=["logits"],
         name="logits_batch",
     )
@@ -390,10 +370,12 @@ def build_graph(
         name="lens_topk",
     )
 
-    # The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
-    # (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
-    # and the trace's share independent of the context.
-    # Each layer reduced its pass's rows (_attention); the last row is picked from the small
+
+def _attention_tops(g: GraphBuilder, c: ModelConfig) -> None:
+    """The last new token's attention, per layer and head: its strongest ATTENTION_TOP positions
+    (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
+    and the trace's share independent of the context."""
+    # Each layer reduced its pass's rows (onnx_attention_cpu); the last row is picked from the small
     # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
     last_row = g.const("int_m1", np.array(-1, np.int64))
     for output, layer_output in (
@@ -404,20 +386,3 @@ def build_graph(
             "Concat", *[f"{layer_output}.{i}" for i in range(c.n_layers)], axis=0, name=layer_output + "_stack"
         )  # [n_layers, n_heads, S, K]
         g.op("Gather", stacked, last_row, axis=2, outputs=[output], name=output)
-    outputs += [
-        helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
-        helper.make_tensor_value_info("attention_top_ids", TensorProto.INT64, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("lens_ids", TensorProto.INT64, ["n_lens_rows", LENS_TOP]),
-        helper.make_tensor_value_info("lens_probs", f32, ["n_lens_rows", LENS_TOP]),
-    ]
-
-    graph = helper.make_graph(g.nodes, "llama", inputs, outputs, initializer=g.initializers)
-    model = helper.make_model(
-        graph,
-        ir_version=IR_VERSION,
-        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS_DOMAIN, 1)],
-        producer_name="explainer",
-        doc_string=f"{c.name}: Llama graph exposing embeddings, hidden states and attention",
-    )
-    return model if device == "cpu" else onnx_attention_cuda.prune(model)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from explainer.content import app_fields, fields
+from explainer.content import app_fields, fields, question_fields
 from explainer.content.assets import assets_dir, load_texts
 from explainer.frames.panels import PANELS
 from explainer.illustration.captions import caption_fields
@@ -30,13 +30,13 @@ def test_caption_fields_are_what_caption_fields_computes(real_trace):
 
 
 def test_a_live_question_adds_the_fields_listed(real_trace):
-    from explainer.lesson.questions import LIVE, _Asked
+    from explainer.lesson.live_answers import LIVE, Asked
 
     texts = load_texts()
     trace = real_trace("paris")
-    for live, names in fields.LIVE_QUESTION_FIELDS.items():
+    for live, names in question_fields.LIVE_QUESTION_FIELDS.items():
         spec = next(q for q in texts.questions if q.live == live)
-        got = LIVE[live](_Asked(spec, texts, trace, trace.model, names_for(trace), 0, 0))
+        got = LIVE[live](Asked(spec, texts, trace, trace.model, names_for(trace), 0, 0))
         assert got is not None and set(got.fields) == set(names), live
 
 

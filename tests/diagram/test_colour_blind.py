@@ -157,7 +157,7 @@ def test_the_cues_that_are_not_colour_are_drawn(scene, real_trace, name):
     for i in cut_rows:
         assert chart.values[i].text() == chart._value.words("probabilities_cut")
         assert chart.ghosts[i].pen().style() == Qt.PenStyle.DashLine
-    assert any(s.chosen for s in chart.cumbar.segments)
+    assert any(s.chosen for s in chart.drawing.cumbar.segments)
     scene.show_frame(trace, Cursor(step, Stage.PROBABILITIES), animate=False)
     widths = {a.data(0): a.width for a in scene.flow.arrows}
     assert len(set(widths.values())) > 1  # the lit arrow is thicker than the idle ones

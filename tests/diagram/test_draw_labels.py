@@ -22,10 +22,10 @@ def test_the_chosen_tokens_label_under_the_draw_bar_is_whole(scene, real_trace, 
         if step.sampling.draw is None:
             continue
         panel = scene.probabilities
-        shown = [lab.text() for lab in panel.cum_labels if lab.isVisible()]
+        shown = [lab.text() for lab in panel.drawing.cum_labels if lab.isVisible()]
         assert visible(step.sampling.chosen.text) in shown, (i, step.sampling.chosen.text, shown)
         # and no two labels under the bar overlap
-        rects = [lab.sceneBoundingRect() for lab in panel.cum_labels if lab.isVisible()]
+        rects = [lab.sceneBoundingRect() for lab in panel.drawing.cum_labels if lab.isVisible()]
         boxes = sorted((r.left(), r.right()) for r in rects)
         for (_, right), (left, _) in itertools.pairwise(boxes):
             assert left >= right - 0.5, (i, shown, boxes)

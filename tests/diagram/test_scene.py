@@ -72,7 +72,7 @@ def test_sampling_reshapes_and_cuts(scene, real_trace):
         assert cut == [v == 0.0 for v in expected]  # cut bars are drawn as grey outlines
         # the draw marker sits at the recorded draw, inside the chosen token's span
         assert rb.draw_marker(scene) == pytest.approx(s.draw, abs=1e-9)
-        spans = [seg for seg in scene.probabilities.cumbar.segments if seg.start <= s.draw < seg.end]
+        spans = [seg for seg in scene.probabilities.drawing.cumbar.segments if seg.start <= s.draw < seg.end]
         assert len(spans) == 1 and spans[0].chosen and spans[0].label == s.chosen.text
 
 
@@ -94,8 +94,8 @@ def test_greedy_says_no_random_draw(scene, real_trace):
     trace = real_trace("paris")
     scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
     assert rb.draw_marker(scene) is None
-    assert scene.probabilities.greedy_note.isVisible()
-    assert "greedy: the top token is taken, no random draw" in scene.probabilities.greedy_note.text()
+    assert scene.probabilities.drawing.greedy_note.isVisible()
+    assert "greedy: the top token is taken, no random draw" in scene.probabilities.drawing.greedy_note.text()
 
 
 def test_append_adds_the_sampled_token(scene, real_trace):
@@ -524,5 +524,5 @@ def test_the_draw_marker_never_overlaps_its_sentence(scene, real_trace, theme):
         p = scene.probabilities
         for t in (0.0, 0.5, 1.0):  # the animation's start, middle and end
             p.set_draw(True, t)
-            title, label = p.draw_title.sceneBoundingRect(), p.marker_label.sceneBoundingRect()
-            assert p.marker_label.isVisible() and not title.intersects(label), (theme, step, t)
+            title, label = p.drawing.draw_title.sceneBoundingRect(), p.drawing.marker_label.sceneBoundingRect()
+            assert p.drawing.marker_label.isVisible() and not title.intersects(label), (theme, step, t)

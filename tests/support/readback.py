@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from explainer.diagram.items.base import KEY, RAW, Arrow
 from explainer.diagram.items.embeddings import CellStripItem, ColorBarItem
-from explainer.diagram.items.probabilities import CumulativeBarItem
+from explainer.diagram.items.probability_draw import CumulativeBarItem
 from explainer.diagram.items.tokens import TokenChipItem
 from explainer.diagram.scene import LifecycleScene
 
@@ -56,7 +56,7 @@ def bar_values(scene: LifecycleScene) -> list[tuple[str, float]]:
 def draw_marker(scene: LifecycleScene) -> float | None:
     """Where the random-draw marker stands on the cumulative bar (0..1), None if not drawn."""
     scene.settle()
-    line = scene.probabilities.marker_line
+    line = scene.probabilities.drawing.marker_line
     if not line.isVisible():
         return None
     x0, w = line.data(RAW)

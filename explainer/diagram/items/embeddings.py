@@ -240,36 +240,44 @@ class EmbeddingStripItem(Panel):
             y += row_h
         self.more.setVisible(bool(more) and bool(rows))
         shown_any = bool(rows)
-        cf = theme_font(theme, 0.85)
-        if shown_any and value.cached and y + 8 + 2 * line_height(cf) <= cb_y:
-            self.cached.show_text(
-                elide(words("embeddings_cached", cached=value.cached), cf, self.w - 28), cf, theme.muted
-            ).place(14, y + 8)
-            self.cached2.show_text(elide(words("embeddings_cached2"), cf, self.w - 28), cf, theme.muted).place(
-                14, y + 8 + self.cached.boundingRect().height()
-            )
-            y += 8 + 2 * self.cached.boundingRect().height()
-        else:
-            self.cached.setVisible(False)
-            self.cached2.setVisible(False)
+        y = self._cached_note(value, theme, y, cb_y, shown_any)
         self._full_grid(value, theme, y + 12, self.h - 62)
         self.idle.setVisible(not shown_any)
         if not shown_any:
             idle_f = theme_font(theme, 0.9)
             self.idle.show_text(wrap(words("embeddings_idle"), idle_f, self.w - 28, 3), idle_f, theme.muted)
             self.idle.place(14, top + 4)
-        # colour legend at the bottom
+        self._colour_legend(value.scale, theme, cb_y, shown_any)
+
+    def _colour_legend(self, s: float, theme: Theme, cb_y: float, shown: bool) -> None:
+        """The colour legend at the bottom, from −``s`` through 0 to +``s``."""
         cb_w = self.w - 28
         self.colorbar.set_bar(theme, cb_w, 12)
         self.colorbar.setPos(14, cb_y)
-        self.colorbar.setVisible(shown_any)
-        s = value.scale
+        self.colorbar.setVisible(shown)
         lf = theme_font(theme, 0.78)
         for t, txt, x, anchor in zip(
             self.cb_labels, (f"−{s:.2g}", "0", f"+{s:.2g}"), (14, 14 + cb_w / 2, 14 + cb_w), ("tl", "tc", "tr")
         ):
             t.show_text(txt, lf, theme.muted).place(x, cb_y + 15, anchor)
-            t.setVisible(shown_any)
+            t.setVisible(shown)
+
+    def _cached_note(self, value: EmbeddingsValue, theme: Theme, y: float, floor: float, rows: bool) -> float:
+        """The two lines on the tokens already in the cache, under the ``rows`` (if any are shown)
+        at ``y``, where they fit above ``floor``; returns where the panel continues."""
+        cf = theme_font(theme, 0.85)
+        if rows and value.cached and y + 8 + 2 * line_height(cf) <= floor:
+            words = value.words
+            self.cached.show_text(
+                elide(words("embeddings_cached", cached=value.cached), cf, self.w - 28), cf, theme.muted
+            ).place(14, y + 8)
+            self.cached2.show_text(elide(words("embeddings_cached2"), cf, self.w - 28), cf, theme.muted).place(
+                14, y + 8 + self.cached.boundingRect().height()
+            )
+            return y + 8 + 2 * self.cached.boundingRect().height()
+        self.cached.setVisible(False)
+        self.cached2.setVisible(False)
+        return y
 
     def _more_text(self, text: str, font: QFont) -> str:
         """The "N more tokens" line across the whole panel (not the strips' column, which cut it

@@ -68,10 +68,18 @@ class PretrainingItem(Panel):
 
     def _draw_steps(self, value: PretrainingValue, theme: Theme, top: float, arrow: float) -> float:
         """Draw data -> training -> model and the notes under them; returns where they end."""
-        model_name, n_params, w = value.model_name, value.n_params, value.words
         lw = theme.line_width
-        inner = self.w - 28
-        y = top + 2
+        cx = self.w / 2
+        y = self._data(value, theme, top + 2)
+        self.arrow1.set_arrow([QPointF(cx, y), QPointF(cx, y + arrow)], theme.foreground, lw, 11)
+        y = self._training(value, theme, y + arrow + 6)
+        self.arrow2.set_arrow([QPointF(cx, y), QPointF(cx, y + arrow)], theme.foreground, lw, 11)
+        y = self._model(value, theme, y + arrow + 6)
+        return self._notes(value, theme, y)
+
+    def _data(self, value: PretrainingValue, theme: Theme, y: float) -> float:
+        """The training data: a page per kind of source, each with its label."""
+        w, lw, inner = value.words, theme.line_width, self.w - 28
         df = theme_font(theme, 0.95, True)
         self.data_title.show_text(elide(w("pretraining_data"), df, inner), df, theme.foreground).place(14, y)
         y += self.data_title.boundingRect().height() + 8
@@ -95,10 +103,11 @@ class PretrainingItem(Panel):
             half = label.boundingRect().width() / 2
             label.place(min(max(x + doc_w / 2, 8 + half), self.w - 8 - half), y + doc_h + 4, "tc")
         y += doc_h + 4 + theme.px(0.85) + 8
-        cx = self.w / 2
-        self.arrow1.set_arrow([QPointF(cx, y), QPointF(cx, y + arrow)], theme.foreground, lw, 11)
-        y += arrow + 6
-        # training: knobs being turned, the words under them (the box grows with them)
+        return y
+
+    def _training(self, value: PretrainingValue, theme: Theme, y: float) -> float:
+        """Training: knobs being turned, the words under them (the box grows with them)."""
+        w, lw, inner = value.words, theme.line_width, self.w - 28
         self.train_text.show_para(
             w("pretraining_training"),
             theme_font(theme, 0.9),
@@ -120,10 +129,13 @@ class PretrainingItem(Panel):
         self.knobs.setBrush(QBrush(QColor(theme.frozen)))
         self.train_text.setPos(20, y + 50)
         y += tb_h + 6
-        self.arrow2.set_arrow([QPointF(cx, y), QPointF(cx, y + arrow)], theme.foreground, lw, 11)
-        y += arrow + 6
-        # the trained model, frozen: its name, the parameter count, the word, the lock and "fixed",
-        # one under the other (the box grows with them)
+        return y
+
+    def _model(self, value: PretrainingValue, theme: Theme, y: float) -> float:
+        """The trained model, frozen: its name, the parameter count, the word, the lock and
+        "fixed", one under the other (the box grows with them); an arrow out to the request loop."""
+        model_name, n_params, w = value.model_name, value.n_params, value.words
+        lw, inner, cx = theme.line_width, self.w - 28, self.w / 2
         nf = theme_font(theme, 0.78)
         self.model_name.show_text(elide(model_name or w("pretraining_model"), nf, inner - 16), nf, theme.muted)
         self.model_name.place(cx, y + 8, "tc")
@@ -165,6 +177,11 @@ class PretrainingItem(Panel):
             dash=True,
         )
         y += 8
+        return y
+
+    def _notes(self, value: PretrainingValue, theme: Theme, y: float) -> float:
+        """What is done once (training) and what is done for every request; returns their end."""
+        w, inner = value.words, self.w - 28
         hf = theme_font(theme, 0.9, True)
         pf = theme_font(theme, 0.85)
         self.once_head.show_para(w("pretraining_once_head"), hf, theme.foreground, inner)

@@ -4,8 +4,8 @@ A horizontal pyqtgraph BarGraphItem, placed in our scene under a plain transform
 (probability, row) to pixels, shows the top candidates by raw probability, plus "other" for
 the rest of the vocabulary.  Sampling reshapes the bars in recorded stages (raw -> after
 temperature -> after top-k -> after top-p; cut bars become grey outlines), then the random
-draw is shown as a marker on a cumulative bar, so the learner sees which token's span it
-landed in.
+draw is shown as a marker on a cumulative bar (probability_draw.py), so the learner sees which
+token's span it landed in.
 
 The chosen token is told by more than its colour (WCAG 1.4.1): its bar is outlined and marked
 ◀, its label is bold, and on the cumulative bar its span is outlined and the marker points at
@@ -22,14 +22,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QPen, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
-    QGraphicsObject,
     QGraphicsRectItem,
     QGraphicsSceneMouseEvent,
-    QStyleOptionGraphicsItem,
-    QWidget,
 )
 
 if TYPE_CHECKING:
@@ -40,19 +37,18 @@ from explainer.diagram.items.base import (
     Box,
     Panel,
     Para,
-    Rect,
     Text,
     elide,
     line_height,
     tag,
     text_width,
     theme_font,
-    wrap,
 )
+from explainer.diagram.items.probability_draw import DrawSection
 from explainer.diagram.theme import Theme
-from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue, Segment
+from explainer.frames.probabilities import AFTER_TOP_P, N_BARS, Bars, ProbabilitiesValue
 
-__all__ = ["AFTER_TOP_P", "CumulativeBarItem", "ProbabilityChartItem"]
+__all__ = ["AFTER_TOP_P", "ProbabilityChartItem"]
 from explainer.illustration.formatting import percent, visible
 
 ROWS = N_BARS + 1  # candidates + "other"
@@ -62,56 +58,6 @@ def interpolate(a: Bars, b: Bars, t: float) -> tuple[list[float], float]:
     """The bars part of the way from phase ``a`` to phase ``b`` (the sampling animation)."""
     vals = [x + (y - x) * t for x, y in zip(a.values, b.values)]
     return vals, a.other + (b.other - a.other) * t
-
-
-class CumulativeBarItem(QGraphicsObject):
-    """The final distribution laid end to end on [0, 1]; the chosen span is highlighted."""
-
-    def __init__(self, key: str, parent: QGraphicsItem | None = None) -> None:
-        super().__init__(parent)
-        tag(self, key)
-        self.segments: tuple[Segment, ...] = ()
-        self._w, self._h = 100.0, 24.0
-        self._colors = ("#3b6fb6", "#d9480f", "#ffffff", "#000000")
-
-    def set_segments(self, segments: tuple[Segment, ...], theme: Theme, w: float, h: float) -> None:
-        self.prepareGeometryChange()
-        self.segments, self._w, self._h = segments, w, h
-        self._colors = (theme.bar, theme.bar_chosen, theme.panel, theme.foreground)
-        self.update()
-
-    @property
-    def colors(self) -> tuple[str, str, str, str]:
-        return self._colors
-
-    @property
-    def size(self) -> tuple[float, float]:
-        return self._w, self._h
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(-1, -1, self._w + 2, self._h + 2)
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        bar, chosen, sep, frame = (QColor(c) for c in self._colors)
-        for i, s in enumerate(self.segments):
-            r = QRectF(s.start * self._w, 0, (s.end - s.start) * self._w, self._h)
-            fill = QColor(chosen) if s.chosen else QColor(bar)
-            if not s.chosen and i % 2:
-                fill = fill.lighter(125)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QBrush(fill))
-            painter.drawRect(r)
-        painter.setPen(QPen(sep, 1))
-        for s in self.segments[1:]:
-            x = s.start * self._w
-            painter.drawLine(QPointF(x, 0), QPointF(x, self._h))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(QPen(frame, 1.5))
-        painter.drawRect(QRectF(0, 0, self._w, self._h))
-        for s in self.segments:  # the chosen span outlined: not told by its colour alone
-            if s.chosen:
-                painter.setPen(QPen(frame, 3.0))
-                painter.drawRect(QRectF(s.start * self._w, -2, max(2.0, (s.end - s.start) * self._w), self._h + 4))
 
 
 class ProbabilityChartItem(Panel):
@@ -147,13 +93,7 @@ class ProbabilityChartItem(Panel):
         self.chosen_outline.setZValue(1)
         self.scale_note = Text(f"{key}/scale", self)
         self.kept_note = Text(f"{key}/kept", self)
-        self.draw_title = Text(f"{key}/draw/title", self)
-        self.cumbar = CumulativeBarItem(f"{key}/draw/bar", self)
-        self.marker_line = Rect(f"{key}/draw/marker", self)
-        self.marker_head = Box(f"{key}/draw/marker_head", self)
-        self.marker_label = Text(f"{key}/draw/marker_label", self)
-        self.cum_labels = [Text(f"{key}/draw/seg/{i}", self) for i in range(6)]
-        self.greedy_note = Text(f"{key}/greedy", self)
+        self.drawing = DrawSection(key, self)  # the random draw, under the chart
         self.idle = Text(f"{key}/idle", self)
         self._value: ProbabilitiesValue | None = None
         self._theme: Theme | None = None
@@ -162,8 +102,6 @@ class ProbabilityChartItem(Panel):
         self.drawn_widths: list[float] = [0.0] * ROWS  # each bar's drawn length (probability units)
         self.drawn_cut: list[bool] = [False] * ROWS
         self.n_shown = N_BARS  # candidates with a row of their own; the rest are in "other"
-        self._phase_shown = 0
-        self.marker_value: float | None = None  # where the draw marker is, on [0, 1]
 
     # --- layout ------------------------------------------------------------
 
@@ -212,7 +150,7 @@ class ProbabilityChartItem(Panel):
             for item in self.ribbon + [self.scale_note, self.kept_note]:
                 item.setVisible(False)
             self.phase_note.setVisible(False)
-            self._hide_draw()
+            self.drawing.hide()
             self.drawn_widths = []
             self.drawn_cut = []
             return
@@ -240,6 +178,14 @@ class ProbabilityChartItem(Panel):
         self.scale_note.place(self.chart_rect.right(), self.chart_rect.bottom() + 3, "tr")
         self.set_phase(float(value.phase))
         self.set_draw(value.draw_shown)
+
+    def set_draw(self, on: bool, marker_t: float = 1.0) -> None:
+        """Show the cumulative bar and the draw marker (``marker_t`` animates it in, 0..1)."""
+        value, theme = self._value, self._theme
+        assert value is not None and theme is not None
+        self.drawing.hide()
+        if on:
+            self.drawing.show(value, theme, self.draw_y, self.w, marker_t)
 
     @property
     def _chosen_row(self) -> int | None:
@@ -312,9 +258,8 @@ class ProbabilityChartItem(Panel):
             interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (list(phases[3].values), phases[3].other)
         )
         cut = phases[min(3, round(t))].cut if t >= 1.5 else (False,) * len(vals)
-        self._phase_shown = min(3, round(t))
         self.set_bars(vals, other, cut)
-        self._ribbon(self._phase_shown)
+        self._ribbon(min(3, round(t)))
 
     def grow(self, t: float) -> None:
         """The raw bars growing from zero to their length (the output head's result arriving)."""
@@ -416,101 +361,14 @@ class ProbabilityChartItem(Panel):
             self.kept_note.show_text(kept, kf, theme.foreground)
             self.kept_note.place(self.w - 14, self.ribbon_y, "tr")
 
-    # --- the draw ------------------------------------------------------------
-
-    def _hide_draw(self) -> None:
-        for item in [
-            self.draw_title,
-            self.cumbar,
-            self.marker_line,
-            self.marker_head,
-            self.marker_label,
-            self.greedy_note,
-        ] + self.cum_labels:
-            item.setVisible(False)
-        self.marker_value = None
-
-    def set_draw(self, on: bool, marker_t: float = 1.0) -> None:
-        """Show the cumulative bar and the draw marker (``marker_t`` animates it in, 0..1)."""
-        value, theme = self._value, self._theme
-        assert value is not None and theme is not None
-        self._hide_draw()
-        if not on:
-            return
-        y = self.draw_y
-        nf = theme_font(theme, 1.0, True)
-        if value.pick_note:  # the learner picked this pass's token: no draw to show
-            self.greedy_note.show_text(wrap(value.pick_note, nf, self.w - 28), nf, theme.accent).place(14, y)
-            return
-        if value.draw is None:
-            greedy = wrap(value.words("probabilities_greedy"), nf, self.w - 28)
-            self.greedy_note.show_text(greedy, nf, theme.foreground).place(14, y)
-            return
-        x0, w = 14.0, self.w - 28
-        tf = theme_font(theme, 0.95, True)
-        title = value.words("probabilities_draw", draw=f"{value.draw:.3f}", token=visible(value.chosen_text))
-        self.draw_title.show_text(elide(title, tf, w), tf, theme.foreground).place(x0, y)
-        bar_y = y + self.draw_title.boundingRect().height() + 42
-        bar_h = 26.0
-        segments = value.segments
-        self.cumbar.set_segments(segments, theme, w, bar_h)
-        self.cumbar.setPos(x0, bar_y)
-        self.cumbar.setVisible(True)
-        # label the widest spans (and always the chosen one) under the bar
-        lf = theme_font(theme, 0.72)
-        ranked = sorted(
-            range(len(segments)), key=lambda i: (not segments[i].chosen, -(segments[i].end - segments[i].start))
-        )
-        # The chosen token is always named whole (a thin span's label once read "␣…"), centred
-        # under its span but kept on the bar; another label that would run into one already
-        # placed is left out.
-        used = 0
-        taken: list[tuple[float, float]] = []
-        metrics = QFontMetricsF(lf)
-        for i in ranked:
-            s = segments[i]
-            span = (s.end - s.start) * w
-            if used >= len(self.cum_labels) or (span < 34 and not s.chosen):
-                continue
-            name = visible(s.label)
-            room = max(span - 2, 30.0)
-            if s.chosen:
-                room = max(room, min(metrics.horizontalAdvance(name) + 2, w / 3))
-            text = elide(name, lf, room)
-            width = metrics.horizontalAdvance(text)
-            centre = min(max(x0 + (s.start + s.end) / 2 * w, x0 + width / 2), x0 + w - width / 2)
-            left, right = centre - width / 2 - 3, centre + width / 2 + 3
-            if any(left < end and right > start for start, end in taken):
-                continue
-            taken.append((left, right))
-            lab = self.cum_labels[used]
-            lab.show_text(text, lf, theme.foreground if s.chosen else theme.muted)
-            lab.place(centre, bar_y + bar_h + 3, "tc")
-            used += 1
-        # marker: a line across the bar and a triangle above it, falling in with marker_t
-        mx = x0 + value.draw * w
-        drop = (1.0 - marker_t) * 18
-        self.marker_line.setRect(QRectF(-1.5, 0, 3, bar_h + 12))
-        self.marker_line.setPos(mx, bar_y - 6 - drop)
-        self.marker_line.setBrush(QBrush(QColor(theme.foreground)))
-        self.marker_line.setPen(QPen(Qt.PenStyle.NoPen))
-        self.marker_line.setVisible(True)
-        self.marker_line.setData(RAW, (x0, w))
-        self.marker_head.set_rect(QRectF(mx - 7, bar_y - 20 - drop, 14, 12), 2).style(theme.foreground)
-        self.marker_label.show_text(f"{value.draw:.3f}", theme_font(theme, 0.8, True), theme.foreground)
-        # (the number stays put while the marker falls in: falling, it crossed the sentence above)
-        self.marker_label.place(min(max(mx, x0 + 24), x0 + w - 24), bar_y - 22, "bc")
-        self.marker_value = value.draw
-
     def chosen_anchor(self) -> QPointF:
         """Scene point of the chosen candidate's label (where the appended token flies from)."""
         value = self._value
-        if value is not None and self._chosen_row is None and self.cumbar.isVisible():
+        cumbar = self.drawing.cumbar
+        if value is not None and self._chosen_row is None and cumbar.isVisible():
             # chosen outside the top bars: it flies from its span on the cumulative bar
-            for s in self.cumbar.segments:
+            for s in cumbar.segments:
                 if s.chosen:
-                    return self.cumbar.mapToScene(
-                        QPointF((s.start + s.end) / 2 * self.cumbar.boundingRect().width(), 0)
-                    )
+                    return cumbar.mapToScene(QPointF((s.start + s.end) / 2 * cumbar.boundingRect().width(), 0))
         i = self._chosen_row if value is not None and self._chosen_row is not None else 0
         return self.mapToScene(QPointF(self.chart_rect.left() - 60, self._row_center(i)))

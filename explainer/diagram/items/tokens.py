@@ -6,13 +6,11 @@ colours are not the only cue (WCAG 1.4.1: a colour-blind learner sees the two fi
 answer chip has a thicker outline and a bar along its foot, and the legend's swatches show the
 same, beside the words "prompt" and "answer".
 A long context is shown as its first chips, a "… N more" chip, and its most recent chips,
-so the newest token is always visible and nothing leaves the panel.
+so the newest token is always visible and nothing leaves the panel (chip_layout.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -20,13 +18,12 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, line_height, tag, text_width, theme_font
+from explainer.diagram.items.chip_layout import ChipLayout, layout_chips
 from explainer.diagram.theme import Theme
 from explainer.frames.chips import Chip
 from explainer.frames.tokens import TokensValue
 
-CHIP_GAP = 6.0
 CHIP_MAX_W = 190.0
-HEAD_CHIPS = 3
 
 
 @lru_cache(maxsize=1 << 13)
@@ -156,70 +153,6 @@ class TokenChipItem(QGraphicsObject):
         pass
 
 
-@dataclass
-class ChipLayout:
-    order: list[int | None]  # chip indices in drawing order; None = the "more" chip
-    positions: list[tuple[float, float]]
-    hidden: int
-
-
-def layout_chips(
-    n: int, width_of: Callable[[int], float], more_width: float, width: float, rows: int, row_h: float
-) -> ChipLayout:
-    """Wrap ``n`` chips into ``rows`` rows of ``width``; if they do not fit, keep the first
-    HEAD_CHIPS, a "more" chip, and as many of the last chips as fit.
-
-    ``width_of(i)`` is asked only for chips that are tried: an 8,000-token context measures the
-    hundred or so that can be shown, not all of them (it was 80 ms a frame)."""
-
-    def place(seq: list[tuple[int | None, float]]) -> list[tuple[float, float]] | None:
-        x, row, out = 0.0, 0, []
-        for _, w in seq:
-            if x > 0 and x + w > width:
-                row, x = row + 1, 0.0
-            if row >= rows:
-                return None
-            out.append((x, row * row_h))
-            x += w + CHIP_GAP
-        return out
-
-    measured: dict[int, float] = {}
-
-    def chip(i: int) -> tuple[int | None, float]:
-        if i not in measured:
-            measured[i] = width_of(i)
-        return i, measured[i]
-
-    # everything, if it fits: measured chip by chip until a row too many is needed
-    fits: list[tuple[int | None, float]] = []
-    for i in range(n):
-        fits.append(chip(i))
-        if place(fits) is None:
-            break
-    else:
-        pos = place(fits)
-        assert pos is not None
-        return ChipLayout([i for i, _ in fits], pos, 0)
-    head = [chip(i) for i in range(min(HEAD_CHIPS, n))]
-    # Grow the tail from the end while it fits (the newest tokens matter most).
-    best: tuple[list[tuple[int | None, float]], list[tuple[float, float]]] | None = None
-    tail: list[tuple[int | None, float]] = []
-    for start in range(n - 1, len(head) - 1, -1):
-        tail.insert(0, chip(start))
-        seq = head + [(None, more_width)] + tail
-        p = place(seq)
-        if p is None:
-            break
-        best = (seq, p)
-    if best is None:  # not even one recent chip fits beside the head: show head + more only
-        seq = head[:1] + [(None, more_width)]
-        p = place(seq) or [(0.0, 0.0), (head[0][1] + CHIP_GAP, 0.0)]
-        best = (seq, p)
-    seq, p = best
-    shown = sum(1 for i, _ in seq if i is not None)
-    return ChipLayout([i for i, _ in seq], p, n - shown)
-
-
 class TokenStripItem(Panel):
     """Stage 1: the running text, its token chips, and the context counter."""
 
@@ -250,7 +183,30 @@ class TokenStripItem(Panel):
 
     def draw(self, value: TokensValue, theme: Theme) -> None:
         top = self.style_frame(theme, value.title)
-        # counter and legend on the title line, right-aligned
+        x = self._counter_and_legend(value, theme)
+        self._running_text(value, theme, x)
+        top += 4
+        # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at its stage
+        here = value.stats_stressed
+        self.stats.show_text(
+            value.stats, theme_font(theme, 0.95 if here else 0.85, here), theme.accent if here else theme.muted
+        ).place(14, self.h - 8, "bl")
+        self.stats.setVisible(bool(value.stats))
+        bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
+        # a row of chips with their ids under them comes before the ␣ / ↵ legend: at a large
+        # Text size the panel holds one or the other, and the legend gives way
+        _, chip_h = TokenChipItem.size_for("x", theme)
+        chip_block = chip_h + 1 + line_height(theme_font(theme, 0.72))
+        legend_h = line_height(theme_font(theme, 0.85)) + 4
+        room = self.h - top - 4 - bottom
+        legend = value.legend if not value.chips or room - legend_h >= chip_block else ""
+        bottom += self._whitespace_legend(legend, theme, bottom)
+        self._chip_origin = QPointF(14, top)
+        self._place_chips(value, theme, top, bottom, chip_h)
+
+    def _counter_and_legend(self, value: TokensValue, theme: Theme) -> float:
+        """The counter and the prompt/answer legend on the title line, right-aligned; returns
+        where the room left of them ends."""
         x = self.w - 14
         self.counter.show_text(value.counter, theme_font(theme, 1.0, True), theme.foreground)
         self.counter.place(x, 10, "tr")
@@ -268,7 +224,11 @@ class TokenStripItem(Panel):
                 r = foot_rect(20, 18, theme)
                 foot.set_rect(r.translated(x - 20, 12).adjusted(-2, 0, 2, 0), 1).style(chip_border(theme, kind, False))
             x -= 34
-        # the running text on the title line: prompt, then the answer so far (elided on the left)
+        return x
+
+    def _running_text(self, value: TokensValue, theme: Theme, x: float) -> None:
+        """The running text on the title line, up to ``x``: the prompt, then the answer so far
+        (elided on the left)."""
         tf = theme_font(theme, 1.0)
         bold = theme_font(theme, 1.0, True)
         prompt = value.prompt_text.replace("\n", " ↵ ")
@@ -286,24 +246,10 @@ class TokenStripItem(Panel):
         self.text_out.place(text_x + self.text_in.boundingRect().width(), title_mid, "ml")
         self.text_out.setVisible(bool(answer_shown))
         self.text_out.setData(RAW, value.answer_text)
-        top += 4
-        # the numbers of the tokens lesson: characters per token and the vocabulary, stressed at its stage
-        here = value.stats_stressed
-        self.stats.show_text(
-            value.stats, theme_font(theme, 0.95 if here else 0.85, here), theme.accent if here else theme.muted
-        ).place(14, self.h - 8, "bl")
-        self.stats.setVisible(bool(value.stats))
-        bottom = self.stats.boundingRect().height() + 6 if value.stats else 0
-        # a row of chips with their ids under them comes before the ␣ / ↵ legend: at a large
-        # Text size the panel holds one or the other, and the legend gives way
-        _, chip_h = TokenChipItem.size_for("x", theme)
-        chip_block = chip_h + 1 + line_height(theme_font(theme, 0.72))
-        legend_h = line_height(theme_font(theme, 0.85)) + 4
-        room = self.h - top - 4 - bottom
-        legend = value.legend if not value.chips or room - legend_h >= chip_block else ""
-        bottom += self._whitespace_legend(legend, theme, bottom)
-        # chips
-        self._chip_origin = QPointF(14, top)
+
+    def _place_chips(self, value: TokensValue, theme: Theme, top: float, bottom: float, chip_h: float) -> None:
+        """The chips in rows from ``top``, leaving ``bottom`` free: the head and the tail of a long
+        text, with a "more" chip for the hidden middle (highlighted when a token read now is in it)."""
         self.message.setVisible(False)
         chips = value.chips
         if not chips:

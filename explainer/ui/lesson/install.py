@@ -137,7 +137,17 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
         view.addAction(tour_next)
         view.addAction(go_to_task)
 
-    # what the window reports
+    _connect_reports(window, dock, session)
+    _connect_your_turn(window, dock, session)
+    session.watch = _ThemeWatch(qt_window, window.scene, session)
+    session.note = ProjectorNote(window.view, ui["presenter_answer"])
+    window.presenter_changed.connect(lambda _on: session.show_note())
+    return session
+
+
+def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSession) -> None:
+    """What the window reports, to the session: frames shown, runs, the model, terms clicked
+    and every setting the learner changes."""
     st = window.stepper
     st.frame_shown.connect(session.on_frame_shown)
     st.finished.connect(session.on_run_finished)
@@ -157,7 +167,11 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     for name, field in sampling.fields().items():
         field.textEdited.connect(lambda _text, n=name: session.on_setting(n))
     window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
-    # "Your turn": the picker and the endings, and the tour's step that asks for a pick
+
+
+def _connect_your_turn(window: LessonWindow, dock: LessonDock, session: LessonSession) -> None:
+    """ "Your turn": the picker and the endings, and the tour's step that asks for a pick."""
+    st = window.stepper
     runs, your_turn = window.runs, dock.your_turn
 
     def show_your_turn() -> None:
@@ -172,10 +186,6 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     st.changed.connect(lambda: show_your_turn() if window.trace is None else None)
     st.swapped.connect(session.on_run_swapped)
     show_your_turn()
-    session.watch = _ThemeWatch(qt_window, window.scene, session)
-    session.note = ProjectorNote(window.view, ui["presenter_answer"])
-    window.presenter_changed.connect(lambda _on: session.show_note())
-    return session
 
 
 def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | None:

@@ -43,6 +43,7 @@ from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
+from explainer.ui.lesson.task_opener import TaskOpener
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import RunOnScreen
@@ -72,6 +73,7 @@ class LessonSession(QObject):
     def __init__(self, window: LessonHost, dock: LessonDock, pointer: TourPointer) -> None:
         super().__init__(dock)  # (it lives as long as the dock it drives)
         self.window, self.dock, self.pointer = window, dock, pointer
+        self.opener = TaskOpener(window, dock, pointer)
         self.texts = window.texts
         self.tour = self.texts.tour
         self.completed = False  # the completion page was shown in this session
@@ -301,21 +303,8 @@ class LessonSession(QObject):
 
     def show_me(self) -> None:
         help_ = self._show_me()
-        if help_ is None:
-            return
-        w = self.window
-        if help_.cursor is not None:
-            w.stepper.show(help_.cursor)
-        show = not w.presenter.active  # (presenter mode: the dock stays hidden, the tab is chosen)
-        if help_.section is not None:
-            self.dock.open_section(help_.section, show)
-            if help_.question is not None:
-                self.dock.questions.open(help_.question)
-        if not show:
-            return
-        if help_.control is not None:
-            self.pointer.reveal(help_.control)
-            self.pointer.controls[help_.control]().setFocus()
+        if help_ is not None:
+            self.opener.show_me(help_)
 
     def _show_me(self) -> ShowMe | None:
         view = self.view
@@ -380,20 +369,10 @@ class LessonSession(QObject):
         view = self.view
         if view is None:
             return
-        kind, show = view.done.kind, not self.window.presenter.active  # (presenter mode: the dock stays hidden)
-        if kind in (ConditionKind.QUESTION, ConditionKind.COMPLETE) and view.done.question is not None:
-            # the check step opens the next question still to answer: the closing one comes last
-            question = next_question(self.texts, self.state, self.questions) if kind is ConditionKind.COMPLETE else None
-            wanted, card = question or view.done.question, self.dock.questions.card
-            if arriving or self.dock.section() is not Section.QUESTIONS or card is None or card.question.id != wanted:
-                self.dock.open_section(Section.QUESTIONS, show)
-                self.dock.questions.open(wanted)
-        elif kind is ConditionKind.GAME:
-            self.dock.open_section(Section.PREDICT, show)
-        elif kind is ConditionKind.WHATIF:
-            self.dock.open_section(Section.WHATIF, show)
-        elif kind is ConditionKind.BRANCH:
-            self.dock.open_section(Section.YOUR_TURN, show)
+        # the check step opens the next question still to answer: the closing one comes last
+        complete = view.done.kind is ConditionKind.COMPLETE and view.done.question is not None
+        question = next_question(self.texts, self.state, self.questions) if complete else None
+        self.opener.open_task(view, question, arriving)
 
     def show_note(self) -> None:
         """The step's task over the illustration while presenter mode is on (else hidden)."""
