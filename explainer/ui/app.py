@@ -14,6 +14,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
+from explainer.inference.events import ModelReady
 from explainer.resources import data_dir
 from explainer.ui.chart_import import import_chart_library
 from explainer.ui.style import use_focus_ring_style
@@ -146,7 +147,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
         QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
         import_chart_library(window, chart_library_imported)
 
-    window.controller.model_ready.connect(lambda _model: freeze_long_lived())
+    window.controller.on(ModelReady, lambda _event: freeze_long_lived())
     after_first_paint(window, started)
     window.show()
 
