@@ -56,7 +56,7 @@ EngineFactory = Callable[[], "Engine"]  # the one model a test runs, in the work
 ModelFactory = Callable[[str, Callable[[], bool]], ModelRunner]
 
 
-PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
+PROGRESS_INTERVAL_S = 0.05  # at most ~20 BuildProgress events a second
 
 
 class _StopBuildError(Exception):
@@ -111,7 +111,7 @@ class Worker(QObject):
         self._say(ActivityChanged(activity))
 
     def _ensure_engine(self, gid: int | None = None) -> bool:
-        """Load the engine if needed; False (after signalling why) if it cannot be loaded."""
+        """Load the engine if needed; False (after saying why) if it cannot be loaded."""
         if self.engine is not None:
             return True
         from explainer.model.build import load_built
