@@ -14,7 +14,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
-from explainer.inference.events import ModelReady
 from explainer.resources import data_dir
 from explainer.ui.chart_import import import_chart_library
 from explainer.ui.style import use_focus_ring_style
@@ -139,6 +138,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
     first paint imports none of onnxruntime, tokenizers or pyqtgraph, and the window's process
     never imports the first two (tests/ui/test_startup.py, test_model_process.py). ``painted``
     runs first, before any of that (the bench's clock of the first window)."""
+    from explainer.inference.events import ModelReady  # (the window has imported it: no cost here)
 
     def started() -> None:
         if painted is not None:
