@@ -31,6 +31,7 @@ def main(out: Path) -> int:
     from explainer.ui.app import make_app
 
     app = make_app([])
+    from explainer.inference.events import BranchFinished, GenerationFinished, ModelReady
     from explainer.lesson.questions import QuizState
     from explainer.stages import Cursor, Stage
     from explainer.ui.lesson.show_me import Section
@@ -63,7 +64,7 @@ def main(out: Path) -> int:
     w.move(0, 0)
     w.show()
     ready: list[object] = []
-    w.controller.model_ready.connect(ready.append)
+    w.controller.on(ModelReady, ready.append)
     w.controller.load_model()
     wait(lambda: bool(ready))
     w.transport.set_speed(0.0)
@@ -81,7 +82,7 @@ def main(out: Path) -> int:
     w.sampling.seed.setText("3")
     w.sampling.max_new_tokens.setText("6")
     finished: list[object] = []
-    w.controller.generation_finished.connect(finished.append)
+    w.controller.on(GenerationFinished, finished.append)
     w.generate()
     wait(lambda: bool(finished) and not w.generating)
 
@@ -109,7 +110,7 @@ def main(out: Path) -> int:
     w.stepper.show(Cursor(1, Stage.SAMPLING))
     settle()
     branched: list[object] = []
-    w.controller.branch_finished.connect(branched.append)
+    w.controller.on(BranchFinished, lambda event: branched.append(event.trace))
     assert w.runs.pick(int(w.trace.steps[1].sampling.raw.ids[2]))
     wait(lambda: bool(branched) and w.trace is branched[0])
     shot("lesson-yourturn")

@@ -13,7 +13,7 @@ Measured, never asserted:
 - ``first_window_s``: from process start (the OS's record of it) to the end of the window's
   first complete paint, with the model loading in the background;
 - ``peak_rss_mb``: the window's process's peak resident memory, and
-  ``model_process_peak_rss_mb`` the model's process's (ui/model_process.py).
+  ``model_process_peak_rss_mb`` the model's process's (inference/process.py).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from PySide6.QtWidgets import QApplication
 
 from explainer.bench.memory import current_rss_mb, peak_rss_mb
 from explainer.bench.screen import sizes, use_offscreen_screen
+from explainer.inference.events import Failed, GenerationFinished, LoadedModel, ModelMissing, ModelReady, StepReady
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import collect_later, make_app, open_window
-from explainer.ui.worker import LoadedModel
 
 if TYPE_CHECKING:
     from explainer.engine.trace import Trace
@@ -144,11 +144,11 @@ class _GuiBench:
         w = self.window
         w.view.viewport().installEventFilter(self.probe)
         c = w.controller
-        c.model_ready.connect(self.on_model_ready)
-        c.step_ready.connect(self.on_step)
-        c.generation_finished.connect(self.on_finished)
-        c.error.connect(lambda m, h: self.stop(f"error: {m} ({h})"))
-        c.model_missing.connect(lambda m: self.stop(f"error: {m}"))
+        c.on(ModelReady, lambda e: self.on_model_ready(e.model))
+        c.on(StepReady, lambda e: self.on_step(e.trace))
+        c.on(GenerationFinished, lambda e: self.on_finished(e.trace))
+        c.on(Failed, lambda e: self.stop(f"error: {e.message} ({e.hint})"))
+        c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
         w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
         self.deadline.start(int(TIMEOUT_S * 1000))
@@ -265,9 +265,9 @@ def run_gui_bench(
 def _run(model: str, device: str | None, tokens: int, prompt: str) -> dict[str, object]:
     collect_later()  # start up as `explainer` does (see run_app)
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
+    from explainer.inference.process import process_factory
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
-    from explainer.ui.model_process import process_factory
 
     # the app's own model process, on this model and device
     controller = EngineController(model=model, model_factory=process_factory(device))

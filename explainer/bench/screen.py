@@ -16,10 +16,23 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
+
+class _Sized(Protocol):
+    def width(self) -> int: ...
+    def height(self) -> int: ...
+
+
+class _Screen(Protocol):
+    def geometry(self) -> _Sized: ...
+
+
+class _Window(_Sized, Protocol):
+    """What :func:`sizes` reads of a window (a QWidget has it): this module stays Qt-free."""
+
+    def screen(self) -> _Screen: ...
+
 
 WIDTH, HEIGHT = 1920, 1080
 
@@ -40,7 +53,7 @@ def use_offscreen_screen() -> None:
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={name}"
 
 
-def sizes(window: QWidget) -> dict[str, str]:
+def sizes(window: _Window) -> dict[str, str]:
     """The screen's and the window's sizes, for a benchmark's report ("1920x1080")."""
     screen = window.screen().geometry()
     return {"screen": f"{screen.width()}x{screen.height()}", "window": f"{window.width()}x{window.height()}"}

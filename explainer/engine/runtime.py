@@ -111,7 +111,7 @@ class ModelRuntime:
         profile_prefix: str | None = None,
     ) -> None:
         """`threads`: CPU threads for one pass (default: ONNX Runtime's, one per core). An
-        interactive caller passes it (the app: every core, ui/worker.py app_threads), which
+        interactive caller passes it (the app: every core, inference/runner.py app_threads), which
         also keeps idle threads from spinning on the cores the GUI thread draws with.
         `graph`: "cpu" or "cuda" (default: the CUDA graph on CUDA when it was built).
         `profile_prefix`: write ONNX Runtime's session profile there (see placement.py)."""

@@ -138,6 +138,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
     first paint imports none of onnxruntime, tokenizers or pyqtgraph, and the window's process
     never imports the first two (tests/ui/test_startup.py, test_model_process.py). ``painted``
     runs first, before any of that (the bench's clock of the first window)."""
+    from explainer.inference.events import ModelReady  # (the window has imported it: no cost here)
 
     def started() -> None:
         if painted is not None:
@@ -146,7 +147,7 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
         QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
         import_chart_library(window, chart_library_imported)
 
-    window.controller.model_ready.connect(lambda _model: freeze_long_lived())
+    window.controller.on(ModelReady, lambda _event: freeze_long_lived())
     after_first_paint(window, started)
     window.show()
 

@@ -1,58 +1,59 @@
-"""The controller between the window and the engine: one worker thread, signals both ways.
+"""The controller between the window and the engine: one worker thread, one typed stream each way.
 
 Why a worker QObject in a QThread: loading the model takes seconds and every forward pass tens of
 milliseconds; on the GUI thread either would freeze the window. The worker waits on the model,
-which runs in a process of its own (ui/model_process.py says why a thread is not enough). The
-window only ever calls the controller's methods (which queue requests to the worker) and listens
-to its signals; the GUI thread never touches the engine.
+which runs in a process of its own (inference/process.py says why a thread is not enough). The
+window only ever calls the controller's methods (which queue typed requests, inference/requests.py,
+to the worker) and subscribes to its one stream of typed events (inference/events.py); the GUI
+thread never touches the engine.
 
 Requests are served in order by the worker's event loop, so "generate" sent while the model is
-still loading simply waits for the load. Each generation gets an id; `cancel()` and a newer
-`generate()` make older ids stale, which both stops the running loop (the engine checks
-`should_stop` before every pass) and drops any of its signals still in flight.
+still loading simply waits for the load. Each run gets an id; `cancel()` and a newer run make
+older ids stale, which both stops the running loop (the engine checks `should_stop` before every
+pass) and drops any of its events still in flight: here, once, for every view.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from PySide6.QtCore import QObject, QThread, Signal
 
-from explainer.engine.trace import Trace
-from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.model_process import InProcess, process_factory
-from explainer.ui.worker import (
+from explainer.inference.events import (
     Activity,
-    BranchRequest,
-    EngineFactory,
-    GenerationRequest,
+    ActivityChanged,
+    BusyChanged,
+    Event,
     LoadedModel,
-    ModelFactory,
-    Worker,
+    ModelAdded,
+    ModelReady,
+    of_run,
 )
+from explainer.inference.process import process_factory
+from explainer.inference.requests import (
+    AddGguf,
+    BranchRequest,
+    BuildModel,
+    GenerationRequest,
+    LoadModel,
+    SelectModel,
+    StartRun,
+    WorkerRequest,
+)
+from explainer.inference.runner import InProcess
+from explainer.model.manifest import DEFAULT_MODEL
+from explainer.ui.worker import EngineFactory, ModelFactory, Worker
+
+E = TypeVar("E", bound=Event)
 
 
 class EngineController(QObject):
     """The GUI thread's handle on the engine. See the module docstring."""
 
-    model_loading = Signal()
-    model_ready = Signal(LoadedModel)
-    model_missing = Signal(str)
-    model_added = Signal(str, bool)  # a GGUF built into the cache: its name, whether a build was reused
-    build_progress = Signal(str, float)
-    prompt_progress = Signal(int, int)  # prompt tokens read, in all: a long prefill, chunk by chunk
-    step_ready = Signal(Trace)  # a snapshot of the trace after every step
-    generation_finished = Signal(Trace)  # the complete trace
-    branch_finished = Signal(Trace)  # a "Your turn" branch, complete (a run beside the one on screen)
-    error = Signal(str, str)  # message, hint
-    busy_changed = Signal(bool)
-    activity_changed = Signal(Activity)
+    events = Signal(object)  # an inference.events.Event, a stale run's already dropped
 
-    # internal: queued into the worker thread
-    _do_load = Signal()
-    _do_build = Signal()
-    _do_select = Signal(str)
-    _do_add = Signal(str)
-    _do_generate = Signal(int, GenerationRequest)  # generation id, the request
-    _do_branch = Signal(int, BranchRequest)
+    _requests = Signal(object)  # an inference.requests.WorkerRequest, queued into the worker thread
 
     def __init__(
         self,
@@ -63,7 +64,7 @@ class EngineController(QObject):
     ) -> None:
         """``engine_factory`` makes the one engine a test runs (in the worker thread);
         ``model_factory`` starts the model of a name (by default in a process of its own, on the
-        cache's files: ui/model_process.py); ``model`` is the one loaded first."""
+        cache's files: inference/process.py); ``model`` is the one loaded first."""
         super().__init__(parent)
         self._gen_id = 0
         self._closing = False
@@ -80,64 +81,49 @@ class EngineController(QObject):
         self.model_name = model  # the model asked for last (the worker's, once it has switched)
         self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
         self._worker.moveToThread(self._thread)
-        w = self._worker
-        self._do_load.connect(w.load)
-        self._do_build.connect(w.build)
-        self._do_select.connect(w.select)
-        self._do_add.connect(w.add_gguf)
-        self._do_generate.connect(w.generate)
-        self._do_branch.connect(w.branch)
-        w.loading.connect(self.model_loading)
-        w.ready.connect(self._on_ready)
-        w.missing.connect(self._on_missing)
-        w.added.connect(self._on_added)
-        w.progress.connect(self._on_progress)
-        w.reading.connect(self._on_reading)
-        w.step.connect(self._on_step)
-        w.finished.connect(self._on_finished)
-        w.branched.connect(self._on_branched)
-        w.failed.connect(self._on_failed)
-        w.busy.connect(self._on_busy)
+        self._requests.connect(self._worker.handle)
+        self._worker.events.connect(self._on_event)
         self._thread.start()
 
     # --- requests ----------------------------------------------------------
 
-    def load_model(self) -> None:
+    def _ask(self, request: WorkerRequest) -> None:
         if not self._closing:
-            self._do_load.emit()
+            self._requests.emit(request)
+
+    def load_model(self) -> None:
+        self._ask(LoadModel())
 
     def build_model(self) -> None:
-        if not self._closing:
-            self._do_build.emit()
+        self._ask(BuildModel())
 
     def select_model(self, name: str) -> None:
-        """Switch to the model ``name`` (loaded in the worker; model_ready says when)."""
+        """Switch to the model ``name`` (loaded in the worker; ModelReady says when)."""
         if not self._closing:
             self._gen_id += 1  # a generation of the other model stops
             self.model_name = name
-            self._do_select.emit(name)
+            self._ask(SelectModel(name))
 
     def add_gguf(self, path: str) -> None:
-        """Build the GGUF at ``path`` in the worker (build_progress, then model_added and model_ready)."""
+        """Build the GGUF at ``path`` in the worker (BuildProgress, then ModelAdded and ModelReady)."""
         if not self._closing:
             self._gen_id += 1
-            self._do_add.emit(path)
+            self._ask(AddGguf(path))
 
     def generate(self, request: GenerationRequest) -> int:
         """Start a generation (cancelling any running one); returns its id."""
-        if self._closing:
-            return -1
-        self._gen_id += 1
-        self._do_generate.emit(self._gen_id, request)
-        return self._gen_id
+        return self._start(request)
 
     def branch(self, request: BranchRequest) -> int:
         """Continue a recorded run from the learner's token ("Your turn"), as a new run; like a
         generation it has an id, and cancel() or a newer request drops it."""
+        return self._start(request)
+
+    def _start(self, request: GenerationRequest | BranchRequest) -> int:
         if self._closing:
             return -1
         self._gen_id += 1
-        self._do_branch.emit(self._gen_id, request)
+        self._ask(StartRun(self._gen_id, request))
         return self._gen_id
 
     def cancel(self) -> None:
@@ -158,7 +144,7 @@ class EngineController(QObject):
         self._worker.drop_engine()
         if self.activity is not Activity.IDLE:
             self.activity = Activity.IDLE
-            self.busy_changed.emit(False)
+            self.events.emit(BusyChanged(False))
 
     # --- state -------------------------------------------------------------
 
@@ -174,53 +160,40 @@ class EngineController(QObject):
     def generating(self) -> bool:
         return self.activity is Activity.GENERATING
 
-    # --- relays from the worker (GUI thread) ---------------------------------
+    # --- the worker's events (GUI thread) -----------------------------------
 
-    def _on_ready(self, model: LoadedModel) -> None:
-        self.model = model
-        if not self._closing:
-            self.model_ready.emit(model)
+    def on(self, kind: type[E], handler: Callable[[E], None]) -> None:
+        """Call ``handler`` with every event of ``kind`` that is not stale (a view's subscription)."""
 
-    def _on_added(self, name: str, reused: bool) -> None:
-        self.model_name = name
-        if not self._closing:
-            self.model_added.emit(name, reused)
+        def relay(event: object) -> None:
+            if isinstance(event, kind):
+                handler(event)
 
-    def _on_missing(self, message: str, hint: str) -> None:
-        if not self._closing:
-            self.model_missing.emit(message)
+        self.events.connect(relay)
 
-    def _on_progress(self, phase: str, fraction: float) -> None:
-        if not self._closing:
-            self.build_progress.emit(phase, fraction)
+    def _on_event(self, event: Event) -> None:
+        """Keep what the controller itself tracks, then pass the event on unless it is stale:
+        the window is closing, or it belongs to a run that is no longer the live one."""
+        match event:
+            case ModelReady(model):
+                self.model = model
+            case ModelAdded(name=name):
+                self.model_name = name
+            case ActivityChanged(activity):
+                self._on_activity(activity)
+                return
+        if self._closing:
+            return
+        gid = of_run(event)
+        if gid is not None and gid != self._gen_id:
+            return
+        self.events.emit(event)
 
-    def _live(self, gid: int) -> bool:
-        return not self._closing and gid == self._gen_id
-
-    def _on_reading(self, gid: int, read: int, total: int) -> None:
-        if self._live(gid):
-            self.prompt_progress.emit(read, total)
-
-    def _on_step(self, gid: int, trace: Trace) -> None:
-        if self._live(gid):
-            self.step_ready.emit(trace)
-
-    def _on_finished(self, gid: int, trace: Trace) -> None:
-        if self._live(gid):
-            self.generation_finished.emit(trace)
-
-    def _on_branched(self, gid: int, trace: Trace) -> None:
-        if self._live(gid):
-            self.branch_finished.emit(trace)
-
-    def _on_failed(self, gid: int, message: str, hint: str) -> None:
-        if not self._closing and (gid == -1 or gid == self._gen_id):
-            self.error.emit(message, hint)
-
-    def _on_busy(self, activity: Activity) -> None:
+    def _on_activity(self, activity: Activity) -> None:
         was_busy = self.is_busy
         self.activity = activity
-        if not self._closing:
-            self.activity_changed.emit(activity)
-        if self.is_busy != was_busy and not self._closing:
-            self.busy_changed.emit(self.is_busy)
+        if self._closing:
+            return
+        self.events.emit(ActivityChanged(activity))
+        if self.is_busy != was_busy:
+            self.events.emit(BusyChanged(self.is_busy))

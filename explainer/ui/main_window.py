@@ -37,6 +37,9 @@ from explainer.frames.chart_table import chart_table
 from explainer.frames.describe import describe
 from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
+from explainer.inference import events as ev
+from explainer.inference.events import Activity, LoadedModel
+from explainer.inference.requests import GenerationRequest
 from explainer.stages import Cursor
 from explainer.ui.accessible_role import install_diagram_role
 from explainer.ui.actions import build_actions, build_menus, transport_icons
@@ -63,7 +66,6 @@ from explainer.ui.stepper import Stepper
 from explainer.ui.style import palette_for, qcolor, use_focus_ring_style
 from explainer.ui.text_size import TextSize
 from explainer.ui.transport import TransportBar
-from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
 
 
@@ -228,17 +230,17 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         c = self.controller
-        c.model_loading.connect(lambda: self.set_activity(self.word("activity", Activity.LOADING.value)))
-        c.model_ready.connect(self._on_model_ready)
-        c.model_missing.connect(self._on_model_missing)
-        c.model_added.connect(self._on_model_added)
-        c.build_progress.connect(self.build_panel.set_progress)
-        c.prompt_progress.connect(self._on_prompt_progress)
-        c.step_ready.connect(self._on_step_ready)
-        c.generation_finished.connect(self._on_generation_finished)
-        c.error.connect(self._on_error)
-        c.busy_changed.connect(self._on_busy)
-        c.activity_changed.connect(self._on_activity)
+        c.on(ev.ModelLoading, lambda _e: self.set_activity(self.word("activity", Activity.LOADING.value)))
+        c.on(ev.ModelReady, lambda e: self._on_model_ready(e.model))
+        c.on(ev.ModelMissing, lambda e: self._on_model_missing(e.message))
+        c.on(ev.ModelAdded, lambda e: self._on_model_added(e.name, e.reused))
+        c.on(ev.BuildProgress, lambda e: self.build_panel.set_progress(e.phase, e.fraction))
+        c.on(ev.PromptProgress, lambda e: self._on_prompt_progress(e.read, e.total))
+        c.on(ev.StepReady, lambda e: self._on_step_ready(e.trace))
+        c.on(ev.GenerationFinished, lambda e: self._on_generation_finished(e.trace))
+        c.on(ev.Failed, lambda e: self._on_error(e.message, e.hint))
+        c.on(ev.BusyChanged, lambda e: self._on_busy(e.busy))
+        c.on(ev.ActivityChanged, lambda e: self._on_activity(e.activity))
         self.scene.candidate_activated.connect(self.runs.pick)  # a bar clicked at the sampling stage
         self.scene.frame_changed.connect(self._describe_frame)
         st = self.stepper

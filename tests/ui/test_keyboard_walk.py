@@ -23,9 +23,11 @@ from PySide6.QtWidgets import QApplication, QRadioButton
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import QuestionKind
+from explainer.inference.events import GenerationFinished
 from explainer.lesson.questions import QuizState
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
+from tests.ui.helpers import wait_event
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -182,7 +184,7 @@ def test_the_whole_lesson_from_the_keyboard_alone(qtbot, window, walk):
     press(qtbot, K.Key_A, CTRL)
     type_text(qtbot, focused(), "3")
     reach(qtbot, w.generate_button, via=(JUMP,))
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         press(qtbot, K.Key_Return)
     qtbot.waitUntil(lambda: w.trace is not None and not w.generating)
     assert not w.banner.isVisible(), w.banner.text()

@@ -10,9 +10,10 @@ import zipfile
 import pytest
 from PySide6.QtCore import Qt
 
+from explainer.inference.events import ModelMissing
 from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
-from tests.ui.helpers import forward_to, generate, press
+from tests.ui.helpers import forward_to, generate, press, wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -126,7 +127,7 @@ def test_a_lesson_opens_on_a_pc_where_the_model_was_never_built(qtbot, real_trac
     save_trace(trace, path, lesson=place_record(LessonPlace(TourState(4), Cursor(1, Stage.PROBABILITIES)), tour))
 
     w = make_window(load=False)
-    with qtbot.waitSignal(w.controller.model_missing, timeout=10_000):
+    with wait_event(qtbot, w.controller, ModelMissing, timeout=10_000):
         w.controller.load_model()
     w.files.open_trace(str(path))
     assert not w.banner.isVisible(), w.banner.message.text()

@@ -9,8 +9,17 @@ import pytest
 from PySide6.QtCore import QEvent, QObject, QTimer
 
 from explainer.errors import ExplainerError
+from explainer.inference.events import (
+    BuildProgress,
+    Failed,
+    ModelLoading,
+    ModelMissing,
+    ModelReady,
+    PromptProgress,
+    StepReady,
+)
 from tests.ui.conftest import running_controllers
-from tests.ui.helpers import click, generate, type_into
+from tests.ui.helpers import click, generate, type_into, wait_event
 
 PARIS = "The capital of France is"
 
@@ -54,12 +63,12 @@ def test_empty_prompt_and_bad_settings_show_a_message_and_keep_the_input(qtbot, 
 def test_engine_errors_reach_the_banner(qtbot, window):
     """The worker's ExplainerError (message + hint) is shown, and the window keeps working."""
     from explainer.engine.sampler import SamplingSettings
-    from explainer.ui.worker import GenerationRequest
+    from explainer.inference.requests import GenerationRequest
 
     w = window
-    with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
+    with wait_event(qtbot, w.controller, Failed, timeout=30_000) as blocker:
         w.controller.generate(GenerationRequest("", SamplingSettings(max_new_tokens=2)))
-    message, hint = blocker.args
+    message, hint = blocker.event.message, blocker.event.hint
     assert message == "the prompt is empty" and hint
     qtbot.waitUntil(lambda: w.banner.isVisible())
     assert "prompt is empty" in w.banner.text()
@@ -75,9 +84,9 @@ def test_running_out_of_memory_is_shown_as_such_and_the_app_goes_on(qtbot, windo
     runtime = shared_engine.runtime  # the window's engine
     monkeypatch.setattr(runtime, "session", _SessionOutOfMemory(runtime.session))
     type_into(qtbot, w.prompt, PARIS)
-    with qtbot.waitSignal(w.controller.error, timeout=30_000) as blocker:
+    with wait_event(qtbot, w.controller, Failed, timeout=30_000) as blocker:
         click(qtbot, w.generate_button)
-    message, hint = blocker.args
+    message, hint = blocker.event.message, blocker.event.hint
     assert "not enough memory" in message and "bug" not in message + hint
     assert "close other programs" in hint
     qtbot.waitUntil(lambda: w.banner.isVisible())
@@ -88,15 +97,15 @@ def test_running_out_of_memory_is_shown_as_such_and_the_app_goes_on(qtbot, windo
 
 def test_missing_model_offers_to_build_it(qtbot, make_window, tmp_cache):
     w = make_window(load=False)
-    with qtbot.waitSignal(w.controller.model_missing, timeout=10_000) as blocker:
+    with wait_event(qtbot, w.controller, ModelMissing, timeout=10_000) as blocker:
         w.controller.load_model()
-    assert "not built" in blocker.args[0]
+    assert "not built" in blocker.event.message
     assert w.build_panel.isVisible()
     assert "Build the model" in w.build_panel.button.text()
     assert "not built" in w.build_panel.message.text()
 
     # Generate without a model: a message, no crash
-    with qtbot.waitSignal(w.controller.error, timeout=10_000):
+    with wait_event(qtbot, w.controller, Failed, timeout=10_000):
         click(qtbot, w.generate_button)
     assert w.banner.isVisible() and "no model to run" in w.banner.message.text()
     assert "Build the model now" in w.banner.hint.text()
@@ -120,11 +129,11 @@ def test_build_reports_progress_and_failure(qtbot, make_window, tmp_cache, monke
 
     monkeypatch.setattr(build_mod, "build_model", fake_build)
     w = make_window(load=False)
-    with qtbot.waitSignal(w.controller.model_missing, timeout=10_000):
+    with wait_event(qtbot, w.controller, ModelMissing, timeout=10_000):
         w.controller.load_model()
     values = []
-    w.controller.build_progress.connect(lambda phase, f: values.append((phase, f)))
-    with qtbot.waitSignal(w.controller.error, timeout=10_000):
+    w.controller.on(BuildProgress, lambda e: values.append((e.phase, e.fraction)))
+    with wait_event(qtbot, w.controller, Failed, timeout=10_000):
         click(qtbot, w.build_panel.button)
     assert values and values[0][0] == "downloading" and values[-1][1] == 1.0
     assert w.build_panel.bar.isVisible() and w.build_panel.bar.value() == 1000
@@ -155,9 +164,9 @@ def test_window_paints_and_stays_responsive_while_the_model_loads(qtbot, make_wi
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start(10)
     ready_at = {}
-    w.controller.model_ready.connect(lambda info: ready_at.setdefault("paints", painter.count))
-    w.controller.model_loading.connect(lambda: w.view.viewport().update())
-    with qtbot.waitSignal(w.controller.model_ready, timeout=60_000):
+    w.controller.on(ModelReady, lambda _e: ready_at.setdefault("paints", painter.count))
+    w.controller.on(ModelLoading, lambda _e: w.view.viewport().update())
+    with wait_event(qtbot, w.controller, ModelReady, timeout=60_000):
         w.controller.load_model()
         qtbot.waitUntil(lambda: w.busy_bar.isVisible(), timeout=10_000)
     timer.stop()
@@ -175,7 +184,7 @@ def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_
     w = make_window(lambda: shared_engine, speed=1.0)
     type_into(qtbot, w.prompt, "Once upon a time")
     type_into(qtbot, w.sampling.max_new_tokens, "64")
-    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+    with wait_event(qtbot, w.controller, StepReady, timeout=60_000):
         click(qtbot, w.generate_button)
     press_play = w.actions_by_name["play"]
     press_play.trigger()
@@ -233,9 +242,9 @@ def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(
     n_tokens = len(shared_engine.prepare(prompt).tokens)
     type_into(qtbot, w.prompt, prompt)
     progress: list[tuple[int, int]] = []
-    w.controller.prompt_progress.connect(lambda read, total: progress.append((read, total)))
+    w.controller.on(PromptProgress, lambda e: progress.append((e.read, e.total)))
     steps: list[object] = []
-    w.controller.step_ready.connect(steps.append)
+    w.controller.on(StepReady, lambda e: steps.append(e.trace))
     click(qtbot, w.generate_button)
     qtbot.waitUntil(lambda: len(progress) >= 4, timeout=60_000)
     assert progress[0] == (0, n_tokens) and all(t == n_tokens for _, t in progress)

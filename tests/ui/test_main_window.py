@@ -12,9 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
+from explainer.inference.events import Failed, GenerationFinished, StepReady
 from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
-from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into
+from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into, wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -154,14 +155,14 @@ def test_steps_stream_in_while_generating_and_play_follows(qtbot, window, genera
     type_into(qtbot, w.prompt, "Once upon a time")
     type_into(qtbot, w.sampling.max_new_tokens, "6")
     snapshots = []
-    w.controller.step_ready.connect(lambda t: snapshots.append(len(t.steps)))
-    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+    w.controller.on(StepReady, lambda e: snapshots.append(len(e.trace.steps)))
+    with wait_event(qtbot, w.controller, StepReady, timeout=60_000):
         click(qtbot, w.generate_button)
     assert w.generating and w.position == Cursor(0, Stage.PRETRAINING)
     press(qtbot, w, Qt.Key.Key_Space)  # stepping works before the generation is done
     assert w.position == Cursor(0, Stage.TOKENS)
     press(qtbot, w, Qt.Key.Key_P)
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         pass
     qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
     assert snapshots == list(range(1, 7)), "one snapshot per recorded step"
@@ -277,7 +278,7 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     w.prompt.setFocus()
     type_into(qtbot, w.prompt, PARIS)
     type_into(qtbot, w.sampling.max_new_tokens, "2")
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         qtbot.keyClick(w.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Enter
     qtbot.waitUntil(lambda: not w.generating)
     w.transport.set_speed(2.0)
@@ -358,7 +359,7 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     type_into(qtbot, w.prompt, "The capital of France is")
     type_into(qtbot, w.sampling.max_new_tokens, "2")
     set_chat(qtbot, w, False)
-    with qtbot.waitSignal(w.controller.step_ready, timeout=60_000):
+    with wait_event(qtbot, w.controller, StepReady, timeout=60_000):
         click(qtbot, w.generate_button)
     w.actions_by_name["play"].trigger()
     qtbot.waitUntil(lambda: w.position is not None and w.position.step == 1, timeout=30_000)
@@ -391,9 +392,9 @@ def test_enter_generates_and_shift_enter_starts_a_new_line(qtbot, window, genera
     qtbot.keyClick(w.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(w.prompt, "violets")
     assert w.prompt.toPlainText() == "Roses are red,\nviolets" and generate_calls == []
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000) as blocker:
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000) as blocker:
         qtbot.keyClick(w.prompt, Qt.Key.Key_Return)
-    assert blocker.args[0].prompt == "Roses are red,\nviolets" and len(generate_calls) == 1
+    assert blocker.event.trace.prompt == "Roses are red,\nviolets" and len(generate_calls) == 1
     assert w.prompt.toPlainText() == "Roses are red,\nviolets"  # Enter did not add a line
 
 
@@ -449,9 +450,9 @@ def test_a_huge_prompt_is_checked_in_the_worker_and_refused_untokenized(window, 
     monkeypatch.setattr(generate_mod, "check_prompt_size", spy)
     monkeypatch.setattr(shared_engine.tokenizer, "encode", no_tokenizing)
     window.prompt.setPlainText("word " * 200_000)
-    with qtbot.waitSignal(window.controller.error, timeout=30_000) as blocker:
+    with wait_event(qtbot, window.controller, Failed, timeout=30_000) as blocker:
         window.generate()
-    assert "1,000,000 bytes" in blocker.args[0]
+    assert "1,000,000 bytes" in blocker.event.message
     assert checked_on and checked_on[0] is not threading.main_thread()
     qtbot.waitUntil(lambda: window.banner.isVisible())
     assert window.prompt.toPlainText() == "word " * 200_000  # nothing the user typed is lost

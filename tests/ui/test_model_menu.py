@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from explainer.inference.events import BuildProgress, Failed, ModelAdded, ModelReady
 from explainer.model.added import add_gguf
 from explainer.ui.settings import AppSettings
 from tests.model.tiny_gguf import write_tiny_model_gguf
-from tests.ui.helpers import generate
+from tests.ui.helpers import generate, wait_event
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def open_window(qtbot, model: str | None = None):
     w.transport.set_speed(0.0)
     w.show()
     qtbot.waitExposed(w)
-    with qtbot.waitSignal(w.controller.model_ready, timeout=60_000):
+    with wait_event(qtbot, w.controller, ModelReady, timeout=60_000):
         w.controller.load_model()
     return w
 
@@ -71,11 +72,11 @@ def test_switching_reloads_in_the_worker_is_saved_and_restored(qtbot, two_models
     try:
         trace = generate(qtbot, w, "the the", max_new_tokens=2)
         assert trace.model.name == "Alpha"
-        with qtbot.waitSignal(w.controller.model_ready, timeout=60_000) as ready:
+        with wait_event(qtbot, w.controller, ModelReady, timeout=60_000) as ready:
             w.model_menu.menu.aboutToShow.emit()  # the learner opens the menu and picks Beta
             w.model_menu.models[beta].trigger()
             assert w.controller.model.name == alpha  # the GUI thread did not wait for the load
-        model = ready.args[0]
+        model = ready.event.model
         assert model.name == beta and model.info.n_layers == 3 and model.info.license == "licence-1"
         assert w.trace is None  # the other model's run is forgotten: its ids are not this vocabulary's
         listed = w.model_menu.models  # the model arriving checks its entry (the list is read again on opening)
@@ -114,23 +115,23 @@ def test_open_gguf_builds_in_the_worker_with_progress(qtbot, two_models, tmp_pat
         new = tmp_path / "files" / "Gamma.gguf"
         write_tiny_model_gguf(new, seed=5)
         phases = []
-        w.controller.build_progress.connect(lambda phase, f: phases.append(phase))
+        w.controller.on(BuildProgress, lambda e: phases.append(e.phase))
         with (
-            qtbot.waitSignal(w.controller.model_ready, timeout=60_000) as ready,
-            qtbot.waitSignal(w.controller.model_added, timeout=60_000) as added,
+            wait_event(qtbot, w.controller, ModelReady, timeout=60_000) as ready,
+            wait_event(qtbot, w.controller, ModelAdded, timeout=60_000) as added,
         ):
             w.add_model_file(str(new))
             assert w.build_panel.isVisible() and not w.build_panel.button.isVisible()
             assert "Gamma.gguf" in w.build_panel.message.text()
-        assert added.args == ["gamma", False]
-        assert ready.args[0].name == "gamma"
+        assert (added.event.name, added.event.reused) == ("gamma", False)
+        assert ready.event.model.name == "gamma"
         assert "checking the file" in phases and "building tokenizer" in phases
         assert not w.build_panel.isVisible()
         assert checked(w) == ["gamma"]
         assert AppSettings().model_name() == "gamma"
-        with qtbot.waitSignal(w.controller.model_added, timeout=60_000) as added:  # the same file again
+        with wait_event(qtbot, w.controller, ModelAdded, timeout=60_000) as added:  # the same file again
             w.add_model_file(str(new))
-        assert added.args == ["gamma", True]
+        assert (added.event.name, added.event.reused) == ("gamma", True)
         qtbot.waitUntil(lambda: not w.controller.is_busy)
     finally:
         w.close()
@@ -142,9 +143,9 @@ def test_a_bad_file_is_a_banner_and_the_model_stays(qtbot, two_models, tmp_path)
     try:
         bad = Path(tmp_path / "bad.gguf")
         bad.write_bytes(b"not a model")
-        with qtbot.waitSignal(w.controller.error, timeout=30_000) as err:
+        with wait_event(qtbot, w.controller, Failed, timeout=30_000) as err:
             w.add_model_file(str(bad))
-        assert "is not a GGUF file" in err.args[0]
+        assert "is not a GGUF file" in err.event.message
         qtbot.waitUntil(lambda: w.banner.isVisible())
         assert not w.build_panel.isVisible()  # no "Try again" that would build another model
         assert w.controller.model.name == alpha

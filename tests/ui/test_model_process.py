@@ -1,4 +1,4 @@
-"""The app's model runs in a process of its own (ui/model_process.py): what it answers is what
+"""The app's model runs in a process of its own (inference/process.py): what it answers is what
 the same engine answers in this process, a stop and a lost process are said clearly, and the
 window's process never imports the model's libraries."""
 
@@ -14,8 +14,10 @@ import pytest
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.errors import Cancelled, ExplainerError
-from explainer.ui.model_process import InProcess, ModelProcess, ModelProcessLost
-from tests.ui.helpers import click, last_line_of_fresh_python, type_into
+from explainer.inference.events import Failed, GenerationFinished
+from explainer.inference.process import ModelProcess, ModelProcessLost
+from explainer.inference.runner import InProcess
+from tests.ui.helpers import click, last_line_of_fresh_python, type_into, wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -134,19 +136,19 @@ def test_the_window_lost_model_is_reported_and_started_again(qtbot, make_window,
     w = make_window()  # the default: the model in its process
     type_into(qtbot, w.prompt, "Hello")
     type_into(qtbot, w.sampling.max_new_tokens, "3")
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         click(qtbot, w.generate_button)
     engine = w.controller._worker.engine
     assert isinstance(engine, ModelProcess)
     assert engine.pid is not None
     os.kill(engine.pid, signal.SIGKILL)
-    with qtbot.waitSignal(w.controller.error, timeout=60_000) as error:
+    with wait_event(qtbot, w.controller, Failed, timeout=60_000) as error:
         click(qtbot, w.generate_button)
-    assert "model's process" in error.args[0]
+    assert "model's process" in error.event.message
     # the worker says the run failed, then that it is idle: two signals, and the wait above ends
     # at the first (asserting at once failed in one CI run of about ten)
     qtbot.waitUntil(lambda: not w.controller.is_busy, timeout=5000)
-    with qtbot.waitSignal(w.controller.generation_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         click(qtbot, w.generate_button)
     assert isinstance(w.controller._worker.engine, ModelProcess)
     assert w.controller._worker.engine.pid != engine.pid
@@ -158,22 +160,23 @@ import json, os, sys
 from PySide6.QtCore import QSettings, QTimer
 QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[1])
 from explainer.ui.app import collect_later, make_app, open_window
-from explainer.ui.worker import GenerationRequest
+from explainer.inference.requests import GenerationRequest
 from explainer.engine.sampler import SamplingSettings
 collect_later()
 app = make_app(["explainer"])
 from explainer.ui.main_window import MainWindow
+from explainer.inference.events import Failed, GenerationFinished, ModelReady
 window = MainWindow()
 seen = {}
 c = window.controller
-c.model_ready.connect(lambda m: c.generate(GenerationRequest("Hello", SamplingSettings(max_new_tokens=3))))
+c.on(ModelReady, lambda m: c.generate(GenerationRequest("Hello", SamplingSettings(max_new_tokens=3))))
 def finished(trace):
     seen["steps"] = len(trace.steps)
     seen["model_pid"] = c._worker.engine.pid
     seen["modules"] = sorted({m.split(".")[0] for m in sys.modules})
     window.close()
-c.generation_finished.connect(finished)
-c.error.connect(lambda m, h: (seen.setdefault("error", m), window.close()))
+c.on(GenerationFinished, lambda e: finished(e.trace))
+c.on(Failed, lambda e: (seen.setdefault("error", e.message), window.close()))
 open_window(window)
 QTimer.singleShot(120000, window.close)
 app.exec()

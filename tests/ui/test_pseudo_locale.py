@@ -48,10 +48,11 @@ from explainer.engine.trace import Trace
 from explainer.illustration.formatting import visible
 from explainer.illustration.vocab import TokenNames, spelled
 from explainer.illustration.walk import Walk
+from explainer.inference.events import ModelReady
 from explainer.stages import Stage
 from tests.support.lesson import model_vocabulary
 from tests.support.pseudo import ELLIPSIS, LANGUAGE, NUMBER, has_words, make_pseudo_assets, unwrapped
-from tests.ui.helpers import generate
+from tests.ui.helpers import generate, wait_event
 
 RUNS = ("paris", "sampled", "chat")  # greedy to the length limit, sampled, chat to its end token
 RUN_TEXT_SLOTS = ("tokens/text_in", "tokens/text_out")  # the title line: the prompt, the answer so far
@@ -220,7 +221,7 @@ def test_every_word_the_window_shows_comes_from_the_texts(qtbot, pseudo_texts, l
         w.show()
         qtbot.waitExposed(w)
         check("started")
-        with qtbot.waitSignal(controller.model_ready, timeout=60_000):
+        with wait_event(qtbot, controller, ModelReady, timeout=60_000):
             controller.load_model()
         check("model loaded")
         w.prompt.setPlainText("")

@@ -56,15 +56,16 @@ def test_the_text_so_far_marks_the_line_breaks_it_ends_in(qtbot):
 def test_after_your_turn_the_status_line_times_the_run_on_screen(qtbot, make_window, shared_engine):
     """Item 24: the status bar kept the model's first-token wait while the illustration showed
     the learner's run; both now tell the run shown."""
+    from explainer.inference.events import BranchFinished
     from explainer.stages import Stage
     from explainer.ui.your_turn import Which
-    from tests.ui.helpers import forward_to, generate
+    from tests.ui.helpers import forward_to, generate, wait_event
 
     w = make_window(lambda: shared_engine)
     model = generate(qtbot, w, "The capital of France is", max_new_tokens=4)
     forward_to(qtbot, w, 1, Stage.SAMPLING)
     picked = int(model.steps[1].sampling.raw.ids[2])
-    with qtbot.waitSignal(w.controller.branch_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, BranchFinished, timeout=60_000):
         assert w.runs.pick(picked)
     qtbot.waitUntil(lambda: w.trace is w.runs.your_run)
     yours = w.trace

@@ -7,11 +7,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explainer.content.assets import load_texts
+from explainer.inference.events import BranchFinished
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from explainer.ui.your_turn import Which
 from tests.support.readback import caption_text, draw_marker, drawn_texts, output_chip_ids
-from tests.ui.helpers import click, forward_to, generate, press
+from tests.ui.helpers import click, forward_to, generate, press, wait_event
 
 pytestmark = pytest.mark.slow
 PARIS = "The capital of France is"
@@ -32,7 +33,7 @@ def test_a_bar_clicked_at_the_sampling_stage_makes_the_model_continue_from_it(qt
     picked = int(s.raw.ids[2])  # the chart's third bar: greedy took the first
     assert picked != s.chosen.id
     runs_before = len(generate_calls)
-    with qtbot.waitSignal(w.controller.branch_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, BranchFinished, timeout=60_000):
         click_bar(qtbot, w, 2)
     assert len(generate_calls) == runs_before + 1  # the real model, once, in the worker
     branch = w.trace
@@ -96,7 +97,7 @@ def test_the_keyboard_picks_from_the_tab_and_the_tour_wants_a_token_other_than_t
     qtbot.keyClick(tab.candidates, Qt.Key.Key_Home)
     assert tab.candidates.currentData() == original.steps[k].sampling.chosen.id
     tab.pick_button.setFocus()
-    with qtbot.waitSignal(w.controller.branch_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, BranchFinished, timeout=60_000):
         qtbot.keyClick(tab.pick_button, Qt.Key.Key_Space)
     assert w.trace.branch is not None and w.position == Cursor(k, Stage.SAMPLING)  # (Space picked, not stepped)
     assert not session.state.tour.done
@@ -108,7 +109,7 @@ def test_the_keyboard_picks_from_the_tab_and_the_tour_wants_a_token_other_than_t
     qtbot.keyClick(tab.candidates, Qt.Key.Key_Down)
     picked = tab.candidates.currentData()
     assert picked == int(original.steps[k].sampling.raw.ids[1])
-    with qtbot.waitSignal(w.controller.branch_finished, timeout=60_000):
+    with wait_event(qtbot, w.controller, BranchFinished, timeout=60_000):
         qtbot.keyClick(tab.pick_button, Qt.Key.Key_Space)
     branch = w.trace
     assert branch.steps[k].sampling.chosen.id == picked and branch.steps[k + 1].tokens[0].id == picked

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QP
 
 from explainer.content.texts import ConditionKind
 from explainer.diagram.scene import LifecycleScene
+from explainer.inference.events import LoadedModel, ModelReady
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_areas import first_control, takes_focus
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
@@ -25,7 +26,6 @@ from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.lesson.show_me import POINTED_SECTIONS, Section
 from explainer.ui.sampling_panel import SamplingPanel
-from explainer.ui.worker import LoadedModel
 from explainer.ui.your_turn import Runs, Which
 
 
@@ -156,8 +156,8 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     session.answer_changed.connect(window.scene.answer_changed)
     # in an event-loop turn of its own: rebuilding the questions and the scale for the new model
     # takes ~10 ms, which with the window's own work made the model's arrival a 20-30 ms stall
-    window.controller.model_ready.connect(
-        lambda model: QTimer.singleShot(0, session, lambda: _model_ready(session, model))
+    window.controller.on(
+        ModelReady, lambda event: QTimer.singleShot(0, session, lambda: _model_ready(session, event.model))
     )
     window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
         lambda term: dock.open_glossary(term, show=not window.presenter.active)

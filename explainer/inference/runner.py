@@ -1,0 +1,109 @@
+"""What the worker thread asks of a model, in this process or in another (:class:`ModelRunner`),
+and the runner that answers in this one (:class:`InProcess`: what tests pass, and what the model's
+process runs inside itself)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import ModelInfo, Step, Trace
+from explainer.errors import ExplainerError, out_of_memory
+
+if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
+
+OnStep = Callable[[Trace, Step], None]
+StopAsked = Callable[[], bool]
+OnProgress = Callable[[int, int], None]  # prompt tokens read so far, prompt tokens in all
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """What the window needs of a loaded model: its facts, what really runs it, and a label for
+    every token id (to name candidate tokens without the GUI thread touching the tokenizer)."""
+
+    info: ModelInfo
+    provider: str  # what ONNX Runtime really runs on, e.g. CPUExecutionProvider
+    labels: tuple[str, ...]
+
+
+class ModelRunner(Protocol):
+    """What the worker thread asks of a model, in this process or in another."""
+
+    def describe(self) -> Described: ...
+
+    def generate(
+        self,
+        prompt: str,
+        settings: SamplingSettings,
+        chat: bool,
+        on_step: OnStep,
+        should_stop: StopAsked,
+        on_progress: OnProgress,
+    ) -> Trace: ...
+
+    def continue_from(self, original: Trace, step: int, token_id: int, should_stop: StopAsked) -> Trace: ...
+
+    def close(self) -> None: ...
+
+
+def app_threads() -> int:
+    """CPU threads for the model in the app: every core, as at the command line (with one
+    core left to the GUI, an 8k-token prompt took 82 s to read instead of 50 s on 2 cores).
+    The window still gets a core the moment it wants one: the model's process runs at a lower
+    priority (process.py), and ONNX Runtime's idle threads sleep instead of spinning
+    (runtime.py)."""
+    return max(1, os.cpu_count() or 1)
+
+
+def load_failure(exc: Exception) -> ExplainerError:
+    """What the window says when loading a model raised ``exc``, in whichever process it ran."""
+    if isinstance(exc, ExplainerError):
+        return exc
+    if isinstance(exc, MemoryError):
+        return out_of_memory("load this model", "close other programs and try again")
+    return ExplainerError(
+        f"the model could not be loaded ({type(exc).__name__}: {exc})",
+        "rebuild it with `explainer model build --force`, or from the app",
+    )
+
+
+class InProcess:
+    """An engine run in the caller's thread: what tests pass (an engine they made themselves)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def describe(self) -> Described:
+        """Every token's label is built here, next to the tokenizer (about 2 µs a token)."""
+        from explainer.illustration.vocab import display_piece
+
+        tok = self.engine.tokenizer
+        labels = tuple(display_piece(tok, i) for i in range(int(self.engine.config["vocab_size"])))
+        return Described(self.engine.model_info(), self.engine.runtime.provider, labels)
+
+    def generate(
+        self,
+        prompt: str,
+        settings: SamplingSettings,
+        chat: bool,
+        on_step: OnStep,
+        should_stop: StopAsked,
+        on_progress: OnProgress,
+    ) -> Trace:
+        return self.engine.generate(
+            prompt, settings, chat=chat, lens=True, on_step=on_step, should_stop=should_stop, on_progress=on_progress
+        )
+
+    def continue_from(
+        self, original: Trace, step: int, token_id: int, should_stop: StopAsked, on_step: OnStep | None = None
+    ) -> Trace:
+        """(``on_step``: the model's process passes each step on; the window waits for the end.)"""
+        return self.engine.continue_from(original, step, token_id, on_step=on_step, should_stop=should_stop)
+
+    def close(self) -> None:
+        pass
