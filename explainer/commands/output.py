@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from explainer.export.progress_lines import Progress, seconds_left
+
 
 class ProgressPrinter:
     """``progress(phase, fraction)`` callback printing to stderr.
@@ -43,7 +45,8 @@ class ProgressPrinter:
             filled = round(self.BAR * pct / 100)
             bar = "#" * filled + "-" * (self.BAR - filled)
             elapsed = self.clock() - self.started
-            left = f", about {elapsed * (100 - pct) / pct:.0f} s left" if 0 < pct < 100 and elapsed > 1 else ""
+            seconds = seconds_left(pct / 100, elapsed)
+            left = f", about {seconds:.0f} s left" if seconds is not None else ""
             self.stream.write(f"\r{phase}: [{bar}] {pct:5.1f}%{left}\x1b[K")
             self.open_line = True
             if pct >= 100:
@@ -80,7 +83,7 @@ class JsonProgress:
         pct = int(max(0.0, min(1.0, float(fraction))) * 100)
         if (phase, pct) != self.last:
             self.last = (phase, pct)
-            self.stream.write(json.dumps({"progress": phase, "fraction": round(fraction, 4)}) + "\n")
+            self.stream.write(Progress(phase, fraction).line())
             self.stream.flush()
 
 

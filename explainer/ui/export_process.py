@@ -11,12 +11,10 @@ removes the file it was writing and exits 130. The window only reads lines as th
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -26,50 +24,9 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 from explainer.engine.trace import Trace
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
+from explainer.export.progress_lines import Progress, Said, read_line, seconds_left
 
 KILL_AFTER_MS = 5000  # a child that ignores SIGTERM this long is killed
-LEFT_AFTER_S = 1.0  # "about N s left" once a phase has run this long (before, the guess is noise)
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A ``--progress json`` line: how far the phase named is (0 to 1)."""
-
-    phase: str
-    fraction: float
-
-
-@dataclass(frozen=True)
-class Said:
-    """A line of the command's own words: ``error: ...`` (``error`` True) or a hint under it."""
-
-    text: str
-    error: bool
-
-
-def read_line(line: str) -> Progress | Said | None:
-    """What one line the command printed means to the window (None: nothing to show)."""
-    text = line.rstrip("\r\n")
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-            return Progress(str(data["progress"]), float(data["fraction"]))
-        except (ValueError, KeyError, TypeError):
-            return None
-    if text.startswith("error:"):
-        return Said(text.removeprefix("error:").strip(), True)
-    if text.startswith("  ") and text.strip():
-        return Said(text.strip(), False)
-    return None
-
-
-def seconds_left(fraction: float, elapsed: float, since: float = 0.0) -> float | None:
-    """The time the rest will take at the pace since the phase's first line (at ``since``, which
-    is already past 0: the command's first line comes after its first frame); None before the
-    guess means anything."""
-    if not since < fraction < 1 or elapsed < LEFT_AFTER_S:
-        return None
-    return elapsed * (1 - fraction) / (fraction - since)
 
 
 def export_command(trace_path: str, out: str, theme: str, model: str) -> list[str]:

@@ -12,7 +12,7 @@ from PIL import Image
 from PySide6.QtCore import QProcess, Qt
 from PySide6.QtWidgets import QFileDialog, QPushButton
 
-from explainer.ui.export_process import Progress, Said, read_line, seconds_left
+from explainer.export.progress_lines import Progress, Said, read_line, seconds_left
 from explainer.ui.run_files import with_kind
 from tests.export.test_web_page import page_data
 from tests.ui.helpers import generate
