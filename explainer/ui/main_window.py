@@ -65,6 +65,7 @@ from explainer.ui.text_size import TextSize
 from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
+from explainer.ui_model import settings_schema as S
 
 
 class MainWindow(QMainWindow):
@@ -135,8 +136,8 @@ class MainWindow(QMainWindow):
         self._build_lesson()
 
         clicker = self.actions_by_name["clicker_tokens"]
-        clicker.setChecked(bool(self.settings.store.value("presenter/clicker_tokens", False, type=bool)))
-        clicker.toggled.connect(lambda on: self.settings.store.setValue("presenter/clicker_tokens", bool(on)))
+        clicker.setChecked(bool(self.settings.get(S.CLICKER_TOKENS)))
+        clicker.toggled.connect(lambda on: self.settings.set(S.CLICKER_TOKENS, bool(on)))
         self._keys = FocusKeys(self, home=self.view)  # the focused control keeps the keys it uses (ui/focus_keys.py)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
 
@@ -217,10 +218,10 @@ class MainWindow(QMainWindow):
         self.answer_view = AnswerView(self.texts)
         col.addWidget(self.answer_view)
         self.describe_view = DescribeView(self.texts)  # View > Describe this frame
-        self.describe_view.setVisible(bool(self.settings.store.value("view/describe", False, type=bool)))
+        self.describe_view.setVisible(self.settings.get(S.DESCRIBE))
         col.addWidget(self.describe_view)
         self.chart_table = ChartTableView(self.texts)  # View > Chart as a table
-        self.chart_table.setVisible(bool(self.settings.store.value("view/chart_table", False, type=bool)))
+        self.chart_table.setVisible(self.settings.get(S.CHART_TABLE))
         col.addWidget(self.chart_table)
         self.transport = TransportBar(self.actions_by_name, self.texts)
         col.addWidget(self.transport)
@@ -285,14 +286,14 @@ class MainWindow(QMainWindow):
 
     def show_description(self, on: bool) -> None:
         self.describe_view.setVisible(on)
-        self.settings.store.setValue("view/describe", bool(on))
+        self.settings.set(S.DESCRIBE, bool(on))
         if on:
             self._describe_frame()
 
     def show_chart_table(self, on: bool) -> None:
         """View > Chart as a table: the chart's candidates one per row (ui/chart_table_view.py)."""
         self.chart_table.setVisible(on)
-        self.settings.store.setValue("view/chart_table", bool(on))
+        self.settings.set(S.CHART_TABLE, bool(on))
         if on:
             self._describe_frame()
 

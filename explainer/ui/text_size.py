@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from explainer.content.texts import LessonTexts
 from explainer.ui.settings import AppSettings
+from explainer.ui_model.settings_schema import TEXT_SIZE, TEXT_SIZES
 
-CHOICES = (100, 125, 150, 200)
-KEY = "view/text_size"
+CHOICES = TEXT_SIZES
 USUAL_POINT_SIZE = 10.0  # the desktop font most systems ship with (GNOME 11, KDE 10, Windows 9)
 
 
@@ -43,8 +43,8 @@ class TextSize:
         self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, apply: Callable[[float], None]
     ) -> None:
         self.window, self.settings, self._apply = window, settings, apply
-        saved = settings.json_value(KEY, None)
-        self.percent = saved if saved in CHOICES else system_percent(window.font())
+        saved = settings.get(TEXT_SIZE)
+        self.percent = saved if saved is not None else system_percent(window.font())
         self.menu = QMenu(texts.app_text("menus", "text_size"), window)
         self.menu.setObjectName("text_size")
         group = QActionGroup(window)
@@ -70,7 +70,7 @@ class TextSize:
         if percent not in CHOICES:
             raise ValueError(f"text size {percent} % is not one of {CHOICES}")
         self.percent = percent
-        self.settings.set_json(KEY, percent)
+        self.settings.set(TEXT_SIZE, percent)
         self._show()
 
     def _show(self) -> None:
