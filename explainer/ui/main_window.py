@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QMainWindow,
-    QMenu,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -39,7 +38,7 @@ from explainer.illustration.vocab import Vocabulary, vocabulary_from_labels
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor
 from explainer.ui.accessible_role import install_diagram_role
-from explainer.ui.actions import build_actions, build_menus, transport_icons
+from explainer.ui.actions import ActionRegistry, build_actions, transport_icons
 from explainer.ui.announce import announce
 from explainer.ui.answer_view import AnswerView
 from explainer.ui.build_dialog import BuildPanel, ErrorBanner
@@ -66,6 +65,7 @@ from explainer.ui.transport import TransportBar
 from explainer.ui.worker import Activity, GenerationRequest, LoadedModel
 from explainer.ui.your_turn import Runs
 from explainer.ui_model import settings_schema as S
+from explainer.ui_model.actions import THEME_CHOICES, MenuId
 
 
 class MainWindow(QMainWindow):
@@ -111,13 +111,16 @@ class MainWindow(QMainWindow):
         self.files = RunFiles(self, self)
 
         self._build_controls()
-        self.actions_by_name: dict[str, QAction] = build_actions(self, self)
+        self.registry = ActionRegistry(self, self.texts)  # every command and menu, by id (ui/actions.py)
+        build_actions(self, self, self.registry)
+        self.actions_by_name: dict[str, QAction] = self.registry.actions
+        self.theme_actions = {c: self.registry[f"theme_{c}"] for c in THEME_CHOICES}
+        self.recent_menu = self.registry.menu(MenuId.RECENT)
         self._icons = transport_icons(self)
         for name, icon in self._icons.items():
             if name in self.actions_by_name:
                 self.actions_by_name[name].setIcon(icon)
         self._build_central()
-        self.theme_actions, self.recent_menu = build_menus(self, self, self.actions_by_name)
         self._build_describe_toggle()
         self._fill_recent(self.settings.recent_files())
         self.status = StatusLine(self.statusBar(), self.texts)
@@ -125,11 +128,8 @@ class MainWindow(QMainWindow):
         self.model_label = self.status.model_label
         # last: a worker thread started before a failure above would outlive the window
         self.controller = controller or EngineController(parent=self, model=self._first_model(model))
-        self.model_menu = ModelMenu(self, self, self.view_menu_action())
-        # File > Open model (GGUF)… too, below Open run or lesson…: where people look to open a file
-        file_menu = self.recent_menu.menuAction().associatedObjects()[0]
-        assert isinstance(file_menu, QMenu)
-        file_menu.insertAction(self.recent_menu.menuAction(), self.model_menu.open_gguf)
+        open_gguf = self.registry.add("open_gguf", self.open_gguf_dialog)
+        self.model_menu = ModelMenu(self.registry.menu(MenuId.MODEL), open_gguf, self)
         self._loaded_model: str | None = None  # the model of the last model_ready
         self.runs = Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._connect()
@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
 
         self._build_view_settings()
         self.apply_theme("system")
+        self.registry.fill_menus()  # every action is made: the menus list them (ui_model/actions.py)
         self.scene.show_empty(self.word("window", "welcome"))
         self.settings.restore_window(self)
         self._refresh()
@@ -252,37 +253,19 @@ class MainWindow(QMainWindow):
         st.playing_changed.connect(self._on_playing)
         st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
 
-    def _view_toggle(self, name: str, text: str, tip: str, view: QWidget, show: Callable[[bool], None]) -> QAction:
+    def _view_toggle(self, name: str, view: QWidget, show: Callable[[bool], None]) -> QAction:
         """A checkable View action that shows or hides ``view``, checked as it is now."""
-        action = QAction(text, self, checkable=True)
-        action.setObjectName(name)
-        action.setToolTip(tip)
+        action = self.registry.add(name)
         action.setChecked(not view.isHidden())
         action.toggled.connect(show)
-        self.actions_by_name[name] = action
         return action
 
     def _build_describe_toggle(self) -> None:
-        """View > Describe this frame: the frame in words under the illustration, kept on or off."""
-        word = self.word
-        toggle = self._view_toggle(
-            "describe",
-            word("access", "describe"),
-            word("access", "describe_tip"),
-            self.describe_view,
-            self.show_description,
-        )
-        table = self._view_toggle(
-            "chart_table",
-            word("chart_table", "title"),
-            word("chart_table", "tip"),
-            self.chart_table,
-            self.show_chart_table,
-        )
-        view = self.menuBar().findChild(QMenu, "view_menu")
-        if view is not None:
-            view.addAction(toggle)
-            view.addAction(table)
+        """View > Describe this frame: the frame in words under the illustration, kept on or off;
+        View > Chart as a table likewise."""
+        self._view_toggle("describe", self.describe_view, self.show_description)
+        self._view_toggle("chart_table", self.chart_table, self.show_chart_table)
+        self.registry.adopt("controls", self.control_dock.toggleViewAction())
 
     def show_description(self, on: bool) -> None:
         self.describe_view.setVisible(on)
@@ -349,13 +332,9 @@ class MainWindow(QMainWindow):
     def _build_view_settings(self) -> None:
         """View > Text size and View > Animations, both remembered (ui/text_size.py, ui/motion.py);
         Motion also saves the transport's speed and gives the stepper the one in effect."""
-        self.motion = Motion(self, self.settings, self.texts, self.transport, self.stepper)
-        self.text_size = TextSize(self, self.settings, self.texts, self._set_text_scale)
-        view = self.menuBar().findChild(QMenu, "view_menu")
-        if view is not None:
-            view.addSeparator()
-            self.text_size.add_to(view)
-            self.motion.add_to(view)
+        self.motion = Motion(self.registry.add("animations"), self.settings, self.transport, self.stepper)
+        text_size_menu = self.registry.menu(MenuId.TEXT_SIZE)
+        self.text_size = TextSize(self, self.settings, self.texts, self._set_text_scale, text_size_menu)
 
     def _set_text_scale(self, scale: float) -> None:
         self.text_scale = scale
@@ -466,14 +445,6 @@ class MainWindow(QMainWindow):
             return asked
         saved = self.settings.model_name()
         return saved if saved and is_known(saved) else DEFAULT_MODEL
-
-    def view_menu_action(self) -> QAction | None:
-        """The View menu's entry in the menu bar (the Model menu goes before it)."""
-        for a in self.menuBar().actions():
-            menu = a.menu()
-            if menu is not None and menu.objectName() == "view_menu":
-                return a
-        return None
 
     def current_model(self) -> str:
         return self.controller.model_name

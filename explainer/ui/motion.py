@@ -20,9 +20,7 @@ import shutil
 from functools import lru_cache
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMainWindow, QMenu
 
-from explainer.content.texts import LessonTexts
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
 from explainer.ui.transport import TransportBar
@@ -65,15 +63,12 @@ class Motion:
     """Owns the Animations switch and the speed's persistence; tells the stepper the speed in
     effect (0, instant, while animations are off)."""
 
-    def __init__(
-        self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, transport: TransportBar, stepper: Stepper
-    ) -> None:
+    def __init__(self, action: QAction, settings: AppSettings, transport: TransportBar, stepper: Stepper) -> None:
+        """``action``: View > Animations, made from the action table (ui/actions.py)."""
         self.settings, self.transport, self.stepper = settings, transport, stepper
         saved = settings.get(ANIMATIONS)
         on = saved if saved is not None else not desktop_prefers_reduced_motion()
-        self.action = QAction(texts.app_text("menus", "animations"), window, checkable=True)
-        self.action.setObjectName("animations")
-        self.action.setToolTip(texts.app_text("menus", "animations_tip"))
+        self.action = action
         self.action.setChecked(on)
         self.action.toggled.connect(self._on_toggled)
         speed = settings.get(SPEED)
@@ -88,9 +83,6 @@ class Motion:
 
     def set_animations(self, on: bool) -> None:
         self.action.setChecked(bool(on))
-
-    def add_to(self, menu: QMenu) -> None:
-        menu.addAction(self.action)
 
     def _on_toggled(self, on: bool) -> None:
         self.settings.set(ANIMATIONS, bool(on))

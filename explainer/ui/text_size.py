@@ -40,13 +40,18 @@ class TextSize:
     """The Text size choice: saved, shown as checked in the menu, applied by ``apply``."""
 
     def __init__(
-        self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, apply: Callable[[float], None]
+        self,
+        window: QMainWindow,
+        settings: AppSettings,
+        texts: LessonTexts,
+        apply: Callable[[float], None],
+        menu: QMenu,
     ) -> None:
+        """``menu``: View > Text size, as the action table placed it; its steps are added here."""
         self.window, self.settings, self._apply = window, settings, apply
         saved = settings.get(TEXT_SIZE)
         self.percent = saved if saved is not None else system_percent(window.font())
-        self.menu = QMenu(texts.app_text("menus", "text_size"), window)
-        self.menu.setObjectName("text_size")
+        self.menu = menu
         group = QActionGroup(window)
         self.actions: dict[int, QAction] = {}
         for p in CHOICES:
@@ -61,9 +66,6 @@ class TextSize:
     @property
     def scale(self) -> float:
         return self.percent / 100
-
-    def add_to(self, menu: QMenu) -> None:
-        menu.addMenu(self.menu)
 
     def set_percent(self, percent: int) -> None:
         """Choose a step of CHOICES, save it and apply it."""
