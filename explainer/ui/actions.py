@@ -26,6 +26,7 @@ from explainer.content.texts import LessonTexts
 from explainer.diagram.view import DiagramView
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.run_files import RunFiles
+from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
 from explainer.ui_model.actions import (
     BY_ID,
@@ -89,8 +90,8 @@ class ActionRegistry:
     """The window's QActions and QMenus by id. ``add`` makes a row's QAction, ``adopt`` gives a
     QAction Qt made (a dock's toggle) its row's keys and tooltip; ``fill_menus`` lists them all."""
 
-    def __init__(self, window: QMainWindow, texts: LessonTexts) -> None:
-        self.window, self.word = window, words_of(texts)
+    def __init__(self, window: QMainWindow, texts: LessonTexts, settings: AppSettings) -> None:
+        self.window, self.word, self.settings = window, words_of(texts), settings
         self._with_keys = texts.app_text("actions", "with_keys")
         self.actions: dict[str, QAction] = {}
         self.menus: dict[MenuId, QMenu] = {}
@@ -111,6 +112,10 @@ class ActionRegistry:
         row = BY_ID[id]
         action = self.adopt(id, QAction(self.window))
         action.setCheckable(row.checkable or row.radio)
+        if row.remembered is not None:  # a switch kept between runs: as it was left, saved when changed
+            remembered = row.remembered
+            action.setChecked(self.settings.get(remembered))
+            action.toggled.connect(lambda on: self.settings.set(remembered, bool(on)))
         if slot is not None:
             action.triggered.connect(lambda _checked=False, run=slot: run())
         return action

@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
+from explainer.ui_model import settings_schema as S
+from explainer.ui_model.settings_schema import Setting
+
 
 class MenuId(StrEnum):
     """The menus; each value is also the QMenu's object name (tests read it)."""
@@ -57,8 +60,9 @@ class MenuPlace:
 @dataclass(frozen=True)
 class Action:
     """One command. ``tip``: its tooltip's words (the keys are added to them); ``checkable``: an
-    on/off switch; ``radio``: one of its menu's exclusive choices; ``made_by_qt``: the QAction
-    exists already (a dock's show/hide toggle) and only takes this row's keys and place."""
+    on/off switch, with ``remembered`` kept between runs (a row of the settings schema);
+    ``radio``: one of its menu's exclusive choices; ``made_by_qt``: the QAction exists already
+    (a dock's show/hide toggle) and only takes this row's keys and place."""
 
     id: str
     title: Words
@@ -68,6 +72,7 @@ class Action:
     checkable: bool = False
     radio: bool = False
     made_by_qt: bool = False
+    remembered: Setting[bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,11 +86,17 @@ class Menu:
     tips_visible: bool = False
 
 
-def _command(id: str, keys: tuple[Key, ...], *places: MenuPlace, tip: bool = True, checkable: bool = False) -> Action:
+def _command(
+    id: str,
+    keys: tuple[Key, ...],
+    *places: MenuPlace,
+    tip: bool = True,
+    checkable: bool = False,
+    remembered: Setting[bool] | None = None,
+) -> Action:
     """A command named by app.json actions.<id> and explained by actions.<id>_tip."""
-    return Action(
-        id, Words("actions", id), keys, Words("actions", f"{id}_tip") if tip else None, places, checkable=checkable
-    )
+    words = Words("actions", f"{id}_tip") if tip else None
+    return Action(id, Words("actions", id), keys, words, places, checkable=checkable, remembered=remembered)
 
 
 F, R, V = MenuId.FILE, MenuId.RUN, MenuId.VIEW
@@ -130,7 +141,7 @@ ACTIONS: tuple[Action, ...] = (
         for i, c in enumerate(THEME_CHOICES)
     ),
     _command("presenter", ("F11",), MenuPlace(V, 1, 2), checkable=True),
-    _command("clicker_tokens", (), MenuPlace(V, 1, 3), checkable=True),
+    _command("clicker_tokens", (), MenuPlace(V, 1, 3), checkable=True, remembered=S.CLICKER_TOKENS),
     _command("blank", ("B",), MenuPlace(V, 1, 4)),
     _command("next_area", ("F6",), MenuPlace(V, 2, 1)),
     _command("prev_area", ("Shift+F6",), MenuPlace(V, 2, 2)),
@@ -144,6 +155,7 @@ ACTIONS: tuple[Action, ...] = (
         tip=Words("access", "describe_tip"),
         menus=(MenuPlace(V, 4, 2),),
         checkable=True,
+        remembered=S.DESCRIBE,
     ),
     Action(
         "chart_table",
@@ -151,6 +163,7 @@ ACTIONS: tuple[Action, ...] = (
         tip=Words("chart_table", "tip"),
         menus=(MenuPlace(V, 4, 3),),
         checkable=True,
+        remembered=S.CHART_TABLE,
     ),
     # the lesson's (ui/lesson/install.py): the diagram owns the plain keys, so Alt+arrows, F1, Ctrl+J
     Action(

@@ -119,7 +119,7 @@ def test_open_gguf_builds_in_the_worker_with_progress(qtbot, two_models, tmp_pat
             qtbot.waitSignal(w.controller.model_ready, timeout=60_000) as ready,
             qtbot.waitSignal(w.controller.model_added, timeout=60_000) as added,
         ):
-            w.add_model_file(str(new))
+            w.model_events.add_model_file(str(new))
             assert w.build_panel.isVisible() and not w.build_panel.button.isVisible()
             assert "Gamma.gguf" in w.build_panel.message.text()
         assert added.args == ["gamma", False]
@@ -129,7 +129,7 @@ def test_open_gguf_builds_in_the_worker_with_progress(qtbot, two_models, tmp_pat
         assert checked(w) == ["gamma"]
         assert AppSettings().model_name() == "gamma"
         with qtbot.waitSignal(w.controller.model_added, timeout=60_000) as added:  # the same file again
-            w.add_model_file(str(new))
+            w.model_events.add_model_file(str(new))
         assert added.args == ["gamma", True]
         qtbot.waitUntil(lambda: not w.controller.is_busy)
     finally:
@@ -143,7 +143,7 @@ def test_a_bad_file_is_a_banner_and_the_model_stays(qtbot, two_models, tmp_path)
         bad = Path(tmp_path / "bad.gguf")
         bad.write_bytes(b"not a model")
         with qtbot.waitSignal(w.controller.error, timeout=30_000) as err:
-            w.add_model_file(str(bad))
+            w.model_events.add_model_file(str(bad))
         assert "is not a GGUF file" in err.args[0]
         qtbot.waitUntil(lambda: w.banner.isVisible())
         assert not w.build_panel.isVisible()  # no "Try again" that would build another model
