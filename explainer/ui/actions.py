@@ -110,6 +110,8 @@ class ActionRegistry:
     def add(self, id: str, slot: Callable[[], object] | None = None) -> QAction:
         """The command ``id``'s QAction, on the window; ``slot`` runs when it is triggered."""
         row = BY_ID[id]
+        if row.made_by_qt:
+            raise ValueError(f"the action {id!r} is Qt's own (a dock's toggle): adopt it")
         action = self.adopt(id, QAction(self.window))
         action.setCheckable(row.checkable or row.radio)
         if row.remembered is not None:  # a switch kept between runs: as it was left, saved when changed

@@ -195,7 +195,6 @@ ACTIONS: tuple[Action, ...] = (
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
-MENU_BY_ID: dict[MenuId, Menu] = {m.id: m for m in MENUS}
 
 
 @dataclass(frozen=True)
