@@ -77,7 +77,7 @@ def main(out: Path) -> int:
         session.go_to(index)
 
     # a short sampled run, as a learner would make it
-    w.use_example("Once upon a time", False)
+    w.controls.use_example("Once upon a time", False)
     w.sampling.greedy.setChecked(False)
     w.sampling.seed.setText("3")
     w.sampling.max_new_tokens.setText("6")

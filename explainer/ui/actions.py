@@ -1,8 +1,11 @@
 """The window's commands as QActions, with their keys, and the menus that list them.
 
-One QAction per command, added to the window itself, so a key works with the menu bar and the
-controls hidden (presenter mode) and the keyboard, the menus and the transport buttons are one
-thing. Presentation clickers send Page Up / Page Down, or the arrow keys.
+The commands, their words, keys and menu places are a Qt-free table
+(explainer/ui_model/actions.py); this module makes the Qt objects from it and keeps them by id
+(``ActionRegistry``), so whoever needs a menu or an action asks for it by id, never by a Qt
+object name. One QAction per command, added to the window itself, so a key works with the menu
+bar and the controls hidden (presenter mode) and the keyboard, the menus and the transport
+buttons are one thing. Presentation clickers send Page Up / Page Down, or the arrow keys.
 
 A focused control keeps the keys it uses itself (ui/focus_keys.py: Space on a check box, the
 arrows on a slider); Page Up / Page Down still step from it, and Esc gives the focus back to
@@ -12,21 +15,35 @@ the diagram, where every key here steps again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
 from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QStyle, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QWidget
 
+from explainer.content.texts import LessonTexts
 from explainer.diagram.view import DiagramView
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.run_files import RunFiles
+from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
+from explainer.ui_model.actions import (
+    BY_ID,
+    MENUS,
+    THEME_CHOICES,
+    Action,
+    Key,
+    MenuId,
+    StandardKey,
+    Words,
+    entries,
+)
 
 
 class Commands(Protocol):
-    """What the commands call and how they are worded: the window's side of its actions (the
-    QMainWindow they are added to is passed beside it)."""
+    """What the commands call: the window's side of its actions (the QMainWindow they are added
+    to is passed beside it)."""
 
     @property
     def stepper(self) -> Stepper: ...
@@ -37,44 +54,117 @@ class Commands(Protocol):
     @property
     def view(self) -> DiagramView: ...
     @property
-    def control_dock(self) -> QDockWidget: ...
-    @property
     def presenter_changed(self) -> SignalInstance: ...
 
-    def word(self, section: str, key: str) -> str: ...
     def apply_theme(self, choice: str, remember: bool = True) -> None: ...
     def generate(self) -> None: ...
     def stop_generation(self) -> None: ...
     def focus_area(self, forward: bool) -> None: ...
 
 
-Key = Qt.Key | QKeySequence | QKeySequence.StandardKey
-# the theme menu's choices; each is labelled by app.json menus.theme_<choice>
-THEME_CHOICES = ("system", "light", "dark", "projector")
-
-
-def _action(
-    window: QMainWindow, w: Commands, name: str, keys: list[Key], slot: Callable[[], object], tip: bool = True
-) -> QAction:
-    """The command ``name``, labelled by app.json actions.<name> and, with ``tip``, explained by
-    actions.<name>_tip (the keys that trigger it are added to the tooltip)."""
-    a = QAction(w.word("actions", name), window)
-    a.setObjectName(name)
+def key_sequences(keys: tuple[Key, ...]) -> list[QKeySequence]:
+    """The row's keys as Qt sequences; a standard key may repeat an explicit one, which Qt would
+    call ambiguous, so each sequence is kept once."""
     seqs: list[QKeySequence] = []
-    for k in keys:  # a standard key may repeat an explicit one, which Qt calls ambiguous
-        for seq in QKeySequence.keyBindings(k) if isinstance(k, QKeySequence.StandardKey) else [QKeySequence(k)]:
-            if seq not in seqs:
-                seqs.append(seq)
-    if seqs:
-        a.setShortcuts(seqs)
-        a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    if tip:
-        text = w.word("actions", f"{name}_tip")
-        shown = " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in seqs)
-        a.setToolTip(w.word("actions", "with_keys").format(tip=text, keys=shown) if shown else text)
-    a.triggered.connect(slot)
-    window.addAction(a)  # on the window: works with the menu bar and the controls hidden
-    return a
+    for k in keys:
+        if isinstance(k, StandardKey):
+            found = QKeySequence.keyBindings(QKeySequence.StandardKey[k.value])
+        else:
+            found = [QKeySequence(k)]
+        seqs += [s for s in found if s not in seqs]
+    return seqs
+
+
+def key_text(seqs: list[QKeySequence]) -> str:
+    return " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in seqs)
+
+
+def words_of(texts: LessonTexts) -> Callable[[Words], str]:
+    def word(w: Words) -> str:
+        return texts.lesson.strings["ui"][w.key] if w.lesson else texts.app_text(w.section, w.key)
+
+    return word
+
+
+class ActionRegistry:
+    """The window's QActions and QMenus by id. ``add`` makes a row's QAction, ``adopt`` gives a
+    QAction Qt made (a dock's toggle) its row's keys and tooltip; ``fill_menus`` lists them all."""
+
+    def __init__(self, window: QMainWindow, texts: LessonTexts, settings: AppSettings) -> None:
+        self.window, self.word, self.settings = window, words_of(texts), settings
+        self._with_keys = texts.app_text("actions", "with_keys")
+        self.actions: dict[str, QAction] = {}
+        self.menus: dict[MenuId, QMenu] = {}
+        for m in MENUS:
+            menu = QMenu(self.word(m.title), window.menuBar())
+            menu.setObjectName(m.id.value)
+            menu.setToolTipsVisible(m.tips_visible)
+            self.menus[m.id] = menu
+
+    def __getitem__(self, id: str) -> QAction:
+        return self.actions[id]
+
+    def menu(self, id: MenuId) -> QMenu:
+        return self.menus[id]
+
+    def add(self, id: str, slot: Callable[[], object] | None = None) -> QAction:
+        """The command ``id``'s QAction, on the window; ``slot`` runs when it is triggered."""
+        row = BY_ID[id]
+        if row.made_by_qt:
+            raise ValueError(f"the action {id!r} is Qt's own (a dock's toggle): adopt it")
+        action = self.adopt(id, QAction(self.window))
+        action.setCheckable(row.checkable or row.radio)
+        if row.remembered is not None:  # a switch kept between runs: as it was left, saved when changed
+            remembered = row.remembered
+            action.setChecked(self.settings.get(remembered))
+            action.toggled.connect(lambda on: self.settings.set(remembered, bool(on)))
+        if slot is not None:
+            action.triggered.connect(lambda _checked=False, run=slot: run())
+        return action
+
+    def adopt(self, id: str, action: QAction) -> QAction:
+        row = BY_ID[id]
+        if id in self.actions:
+            raise ValueError(f"the action {id!r} is registered twice")
+        action.setObjectName(id)
+        action.setText(self.word(row.title))
+        self._keys_and_tip(row, action)
+        self.window.addAction(action)  # on the window: works with the menu bar and the controls hidden
+        self.actions[id] = action
+        return action
+
+    def _keys_and_tip(self, row: Action, action: QAction) -> None:
+        seqs = key_sequences(row.keys)
+        if seqs:
+            action.setShortcuts(seqs)
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if row.tip is not None:
+            tip, shown = self.word(row.tip), key_text(seqs)
+            action.setToolTip(self._with_keys.format(tip=tip, keys=shown) if shown else tip)
+
+    def fill_menus(self) -> None:
+        """The menu bar from the table: its menus in order, each entry at its place, a line
+        between two groups, the radio choices of a menu in one exclusive group."""
+        bar = self.window.menuBar()
+        for m in MENUS:
+            if m.place is None:
+                bar.addMenu(self.menus[m.id])
+        for menu_id, menu in self.menus.items():
+            group: int | None = None
+            radio: QActionGroup | None = None
+            for e in entries(menu_id):
+                if group is not None and e.place.group != group:
+                    menu.addSeparator()
+                group = e.place.group
+                if e.submenu is not None:
+                    menu.addMenu(self.menus[e.submenu])
+                    continue
+                assert e.action is not None
+                action = self.actions[e.action]
+                if BY_ID[e.action].radio:
+                    radio = radio or QActionGroup(self.window)
+                    radio.addAction(action)
+                menu.addAction(action)
 
 
 def escape(w: Commands) -> None:
@@ -96,44 +186,41 @@ def clicker_back(w: Commands) -> None:
     w.stepper.prev_token() if w.presenter.active and w.presenter.steps_tokens else w.stepper.back()
 
 
-def build_actions(window: QMainWindow, w: Commands) -> dict[str, QAction]:
-    key, ctrl, st = Qt.Key, Qt.KeyboardModifier.ControlModifier, w.stepper
-    specs: list[tuple[str, list[Key], Callable[[], object], bool]] = [
-        ("next", [key.Key_Space, key.Key_Right, key.Key_PageDown], lambda: clicker_forward(w), True),
-        ("prev", [key.Key_Left, key.Key_PageUp, key.Key_Backspace], lambda: clicker_back(w), True),
-        ("next_token", [key.Key_N, key.Key_Down], st.next_token, True),
-        ("play", [key.Key_P], st.toggle_play, True),
-        ("reset", [key.Key_Home], st.reset, True),
-        ("last", [key.Key_End], st.last, True),
-        ("generate", [QKeySequence(ctrl | key.Key_Return), QKeySequence(ctrl | key.Key_Enter)], w.generate, True),
-        ("stop", [], w.stop_generation, True),
-        ("presenter", [key.Key_F11], w.presenter.toggle, True),
-        ("leave_presenter", [key.Key_Escape], lambda: escape(w), False),
-        ("blank", [key.Key_B], w.presenter.blank.cover, True),
-        ("clicker_tokens", [], lambda: None, True),
-        ("next_area", [key.Key_F6], lambda: w.focus_area(True), True),
-        ("prev_area", [QKeySequence("Shift+F6")], lambda: w.focus_area(False), True),
-        (
-            "zoom_in",
-            [QKeySequence.StandardKey.ZoomIn, QKeySequence(ctrl | key.Key_Equal), QKeySequence(ctrl | key.Key_Plus)],
-            w.view.zoom_in,
-            False,
-        ),
-        ("zoom_out", [QKeySequence.StandardKey.ZoomOut, QKeySequence(ctrl | key.Key_Minus)], w.view.zoom_out, False),
-        ("zoom_reset", [QKeySequence(ctrl | key.Key_0)], w.view.reset_zoom, False),
-        ("export", [QKeySequence(ctrl | key.Key_E)], w.files.export_dialog, True),
-        ("export_run", [QKeySequence("Ctrl+Shift+E")], w.files.export_run_dialog, True),
-        ("save_trace", [QKeySequence(ctrl | key.Key_S)], w.files.save_trace_dialog, True),
-        ("save_lesson", [QKeySequence("Ctrl+Shift+S")], w.files.save_lesson_dialog, True),
-        ("open_trace", [QKeySequence(ctrl | key.Key_O)], w.files.open_trace_dialog, True),
-        ("quit", [QKeySequence.StandardKey.Quit], window.close, False),
-    ]
-    actions = {name: _action(window, w, name, keys, slot, tip) for name, keys, slot, tip in specs}
-    actions["presenter"].setCheckable(True)
-    actions["clicker_tokens"].setCheckable(True)
-    actions["clicker_tokens"].toggled.connect(lambda on: setattr(w.presenter, "steps_tokens", bool(on)))
-    w.presenter_changed.connect(actions["presenter"].setChecked)
-    return actions
+def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) -> None:
+    """The window's own commands, each bound to what it does (the lesson, the View toggles and
+    the Animations switch add theirs where they are built)."""
+    st, files = w.stepper, w.files
+    slots: dict[str, Callable[[], object] | None] = {
+        "next": lambda: clicker_forward(w),
+        "prev": lambda: clicker_back(w),
+        "next_token": st.next_token,
+        "play": st.toggle_play,
+        "reset": st.reset,
+        "last": st.last,
+        "generate": w.generate,
+        "stop": w.stop_generation,
+        "presenter": w.presenter.toggle,
+        "leave_presenter": lambda: escape(w),
+        "blank": w.presenter.blank.cover,
+        "clicker_tokens": None,
+        "next_area": lambda: w.focus_area(True),
+        "prev_area": lambda: w.focus_area(False),
+        "zoom_in": w.view.zoom_in,
+        "zoom_out": w.view.zoom_out,
+        "zoom_reset": w.view.reset_zoom,
+        "export": files.export_dialog,
+        "export_run": files.export_run_dialog,
+        "save_trace": files.save_trace_dialog,
+        "save_lesson": files.save_lesson_dialog,
+        "open_trace": files.open_trace_dialog,
+        "quit": window.close,
+    }
+    for id, slot in slots.items():
+        registry.add(id, slot)
+    for choice in THEME_CHOICES:
+        registry.add(f"theme_{choice}", partial(w.apply_theme, choice))
+    registry["clicker_tokens"].toggled.connect(lambda on: setattr(w.presenter, "steps_tokens", bool(on)))
+    w.presenter_changed.connect(registry["presenter"].setChecked)
 
 
 def transport_icons(w: QWidget) -> dict[str, QIcon]:
@@ -150,42 +237,3 @@ def transport_icons(w: QWidget) -> dict[str, QIcon]:
             ("stop", sp.SP_MediaStop),
         )
     }
-
-
-def build_menus(window: QMainWindow, w: Commands, a: dict[str, QAction]) -> tuple[dict[str, QAction], QMenu]:
-    """File, Run and View; returns the theme choices' actions (checked as the theme changes) and
-    the File > Open recent menu (the window fills it)."""
-    mb = window.menuBar()
-    file_menu = mb.addMenu(w.word("menus", "file"))
-    file_menu.addAction(a["open_trace"])
-    recent = file_menu.addMenu(w.word("menus", "recent"))
-    recent.setObjectName("recent")
-    for name in ("save_trace", "save_lesson", None, "export", "export_run", None, "quit"):
-        file_menu.addSeparator() if name is None else file_menu.addAction(a[name])
-    run = mb.addMenu(w.word("menus", "run"))
-    for name in ("generate", "stop", None, "prev", "next", "next_token", "play", "reset", "last"):
-        run.addSeparator() if name is None else run.addAction(a[name])
-    view = mb.addMenu(w.word("menus", "view"))
-    view.setObjectName("view_menu")  # the lesson adds its dock's toggle here
-    theme_menu = view.addMenu(w.word("menus", "theme"))
-    group = QActionGroup(window)
-    themes: dict[str, QAction] = {}
-    for key in THEME_CHOICES:
-        t = QAction(w.word("menus", f"theme_{key}"), window, checkable=True)
-        t.setObjectName(f"theme_{key}")
-        t.triggered.connect(lambda _c=False, k=key: w.apply_theme(k))
-        group.addAction(t)
-        theme_menu.addAction(t)
-        themes[key] = t
-    view.addAction(a["presenter"])
-    view.addAction(a["clicker_tokens"])
-    view.addAction(a["blank"])
-    view.addSeparator()
-    view.addAction(a["next_area"])
-    view.addAction(a["prev_area"])
-    view.addSeparator()
-    for name in ("zoom_in", "zoom_out", "zoom_reset"):
-        view.addAction(a[name])
-    view.addSeparator()
-    view.addAction(w.control_dock.toggleViewAction())
-    return themes, recent

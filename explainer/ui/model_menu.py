@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMenu
 
 from explainer.illustration.formatting import short_count
 
@@ -22,24 +22,14 @@ class ModelHost(Protocol):
     def word(self, section: str, key: str) -> str: ...
     def current_model(self) -> str: ...
     def choose_model(self, name: str) -> None: ...
-    def open_gguf_dialog(self) -> None: ...
 
 
 class ModelMenu:
-    def __init__(self, window: QMainWindow, host: ModelHost, before: QAction | None = None) -> None:
-        self.host = host
-        self.menu = QMenu(host.word("menus", "model"), window)
-        self.menu.setObjectName("model_menu")
-        self.menu.setToolTipsVisible(True)
-        if before is not None:
-            window.menuBar().insertMenu(before, self.menu)
-        else:
-            window.menuBar().addMenu(self.menu)
+    def __init__(self, menu: QMenu, open_gguf: QAction, host: ModelHost) -> None:
+        """``menu``: the Model menu the action table placed; ``open_gguf``: File's Open model
+        (GGUF)…, listed last here too."""
+        self.host, self.menu, self.open_gguf = host, menu, open_gguf
         self.group = QActionGroup(self.menu)
-        self.open_gguf = QAction(host.word("menus", "open_gguf"), window)
-        self.open_gguf.setObjectName("open_gguf")
-        self.open_gguf.setToolTip(host.word("menus", "open_gguf_tip"))
-        self.open_gguf.triggered.connect(host.open_gguf_dialog)
         self.models: dict[str, QAction] = {}
         # listed when it opens (reading every built model's files took 5 ms of the first window)
         self.menu.aboutToShow.connect(self.refresh)

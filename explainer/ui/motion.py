@@ -20,15 +20,12 @@ import shutil
 from functools import lru_cache
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMainWindow, QMenu
 
-from explainer.content.texts import LessonTexts
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
 from explainer.ui.transport import TransportBar
+from explainer.ui_model.settings_schema import ANIMATIONS, SPEED
 
-ANIMATIONS_KEY = "view/animations"
-SPEED_KEY = "view/speed"
 ENV = "EXPLAINER_REDUCE_MOTION"
 
 
@@ -66,19 +63,16 @@ class Motion:
     """Owns the Animations switch and the speed's persistence; tells the stepper the speed in
     effect (0, instant, while animations are off)."""
 
-    def __init__(
-        self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, transport: TransportBar, stepper: Stepper
-    ) -> None:
+    def __init__(self, action: QAction, settings: AppSettings, transport: TransportBar, stepper: Stepper) -> None:
+        """``action``: View > Animations, made from the action table (ui/actions.py)."""
         self.settings, self.transport, self.stepper = settings, transport, stepper
-        saved = settings.json_value(ANIMATIONS_KEY, None)
-        on = saved if isinstance(saved, bool) else not desktop_prefers_reduced_motion()
-        self.action = QAction(texts.app_text("menus", "animations"), window, checkable=True)
-        self.action.setObjectName("animations")
-        self.action.setToolTip(texts.app_text("menus", "animations_tip"))
+        saved = settings.get(ANIMATIONS)
+        on = saved if saved is not None else not desktop_prefers_reduced_motion()
+        self.action = action
         self.action.setChecked(on)
         self.action.toggled.connect(self._on_toggled)
-        speed = settings.json_value(SPEED_KEY, None)
-        if isinstance(speed, int | float) and not isinstance(speed, bool):
+        speed = settings.get(SPEED)
+        if speed is not None:
             transport.set_speed(float(speed))
         transport.speed_changed.connect(self._on_speed)
         self._apply()
@@ -90,15 +84,12 @@ class Motion:
     def set_animations(self, on: bool) -> None:
         self.action.setChecked(bool(on))
 
-    def add_to(self, menu: QMenu) -> None:
-        menu.addAction(self.action)
-
     def _on_toggled(self, on: bool) -> None:
-        self.settings.set_json(ANIMATIONS_KEY, bool(on))
+        self.settings.set(ANIMATIONS, bool(on))
         self._apply()
 
     def _on_speed(self, factor: float) -> None:
-        self.settings.set_json(SPEED_KEY, float(factor))
+        self.settings.set(SPEED, float(factor))
         self._apply()
 
     def _apply(self) -> None:

@@ -1,90 +1,109 @@
 """What the app remembers between runs: the window's layout, recent files, the lesson's place.
 
-One INI file in the user's config folder (QSettings, user scope). Every value is read
-defensively: a store edited by hand, damaged, or written by another version gives defaults for
-what it cannot supply, never an error, and the next save writes it whole again.
+One INI file in the user's config folder (QSettings, user scope). Every key, its type and its
+default is a row of explainer/ui_model/settings_schema.py; this class only reads and writes those
+rows, so no module names a key of its own. Every value is read defensively: a store edited by
+hand, damaged, or written by another version gives the row's default for what it cannot supply,
+never an error, and the next save writes it whole again.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from explainer.ui.screen_fit import keep_on_screen
+from explainer.ui_model import settings_schema as S
+from explainer.ui_model.settings_schema import Codec, Setting
 
 ORGANIZATION = APPLICATION = "explainer"
 MAX_RECENT = 8
+T = TypeVar("T")
 
 
 class AppSettings:
     def __init__(self) -> None:
         self.store = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
 
+    # --- any row of the schema ---------------------------------------------------------------
+
+    def get(self, setting: Setting[T]) -> T:
+        """The stored value if it decodes to a good one, else the row's default."""
+        raw = self.store.value(setting.key)
+        if setting.codec is Codec.BYTES:
+            value: object = bytes(raw.data()) if isinstance(raw, QByteArray) and not raw.isEmpty() else None
+        elif setting.codec is Codec.TEXT:
+            value = raw
+        elif isinstance(raw, str):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None
+        else:  # a value Qt wrote itself (the earlier code's booleans, before the file is read back)
+            value = raw
+        return setting.valid(value)
+
+    def set(self, setting: Setting[T], value: T) -> None:
+        if setting.retired:
+            raise ValueError(f"{setting.key} is only read (a record of an earlier version)")
+        if not setting.accepts(value):
+            raise ValueError(f"{value!r} is not a value of {setting.key}")
+        if setting.codec is Codec.BYTES and isinstance(value, bytes):
+            self.store.setValue(setting.key, QByteArray(value))
+        elif setting.codec is Codec.TEXT:
+            self.store.setValue(setting.key, value)
+        else:
+            self.store.setValue(setting.key, json.dumps(value))
+
+    def has(self, setting: Setting[Any]) -> bool:
+        """Whether anything is stored for ``setting`` (readable or not): a migration reads old
+        records only where no new one was ever written."""
+        return bool(self.store.contains(setting.key))
+
+    def remove(self, setting: Setting[Any]) -> None:
+        self.store.remove(setting.key)
+
+    def sync(self) -> None:
+        self.store.sync()
+
     # --- the window ----------------------------------------------------------------------
 
     def restore_window(self, window: QMainWindow) -> None:
         """Size, position, docks and toolbars as they were left; a bad record is ignored, and a
         window saved on a larger screen than this one is brought inside this one's area."""
-        for key, restore in (("window/geometry", window.restoreGeometry), ("window/state", window.restoreState)):
-            data = self.store.value(key)
-            if isinstance(data, QByteArray) and not data.isEmpty():
-                restore(data)
+        geometry, state = self.get(S.WINDOW_GEOMETRY), self.get(S.WINDOW_STATE)
+        if geometry is not None:
+            window.restoreGeometry(QByteArray(geometry))
+        if state is not None:
+            window.restoreState(QByteArray(state))
         keep_on_screen(window)
 
     def save_window(self, window: QMainWindow) -> None:
-        self.store.setValue("window/geometry", window.saveGeometry())
-        self.store.setValue("window/state", window.saveState())
+        self.set(S.WINDOW_GEOMETRY, bytes(window.saveGeometry().data()))
+        self.set(S.WINDOW_STATE, bytes(window.saveState().data()))
 
     # --- recent files --------------------------------------------------------------------
 
     def recent_files(self) -> list[str]:
         """Saved or opened runs, newest first, that still exist."""
-        paths = self.json_value("files/recent", [])
-        if not isinstance(paths, list):
-            return []
+        paths = self.get(S.RECENT_FILES)
         return [p for p in paths if isinstance(p, str) and os.path.isfile(p)][:MAX_RECENT]
 
     def add_recent(self, path: str) -> list[str]:
         full = os.path.abspath(path)
         paths = [full] + [p for p in self.recent_files() if p != full]
-        self.set_json("files/recent", paths[:MAX_RECENT])
+        self.set(S.RECENT_FILES, paths[:MAX_RECENT])
         return paths[:MAX_RECENT]
 
     # --- the model shown ----------------------------------------------------------------
 
     def model_name(self) -> str | None:
         """The model the app last showed (None before the first, or when the record is bad)."""
-        name = self.store.value("model/name")
-        return name if isinstance(name, str) and name else None
+        return self.get(S.MODEL_NAME) or None
 
     def set_model_name(self, name: str) -> None:
-        self.store.setValue("model/name", name)
-
-    # --- small JSON values (the lesson's place, a game's score) -------------------------------
-
-    def json_value(self, key: str, default: Any) -> Any:
-        raw = self.store.value(key)
-        if not isinstance(raw, str):
-            return default
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return default
-
-    def set_json(self, key: str, value: Any) -> None:
-        self.store.setValue(key, json.dumps(value))
-
-    def has(self, key: str) -> bool:
-        """Whether anything is stored under ``key`` (readable or not): a migration reads old
-        records only where no new one was ever written."""
-        return bool(self.store.contains(key))
-
-    def remove(self, key: str) -> None:
-        self.store.remove(key)
-
-    def sync(self) -> None:
-        self.store.sync()
+        self.set(S.MODEL_NAME, name)

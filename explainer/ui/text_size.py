@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from explainer.content.texts import LessonTexts
 from explainer.ui.settings import AppSettings
+from explainer.ui_model.settings_schema import TEXT_SIZE, TEXT_SIZES
 
-CHOICES = (100, 125, 150, 200)
-KEY = "view/text_size"
+CHOICES = TEXT_SIZES
 USUAL_POINT_SIZE = 10.0  # the desktop font most systems ship with (GNOME 11, KDE 10, Windows 9)
 
 
@@ -40,13 +40,18 @@ class TextSize:
     """The Text size choice: saved, shown as checked in the menu, applied by ``apply``."""
 
     def __init__(
-        self, window: QMainWindow, settings: AppSettings, texts: LessonTexts, apply: Callable[[float], None]
+        self,
+        window: QMainWindow,
+        settings: AppSettings,
+        texts: LessonTexts,
+        apply: Callable[[float], None],
+        menu: QMenu,
     ) -> None:
+        """``menu``: View > Text size, as the action table placed it; its steps are added here."""
         self.window, self.settings, self._apply = window, settings, apply
-        saved = settings.json_value(KEY, None)
-        self.percent = saved if saved in CHOICES else system_percent(window.font())
-        self.menu = QMenu(texts.app_text("menus", "text_size"), window)
-        self.menu.setObjectName("text_size")
+        saved = settings.get(TEXT_SIZE)
+        self.percent = saved if saved is not None else system_percent(window.font())
+        self.menu = menu
         group = QActionGroup(window)
         self.actions: dict[int, QAction] = {}
         for p in CHOICES:
@@ -62,15 +67,12 @@ class TextSize:
     def scale(self) -> float:
         return self.percent / 100
 
-    def add_to(self, menu: QMenu) -> None:
-        menu.addMenu(self.menu)
-
     def set_percent(self, percent: int) -> None:
         """Choose a step of CHOICES, save it and apply it."""
         if percent not in CHOICES:
             raise ValueError(f"text size {percent} % is not one of {CHOICES}")
         self.percent = percent
-        self.settings.set_json(KEY, percent)
+        self.settings.set(TEXT_SIZE, percent)
         self._show()
 
     def _show(self) -> None:

@@ -151,14 +151,14 @@ def test_reopened_at_a_question_step_ctrl_j_opens_the_question_and_lands_on_its_
     from explainer.content.assets import load_texts
     from explainer.lesson.state import LessonState
     from explainer.lesson.tour import TourState
-    from explainer.ui.lesson.session import STATE_KEY
     from explainer.ui.settings import AppSettings
+    from explainer.ui_model.settings_schema import LESSON_STATE
 
     texts = load_texts()
     step = next(i for i, s in enumerate(texts.tour.steps) if s.done.question == "story_recipe")
     settings = AppSettings()
-    settings.set_json(STATE_KEY, LessonState(tour=TourState(step)).to_dict(texts.tour))
-    settings.store.sync()
+    settings.set(LESSON_STATE, LessonState(tour=TourState(step)).to_dict(texts.tour))
+    settings.sync()
     w = make_window(lambda: shared_engine)
     generate(qtbot, w, PARIS, max_new_tokens=3)  # (the question is about the run on screen)
     dock = w.lesson.dock

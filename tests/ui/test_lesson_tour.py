@@ -4,6 +4,7 @@ fed by what the learner does, and resumed where it was left."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 from PySide6.QtCore import Qt
@@ -180,16 +181,19 @@ def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):
 def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
     """Versions before the one record saved the tour, the quiz and the game under three keys:
     the first start after the update reads them into the one record and removes them."""
-    from explainer.ui.lesson.session import OLD_GAME_KEY, OLD_QUIZ_KEY, OLD_TOUR_KEY, STATE_KEY
     from explainer.ui.settings import AppSettings
+    from explainer.ui_model.settings_schema import LESSON_STATE, OLD_LESSON_GAME, OLD_LESSON_QUIZ, OLD_LESSON_TOUR
 
     tour = TourState(index_of("in-layers"), True)
     quiz = QuizState((("core", 2, True), ("stop", 1, False)))
     game = GameState(played=4, score=3, streak=2, best=2)
     store = AppSettings()
-    store.set_json(OLD_TOUR_KEY, tour.to_dict(TOUR))
-    store.set_json(OLD_QUIZ_KEY, quiz.to_dict())
-    store.set_json(OLD_GAME_KEY, game.to_dict())
+    for old, record in (
+        (OLD_LESSON_TOUR, tour.to_dict(TOUR)),
+        (OLD_LESSON_QUIZ, quiz.to_dict()),
+        (OLD_LESSON_GAME, game.to_dict()),
+    ):
+        store.store.setValue(old.key, json.dumps(record))  # as the earlier version wrote them
     store.sync()
     w = make_window(load=False)
     assert w.lesson.state == LessonState(tour, quiz, game)
@@ -198,8 +202,8 @@ def test_progress_saved_by_an_earlier_version_is_kept(qtbot, make_window):
     goals = goals_text(TEXTS, w.lesson.state.goals(TEXTS, w.lesson.questions))
     assert w.lesson.dock.questions.score.text() == quiz.text(TEXTS, w.lesson.questions, goals)
     saved = AppSettings()
-    assert LessonState.from_dict(saved.json_value(STATE_KEY, None), TOUR) == LessonState(tour, quiz, game)
-    assert not any(saved.has(key) for key in (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY))
+    assert LessonState.from_dict(saved.get(LESSON_STATE), TOUR) == LessonState(tour, quiz, game)
+    assert not any(saved.has(key) for key in (OLD_LESSON_TOUR, OLD_LESSON_QUIZ, OLD_LESSON_GAME))
     w.lesson.next()
     w.close()
     again = make_window(load=False)  # read once: the one record is what counts from now on

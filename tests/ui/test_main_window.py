@@ -407,8 +407,9 @@ def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, s
     w.control_dock.hide()
     w.close()
     from explainer.ui.settings import AppSettings
+    from explainer.ui_model.settings_schema import WINDOW_GEOMETRY
 
-    assert not AppSettings().store.value("window/geometry").isEmpty()  # (the offscreen screen clamps sizes)
+    assert AppSettings().get(WINDOW_GEOMETRY)  # (the offscreen screen clamps sizes)
     again = make_window(lambda: shared_engine)
     assert [a.text() for a in again.recent_menu.actions()][:2] == ["second.trace", "first.trace"]
     assert not again.control_dock.isVisible()  # the docks as they were left

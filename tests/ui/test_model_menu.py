@@ -120,7 +120,7 @@ def test_open_gguf_builds_in_the_worker_with_progress(qtbot, two_models, tmp_pat
             wait_event(qtbot, w.controller, ModelReady, timeout=60_000) as ready,
             wait_event(qtbot, w.controller, ModelAdded, timeout=60_000) as added,
         ):
-            w.add_model_file(str(new))
+            w.model_events.add_model_file(str(new))
             assert w.build_panel.isVisible() and not w.build_panel.button.isVisible()
             assert "Gamma.gguf" in w.build_panel.message.text()
         assert (added.event.name, added.event.reused) == ("gamma", False)
@@ -130,7 +130,7 @@ def test_open_gguf_builds_in_the_worker_with_progress(qtbot, two_models, tmp_pat
         assert checked(w) == ["gamma"]
         assert AppSettings().model_name() == "gamma"
         with wait_event(qtbot, w.controller, ModelAdded, timeout=60_000) as added:  # the same file again
-            w.add_model_file(str(new))
+            w.model_events.add_model_file(str(new))
         assert (added.event.name, added.event.reused) == ("gamma", True)
         qtbot.waitUntil(lambda: not w.controller.is_busy)
     finally:
@@ -144,7 +144,7 @@ def test_a_bad_file_is_a_banner_and_the_model_stays(qtbot, two_models, tmp_path)
         bad = Path(tmp_path / "bad.gguf")
         bad.write_bytes(b"not a model")
         with wait_event(qtbot, w.controller, Failed, timeout=30_000) as err:
-            w.add_model_file(str(bad))
+            w.model_events.add_model_file(str(bad))
         assert "is not a GGUF file" in err.event.message
         qtbot.waitUntil(lambda: w.banner.isVisible())
         assert not w.build_panel.isVisible()  # no "Try again" that would build another model

@@ -11,16 +11,16 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
-from PySide6.QtGui import QAction, QColor
-from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QPlainTextEdit, QPushButton, QWidget
 
 from explainer.content.texts import ConditionKind
 from explainer.diagram.scene import LifecycleScene
 from explainer.inference.events import LoadedModel, ModelReady
+from explainer.ui.actions import ActionRegistry
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_areas import first_control, takes_focus
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
-from explainer.ui.lesson.keys import GO_TO_TASK, OPEN_LESSON, TOUR_BACK, TOUR_NEXT, key_text, window_action
 from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
@@ -31,7 +31,7 @@ from explainer.ui.your_turn import Runs, Which
 
 class LessonWindow(LessonHost, Protocol):
     """What putting the lesson in needs beyond what the session reads: the controls a tour step
-    points at, the scene it outlines, the signals it listens to, the window's named actions."""
+    points at, the scene it outlines, the signals it listens to, the window's actions by id."""
 
     @property
     def scene(self) -> LifecycleScene: ...
@@ -46,7 +46,7 @@ class LessonWindow(LessonHost, Protocol):
     @property
     def controller(self) -> EngineController: ...
     @property
-    def actions_by_name(self) -> dict[str, QAction]: ...
+    def registry(self) -> ActionRegistry: ...
     @property
     def view(self) -> QGraphicsView: ...
     @property
@@ -115,27 +115,11 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow) -> LessonSessio
     )
     session = LessonSession(window, dock, pointer)
 
-    # keys and menu entries: F1 shows or hides the lesson, Alt+→ / Alt+← walk the tour
-    toggle = dock.toggleViewAction()
-    toggle.setText(ui["view_lesson"])
-    toggle.setObjectName("lesson")
-    toggle.setShortcut(OPEN_LESSON)
-    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    toggle.setToolTip(window.word("actions", "with_keys").format(tip=ui["view_lesson_tip"], keys=key_text(OPEN_LESSON)))
-    qt_window.addAction(toggle)
-    tour_next = window_action(qt_window, "tour_next", ui["tour_next"], TOUR_NEXT, session.next)
-    tour_back = window_action(qt_window, "tour_back", ui["tour_back"], TOUR_BACK, session.back)
-    go_to_task = window_action(qt_window, "go_to_task", ui["go_to_task"], GO_TO_TASK, lambda: focus_task(session))
-    go_to_task.setToolTip(
-        window.word("actions", "with_keys").format(tip=ui["go_to_task_tip"], keys=key_text(GO_TO_TASK))
-    )
-    window.actions_by_name.update(lesson=toggle, tour_next=tour_next, tour_back=tour_back, go_to_task=go_to_task)
-    view = qt_window.menuBar().findChild(QMenu, "view_menu")
-    if view is not None:
-        view.addAction(toggle)
-        view.addAction(tour_back)
-        view.addAction(tour_next)
-        view.addAction(go_to_task)
+    # keys and menu entries (their keys and places: explainer/ui_model/actions.py)
+    window.registry.adopt("lesson", dock.toggleViewAction())
+    window.registry.add("tour_next", session.next)
+    window.registry.add("tour_back", session.back)
+    window.registry.add("go_to_task", lambda: focus_task(session))
 
     _connect_reports(window, dock, session)
     _connect_your_turn(window, dock, session)

@@ -47,10 +47,7 @@ from explainer.ui.lesson.task_opener import TaskOpener
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import RunOnScreen
-
-STATE_KEY = "lesson/state"
-# where versions before the one record kept its three parts; read once, then removed
-OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY = "lesson/tour", "lesson/quiz", "lesson/game"
+from explainer.ui_model import settings_schema as S
 
 
 class LessonHost(RunOnScreen, Protocol):
@@ -108,13 +105,13 @@ class LessonSession(QObject):
         under their old keys instead: they are read once, written as the one record, and
         removed, so a learner who updates keeps their progress and nothing reads them again."""
         store = self.window.settings
-        if store.has(STATE_KEY):
-            return LessonState.from_dict(store.json_value(STATE_KEY, None), self.tour)
-        old = (OLD_TOUR_KEY, OLD_QUIZ_KEY, OLD_GAME_KEY)
-        tour, quiz, game = (store.json_value(key, None) for key in old)
+        if store.has(S.LESSON_STATE):
+            return LessonState.from_dict(store.get(S.LESSON_STATE), self.tour)
+        old = (S.OLD_LESSON_TOUR, S.OLD_LESSON_QUIZ, S.OLD_LESSON_GAME)
+        tour, quiz, game = (store.get(key) for key in old)
         state = LessonState.from_old_keys(tour, quiz, game, self.tour)
         if any(store.has(key) for key in old):
-            store.set_json(STATE_KEY, state.to_dict(self.tour))
+            store.set(S.LESSON_STATE, state.to_dict(self.tour))
             for key in old:
                 store.remove(key)
         return state
@@ -327,7 +324,7 @@ class LessonSession(QObject):
     def _keep(self, state: LessonState) -> None:
         """The new record: saved at once (a crash loses nothing) and shown by the sections."""
         self.state = state
-        self.window.settings.set_json(STATE_KEY, state.to_dict(self.tour))
+        self.window.settings.set(S.LESSON_STATE, state.to_dict(self.tour))
         self._push()
         self.answer_changed.emit()
 

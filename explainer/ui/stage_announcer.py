@@ -1,0 +1,37 @@
+"""Saying the new stage out loud: "Tokens, pass 3 of 12", whatever has focus.
+
+A screen reader reads the diagram's description only when it is on the diagram; a learner on
+the transport bar or in the lesson still hears where the illustration went (ui/announce.py).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from explainer.stages import Cursor
+from explainer.ui.announce import announce
+from explainer.ui.stepper import RunOnScreen
+
+
+class StageAnnouncer:
+    """A new stage or pass on screen, said in a few words (the rest is the diagram's
+    description); each (pass, stage) once, until ``forget`` (a new run)."""
+
+    def __init__(self, source: QObject, run: RunOnScreen) -> None:
+        self.source, self.run = source, run
+        self._announced: tuple[int, str] | None = None  # the pass and stage last announced
+
+    def forget(self) -> None:
+        self._announced = None
+
+    def on_frame_shown(self, cursor: Cursor) -> None:
+        trace, word = self.run.trace, self.run.texts.app_text
+        key = (cursor.step, cursor.stage.value)
+        if trace is None or key == self._announced:
+            return
+        self._announced = key
+        stage, n = word("stages", cursor.stage.value), cursor.step + 1
+        if self.run.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
+            announce(self.source, word("access", "stage_so_far").format(stage=stage, n=n))
+        else:
+            announce(self.source, word("access", "stage").format(stage=stage, n=n, total=len(trace.steps)))

@@ -1,0 +1,217 @@
+"""The window's commands and menus as a table: ids, words, keys and places, no Qt.
+
+Shaped like napari's `_app_model`: a command is an ``Action`` with an id, the words that name it
+(keys into app.json, never the words themselves), its keys, and the places (``MenuPlace``) it is
+listed in; a menu is a ``Menu`` with an id. explainer/ui/actions.py makes one QAction per row and
+the menu bar from ``MENUS``, and finds them again by id, so no code looks a menu up by its Qt
+object name. What a command does is the window's: the Qt side binds a slot to each id.
+
+In a menu the entries are sorted by (group, order); a line separates two groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+
+from explainer.ui_model import settings_schema as S
+from explainer.ui_model.settings_schema import Setting
+
+
+class MenuId(StrEnum):
+    """The menus; each value is also the QMenu's object name (tests read it)."""
+
+    FILE = "file_menu"
+    RECENT = "recent"  # File > Open recent: filled with the saved runs
+    RUN = "run_menu"
+    MODEL = "model_menu"  # the built models: read each time it opens (ui/model_menu.py)
+    VIEW = "view_menu"
+    THEME = "theme"
+    TEXT_SIZE = "text_size"  # its steps come from ui/text_size.py
+
+
+class StandardKey(Enum):
+    """A key the desktop names (Qt's QKeySequence.StandardKey): Ctrl+Q here, Cmd+Q elsewhere."""
+
+    ZOOM_IN = "ZoomIn"
+    ZOOM_OUT = "ZoomOut"
+    QUIT = "Quit"
+
+
+Key = str | StandardKey  # a str is Qt's portable key text: "Ctrl+Shift+E", "PgDown", "F11"
+
+
+@dataclass(frozen=True)
+class Words:
+    """A key into the words: app.json ``section.key``, or with ``lesson`` the lesson's ui strings."""
+
+    section: str
+    key: str
+    lesson: bool = False
+
+
+@dataclass(frozen=True)
+class MenuPlace:
+    menu: MenuId
+    group: int = 0
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class Action:
+    """One command. ``tip``: its tooltip's words (the keys are added to them); ``checkable``: an
+    on/off switch, with ``remembered`` kept between runs (a row of the settings schema);
+    ``radio``: one of its menu's exclusive choices; ``made_by_qt``: the QAction exists already
+    (a dock's show/hide toggle) and only takes this row's keys and place."""
+
+    id: str
+    title: Words
+    keys: tuple[Key, ...] = ()
+    tip: Words | None = None
+    menus: tuple[MenuPlace, ...] = ()
+    checkable: bool = False
+    radio: bool = False
+    made_by_qt: bool = False
+    remembered: Setting[bool] | None = None
+
+
+@dataclass(frozen=True)
+class Menu:
+    """A menu: on the menu bar (``place`` None, in the order of ``MENUS``) or a submenu placed in
+    its parent like an action."""
+
+    id: MenuId
+    title: Words
+    place: MenuPlace | None = None
+    tips_visible: bool = False
+
+
+def _command(
+    id: str,
+    keys: tuple[Key, ...],
+    *places: MenuPlace,
+    tip: bool = True,
+    checkable: bool = False,
+    remembered: Setting[bool] | None = None,
+) -> Action:
+    """A command named by app.json actions.<id> and explained by actions.<id>_tip."""
+    words = Words("actions", f"{id}_tip") if tip else None
+    return Action(id, Words("actions", id), keys, words, places, checkable=checkable, remembered=remembered)
+
+
+F, R, V = MenuId.FILE, MenuId.RUN, MenuId.VIEW
+MENUS: tuple[Menu, ...] = (
+    Menu(MenuId.FILE, Words("menus", "file")),
+    Menu(MenuId.RUN, Words("menus", "run")),
+    Menu(MenuId.MODEL, Words("menus", "model"), tips_visible=True),
+    Menu(MenuId.VIEW, Words("menus", "view")),
+    Menu(MenuId.RECENT, Words("menus", "recent"), MenuPlace(F, 1, 3)),
+    Menu(MenuId.THEME, Words("menus", "theme"), MenuPlace(V, 1, 1)),
+    Menu(MenuId.TEXT_SIZE, Words("menus", "text_size"), MenuPlace(V, 5, 1)),
+)
+
+THEME_CHOICES = ("system", "light", "dark", "projector")  # each labelled by app.json menus.theme_<choice>
+
+ACTIONS: tuple[Action, ...] = (
+    # File
+    _command("open_trace", ("Ctrl+O",), MenuPlace(F, 1, 1)),
+    Action(
+        "open_gguf",
+        Words("menus", "open_gguf"),
+        tip=Words("menus", "open_gguf_tip"),
+        menus=(MenuPlace(F, 1, 2), MenuPlace(MenuId.MODEL, 9, 1)),
+    ),
+    _command("save_trace", ("Ctrl+S",), MenuPlace(F, 1, 4)),
+    _command("save_lesson", ("Ctrl+Shift+S",), MenuPlace(F, 1, 5)),
+    _command("export", ("Ctrl+E",), MenuPlace(F, 2, 1)),
+    _command("export_run", ("Ctrl+Shift+E",), MenuPlace(F, 2, 2)),
+    _command("quit", (StandardKey.QUIT,), MenuPlace(F, 3, 1), tip=False),
+    # Run
+    _command("generate", ("Ctrl+Return", "Ctrl+Enter"), MenuPlace(R, 1, 1)),
+    _command("stop", (), MenuPlace(R, 1, 2)),
+    _command("prev", ("Left", "PgUp", "Backspace"), MenuPlace(R, 2, 1)),
+    _command("next", ("Space", "Right", "PgDown"), MenuPlace(R, 2, 2)),
+    _command("next_token", ("N", "Down"), MenuPlace(R, 2, 3)),
+    _command("play", ("P",), MenuPlace(R, 2, 4)),
+    _command("reset", ("Home",), MenuPlace(R, 2, 5)),
+    _command("last", ("End",), MenuPlace(R, 2, 6)),
+    # View
+    *(
+        Action(f"theme_{c}", Words("menus", f"theme_{c}"), menus=(MenuPlace(MenuId.THEME, 1, i),), radio=True)
+        for i, c in enumerate(THEME_CHOICES)
+    ),
+    _command("presenter", ("F11",), MenuPlace(V, 1, 2), checkable=True),
+    _command("clicker_tokens", (), MenuPlace(V, 1, 3), checkable=True, remembered=S.CLICKER_TOKENS),
+    _command("blank", ("B",), MenuPlace(V, 1, 4)),
+    _command("next_area", ("F6",), MenuPlace(V, 2, 1)),
+    _command("prev_area", ("Shift+F6",), MenuPlace(V, 2, 2)),
+    _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(V, 3, 1), tip=False),
+    _command("zoom_out", (StandardKey.ZOOM_OUT, "Ctrl+-"), MenuPlace(V, 3, 2), tip=False),
+    _command("zoom_reset", ("Ctrl+0",), MenuPlace(V, 3, 3), tip=False),
+    Action("controls", Words("window", "controls"), menus=(MenuPlace(V, 4, 1),), made_by_qt=True),
+    Action(
+        "describe",
+        Words("access", "describe"),
+        tip=Words("access", "describe_tip"),
+        menus=(MenuPlace(V, 4, 2),),
+        checkable=True,
+        remembered=S.DESCRIBE,
+    ),
+    Action(
+        "chart_table",
+        Words("chart_table", "title"),
+        tip=Words("chart_table", "tip"),
+        menus=(MenuPlace(V, 4, 3),),
+        checkable=True,
+        remembered=S.CHART_TABLE,
+    ),
+    # the lesson's (ui/lesson/install.py): the diagram owns the plain keys, so Alt+arrows, F1, Ctrl+J
+    Action(
+        "lesson",
+        Words("ui", "view_lesson", lesson=True),
+        ("F1",),
+        Words("ui", "view_lesson_tip", lesson=True),
+        (MenuPlace(V, 4, 4),),
+        made_by_qt=True,
+    ),
+    Action("tour_back", Words("ui", "tour_back", lesson=True), ("Alt+Left",), menus=(MenuPlace(V, 4, 5),)),
+    Action("tour_next", Words("ui", "tour_next", lesson=True), ("Alt+Right",), menus=(MenuPlace(V, 4, 6),)),
+    Action(
+        "go_to_task",
+        Words("ui", "go_to_task", lesson=True),
+        ("Ctrl+J",),
+        Words("ui", "go_to_task_tip", lesson=True),
+        (MenuPlace(V, 4, 7),),
+    ),
+    Action(
+        "animations",
+        Words("menus", "animations"),
+        tip=Words("menus", "animations_tip"),
+        menus=(MenuPlace(V, 5, 2),),
+        checkable=True,
+    ),
+    # keys without a menu entry
+    Action("leave_presenter", Words("actions", "leave_presenter"), ("Esc",)),
+)
+
+BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a menu: an action's id or a submenu's id, at its place."""
+
+    place: MenuPlace
+    action: str | None = None
+    submenu: MenuId | None = None
+    sort_key: tuple[int, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sort_key", (self.place.group, self.place.order))
+
+
+def entries(menu: MenuId) -> list[Entry]:
+    """What ``menu`` lists from the table, sorted by (group, order)."""
+    found = [Entry(p, action=a.id) for a in ACTIONS for p in a.menus if p.menu is menu]
+    found += [Entry(m.place, submenu=m.id) for m in MENUS if m.place is not None and m.place.menu is menu]
+    return sorted(found, key=lambda e: e.sort_key)
