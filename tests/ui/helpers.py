@@ -87,17 +87,15 @@ def visible_horizontal_scrollbars(widget) -> list:
 def last_line_of_fresh_python(script: str, *args: str, timeout: float = 120, **env: str) -> str:
     """Run ``script`` (with ``args``) in a fresh interpreter, offscreen, with ``env`` added;
     its last line of output. For what start-up imports or does: this test process has
-    imported everything already. Its settings are its own (an empty config folder), as on a
-    first start: the window a learner saved on this machine is not the test's."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as config:
-        out = subprocess.run(
-            [sys.executable, "-c", script, *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": config, **env},
-            timeout=timeout,
-            check=True,
-        )
+    imported everything already. Its settings are the session's (tests/conftest.py,
+    own_user_folders), as on a first start: the window a learner saved on this machine is not
+    the test's."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env},
+        timeout=timeout,
+        check=True,
+    )
     return out.stdout.strip().splitlines()[-1]
