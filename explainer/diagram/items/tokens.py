@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
@@ -238,8 +238,6 @@ class TokenStripItem(Panel):
         self.chips: list[TokenChipItem] = []
         self.more = TokenChipItem(f"{key}/more", self)
         self.more.setVisible(False)
-        self.layout_info: ChipLayout | None = None
-        self._chip_origin = QPointF()
 
     def _chip(self, i: int) -> TokenChipItem:
         while len(self.chips) <= i:
@@ -303,14 +301,12 @@ class TokenStripItem(Panel):
         legend = value.legend if not value.chips or room - legend_h >= chip_block else ""
         bottom += self._whitespace_legend(legend, theme, bottom)
         # chips
-        self._chip_origin = QPointF(14, top)
         self.message.setVisible(False)
         chips = value.chips
         if not chips:
             for c in self.chips:
                 c.setVisible(False)
             self.more.setVisible(False)
-            self.layout_info = ChipLayout([], [], 0)
             if value.message:
                 self.message.show_text(value.message, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
             return
@@ -325,7 +321,6 @@ class TokenStripItem(Panel):
             rows,
             row_h,
         )
-        self.layout_info = lay
         lo, hi = value.reading
         used_chips = 0
         for idx, (px, py) in zip(lay.order, lay.positions):
