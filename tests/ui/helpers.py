@@ -11,6 +11,32 @@ from PySide6.QtCore import Qt
 from explainer.stages import Cursor, Stage
 
 
+def settle_layout(qtbot, widget, timeout: int = 5000) -> None:
+    """Wait until the layout of ``widget`` and everything in it has settled: Qt's posted layout
+    passes run, and the geometry and visibility of every widget in it read the same over two
+    passes in a row (a pass can post another: a scroll bar shown narrows its neighbours). A
+    condition, not a fixed time: the check runs as soon as the layout is done, and a slow
+    machine waits as long as it needs."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QWidget
+
+    def shape() -> list:
+        window = widget.window()
+        return [window.frameGeometry()] + [(c.geometry(), c.isVisible()) for c in widget.findChildren(QWidget)]
+
+    last: list = []
+
+    def stable() -> bool:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        QCoreApplication.processEvents()
+        now = shape()
+        same = bool(last) and now == last[0]
+        last[:] = [now]
+        return same
+
+    qtbot.waitUntil(stable, timeout=timeout)
+
+
 def type_into(qtbot, widget, text: str) -> None:
     widget.setFocus()
     widget.clear()
