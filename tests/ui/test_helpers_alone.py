@@ -176,3 +176,26 @@ def test_the_model_menu_lists_the_built_models_and_asks_the_host_to_switch(qtbot
     host.current_model.return_value = "another"
     menu.refresh()  # the one loaded is checked, whichever it is
     assert not menu.models[DEFAULT_MODEL].isChecked()
+
+
+# --- an export's child process (ExportHost) --------------------------------------------------
+
+
+def test_an_export_that_fails_tells_the_host_why(qtbot, tmp_path):
+    """The real child process (`python -m explainer export`), a host that is only a spec'd mock:
+    a folder that is not there fails the export, and the host shows the error, not a success."""
+    from explainer.ui.export_process import ExportHost, start_export
+
+    host = MagicMock(spec=ExportHost)
+    host.word.side_effect = TEXTS.app_text
+    host.theme_name = "light"
+    parent = QMainWindow()
+    qtbot.addWidget(parent)
+    export = start_export(parent, host, make_trace(2), str(tmp_path / "no such folder" / "run.svg"))
+    assert export is not None and export.running
+    host.set_activity.assert_called_once_with(TEXTS.app_text("window", "exporting_run").format(name="run.svg"))
+    qtbot.waitUntil(lambda: not export.running, timeout=60_000)
+    host.show_error.assert_called_once()
+    failed = TEXTS.app_text("window", "export_failed").split("{")[0]
+    assert host.show_error.call_args.args[0].startswith(failed)
+    assert not (tmp_path / "no such folder").exists()
