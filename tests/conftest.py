@@ -320,11 +320,13 @@ def gemma_gguf() -> Path:
 
 
 @pytest.fixture(scope="session")
-def gemma_model(gemma_gguf, tmp_path_factory):
-    """Gemma 3 270M built by `model add`'s code into a cache of the session's."""
-    from tests.support.models import add_into
+def gemma_model(gemma_gguf):
+    """Gemma 3 270M built by `model add`'s code into a cache of its own. The build (a minute and
+    a half) is kept for the next session while the code that builds it is the same
+    (tests/support/models.py, kept_cache); `model add` finds it by the GGUF's hash."""
+    from tests.support.models import add_into, kept_cache
 
-    return add_into(gemma_gguf, tmp_path_factory.mktemp("gemma-cache"))
+    return add_into(gemma_gguf, kept_cache("gemma"))
 
 
 _OTHER: dict = {}
