@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from unittest.mock import MagicMock
 
 import pytest
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QMainWindow, QWidget
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
@@ -199,3 +199,78 @@ def test_an_export_that_fails_tells_the_host_why(qtbot, tmp_path):
     failed = TEXTS.app_text("window", "export_failed").split("{")[0]
     assert host.show_error.call_args.args[0].startswith(failed)
     assert not (tmp_path / "no such folder").exists()
+
+
+# --- folding the controls (CompactHost) -------------------------------------------------------
+
+
+class CompactStandIn(QMainWindow):
+    """Only what CompactHost names: the real controls in a dock of their own, a scene and its
+    view; no model, no lesson, no menus."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QDockWidget
+
+        from explainer.diagram.scene import LifecycleScene
+        from explainer.diagram.view import DiagramView
+        from explainer.ui.prompt_panel import PromptPanel
+
+        super().__init__()
+        self.texts = TEXTS
+        self.scene = LifecycleScene(TEXTS)
+        self.view = DiagramView(self.scene)
+        self.setCentralWidget(self.view)
+        self.controls = PromptPanel(TEXTS)
+        self.control_dock = QDockWidget("Controls", self)
+        self.control_dock.setWidget(self.controls)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.control_dock)
+        self.lesson = QDockWidget("Lesson", self)
+        self.lesson.setWidget(QWidget())
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.lesson)
+        self.theme_name = "light"
+        self.text_scale = 1.0
+        self.presenting = False
+
+    def word(self, section: str, key: str) -> str:
+        return self.texts.app_text(section, key)
+
+
+@pytest.fixture
+def compact_window(qtbot):
+    from explainer.ui.compact import CompactControls, CompactHost
+
+    w = CompactStandIn()
+    qtbot.addWidget(w)
+    host: CompactHost = w
+    w.compact = CompactControls(w, host, w.lesson, lambda: w.presenting)
+    w.resize(1600, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_a_narrow_window_folds_the_controls_into_a_bar_and_a_wide_one_unfolds_them(qtbot, compact_window):
+    w = compact_window
+    c = w.controls
+    assert not w.compact.active and w.control_dock.isVisible()
+    with qtbot.waitSignal(w.compact.folded, timeout=2000) as folded:
+        w.resize(1366, 768)
+    assert folded.args == [True] and w.compact.active
+    assert not w.control_dock.isVisible() and w.compact.bar.isVisible()
+    for widget in (c.prompt, c.generate_button, c.stop_button):
+        assert w.compact.bar.isAncestorOf(widget)
+    with qtbot.waitSignal(w.compact.folded, timeout=2000) as unfolded:
+        w.lesson.hide()  # the lesson closed: room enough for the dock again
+    assert unfolded.args == [False] and w.control_dock.isVisible() and not w.compact.bar.isVisible()
+    layout = c.layout()
+    order = [layout.indexOf(x) for x in (c.prompt, c.chat, c.generate_button, c.stop_button, c.sampling)]
+    assert order == sorted(order) and -1 not in order  # back in their dock, in their order
+
+
+def test_presenter_mode_folds_nothing(qtbot, compact_window):
+    w = compact_window
+    w.presenting = True  # its full screen hides and restores the docks itself
+    with qtbot.assertNotEmitted(w.compact.folded):
+        w.resize(1366, 768)
+    assert not w.compact.active
