@@ -89,9 +89,9 @@ def test_the_window_benchmarks_run_on_a_full_hd_screen_without_a_display():
 
 
 def test_bench_dates_the_process_start_to_the_clock_tick():
-    """first_window_s counts from the process start: a fresh process must place its own start
-    between the moments the parent spawned it and saw it exit (psutil's whole-second boot time
-    once put it up to a second early)."""
+    """`bench --gui`'s first_window_s counts from the process start: a fresh process must place
+    its own start between the moments the parent spawned it and saw it exit (psutil's
+    whole-second boot time once put it up to a second early)."""
     import subprocess
     import sys
     import time
