@@ -4,11 +4,12 @@
 #   bash packaging/bundle_inputs.sh hash      print one hash of the inputs
 #   bash packaging/bundle_inputs.sh changed   exit 0 if they changed (or never passed), else 1
 #   bash packaging/bundle_inputs.sh stamp     print the file that records the last pass
+#   bash packaging/bundle_inputs.sh record    write the inputs' hash to that file (the test passed)
 #
 # The inputs are packaging/ and the dependencies (pyproject.toml, setup.py, MANIFEST.in), as
-# files in the work tree. tests/packaging/test_bundle.py writes the hash to the stamp file (in
-# the user cache, beside the built model, so it outlives a clean clone) once the bundle test
-# passes; .ci/run runs that test only when `changed` says so (README, "Tests").
+# files in the work tree. .ci/run records the hash in the stamp file (in the user cache, beside
+# the built model, so it outlives a clean clone) once a suite with the bundle test in it passed,
+# and runs that test only when `changed` says so (README, "Tests").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,5 +25,10 @@ case "${1:-}" in
   hash) inputs_hash ;;
   stamp) stamp_file ;;
   changed) [ "$(inputs_hash)" != "$(cat "$(stamp_file)" 2>/dev/null)" ] ;;
-  *) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  record)  # atomically: a stamp cut short by a crash reads as "changed", never as a pass
+    stamp="$(stamp_file)"
+    mkdir -p "$(dirname "$stamp")"
+    inputs_hash > "$stamp.tmp.$$"
+    mv -f "$stamp.tmp.$$" "$stamp" ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -29,6 +29,32 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+USER_FOLDERS = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_user_folders(tmp_path_factory):
+    """Every process a test starts (`python -m explainer`, `bench --gui`, a fresh interpreter)
+    inherits config, cache, data and state folders of the session's own, never the user's: a
+    window a learner saved at 1600 x 900 on this machine once sized the window a test started.
+    The built model stays where it is: EXPLAINER_CACHE_DIR names the user's cache (model/paths.py),
+    read before XDG_CACHE_HOME moves, so tests and the processes they start still find it; so
+    does pip's download cache (the wheel test's build backend, a model's pinned package)."""
+    import platformdirs
+
+    from explainer.model import paths
+
+    root = tmp_path_factory.mktemp("user")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(paths.ENV_CACHE_DIR, str(paths.cache_root()))
+        mp.setenv("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or platformdirs.user_cache_dir("pip"))
+        for name in USER_FOLDERS:
+            folder = root / name.removeprefix("XDG_").removesuffix("_HOME").lower()
+            folder.mkdir()
+            mp.setenv(name, str(folder))
+        yield root
+
+
 @pytest.fixture(autouse=True)
 def own_settings_store(tmp_path_factory):
     """The app's remembered settings (window layout, recent files, the lesson's place) go to a
@@ -294,11 +320,13 @@ def gemma_gguf() -> Path:
 
 
 @pytest.fixture(scope="session")
-def gemma_model(gemma_gguf, tmp_path_factory):
-    """Gemma 3 270M built by `model add`'s code into a cache of the session's."""
-    from tests.support.models import add_into
+def gemma_model(gemma_gguf):
+    """Gemma 3 270M built by `model add`'s code into a cache of its own. The build (a minute and
+    a half) is kept for the next session while the code that builds it is the same
+    (tests/support/models.py, kept_cache); `model add` finds it by the GGUF's hash."""
+    from tests.support.models import add_into, kept_cache
 
-    return add_into(gemma_gguf, tmp_path_factory.mktemp("gemma-cache"))
+    return add_into(gemma_gguf, kept_cache("gemma"))
 
 
 _OTHER: dict = {}

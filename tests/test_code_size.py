@@ -16,7 +16,6 @@ MAX_FUNCTION_LINES = 80
 PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
 
 
-
 def _modules() -> list[tuple[str, str]]:
     paths = sorted(PACKAGE.rglob("*.py"))
     return [(path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")) for path in paths]

@@ -73,18 +73,18 @@ def run(args: argparse.Namespace) -> int:
         print_json(run_stepping_bench(args.step_through))
         return 0
     if args.gui and args.context is not None:
-        from explainer.bench.gui import run_gui_bench
+        from explainer.bench.gui import process_start, run_gui_bench
         from explainer.bench.long_context import window_prompt
 
         new_tokens = min(256, args.context // 2)
         window, text, ids = window_prompt(load_model(args), args.context, new_tokens)
-        report = run_gui_bench(args.model, args.device, new_tokens, text)
+        report = run_gui_bench(args.model, args.device, new_tokens, text, started=process_start())
         print_json({"context": window, "prompt_tokens": len(ids), **report})
         return 0
     if args.gui:
-        from explainer.bench.gui import run_gui_bench
+        from explainer.bench.gui import PROMPT, process_start, run_gui_bench
 
-        print_json(run_gui_bench(args.model, args.device, args.tokens))
+        print_json(run_gui_bench(args.model, args.device, args.tokens, PROMPT, started=process_start()))
         return 0
     built = load_model(args)
     if args.context is not None:

@@ -101,7 +101,7 @@ def terminate_as_interrupt() -> None:
     being written is removed, the old one kept, and the exit status is 130."""
     import signal
 
-    def interrupt(signum: int, frame: object) -> None:
+    def interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
     with contextlib.suppress(ValueError):  # not the main thread (a test calling run())

@@ -207,5 +207,5 @@ def load_tokenizer(path: str | os.PathLike[str]) -> TextTokenizer:
 
 
 @lru_cache(maxsize=4)
-def _load(path: str, mtime_ns: int, size: int) -> TextTokenizer:  # (mtime and size: the cache key)
+def _load(path: str, _mtime_ns: int, _size: int) -> TextTokenizer:  # (mtime and size: the cache key)
     return TextTokenizer.load(path)

@@ -64,7 +64,6 @@ STEP_FIELDS = (
     "forward_s",
     "sample_s",
 )
-TOP_STAGES = ("raw", "after_temperature", "after_top_k", "after_top_p")
 # name -> dtype; shapes are checked against the header in _expected_shapes
 ARRAYS: dict[str, np.dtype[Any]] = {
     "embeddings": np.dtype(np.float16),

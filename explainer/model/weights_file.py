@@ -98,7 +98,7 @@ class SharedWeights:
     def __enter__(self) -> SharedWeights:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, _tb: TracebackType | None) -> None:
         self._file.close()
 
     def __call__(self, value: np.ndarray, name: str) -> TensorProto:

@@ -406,19 +406,21 @@ def test_speed_zero_jumps_to_the_end(scene, real_trace):
     assert not scene.is_animating()
 
 
-def test_prefill_chips_travel_together(scene, real_trace, qtbot):
+def test_prefill_chips_travel_together(scene, real_trace):
+    """Read while the travel runs: the animator draws a transition's first phase at its start
+    (t = 0) when it starts it, so the chips are in flight as soon as the frame is shown."""
     trace = real_trace("paris")
     scene.set_speed(1.0)
     scene.show_frame(trace, Cursor(0, Stage.TOKENS), animate=False)
     scene.show_frame(trace, Cursor(0, Stage.EMBEDDINGS), animate=True)
-    qtbot.wait(120)
+    assert scene.is_animating()
     flying = [t for t in scene.travellers if t.isVisible()]
     assert len(flying) == len(trace.prompt_tokens)
     scene.finish_animation()
     assert not any(t.isVisible() for t in scene.travellers)
     scene.show_frame(trace, Cursor(1, Stage.TOKENS), animate=False)
     scene.show_frame(trace, Cursor(1, Stage.EMBEDDINGS), animate=True)
-    qtbot.wait(120)
+    assert scene.is_animating()
     assert sum(t.isVisible() for t in scene.travellers) == 1  # decode: one token
     scene.finish_animation()
 

@@ -57,14 +57,14 @@ def test_captions_carry_this_models_numbers(lesson_model):
         assert m.n_layers == 3 and m.license == "tiny-licence-2"
 
 
-def test_captions_carry_real_numbers(real_trace):
+def test_captions_carry_real_numbers(real_trace, built_model):
     trace = real_trace("paris")
     s0 = trace.steps[0]
     assert "135 M parameters" in caption_at(trace, Cursor(0, Stage.PRETRAINING))
     assert f"{len(trace.prompt_tokens)} tokens" in caption_at(trace, Cursor(0, Stage.TOKENS))
     assert "49,152" in caption_at(trace, Cursor(0, Stage.TOKENS))
     assert "576 numbers" in caption_at(trace, Cursor(0, Stage.EMBEDDINGS))
-    assert "30 layers" in caption_at(trace, Cursor(0, Stage.LAYERS))
+    assert f"{built_model.config['n_layers']} layers" in caption_at(trace, Cursor(0, Stage.LAYERS))
     probs = caption_at(trace, Cursor(0, Stage.PROBABILITIES))
     assert f"{100 * s0.sampling.raw.probs[0]:.1f} %" in probs and "“␣Paris”" in probs
     assert "greedy" in caption_at(trace, Cursor(0, Stage.SAMPLING)).lower()
@@ -92,10 +92,10 @@ def test_chat_ends_on_end_of_answer(real_trace):
     assert "chat template" in caption_at(trace, Cursor(0, Stage.TOKENS))
 
 
-def test_lens_settles_on_the_final_answer(real_trace):
+def test_lens_settles_on_the_final_answer(real_trace, built_model):
     step = real_trace("paris").steps[0]
     layer = lens_settles_at(step)
-    assert layer is not None and 1 <= layer <= 30
+    assert layer is not None and 1 <= layer <= built_model.config["n_layers"] == len(step.layers)
     assert all(v.lens.ids[0] == step.sampling.raw.ids[0] for v in step.layers[layer - 1 :])
 
 

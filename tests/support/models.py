@@ -34,6 +34,39 @@ def add_into(gguf: Path, cache: Path) -> Any:
         paths._override = saved
 
 
+def model_code_hash() -> str:
+    """A hash of what builds a model: explainer/model/'s code and the onnx and gguf libraries'
+    versions. A build kept from an earlier session is used only while they are the same."""
+    import hashlib
+
+    import gguf
+    import onnx
+
+    import explainer.model
+
+    root = Path(explainer.model.__file__).parent
+    h = hashlib.sha256(f"onnx {onnx.__version__} gguf {getattr(gguf, '__version__', '?')}".encode())
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def kept_cache(kind: str) -> Path:
+    """A cache for a test model's build that outlives the session, in the user's cache beside the
+    download it is built from: ``<cache>/test-builds/<kind>-<model_code_hash>``. Builds of other
+    versions of the code are removed (one kept a kind)."""
+    import shutil
+
+    from explainer.model.paths import cache_root
+
+    folder = cache_root() / "test-builds"
+    here = folder / f"{kind}-{model_code_hash()}"
+    for old in folder.glob(f"{kind}-*"):
+        if old != here:
+            shutil.rmtree(old, ignore_errors=True)
+    return here
+
+
 def build_second_model(root: Path) -> Any:
     """Build the second model into ``root``/cache."""
     from tests.model.tiny_gguf import write_tiny_model_gguf

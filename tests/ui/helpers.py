@@ -13,6 +13,32 @@ from explainer.inference.events import GenerationFinished
 from explainer.stages import Cursor, Stage
 
 
+def settle_layout(qtbot, widget, timeout: int = 5000) -> None:
+    """Wait until the layout of ``widget`` and everything in it has settled: Qt's posted layout
+    passes run, and the geometry and visibility of every widget in it read the same over two
+    passes in a row (a pass can post another: a scroll bar shown narrows its neighbours). A
+    condition, not a fixed time: the check runs as soon as the layout is done, and a slow
+    machine waits as long as it needs."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QWidget
+
+    def shape() -> list:
+        window = widget.window()
+        return [window.frameGeometry()] + [(c.geometry(), c.isVisible()) for c in widget.findChildren(QWidget)]
+
+    last: list = []
+
+    def stable() -> bool:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        QCoreApplication.processEvents()
+        now = shape()
+        same = bool(last) and now == last[0]
+        last[:] = [now]
+        return same
+
+    qtbot.waitUntil(stable, timeout=timeout)
+
+
 def type_into(qtbot, widget, text: str) -> None:
     widget.setFocus()
     widget.clear()
@@ -89,19 +115,17 @@ def visible_horizontal_scrollbars(widget) -> list:
 def last_line_of_fresh_python(script: str, *args: str, timeout: float = 120, **env: str) -> str:
     """Run ``script`` (with ``args``) in a fresh interpreter, offscreen, with ``env`` added;
     its last line of output. For what start-up imports or does: this test process has
-    imported everything already. Its settings are its own (an empty config folder), as on a
-    first start: the window a learner saved on this machine is not the test's."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as config:
-        out = subprocess.run(
-            [sys.executable, "-c", script, *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": config, **env},
-            timeout=timeout,
-            check=True,
-        )
+    imported everything already. Its settings are the session's (tests/conftest.py,
+    own_user_folders), as on a first start: the window a learner saved on this machine is not
+    the test's."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env},
+        timeout=timeout,
+        check=True,
+    )
     return out.stdout.strip().splitlines()[-1]
 
 

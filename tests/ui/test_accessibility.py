@@ -22,7 +22,7 @@ from explainer.stages import Cursor, Stage
 from explainer.ui.announce import sentence
 from explainer.ui.chart_table_view import COLUMNS
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import click, forward_to, generate, press, type_into
+from tests.ui.helpers import click, forward_to, generate, press, settle_layout, type_into
 from tests.ui.lesson_helpers import tour_key
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -113,7 +113,7 @@ def test_every_focusable_element_has_a_name(qtbot, window):
     for i in range(tabs.count()):
         if tabs.isTabVisible(i):
             tabs.setCurrentIndex(i)
-            qtbot.wait(1)
+            settle_layout(qtbot, dock)
             problems += [f"tab {tabs.tabText(i)}: {p}" for p in unnamed(dock)]
     quiz = dock.questions
     for i in range(len(quiz.questions)):  # every kind of question: choice, number, sort

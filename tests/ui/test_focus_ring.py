@@ -15,6 +15,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QImage
 
 from explainer.ui.lesson.show_me import Section
+from tests.ui.helpers import settle_layout
 
 MARGIN = 4  # px of the surroundings rendered around the control
 THEMES = ("light", "dark", "projector")
@@ -134,7 +135,7 @@ def test_text_that_tab_stops_at_shows_the_ring(qtbot, make_window, theme):
     dock.open_section(Section.COMPLETE)
     link = dock.completion.next_link
     link.setText('<a href="https://example.org/">Lesson 5</a>')
-    qtbot.wait(10)
+    settle_layout(qtbot, w)
     for name, widget in {"position": w.transport.position, "status": w.activity, "next lesson": link}.items():
         focus(w, w.prompt)
         unfocused = render(w, widget)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMenu
 
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import generate
+from tests.ui.helpers import generate, settle_layout
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -54,7 +54,7 @@ def test_f6_moves_between_the_areas_and_ctrl_j_lands_on_the_task(qtbot, window):
     w.lesson.dock.show()
     generate(qtbot, w, PARIS, max_new_tokens=2)
     w.lesson.dock.open_section(Section.QUESTIONS)
-    qtbot.wait(20)
+    settle_layout(qtbot, w)
     w.view.setFocus()
     press(qtbot, K.Key_F6)  # the illustration -> the lesson, on the task the tour step names
     assert w.lesson.view is not None and w.lesson.view.done.kind.name == "NEXT"  # ("Press Next")

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QToolButton
 
 from explainer.stages import Cursor, Stage
-from tests.ui.helpers import generate, smallest_text_px, visible_horizontal_scrollbars
+from tests.ui.helpers import generate, settle_layout, smallest_text_px, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 
@@ -18,7 +18,7 @@ LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 def test_the_window_opens_filling_the_screen(qtbot, make_window, shared_engine, desktop, area):
     desktop.area = area
     w = make_window(lambda: shared_engine, load=False)
-    qtbot.wait(10)
+    settle_layout(qtbot, w)
     assert w.frameGeometry() == area, w.frameGeometry()  # the whole screen, title bar included
 
 
@@ -41,7 +41,7 @@ def _filling(qtbot, make_window, shared_engine, desktop, area):
     generate(qtbot, w, "Once upon a time", max_new_tokens=3)
     w.stepper.show(Cursor(1, Stage.PROBABILITIES))
     w.scene.settle()
-    qtbot.wait(50)  # the layout settles
+    settle_layout(qtbot, w)
     return w
 
 
@@ -68,7 +68,7 @@ def test_every_lesson_tab_is_on_the_bar_with_no_scroll_arrows(qtbot, make_window
     bar = tabs.tabBar()
     for complete in (False, True):
         w.lesson.dock.show_complete_tab(complete)  # (hidden: off the bar, for assistive technology too)
-        qtbot.wait(20)
+        settle_layout(qtbot, w)
         shown = [i for i in range(bar.count()) if bar.isTabVisible(i)]
         assert len(shown) == bar.count() == len(w.lesson.dock.pages) - (0 if complete else 1)
         for i in shown:
@@ -136,7 +136,7 @@ def test_the_illustrations_smallest_text_in_the_default_layout_is_readable(
     assert px >= (9.0 if area == LAPTOP else 11.0), px
     assert w.view.transform().m22() == pytest.approx(w.view.transform().m22() / w.view.zoom)  # by layout, not zoom
     w.lesson.dock.hide()  # the lesson closed: still readable
-    qtbot.wait(20)
+    settle_layout(qtbot, w)
     w.scene.settle()
     assert smallest_text_px(w.scene, w.view) >= (9.0 if area == LAPTOP else 11.0)
 
@@ -162,7 +162,7 @@ def test_the_controls_never_scroll_sideways(qtbot, make_window, shared_engine, d
     w = make_window(lambda: shared_engine, load=False)
     w.lesson.dock.hide()
     w.resize(1400 - 2, 900 - 40)
-    qtbot.wait(50)
+    settle_layout(qtbot, w)
     assert visible_horizontal_scrollbars(w.control_dock) == []
     assert w.control_dock.width() >= w.controls.minimumSizeHint().width()
 
@@ -179,7 +179,7 @@ def test_a_long_status_message_never_widens_the_window(qtbot, make_window, share
     w.status.activity.setText(long)
     w.status.metrics.setText("TTFT 27,012 ms · TPOT 31.4 ms a token on CPUExecutionProvider " * 2)
     w.status.model_label.setText("A model with a rather long display name · 1.2B parameters · Apache-2.0 " * 2)
-    qtbot.wait(50)  # the layout settles
+    settle_layout(qtbot, w)
     assert bar.minimumSizeHint().width() == narrowest < 400
     assert LAPTOP.contains(w.frameGeometry())
     assert w.status.activity.text() == long  # cut short on screen only: the whole text is still read out

@@ -15,7 +15,7 @@ from PySide6.QtGui import QImage
 from explainer.inference.events import Failed, GenerationFinished, StepReady
 from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
-from tests.ui.helpers import click, forward_to, generate, press, set_chat, type_into, wait_event
+from tests.ui.helpers import click, forward_to, generate, press, set_chat, settle_layout, type_into, wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -366,7 +366,7 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     w.actions_by_name["play"].trigger()  # pause
     w.scene.finish_animation()
     qtbot.waitUntil(lambda: not w.generating, timeout=30_000)
-    qtbot.wait(50)
+    settle_layout(qtbot, w)
     trace, cursor = w.scene.current()
     fresh = LifecycleScene(w.texts, w.scene.theme)
     fresh.set_vocabulary(w.vocabulary)
@@ -377,7 +377,7 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     view.show()
     w.scene.settle()  # the panels drawn a turn after the others, in both, whatever the load
     fresh.settle()
-    qtbot.wait(50)
+    settle_layout(qtbot, view)
     a, b = _viewport_pixels(w.view), _viewport_pixels(view)
     assert a.shape == b.shape
     differing = (np.abs(a.astype(int) - b.astype(int)).max(axis=-1) > 48).mean()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from explainer.stages import Cursor, Stage
 from explainer.ui import motion
-from tests.ui.helpers import generate, smallest_text_px, visible_horizontal_scrollbars
+from tests.ui.helpers import generate, settle_layout, smallest_text_px, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
 SCALED_1080P = QRect(0, 0, 1280, 720)  # 1920 x 1080 at QT_SCALE_FACTOR=1.5, in device-independent px
@@ -29,7 +29,7 @@ def test_at_scale_factor_1_5_the_window_fits_a_1080p_screen(qtbot, make_window, 
     desktop.area = SCALED_1080P
     w = make_window(lambda: shared_engine, load=False)
     w.lesson.dock.setVisible(lesson)
-    qtbot.wait(50)  # the layout settles (it widened the window past the screen before)
+    settle_layout(qtbot, w)  # (it widened the window past the screen before)
     assert SCALED_1080P.contains(w.frameGeometry()), w.frameGeometry()
     next_button = w.transport.buttons["next"]
     corner = next_button.mapTo(w, next_button.rect().bottomRight())
@@ -73,13 +73,13 @@ def test_at_large_text_no_dock_scrolls_sideways(
     w.lesson.dock.show()
     generate(qtbot, w, "Once upon a time", max_new_tokens=2)
     w.scene.settle()
-    qtbot.wait(50)  # the layout settles
+    settle_layout(qtbot, w)
     tabs = w.lesson.dock.tabs
     for i in range(tabs.count()):
         if not tabs.isTabVisible(i):
             continue
         tabs.setCurrentIndex(i)
-        qtbot.wait(20)
+        settle_layout(qtbot, w)
         for dock in (w.control_dock, w.lesson.dock):
             if dock.isVisible():
                 assert visible_horizontal_scrollbars(dock) == [], (percent, dock.objectName(), tabs.tabText(i))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.ui.helpers import settle_layout
+
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
 
@@ -14,12 +16,12 @@ def test_the_tour_box_grows_to_hold_the_list_of_goals_still_open(qtbot, make_win
     w = make_window(lambda: shared_engine, load=False)
     dock = w.lesson.dock
     assert dock.isVisible()
-    qtbot.wait(20)
+    settle_layout(qtbot, dock)
     short = dock.splitter.sizes()[0]
     scroll = dock.tour.text.parentWidget().parentWidget()
     dock.tour.finish_clicked.emit()  # "Finish the lesson" with nothing done: every goal is listed
     qtbot.waitUntil(lambda: dock.splitter.sizes()[0] > short)
-    qtbot.wait(20)
+    settle_layout(qtbot, dock)
     assert dock.tour.text.plain.count("•") >= 10, dock.tour.text.plain
     assert not scroll.verticalScrollBar().isVisible()  # read whole, not through a 4-line window
     assert dock.splitter.sizes()[1] >= 0.33 * sum(dock.splitter.sizes())  # the tabs keep a third

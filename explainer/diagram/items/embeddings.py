@@ -44,7 +44,6 @@ class CellStripItem(QGraphicsObject):
         super().__init__(parent)
         tag(self, key)
         self.values: list[float] = []
-        self.value_scale = 1.0
         self.columns = 1
         self._image: QImage | None = None
         self.reveal = 1.0
@@ -59,7 +58,7 @@ class CellStripItem(QGraphicsObject):
     ) -> None:
         """Cells for ``values`` in a ``w`` x ``h`` box: one row, or rows of ``columns`` cells."""
         self.prepareGeometryChange()
-        self.values, self.value_scale, self._w, self._h = list(values), scale, w, h
+        self.values, self._w, self._h = list(values), w, h
         self.columns = columns or max(1, len(values))
         self._rgb = value_rgb(values, scale, theme)
         self._color_list = None  # QColors only when a row is painted cell by cell (or read back)

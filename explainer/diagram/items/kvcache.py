@@ -30,7 +30,6 @@ class KVCacheItem(Panel):
         self._value: KVCacheValue | None = None
         self._theme: Theme | None = None
         self.capacity = 0
-        self.new_reveal = 1.0
 
     def _block(self, i: int) -> Rect:
         while len(self.blocks) <= i:
@@ -54,7 +53,6 @@ class KVCacheItem(Panel):
         value, theme = self._value, self._theme
         if value is None or theme is None:
             return
-        self.new_reveal = r
         total_new = value.new if value.lit else 0
         # new blocks appear one after another, each fading in
         arriving = total_new * max(0.0, min(1.0, r))

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from explainer.diagram.items.base import RAW, Box, Panel, Text, elide, font, line_height, tag, text_width, theme_font
-from explainer.diagram.items.chip_layout import ChipLayout, layout_chips
+from explainer.diagram.items.chip_layout import layout_chips
 from explainer.diagram.theme import Theme
 from explainer.frames.chips import Chip
 from explainer.frames.tokens import TokensValue
@@ -171,8 +171,6 @@ class TokenStripItem(Panel):
         self.chips: list[TokenChipItem] = []
         self.more = TokenChipItem(f"{key}/more", self)
         self.more.setVisible(False)
-        self.layout_info: ChipLayout | None = None
-        self._chip_origin = QPointF()
 
     def _chip(self, i: int) -> TokenChipItem:
         while len(self.chips) <= i:
@@ -201,7 +199,6 @@ class TokenStripItem(Panel):
         room = self.h - top - 4 - bottom
         legend = value.legend if not value.chips or room - legend_h >= chip_block else ""
         bottom += self._whitespace_legend(legend, theme, bottom)
-        self._chip_origin = QPointF(14, top)
         self._place_chips(value, theme, top, bottom, chip_h)
 
     def _counter_and_legend(self, value: TokensValue, theme: Theme) -> float:
@@ -256,7 +253,6 @@ class TokenStripItem(Panel):
             for c in self.chips:
                 c.setVisible(False)
             self.more.setVisible(False)
-            self.layout_info = ChipLayout([], [], 0)
             if value.message:
                 self.message.show_text(value.message, theme_font(theme, 1.0), theme.muted).place(14, top + 6)
             return
@@ -271,7 +267,6 @@ class TokenStripItem(Panel):
             rows,
             row_h,
         )
-        self.layout_info = lay
         lo, hi = value.reading
         used_chips = 0
         for idx, (px, py) in zip(lay.order, lay.positions):
