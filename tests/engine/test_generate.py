@@ -114,21 +114,21 @@ def test_a_prompt_longer_than_the_context_is_refused(engine, monkeypatch):
         SamplingSettings(max_new_tokens=4),
     ],
 )
-def test_the_engine_records_what_the_pre_factoring_sampler_computes(engine, settings):
-    """A fixed seed gives the same trace as before the sampler's stages became a pure function:
-    each recorded step is what the old ``Sampler.sample`` (kept verbatim in test_sampler) makes
-    of the step's recorded logits, bit for bit, and a second run records the same numbers."""
+def test_the_engine_records_what_its_sampler_makes_of_the_recorded_logits(engine, settings):
+    """A fixed seed gives the same trace twice, and each recorded step is what a fresh Sampler
+    with the trace's settings makes of that step's recorded logits, bit for bit: the n-th step
+    takes the seed's n-th draw, so a trace can be replayed from its logits alone."""
     from explainer.engine.generate import TOP_N
+    from explainer.engine.sampler import Sampler
     from explainer.engine.trace_sampling import step_sampling
-    from tests.engine.test_sampler import _reference_sample
 
     a = engine.generate("The sky is", settings, lens=False)
     b = engine.generate("The sky is", settings, lens=False)
-    rng = np.random.Generator(np.random.PCG64(settings.seed if settings.seed is not None else a.settings.seed))
+    replay = Sampler(a.settings)
     for sa, sb in zip(a.steps, b.steps, strict=True):
         assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
-        old = _reference_sample(a.settings, rng, sa.logits)
-        assert step_sampling(old, TOP_N, sa.sampling.chosen.text) == sa.sampling
+        again = replay.sample(sa.logits)
+        assert step_sampling(again, TOP_N, sa.sampling.chosen.text) == sa.sampling
 
 
 LONG_PROMPT = "A language model reads the text it is given, one token at a time. " * 8
