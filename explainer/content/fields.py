@@ -195,8 +195,9 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
         "caption": ("heading", "text"),
         # the panels told only by their rows (frames/<panel>.py describe_<panel>)
         "pretraining": ("model", "params"),
-        "embeddings": ("n", "dim"),
-        "embeddings_cached": ("cached",),
+        "embeddings": ("cells", "dim", "every"),
+        "embeddings_full": ("dim", "token"),
+        "embeddings_scale": ("scale",),
         "layers": ("n",),
         "layers_settle": ("layer",),
         "kvcache": ("cached", "new"),

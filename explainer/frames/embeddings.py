@@ -10,6 +10,7 @@ import numpy as np
 from explainer.frames.chips import Chip
 from explainer.frames.moment import Moment, Words
 from explainer.frames.panel import FrameView
+from explainer.frames.telling import quote
 from explainer.stages import Stage
 
 N_CELLS = 32  # embedding cells drawn per token (sampled evenly from the vector)
@@ -82,11 +83,14 @@ def percentile(values: np.ndarray, q: float) -> float:
 
 
 def describe_embeddings(v: EmbeddingsValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
-    """At the embeddings stage: how many tokens are looked up, how many numbers each, and how
-    many earlier ones the cache spares."""
+    """At the embeddings stage: what the panel draws that its caption does not say (the caption
+    tells the lookup, its width and the cached tokens): how many of each vector's numbers are
+    drawn, the last token's whole vector, and where the colour scale ends."""
     if frame.stage is not Stage.EMBEDDINGS or not v.rows or not v.dim:
         return []
-    out = [w["embeddings"].format(n=f"{len(v.rows) + v.more:,}", dim=f"{v.dim:,}")]
-    if v.cached:
-        out.append(w["embeddings_cached"].format(cached=f"{v.cached:,}"))
+    cells = len(v.rows[0].values)
+    out = [w["embeddings"].format(cells=f"{cells:,}", dim=f"{v.dim:,}", every=max(1, round(v.dim / cells)))]
+    if v.full is not None:
+        out.append(w["embeddings_full"].format(dim=f"{len(v.full.values):,}", token=quote(v.full.chip.text, w)))
+    out.append(w["embeddings_scale"].format(scale=f"{v.scale:.2f}"))
     return out

@@ -8,7 +8,10 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.frames.describe import describe
+from explainer.frames.embeddings import N_CELLS
 from explainer.frames.frame import FrameBuilder
+from explainer.frames.panels import CAPTION as CAPTION_PANEL
+from explainer.frames.panels import EMBEDDINGS as EMBEDDINGS_PANEL
 from explainer.frames.panels import PANELS
 from explainer.frames.panels import TOKENS as TOKENS_PANEL
 from explainer.frames.probabilities import TOP
@@ -196,7 +199,24 @@ def test_the_cache_and_the_lookups_are_told_with_the_traces_counts(texts, real_t
     w, prompt = texts.describe, len(trace.prompt_tokens)
     layers = describe(builder(texts).frame(trace, Cursor(1, Stage.LAYERS)), texts)
     assert w["kvcache"].format(cached=prompt, new=1) in layers  # the second pass adds one token
-    looked_up = describe(builder(texts).frame(trace, Cursor(1, Stage.EMBEDDINGS)), texts)
-    assert w["embeddings_cached"].format(cached=prompt) in looked_up
     n = trace.model.n_layers
     assert w["layers"].format(n=n) in layers
+
+
+@pytest.mark.slow
+def test_the_embeddings_panel_tells_what_it_draws_and_leaves_the_lookup_to_its_caption(texts, real_trace):
+    """The caption already says how many ids are looked up, how wide each is and that the
+    cached ones are not read again: the panel's own lines say what is drawn (the sampled cells,
+    the last token's whole vector, the colour scale's ends) instead of saying it all twice."""
+    trace = real_trace("paris")
+    w, prompt, dim = texts.describe, len(trace.prompt_tokens), trace.steps[1].embedding_dim
+    frame = builder(texts).frame(trace, Cursor(1, Stage.EMBEDDINGS))
+    told = EMBEDDINGS_PANEL.describe(frame[EMBEDDINGS_PANEL], frame, w)
+    caption = "\n".join(CAPTION_PANEL.describe(frame[CAPTION_PANEL], frame, w))
+    assert f"{prompt} earlier tokens" in caption and f"{dim:,} numbers" in caption
+    assert told[0] == w["embeddings"].format(cells=N_CELLS, dim=f"{dim:,}", every=round(dim / N_CELLS))
+    assert said(texts, trace.steps[1].tokens[-1].text) in told[1]
+    value = frame[EMBEDDINGS_PANEL]
+    assert f"{value.scale:.2f}" in told[2]
+    assert not any(f"{prompt} earlier" in line or "looked up" in line for line in told)
+    assert all(line not in caption for line in told)
