@@ -199,6 +199,7 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
         "embeddings_full": ("dim", "token"),
         "embeddings_scale": ("scale",),
         "layers": ("n",),
+        "layers_change": ("longest", "shortest"),
         "layers_settle": ("layer",),
         "kvcache": ("cached", "new"),
         "counters": ("timing", "device"),

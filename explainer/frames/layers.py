@@ -45,11 +45,15 @@ def layers_value(m: Moment) -> LayersValue:
 
 
 def describe_layers(v: LayersValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:
-    """At the layers stage: how many layers the pass runs through, and from which one every
-    layer's guess is the final answer (the guess itself is the caption's to name, or hidden)."""
+    """At the layers stage: which layers change the last token's numbers most and least (the bars), and
+    from which one every layer's guess is the final answer (the guess itself is the caption's to name, or hidden)."""
     if frame.stage is not Stage.LAYERS or not v.shown:
         return []
-    out = [w["layers"].format(n=v.n_layers)]
+    if v.changes:  # what the bars show, which the caption does not say (it says how many layers)
+        order = sorted(range(len(v.changes)), key=v.changes.__getitem__)
+        out = [w["layers_change"].format(longest=order[-1] + 1, shortest=order[0] + 1)]
+    else:
+        out = [w["layers"].format(n=v.n_layers)]
     if v.settles_at is not None and v.settles_at < v.n_layers and not v.hidden:
         out.append(w["layers_settle"].format(layer=v.settles_at))
     return out

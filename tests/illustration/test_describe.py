@@ -12,6 +12,7 @@ from explainer.frames.embeddings import N_CELLS
 from explainer.frames.frame import FrameBuilder
 from explainer.frames.panels import CAPTION as CAPTION_PANEL
 from explainer.frames.panels import EMBEDDINGS as EMBEDDINGS_PANEL
+from explainer.frames.panels import LAYERS as LAYERS_PANEL
 from explainer.frames.panels import PANELS
 from explainer.frames.panels import TOKENS as TOKENS_PANEL
 from explainer.frames.probabilities import TOP
@@ -199,8 +200,11 @@ def test_the_cache_and_the_lookups_are_told_with_the_traces_counts(texts, real_t
     w, prompt = texts.describe, len(trace.prompt_tokens)
     layers = describe(builder(texts).frame(trace, Cursor(1, Stage.LAYERS)), texts)
     assert w["kvcache"].format(cached=prompt, new=1) in layers  # the second pass adds one token
-    n = trace.model.n_layers
-    assert w["layers"].format(n=n) in layers
+    changes = builder(texts).frame(trace, Cursor(1, Stage.LAYERS))[LAYERS_PANEL].changes
+    assert len(changes) == trace.model.n_layers
+    longest, shortest = changes.index(max(changes)) + 1, changes.index(min(changes)) + 1  # the bars drawn
+    assert w["layers_change"].format(longest=longest, shortest=shortest) in layers
+    assert w["layers"].format(n=trace.model.n_layers) not in layers
 
 
 @pytest.mark.slow
