@@ -44,7 +44,7 @@ class CommandState:
         a["prev"].setEnabled(
             ready and st.walk is not None and st.cursor is not None and st.walk.prev(st.cursor) is not None
         )
-        for name in ("next", "next_token", "play", "reset", "export"):
+        for name in ("next", "next_token", "play", "reset", "last", "export"):
             a[name].setEnabled(ready)
         for name in ("save_trace", "export_run", "save_lesson"):
             a[name].setEnabled(ready and not st.generating)

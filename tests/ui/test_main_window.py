@@ -457,3 +457,11 @@ def test_a_huge_prompt_is_checked_in_the_worker_and_refused_untokenized(window, 
     assert checked_on and checked_on[0] is not threading.main_thread()
     qtbot.waitUntil(lambda: window.banner.isVisible())
     assert window.prompt.toPlainText() == "word " * 200_000  # nothing the user typed is lost
+
+
+def test_before_any_run_no_stepping_command_is_offered(make_window):
+    """Run > Go to the last step (End) was the one stepping entry left enabled with nothing to
+    step through: every command that walks a run waits for one, as the transport bar does."""
+    w = make_window(load=False)
+    stepping = ("prev", "next", "next_token", "play", "reset", "last")
+    assert [name for name in stepping if w.registry[name].isEnabled()] == []
