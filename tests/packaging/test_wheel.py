@@ -31,11 +31,14 @@ from tests.packaging.conftest import ROOT
 
 
 def _pip(*args: str, env: dict[str, str] | None = None) -> None:
+    # without PYTHONPATH: a checkout on it (a worktree run with PYTHONPATH=$PWD) makes pip find
+    # explainer "already satisfied" in the new venv and install no `explainer` script there
+    clean = {k: v for k, v in (env or os.environ).items() if k != "PYTHONPATH"}
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
         capture_output=True,
         text=True,
-        env=env,
+        env=clean,
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -67,6 +67,21 @@ def kept_cache(kind: str) -> Path:
     return here
 
 
+def add_into_kept(gguf: Path, kind: str) -> Any:
+    """`model add`'s build of ``gguf`` into the kept cache of ``kind``, one session at a time: two
+    pytest-xdist workers (or two sessions) that both need it wait on a file lock beside the
+    builds, so one builds and the other finds the build done (`model add` looks it up by the
+    GGUF's hash) instead of both writing the same folder."""
+    from filelock import FileLock
+
+    from explainer.model.paths import cache_root
+
+    folder = cache_root() / "test-builds"
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder / f"{kind}.lock"):
+        return add_into(gguf, kept_cache(kind))
+
+
 def build_second_model(root: Path) -> Any:
     """Build the second model into ``root``/cache."""
     from tests.model.tiny_gguf import write_tiny_model_gguf
