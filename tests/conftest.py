@@ -362,3 +362,26 @@ def pytest_xdist_auto_num_workers(config) -> int:
     """`-n auto` (pyproject's addopts): a worker a core, at most four. Each worker loads the
     models its tests need, so more would cost memory for little time on this suite."""
     return max(1, min(os.cpu_count() or 1, 4))
+
+
+# The test files that load Gemma 3 (a real model of 270M weights): one worker runs them all, so
+# Gemma loads and writes its lesson runs once (the lesson_model cache above is a worker's) rather
+# than once in each file's worker.
+GEMMA_FILES = frozenset(
+    ("tests/model/test_real_gemma.py", "tests/illustration/test_captions.py", "tests/ui/test_pseudo_locale.py")
+)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under `--dist loadfile` (pyproject's addopts) a file goes to one worker as usual, except
+    that the GEMMA_FILES go to one worker together. Another --dist keeps pytest-xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class GemmaFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "gemma files" if scope in GEMMA_FILES else scope
+
+    return GemmaFilesTogether(config, log)
