@@ -60,18 +60,25 @@ def compare(runtime: Any, baseline: Any, weights: Any, ids: list[int], steps: in
 
 
 def compare_built(
-    built: Any, gguf_path: Any, prompt: str, steps: int, device: str = "cuda", weights: Any = None
+    built: Any,
+    gguf_path: Any,
+    prompt: str,
+    steps: int,
+    device: str = "cuda",
+    weights: Any = None,
+    cpu_runtime: Any = None,
 ) -> dict[str, Any]:
     """:func:`compare` on a built model: its CUDA graph through the runtime on ``device``
     against the numpy reference from ``gguf_path`` (or its ``weights``, already read: a test
-    module that reads them once) and the CPU graph on the CPU; the figures also name the graph
-    file the runtime loaded."""
+    module that reads them once) and the CPU graph on the CPU (or ``cpu_runtime``, that graph
+    already loaded by the module: a session of the real model takes seconds to load); the
+    figures also name the graph file the runtime loaded."""
     from explainer.engine.runtime import ModelRuntime
     from explainer.engine.tokenizer import load_tokenizer
     from explainer.model.gguf_weights import read_weights
 
     runtime = ModelRuntime(built.onnx_path, built.config, device=device, graph="cuda")
-    baseline = ModelRuntime(built.onnx_path, built.config, device="cpu", graph="cpu")
+    baseline = cpu_runtime or ModelRuntime(built.onnx_path, built.config, device="cpu", graph="cpu")
     ids = load_tokenizer(built.tokenizer_path).encode_ids(prompt)
     figures = compare(runtime, baseline, weights if weights is not None else read_weights(gguf_path), ids, steps)
     figures["graph"], figures["graph_file"] = runtime.graph, runtime.onnx_path.name

@@ -116,13 +116,15 @@ def test_tokenizer_ids_equal_the_gguf_vocabulary_lookup(tokenizer, gemma_gguf):
         assert tokenizer.decode(want, skip_special_tokens=True) == text
 
 
-def test_gemma_cuda_graph_agrees_with_numpy_and_the_cpu_graph(gemma, gemma_gguf, weights):
+def test_gemma_cuda_graph_agrees_with_numpy_and_the_cpu_graph(gemma, gemma_gguf, weights, runtime):
     """The CUDA graph (sliding-window layers, QK-norm, head_dim 256) run through the runtime on
     the CPU provider, against the numpy reference (2e-3) and the CPU graph. Here, beside the
-    other numpy checks, so that the weights are read once."""
+    other numpy checks, so that the weights are read and the CPU graph loaded once."""
     from .gpu_reference import compare_built
 
-    figures = compare_built(gemma, gemma_gguf, "The capital of France is", steps=2, device="cpu", weights=weights)
+    figures = compare_built(
+        gemma, gemma_gguf, "The capital of France is", steps=2, device="cpu", weights=weights, cpu_runtime=runtime
+    )
     print(figures)
     assert figures["max_dp_vs_numpy"] < 2e-3
     assert figures["max_dp_vs_cpu_graph"] < 1e-5
