@@ -1,0 +1,199 @@
+"""The class's prompts: a first-come, first-served queue with its limits, and each request's
+measured life (arrive, wait, tokenize, prefill, each decode step, done).
+
+The server's thread adds to it, the worker thread takes from it and records what the model did,
+and both tell their listeners what changed (the server streams a request's tokens to its phone,
+the Queue view draws every life on one time axis). One lock guards it; listeners are called
+after it is released, in the thread that made the change. Every time is read from one clock
+(``time.monotonic`` unless a test gives another), so the lives of all requests share an axis.
+
+What a student sent lives only here, in memory: nothing of it is written to disk, and it is gone
+when class mode stops.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from explainer.engine.trace import Trace
+
+MAX_PROMPT_CHARS = 300  # a phone's prompt, in characters (code points) after trimming
+MAX_WAITING = 40  # requests waiting at once; past that a phone is told the queue is full
+
+
+class Refusal(enum.Enum):
+    """Why a prompt was not queued; the value is the key of class.json's ``refused`` words."""
+
+    EMPTY = "empty"
+    TOO_LONG = "too_long"
+    FULL = "full"
+    ALREADY_QUEUED = "already_queued"  # this phone's earlier request has not finished yet
+    CLOSED = "closed"  # class mode is stopping
+
+
+class State(enum.Enum):
+    WAITING = "waiting"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestLife:
+    """One request and what was measured of it, on the queue's clock (seconds).
+
+    ``text`` and ``device`` are never projected: the Queue view shows the number, token counts
+    and times; the instructor may open the text privately.
+    """
+
+    number: int  # 1, 2, ... in arrival order: what the projector calls it
+    device: str  # the phone's id, only to stream the answer back and hold it to one request
+    text: str
+    arrived: float
+    started: float | None = None  # the worker took it (the wait ends)
+    prefill_started: float | None = None  # its prompt was tokenized; the model began reading it
+    prompt_tokens: int | None = None
+    token_times: tuple[float, ...] = ()  # when each output token was ready
+    output: str = ""  # the answer so far
+    done: float | None = None
+    state: State = State.WAITING
+    stop_reason: str | None = None  # the trace's ("eos", "max_tokens", "context") or "failed"
+    trace: Trace | None = field(default=None, compare=False)  # the run, recorded like any other
+
+    @property
+    def wait_s(self) -> float | None:
+        return None if self.started is None else self.started - self.arrived
+
+    @property
+    def ttft_s(self) -> float | None:
+        """Time to first token, the queue wait included: what the phone waited."""
+        return self.token_times[0] - self.arrived if self.token_times else None
+
+    @property
+    def tpot_s(self) -> float | None:
+        """Median time between output tokens as they were ready (robust to one slow step)."""
+        t = self.token_times
+        return statistics.median(b - a for a, b in itertools.pairwise(t)) if len(t) > 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueChanged:
+    """``life`` is the request's new state; ``token`` is the text of a token just made, if any."""
+
+    life: RequestLife
+    token: str | None = None
+
+
+Listener = Callable[[QueueChanged], None]
+
+
+class ClassQueue:
+    """The waiting requests in arrival order, and every request's life since class mode began."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, limit: int = MAX_WAITING) -> None:
+        self.clock = clock
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._waiting: deque[int] = deque()
+        self._lives: dict[int, RequestLife] = {}
+        self._open_by_device: dict[str, int] = {}
+        self._listeners: list[Listener] = []
+        self._closed = False
+        self.started_at = clock()  # the time axis starts here
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _tell(self, change: QueueChanged) -> None:
+        for listener in list(self._listeners):
+            listener(change)
+
+    # --- the server's side ------------------------------------------------------------------
+
+    def submit(self, device: str, text: str) -> RequestLife | Refusal:
+        """Queue a phone's prompt, or say why not (the queue and every other request unchanged)."""
+        text = text.strip()
+        if not text:
+            return Refusal.EMPTY
+        if len(text) > MAX_PROMPT_CHARS:
+            return Refusal.TOO_LONG
+        with self._lock:
+            if self._closed:
+                return Refusal.CLOSED
+            if device in self._open_by_device:
+                return Refusal.ALREADY_QUEUED
+            if len(self._waiting) >= self.limit:
+                return Refusal.FULL
+            life = RequestLife(len(self._lives) + 1, device, text, self.clock())
+            self._lives[life.number] = life
+            self._waiting.append(life.number)
+            self._open_by_device[device] = life.number
+        self._tell(QueueChanged(life))
+        return life
+
+    def close(self) -> None:
+        """Refuse new prompts (class mode is stopping); what waits is dropped with the queue."""
+        with self._lock:
+            self._closed = True
+            self._waiting.clear()
+
+    # --- the worker's side ------------------------------------------------------------------
+
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._waiting)
+
+    def take(self) -> RequestLife | None:
+        """The request that waited longest, now running; None when nothing waits."""
+        with self._lock:
+            if not self._waiting:
+                return None
+            number = self._waiting.popleft()
+            life = replace(self._lives[number], started=self.clock(), state=State.RUNNING)
+            self._lives[number] = life
+        self._tell(QueueChanged(life))
+        return life
+
+    def _update(self, number: int, token: str | None = None, **changes: object) -> RequestLife:
+        with self._lock:
+            life = replace(self._lives[number], **changes)  # type: ignore[arg-type]
+            self._lives[number] = life
+            if life.state in (State.DONE, State.FAILED):
+                self._open_by_device.pop(life.device, None)
+        self._tell(QueueChanged(life, token))
+        return life
+
+    def prefill_began(self, number: int, prompt_tokens: int) -> RequestLife:
+        """Its prompt is tokenized (``prompt_tokens`` long) and the model starts reading it."""
+        return self._update(number, prefill_started=self.clock(), prompt_tokens=prompt_tokens)
+
+    def token_made(self, number: int, text: str) -> RequestLife:
+        """An output token is ready: streamed to the phone with this change."""
+        with self._lock:
+            life = self._lives[number]
+            times, output = life.token_times + (self.clock(),), life.output + text
+        return self._update(number, text, token_times=times, output=output)
+
+    def finished(self, number: int, trace: Trace) -> RequestLife:
+        return self._update(number, done=self.clock(), state=State.DONE, stop_reason=trace.stop_reason, trace=trace)
+
+    def failed(self, number: int) -> RequestLife:
+        return self._update(number, done=self.clock(), state=State.FAILED, stop_reason="failed")
+
+    # --- what the views read ------------------------------------------------------------------
+
+    def lives(self) -> tuple[RequestLife, ...]:
+        """Every request since class mode began, in arrival order."""
+        with self._lock:
+            return tuple(self._lives[n] for n in sorted(self._lives))
+
+    def life(self, number: int) -> RequestLife | None:
+        with self._lock:
+            return self._lives.get(number)
