@@ -1,0 +1,224 @@
+"""The room: its code, the phones in it, the open round, the votes and the class's score.
+
+Pure and Qt-free, so every rule a hostile phone could test (a second vote, a vote for a round
+that is not open or a choice not offered, one laptop minting ids to stuff a vote, a flood of
+requests) is checked here without a network. The server's thread votes while the GUI thread
+offers and reveals rounds, so one lock guards the state.
+
+A phone is only a random device id the server issued at join: nothing about the student (no
+name, no address kept with it), and it is gone when class mode stops.
+"""
+
+from __future__ import annotations
+
+import enum
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from explainer.classroom.events import RoundOffer, RoundResult, VotesChanged
+
+# letters and digits no one mixes up when read off a projector (no 0/O, 1/I/L, 2/Z, 5/S, 8/B, 6/G)
+ALPHABET = "ACDEFHJKMNPQRTUVWXY3479"
+ROOM_LENGTH = 4
+
+
+def new_room_code(choice: Callable[[str], str] = secrets.choice) -> str:
+    """A 4-character room code from :data:`ALPHABET`, drawn by ``secrets``."""
+    return "".join(choice(ALPHABET) for _ in range(ROOM_LENGTH))
+
+
+def new_device_id() -> str:
+    """A phone's id: 128 random bits, so no one guesses another phone's id."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one room tolerates; the defaults suit a lecture hall, a benchmark of many phones on
+    one loopback address raises the per-address ones."""
+
+    phones: int = 1000  # device ids in the room at most
+    phones_per_address: int = 6  # one laptop cannot mint ids to stuff a vote (a reload or two is fine)
+    rate: float = 20.0  # requests a second from one address, on average
+    burst: float = 60.0  # requests one address may make at once (a page load is a handful)
+    addresses: int = 4096  # addresses whose rate is remembered (the oldest is forgotten first)
+    connections: int = 500  # open connections at most
+    idle_s: float = 15.0  # an idle connection is closed after this
+
+
+class VoteRefusal(enum.Enum):
+    """Why a vote was not counted; the value is the phone page's words' key (class_page.json)."""
+
+    UNKNOWN_PHONE = "unknown_phone"
+    NO_ROUND = "no_round"
+    WRONG_ROUND = "wrong_round"
+    NO_SUCH_CHOICE = "no_such_choice"
+    ALREADY_VOTED = "already_voted"
+
+
+class JoinRefusal(enum.Enum):
+    ROOM_FULL = "room_full"
+    TOO_MANY_PHONES = "too_many_phones"  # this address has joined too many phones
+
+
+class RateLimiter:
+    """A token bucket per address: ``rate`` a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float, addresses: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.addresses, self.clock = rate, burst, addresses, clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # address -> (tokens, when)
+
+    def allow(self, address: str) -> bool:
+        now = self.clock()
+        tokens, when = self._buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - when) * self.rate)
+        allowed = tokens >= 1.0
+        self._buckets[address] = (tokens - 1.0 if allowed else tokens, now)
+        while len(self._buckets) > self.addresses:
+            self._buckets.popitem(last=False)
+        return allowed
+
+
+def class_pick(votes: Sequence[int], probs: Sequence[float]) -> int | None:
+    """The most-voted choice; a tie goes to the likelier choice; None when no one voted."""
+    if not any(votes):
+        return None
+    return max(range(len(votes)), key=lambda i: (votes[i], probs[i], -i))
+
+
+class Room:
+    """The phones, the round open now and its votes, and the score over revealed rounds."""
+
+    def __init__(self, code: str | None = None, limits: Limits | None = None) -> None:
+        self.code = code or new_room_code()
+        self.limits = limits or Limits()
+        self._lock = threading.Lock()
+        self._phones: dict[str, str] = {}  # device id -> the address that joined it (for its cap only)
+        self._per_address: dict[str, int] = {}
+        self._offer: RoundOffer | None = None
+        self._votes: dict[str, int] = {}  # device -> choice, in the open round
+        self._last_votes: dict[str, int] = {}  # the last round's, for each phone's own result
+        self._last_tally: tuple[int, ...] = ()
+        self._last_round: int | None = None
+        self._scored: dict[int, bool] = {}  # round id -> the class picked the model's favourite
+        self._result: RoundResult | None = None
+
+    def matches(self, code: str) -> bool:
+        """The room code as a phone typed or followed it (any case)."""
+        return secrets.compare_digest(code.upper().encode(), self.code.encode())
+
+    # --- phones -------------------------------------------------------------------------------
+
+    def join(self, address: str) -> str | JoinRefusal:
+        with self._lock:
+            if len(self._phones) >= self.limits.phones:
+                return JoinRefusal.ROOM_FULL
+            if self._per_address.get(address, 0) >= self.limits.phones_per_address:
+                return JoinRefusal.TOO_MANY_PHONES
+            device = new_device_id()
+            self._phones[device] = address
+            self._per_address[address] = self._per_address.get(address, 0) + 1
+            return device
+
+    def knows(self, device: object) -> bool:
+        with self._lock:
+            return isinstance(device, str) and device in self._phones
+
+    def phones(self) -> int:
+        with self._lock:
+            return len(self._phones)
+
+    # --- rounds -------------------------------------------------------------------------------
+
+    def offer(self, offer: RoundOffer) -> None:
+        with self._lock:
+            self._offer = offer
+            self._votes = {}
+            self._result = None
+
+    def end_round(self) -> RoundOffer | None:
+        """No round open (later votes are refused); the ended round, if one was open."""
+        with self._lock:
+            ended, self._offer = self._offer, None
+            if ended is not None:
+                self._keep_last(ended)
+            return ended
+
+    def _keep_last(self, ended: RoundOffer) -> None:
+        self._offer = None
+        self._last_round, self._last_votes = ended.round_id, dict(self._votes)
+        self._last_tally = self._tally_of(self._votes, len(ended.choices))
+
+    @staticmethod
+    def _tally_of(votes: dict[str, int], n: int) -> tuple[int, ...]:
+        tally = [0] * n
+        for choice in votes.values():
+            tally[choice] += 1
+        return tuple(tally)
+
+    def open_round(self) -> RoundOffer | None:
+        with self._lock:
+            return self._offer
+
+    def vote(self, device: object, round_id: object, choice: object) -> VotesChanged | VoteRefusal:
+        """Count one phone's vote in the open round, or say why not (nothing changed then)."""
+        with self._lock:
+            if not isinstance(device, str) or device not in self._phones:
+                return VoteRefusal.UNKNOWN_PHONE
+            offer = self._offer
+            if offer is None:
+                return VoteRefusal.NO_ROUND
+            if type(round_id) is not int or round_id != offer.round_id:
+                return VoteRefusal.WRONG_ROUND
+            if type(choice) is not int or not 0 <= choice < len(offer.choices):
+                return VoteRefusal.NO_SUCH_CHOICE
+            if device in self._votes:
+                return VoteRefusal.ALREADY_VOTED
+            self._votes[device] = choice
+            return self._changed(offer)
+
+    def _changed(self, offer: RoundOffer) -> VotesChanged:
+        tally = self._tally_of(self._votes, len(offer.choices))
+        return VotesChanged(offer.round_id, len(self._votes), len(self._phones), tally)
+
+    def tally(self) -> VotesChanged | None:
+        """The open round's count now (None: no round open)."""
+        with self._lock:
+            return None if self._offer is None else self._changed(self._offer)
+
+    def vote_of(self, device: str, round_id: int) -> int | None:
+        """What this phone voted in ``round_id`` (the open round or the last one ended)."""
+        with self._lock:
+            if self._offer is not None and self._offer.round_id == round_id:
+                return self._votes.get(device)
+            return self._last_votes.get(device) if self._last_round == round_id else None
+
+    # --- the reveal ---------------------------------------------------------------------------
+
+    def result(self, round_id: int, probs: Sequence[float], favourite: int) -> RoundResult:
+        """Round ``round_id`` revealed with the class's votes, its pick and the score so far
+        (a round revealed twice counts once). The round is ended if it was open."""
+        with self._lock:
+            if self._offer is not None and self._offer.round_id == round_id:
+                self._keep_last(self._offer)
+            votes = self._last_tally if self._last_round == round_id else ()
+            votes = votes + (0,) * (len(probs) - len(votes))
+            pick = class_pick(votes, probs)
+            self._scored[round_id] = pick == favourite
+            right = sum(self._scored.values())
+            return RoundResult(round_id, tuple(probs), votes, favourite, pick, right, len(self._scored))
+
+    def reveal(self, result: RoundResult) -> None:
+        """Remember the reveal the phones were sent (a phone that joins later sees it too)."""
+        with self._lock:
+            self._result = result
+            if self._offer is not None and self._offer.round_id == result.round_id:
+                self._keep_last(self._offer)
+
+    def last_result(self) -> RoundResult | None:
+        with self._lock:
+            return self._result
