@@ -100,6 +100,7 @@ class Room:
         self._phones: dict[str, str] = {}  # device id -> the address that joined it (for its cap only)
         self._per_address: dict[str, int] = {}
         self._offer: RoundOffer | None = None
+        self._offered: dict[int, RoundOffer] = {}  # the last round offered, open or not (its choices' labels)
         self._votes: dict[str, int] = {}  # device -> choice, in the open round
         self._last_votes: dict[str, int] = {}  # the last round's, for each phone's own result
         self._last_tally: tuple[int, ...] = ()
@@ -137,6 +138,7 @@ class Room:
     def offer(self, offer: RoundOffer) -> None:
         with self._lock:
             self._offer = offer
+            self._offered = {offer.round_id: offer}
             self._votes = {}
             self._result = None
 
@@ -163,6 +165,11 @@ class Room:
     def open_round(self) -> RoundOffer | None:
         with self._lock:
             return self._offer
+
+    def offered(self, round_id: int) -> RoundOffer | None:
+        """Round ``round_id`` as it was offered, if it was the last one (open or not)."""
+        with self._lock:
+            return self._offered.get(round_id)
 
     def vote(self, device: object, round_id: object, choice: object) -> VotesChanged | VoteRefusal:
         """Count one phone's vote in the open round, or say why not (nothing changed then)."""

@@ -12,7 +12,8 @@ so an author who breaks a text finds out at once rather than in the middle of a 
 - ``questions.json``: the closed questions and their checked answers;
 - ``lesson.json``: outcomes, rules of thumb, scale, the request's life, and short texts;
 - ``app.json``: the window's own words (menus, commands, panels, status, banners, dialogs) and
-  the example prompts.
+  the example prompts;
+- ``class_page.json``: the class page's words (a student's phone in class mode, assets/class/).
 
 Every template is checked against the fields its code fills (:mod:`explainer.content.fields`),
 and every key the code reads must be there: a typo shows at start-up, not as braces on screen.
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from explainer.content.app_fields import APP_STRINGS
+from explainer.content.class_page_fields import CLASS_PAGE_STRINGS
 from explainer.content.fields import (
     CAPTION_FIELDS,
     CAPTION_KEYS,
@@ -54,7 +56,15 @@ from explainer.stages import Stage
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # explainer/
 DEFAULT_LANGUAGE = "en"
-FILES = ("captions.json", "glossary.json", "tour.json", "questions.json", "lesson.json", "app.json")
+FILES = (
+    "captions.json",
+    "glossary.json",
+    "tour.json",
+    "questions.json",
+    "lesson.json",
+    "app.json",
+    "class_page.json",
+)
 
 
 def assets_dir() -> Path:
@@ -245,6 +255,10 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     for name, term in app["terms"].items():  # the window shows these terms' definitions
         if glossary.entry(term) is None:
             raise app_file.error(f"terms.{name}", f"{term!r} is not a term of glossary.json")
+    class_file = _read(root, language, "class_page.json")
+    class_page = {
+        s: class_file.templates(class_file.get(class_file.data, s, ""), s, t) for s, t in CLASS_PAGE_STRINGS.items()
+    }
     return LessonTexts(
         titles=captions["titles"],
         captions=captions["captions"],
@@ -260,4 +274,5 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
         language=language,
         app=app,
         examples=examples,
+        class_page=class_page,
     )

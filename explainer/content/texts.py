@@ -284,6 +284,7 @@ class LessonTexts:
     app: dict[str, dict[str, str]] = field(default_factory=dict)  # app.json: the window's own words
     examples: tuple[Example, ...] = ()  # app.json: the example prompts
     describe: dict[str, str] = field(default_factory=dict)  # captions.json: the frame in words
+    class_page: dict[str, dict[str, str]] = field(default_factory=dict)  # class_page.json: a phone's words
 
     def title(self, stage: Stage) -> str:
         return self.titles[stage.value]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from explainer.content import app_fields, fields, question_fields
+from explainer.content import app_fields, class_page_fields, fields, question_fields
 from explainer.content.assets import assets_dir, load_texts
 from explainer.frames.panels import PANELS
 from explainer.illustration.captions import caption_fields
@@ -49,6 +49,7 @@ def test_every_text_of_a_table_section_is_in_its_table():
         "captions.json": {**fields.CAPTION_SECTIONS, "panels": {**fields.CAPTION_SECTIONS["panels"], **panels}},
         "lesson.json": fields.LESSON_STRINGS,
         "app.json": app_fields.APP_STRINGS,
+        "class_page.json": class_page_fields.CLASS_PAGE_STRINGS,
     }
     for name, tables in files.items():
         data = json.loads((root / name).read_text(encoding="utf-8"))
@@ -171,6 +172,10 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
             lambda d: d["terms"].update(ttft="TTTF"),
             r"en/app.json: terms.ttft 'TTTF' is not a term of glossary",
         ),
+        # class_page.json: the phone page's words
+        ("class_page.json", lambda d: _add(d["page"], "score"), rf"en/class_page.json: page.score {UNKNOWN}"),
+        ("class_page.json", lambda d: _add(d["page"], "send"), rf"en/class_page.json: page.send {NOT_A_TEMPLATE}"),
+        ("class_page.json", lambda d: d["refused"].pop("full"), r"en/class_page.json: refused.full is missing"),
         (
             "app.json",
             lambda d: d["examples"][0].update(chat="yes"),

@@ -1,0 +1,210 @@
+// The class page: join the room, vote in each round, see the reveal, send a prompt and watch its
+// answer stream. Every text comes from the server's words (class_page.json) and every text from
+// a student or the model is written with textContent, never as HTML. Nothing is stored but the
+// phone's room id, in this tab only (sessionStorage), so a reload stays the same phone.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const code = (location.pathname.split("/")[2] || "").toUpperCase();
+  const base = "/r/" + encodeURIComponent(code);
+  const MAX = 300;
+  const state = { words: { page: {}, refused: {} }, device: null, round: null, choices: [], source: null };
+
+  function fill(template, fields) {
+    return String(template || "").replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
+  }
+  const t = (key, fields) => fill(state.words.page[key], fields || {});
+  const why = (key) => state.words.refused[key] || state.words.refused.refused || "";
+  const say = (id, text) => { $(id).textContent = text; };
+  const seconds = (s) => (s === null || s === undefined ? "–" : t("seconds", { s: s < 0.1 ? s.toFixed(3) : s.toFixed(2) }));
+  const storeKey = "explainer-class-" + code;
+
+  async function post(path, body) {
+    try {
+      const r = await fetch(base + path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+        cache: "no-store",
+        credentials: "omit",
+      });
+      let data = {};
+      try { data = await r.json(); } catch (e) { data = {}; }
+      return { ok: r.ok, data: data };
+    } catch (e) {
+      return { ok: false, data: { error: "busy" } };
+    }
+  }
+
+  function remembered() {
+    try { return sessionStorage.getItem(storeKey); } catch (e) { return null; }
+  }
+  function remember(device) {
+    try { sessionStorage.setItem(storeKey, device); } catch (e) { /* a private tab: not kept */ }
+  }
+
+  // --- rounds -------------------------------------------------------------------------------
+  function showRound(data) {
+    state.round = data.round_id;
+    state.choices = data.choices;
+    $("reveal").hidden = true;
+    $("vote").hidden = false;
+    say("question", data.question);
+    say("choices-label", t("choices"));
+    const box = $("choices");
+    box.replaceChildren();
+    data.choices.forEach((token, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "choice";
+      b.dataset.choice = String(i);
+      b.setAttribute("aria-label", t("choice", { n: i + 1, token: token }));
+      b.setAttribute("aria-pressed", data.yours === i ? "true" : "false");
+      const n = document.createElement("span");
+      n.className = "n";
+      n.setAttribute("aria-hidden", "true");
+      n.textContent = String(i + 1);
+      b.append(n, document.createTextNode(token));
+      b.addEventListener("click", () => vote(i));
+      box.append(b);
+    });
+    if (data.yours !== null && data.yours !== undefined) {
+      lockChoices();
+      say("status", t("vote_counted"));
+    } else {
+      say("status", t("choices"));
+    }
+  }
+
+  function lockChoices() {
+    for (const b of $("choices").querySelectorAll("button")) b.disabled = true;
+  }
+
+  async function vote(i) {
+    const round = state.round;
+    lockChoices();
+    const r = await post("/vote", { device: state.device, round: round, choice: i });
+    if (r.ok) {
+      const chosen = $("choices").querySelector('[data-choice="' + i + '"]');
+      if (chosen) chosen.setAttribute("aria-pressed", "true");
+      say("status", t("vote_counted") + " " + t("voted_for", { token: state.choices[i] }));
+      return;
+    }
+    say("status", why(r.data.error));
+    if (r.data.error === "too_many_requests" || r.data.error === "busy") {
+      for (const b of $("choices").querySelectorAll("button")) b.disabled = false;
+    }
+  }
+
+  function showEnded() {
+    lockChoices();
+    say("status", t("round_ended"));
+  }
+
+  function showReveal(data) {
+    const choices = data.choices.length ? data.choices : state.choices;
+    const label = (i) => (i === null || i === undefined ? "–" : choices[i] !== undefined ? choices[i] : String(i + 1));
+    $("vote").hidden = true;
+    $("reveal").hidden = false;
+    say("reveal-heading", t("result"));
+    const yours = $("yours");
+    yours.classList.toggle("right", data.yours === data.favourite);
+    if (data.yours === null || data.yours === undefined) yours.textContent = t("no_vote");
+    else if (data.yours === data.favourite) yours.textContent = t("right", { token: label(data.yours) });
+    else yours.textContent = t("wrong", { token: label(data.yours), model: label(data.favourite) });
+    const pct = (100 * data.probs[data.favourite]).toFixed(1);
+    say("model", t("model_choice", { token: label(data.favourite), pct: pct }));
+    say("class", data.class_pick === null ? t("class_none") : t("class_choice", { token: label(data.class_pick), votes: data.votes[data.class_pick] }));
+    say("score", t("score", { right: data.right, rounds: data.rounds }));
+    say("status", "");
+  }
+
+  // --- the prompt -------------------------------------------------------------------------------
+  function count() {
+    say("counter", t("counter", { n: Array.from($("prompt").value).length, max: MAX }));
+  }
+
+  async function send(event) {
+    event.preventDefault();
+    const button = $("send");
+    button.disabled = true;
+    say("ask-status", t("sending"));
+    const r = await post("/prompt", { device: state.device, text: $("prompt").value });
+    if (!r.ok) {
+      say("ask-status", why(r.data.error));
+      button.disabled = false;
+      return;
+    }
+    $("reply").hidden = false;
+    say("answer-heading", t("answer"));
+    say("answer", "");
+    say("figures", "");
+  }
+
+  function showRequest(kind, data) {
+    if (kind === "queued") say("ask-status", t("queued", { number: data.number, ahead: data.ahead }));
+    else if (kind === "started") say("ask-status", t("started", { number: data.number, wait: seconds(data.wait_s) }));
+    else if (kind === "reading") say("ask-status", t("reading"));
+    else if (kind === "token") {
+      $("reply").hidden = false;
+      $("answer").append(document.createTextNode(data.text));
+    } else if (kind === "done") {
+      $("send").disabled = false;
+      if (data.state !== "done") { say("ask-status", t("failed")); return; }
+      say("ask-status", "");
+      const fields = { wait: seconds(data.wait_s), ttft: seconds(data.ttft_s), tpot: seconds(data.tpot_s), tokens: data.tokens };
+      say("figures", data.tpot_s === null ? t("figures_one", fields) : t("figures", fields));
+    }
+  }
+
+  // --- the live channel -------------------------------------------------------------------------
+  function listen() {
+    const source = new EventSource(base + "/events?device=" + encodeURIComponent(state.device));
+    state.source = source;
+    const on = (kind, handle) => source.addEventListener(kind, (e) => handle(JSON.parse(e.data)));
+    on("round", showRound);
+    on("ended", showEnded);
+    on("reveal", showReveal);
+    for (const kind of ["queued", "started", "reading", "token", "done"]) on(kind, (d) => showRequest(kind, d));
+    on("replaced", () => { source.close(); say("status", t("replaced")); });
+    source.addEventListener("open", () => {
+      document.body.dataset.live = "open";
+      if ($("status").textContent === t("offline")) say("status", state.round === null ? t("waiting") : "");
+    });
+    source.addEventListener("error", () => {
+      document.body.dataset.live = source.readyState === EventSource.CLOSED ? "closed" : "retrying";
+      say("status", source.readyState === EventSource.CLOSED ? t("no_join") : t("offline"));
+    });
+  }
+
+  async function start() {
+    try {
+      const r = await fetch(base + "/words.json", { cache: "no-store", credentials: "omit" });
+      if (!r.ok) throw new Error("words");
+      state.words = await r.json();
+    } catch (e) {
+      document.body.dataset.live = "closed";
+      return;
+    }
+    document.title = t("title");
+    say("heading", t("heading"));
+    say("room", t("room", { room: code }));
+    say("status", t("joining"));
+    const joined = await post("/join", { device: remembered() });
+    if (!joined.ok) { say("status", why(joined.data.error) || t("no_join")); return; }
+    state.device = joined.data.device;
+    remember(state.device);
+    say("status", t("waiting"));
+    say("ask-heading", t("prompt_heading"));
+    say("prompt-label", t("prompt_label"));
+    say("send", t("send"));
+    $("ask").hidden = false;
+    count();
+    $("prompt").addEventListener("input", count);
+    $("prompt-form").addEventListener("submit", send);
+    listen();
+    document.body.dataset.joined = "yes";
+  }
+
+  start();
+})();

@@ -1,0 +1,84 @@
+"""What the live channel tells a phone, as JSON-ready dicts: the one place its shapes are written.
+
+Each message is one Server-Sent Event whose ``event`` is the kind and whose ``data`` is the dict
+below (the phone page, class.js, reads exactly these keys):
+
+- ``round``: a round is offered ``{round_id, question, choices, yours}`` (``yours``: this phone's
+  vote when it joins mid-round, else null);
+- ``ended``: no round is open any more ``{round_id}``;
+- ``reveal``: the round's result as this phone sees it: every field of RoundResult, ``choices``
+  (the offered labels, [] if unknown) and ``yours`` (this phone's vote, or null);
+- ``queued``: this phone's prompt is waiting ``{number, ahead}``;
+- ``started``: the worker took it ``{number, wait_s}``;
+- ``reading``: its prompt is tokenized and the model reads it ``{number, prompt_tokens}``;
+- ``token``: one output token ``{number, text}``;
+- ``done``: its final figures ``{number, state, stop_reason, wait_s, ttft_s, tpot_s, tokens,
+  prompt_tokens}`` (seconds on the queue's one clock; ``state`` "done" or "failed");
+- ``replaced``: this channel is closed because the phone opened another.
+
+Pure: a RequestLife's text and device never go into a message (the phone knows its own prompt).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from explainer.classroom.events import RoundOffer, RoundResult
+from explainer.classroom.queue import QueueChanged, State
+from explainer.classroom.room import Room
+
+Message = tuple[str, dict[str, Any]]
+
+
+def round_message(offer: RoundOffer, yours: int | None = None) -> Message:
+    return "round", {
+        "round_id": offer.round_id,
+        "question": offer.question,
+        "choices": list(offer.choices),
+        "yours": yours,
+    }
+
+
+def ended_message(round_id: int) -> Message:
+    return "ended", {"round_id": round_id}
+
+
+def reveal_message(result: RoundResult, yours: int | None, choices: tuple[str, ...] = ()) -> Message:
+    data = asdict(result)
+    data["probs"], data["votes"] = list(result.probs), list(result.votes)
+    data["choices"], data["yours"] = list(choices), yours
+    return "reveal", data
+
+
+def phone_reveal(room: Room, result: RoundResult, device: str) -> Message:
+    """The reveal as ``device`` sees it: with its own vote and the round's labels."""
+    offer = room.offered(result.round_id)
+    return reveal_message(result, room.vote_of(device, result.round_id), offer.choices if offer else ())
+
+
+def _seconds(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def request_message(change: QueueChanged, ahead: int = 0) -> Message | None:
+    """The message a queue change sends the phone whose request it is (None: nothing to say)."""
+    life = change.life
+    if change.token is not None:
+        return "token", {"number": life.number, "text": change.token}
+    if life.state in (State.DONE, State.FAILED):
+        return "done", {
+            "number": life.number,
+            "state": life.state.value,
+            "stop_reason": life.stop_reason,
+            "wait_s": _seconds(life.wait_s),
+            "ttft_s": _seconds(life.ttft_s),
+            "tpot_s": _seconds(life.tpot_s),
+            "tokens": len(life.token_times),
+            "prompt_tokens": life.prompt_tokens,
+        }
+    if life.state is State.WAITING:
+        return "queued", {"number": life.number, "ahead": ahead}
+    if life.prefill_started is not None:
+        return "reading", {"number": life.number, "prompt_tokens": life.prompt_tokens}
+    return "started", {"number": life.number, "wait_s": _seconds(life.wait_s)}

@@ -1,0 +1,228 @@
+"""The class page's endpoints, and the guards every request passes first.
+
+Nothing of the app is reachable but these: the page (``GET /r/CODE``), its words
+(``GET /r/CODE/words.json``), its own static files (``GET /s/NAME``, only the files of
+assets/class/ read at start, by name: no path reaches anything else), joining
+(``POST /r/CODE/join``), voting (``POST /r/CODE/vote``), sending a prompt (``POST /r/CODE/prompt``)
+and the phone's one live channel (``GET /r/CODE/events?device=ID``, Server-Sent Events).
+
+Every request is hostile until checked: a rate limit per address, at most ``connections`` open,
+a body of at most 4 KB in UTF-8 JSON holding an object, the room code, the phone's id. A refusal
+is a 4xx JSON answer ``{"error": KEY}`` (KEY a word of class_page.json's ``refused``) and changes
+nothing. Every answer carries a strict Content-Security-Policy; nothing is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from explainer.classroom.channels import Hub, encode
+from explainer.classroom.messages import phone_reveal, round_message
+from explainer.classroom.queue import ClassQueue, Refusal
+from explainer.classroom.room import JoinRefusal, RateLimiter, Room, VoteRefusal
+
+MAX_BODY = 4096  # bytes of a request's body
+PING_S = 10.0  # a comment on an idle channel this often: a phone gone is noticed
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+VOTE_STATUS = {VoteRefusal.UNKNOWN_PHONE: 403, VoteRefusal.NO_SUCH_CHOICE: 400}  # else 409
+PROMPT_STATUS = {Refusal.EMPTY: 400, Refusal.TOO_LONG: 400, Refusal.FULL: 429}  # else 409
+ERROR_KEYS = {404: "not_found", 405: "not_allowed", 413: "too_large"}  # aiohttp's own refusals
+
+
+@dataclass
+class Context:
+    """What the handlers share, in the server's loop thread."""
+
+    room: Room
+    queue: ClassQueue
+    hub: Hub
+    limiter: RateLimiter
+    words: bytes  # the page's words, JSON
+    page: bytes  # index.html
+    files: dict[str, tuple[bytes, str]]  # static name -> (content, content type)
+    on_vote: Callable[[], None]  # a vote was counted (the server coalesces what it reports)
+    connections: Callable[[], int] = lambda: 0
+
+
+CONTEXT = web.AppKey("context", Context)
+
+
+class Refused(Exception):
+    """A request refused: its status and the key of the words that say why."""
+
+    def __init__(self, status: int, key: str) -> None:
+        super().__init__(key)
+        self.status, self.key = status, key
+
+
+def refusal(status: int, key: str) -> web.Response:
+    return web.json_response({"error": key}, status=status)
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The limits before any handler, and every refusal as a 4xx JSON answer."""
+    context = request.app[CONTEXT]
+    if context.connections() > context.room.limits.connections:
+        response = refusal(503, "busy")
+        response.force_close()
+        return response
+    if not context.limiter.allow(request.remote or ""):
+        return refusal(429, "too_many_requests")
+    try:
+        return await handler(request)
+    except Refused as refused:
+        return refusal(refused.status, refused.key)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return refusal(exc.status, ERROR_KEYS.get(exc.status, "refused"))
+
+
+async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(HEADERS)
+
+
+def _room(request: web.Request) -> Context:
+    context = request.app[CONTEXT]
+    if not context.room.matches(request.match_info["code"]):
+        raise Refused(404, "wrong_room")
+    return context
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    raw = await request.read()  # past client_max_size: 413, too_large
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(400, "not_utf8") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise Refused(400, "bad_json") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "bad_json")
+    return data
+
+
+def _phone(context: Context, device: object) -> str:
+    if not isinstance(device, str) or not context.room.knows(device):
+        raise Refused(403, "unknown_phone")
+    return device
+
+
+async def page(request: web.Request) -> web.StreamResponse:
+    context = _room(request)
+    return web.Response(body=context.page, content_type="text/html", charset="utf-8")
+
+
+async def words(request: web.Request) -> web.StreamResponse:
+    context = _room(request)
+    return web.Response(body=context.words, content_type="application/json", charset="utf-8")
+
+
+async def static(request: web.Request) -> web.StreamResponse:
+    found = request.app[CONTEXT].files.get(request.match_info["name"])
+    if found is None:
+        raise Refused(404, "not_found")
+    body, content_type = found
+    return web.Response(body=body, content_type=content_type, charset="utf-8")
+
+
+async def join(request: web.Request) -> web.StreamResponse:
+    """A phone's id: the one it had (kept by its tab across a reload), else a new one."""
+    context = _room(request)
+    data = await _body(request)
+    old = data.get("device")
+    if isinstance(old, str) and context.room.knows(old):
+        return web.json_response({"device": old, "room": context.room.code})
+    device = context.room.join(request.remote or "")
+    if isinstance(device, JoinRefusal):
+        raise Refused(429 if device is JoinRefusal.TOO_MANY_PHONES else 409, device.value)
+    return web.json_response({"device": device, "room": context.room.code})
+
+
+async def vote(request: web.Request) -> web.StreamResponse:
+    context = _room(request)
+    data = await _body(request)
+    counted = context.room.vote(data.get("device"), data.get("round"), data.get("choice"))
+    if isinstance(counted, VoteRefusal):
+        raise Refused(VOTE_STATUS.get(counted, 409), counted.value)
+    context.on_vote()
+    return web.json_response({"counted": True, "round": counted.round_id, "choice": data["choice"]})
+
+
+async def prompt(request: web.Request) -> web.StreamResponse:
+    context = _room(request)
+    data = await _body(request)
+    device = _phone(context, data.get("device"))
+    text = data.get("text")
+    if not isinstance(text, str):
+        raise Refused(400, "bad_json")
+    life = context.queue.submit(device, text)
+    if isinstance(life, Refusal):
+        raise Refused(PROMPT_STATUS.get(life, 409), life.value)
+    return web.json_response({"number": life.number})
+
+
+async def events(request: web.Request) -> web.StreamResponse:
+    """The phone's live channel: what is open now, then every message until it closes."""
+    context = _room(request)
+    device = _phone(context, request.query.get("device"))
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    channel = context.hub.open(device)
+    offer, result = context.room.open_round(), context.room.last_result()
+    if offer is not None:
+        channel.send(round_message(offer, context.room.vote_of(device, offer.round_id)))
+    elif result is not None:
+        channel.send(phone_reveal(context.room, result, device))
+    try:
+        await response.write(b": open\n\n")
+        while True:
+            try:
+                message = await asyncio.wait_for(channel.queue.get(), PING_S)
+            except TimeoutError:
+                await response.write(b": ping\n\n")
+                continue
+            if message is None:
+                break
+            await response.write(encode(message))
+    except ConnectionError:
+        pass  # the phone went away
+    finally:
+        context.hub.close(channel)
+    return response
+
+
+def make_app(context: Context) -> web.Application:
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[guard])
+    app[CONTEXT] = context
+    app.on_response_prepare.append(security_headers)
+    app.router.add_get("/r/{code}", page)
+    app.router.add_get("/r/{code}/words.json", words)
+    app.router.add_get("/r/{code}/events", events)
+    app.router.add_post("/r/{code}/join", join)
+    app.router.add_post("/r/{code}/vote", vote)
+    app.router.add_post("/r/{code}/prompt", prompt)
+    app.router.add_get("/s/{name}", static)
+    return app

@@ -1,0 +1,180 @@
+"""The class server over real HTTP on 127.0.0.1: joining, voting, the tally, the reveal reaching
+each phone, the live channel, and stopping."""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+import aiohttp
+import pytest
+
+from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, StartFailed, Stopped, VotesChanged
+from explainer.classroom.queue import ClassQueue
+from explainer.classroom.routes import CSP
+from explainer.classroom.server import ClassServer, url_of
+from tests.classroom.conftest import Phone, Recorder, run
+
+OFFER = RoundOffer(7, "Which token comes next after “The cat”?", (" sat", " is", " was", " zebra"))
+PROBS = (0.4, 0.3, 0.2, 0.01)
+
+
+def test_the_url_has_the_room_code_and_brackets_an_ipv6_address(served):
+    listening = served.listening
+    assert listening.url == f"http://127.0.0.1:{listening.port}/r/{served.server.room}"
+    assert listening.port > 0 and listening.address == "127.0.0.1" and listening.room == served.server.room
+    assert url_of("fe80::1", 8080, "AC3D") == "http://[fe80::1]:8080/r/AC3D"
+    assert isinstance(served.recorder.events[0], Listening)
+
+
+def test_phones_join_vote_and_each_sees_its_own_reveal(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phones = [Phone(session, served) for _ in range(3)]
+            for phone in phones:
+                await phone.join()
+                await phone.listen()
+            served.recorder.wait_for(lambda ev: any(e == PhonesChanged(3) for e in ev))
+            served.server.offer(OFFER)
+            for phone in phones:
+                kind, data = await phone.next()
+                assert (kind, data) == ("round", {**_round(), "yours": None})
+            for phone, choice in zip(phones, (0, 1, 1), strict=True):
+                assert await phone.vote(7, choice) == (200, {"counted": True, "round": 7, "choice": choice})
+            served.recorder.wait_for(lambda ev: VotesChanged(7, 3, 3, (1, 2, 0, 0)) in ev)
+            result = served.server.result(7, PROBS, favourite=0)
+            assert (result.votes, result.class_pick, result.right, result.rounds) == ((1, 2, 0, 0), 1, 0, 1)
+            served.server.reveal(result)
+            for phone, choice in zip(phones, (0, 1, 1), strict=True):
+                kind, data = await phone.next()
+                assert kind == "reveal" and data["yours"] == choice and data["class_pick"] == 1
+                assert data["choices"] == list(OFFER.choices) and data["votes"] == [1, 2, 0, 0]
+                phone.close()
+
+    run(scenario())
+    served.recorder.wait_for(lambda ev: [e for e in ev if isinstance(e, PhonesChanged)][-1] == PhonesChanged(0))
+
+
+def test_a_phone_that_joins_mid_round_sees_the_round_and_its_vote(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phone = Phone(session, served)
+            await phone.join()
+            served.server.offer(OFFER)
+            await phone.vote(7, 2)
+            await phone.listen()
+            assert await phone.next() == ("round", {**_round(), "yours": 2})
+            served.server.end_round()
+            assert await phone.next() == ("ended", {"round_id": 7})
+            assert await phone.vote(7, 1) == (409, {"error": "no_round"})
+            phone.close()
+
+    run(scenario())
+
+
+def _round():
+    return {"round_id": 7, "question": OFFER.question, "choices": list(OFFER.choices)}
+
+
+def test_a_second_channel_replaces_the_first(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            first = Phone(session, served)
+            await first.join()
+            await first.listen()
+            second = Phone(session, served)
+            second.device = first.device
+            await second.listen()
+            assert await first.next() == ("replaced", {})
+            with pytest.raises(EOFError):
+                await first.next()
+            served.server.offer(OFFER)
+            assert (await second.next())[0] == "round"
+            second.close()
+
+    run(scenario())
+    served.recorder.wait_for(lambda ev: [e for e in ev if isinstance(e, PhonesChanged)][-1] == PhonesChanged(0))
+
+
+def test_a_rejoining_tab_keeps_its_id(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phone = Phone(session, served)
+            device = await phone.join()
+            assert await phone.post("/join", {"device": device}) == (200, {"device": device, "room": served.room})
+            status, other = await phone.post("/join", {"device": "made-up"})
+            assert status == 200 and other["device"] not in (device, "made-up")
+
+    run(scenario())
+
+
+def test_the_page_its_words_and_files_are_served_with_a_strict_policy(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            for url, kind in (
+                (served.url(room=served.room.lower()), "text/html"),
+                (served.url("/words.json"), "application/json"),
+                (f"{served.base}/s/class.js", "text/javascript"),
+                (f"{served.base}/s/class.css", "text/css"),
+                (served.url("/nothing"), "application/json"),
+            ):
+                async with session.get(url) as r:
+                    assert r.content_type == kind, url
+                    assert r.headers["Content-Security-Policy"] == CSP
+                    assert r.headers["X-Content-Type-Options"] == "nosniff"
+                    body = await r.read()
+                    if kind == "text/html":
+                        assert b"<script>" not in body and b"style=" not in body and b"<style" not in body
+                        assert b'src="/s/class.js"' in body
+            async with session.get(served.url("/words.json")) as r:
+                words = await r.json()
+            assert words["refused"]["too_long"] and words["page"]["counter"]
+
+    run(scenario())
+    assert "'unsafe-inline'" not in CSP and "default-src 'self'" in CSP
+
+
+def test_stop_closes_every_connection_and_the_socket(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phone = Phone(session, served)
+            await phone.join()
+            await phone.listen()
+            served.server.stop()
+            with pytest.raises((EOFError, aiohttp.ClientError)):
+                await phone.next()
+            with pytest.raises(aiohttp.ClientConnectionError):
+                await session.get(served.url())
+
+    run(scenario())
+    assert isinstance(served.recorder.events[-1], Stopped) and not served.server.running
+    served.server.stop()  # twice is fine
+
+
+def test_a_busy_port_is_one_clear_line_and_what_to_do(served):
+    recorder = Recorder()
+    other = ClassServer(ClassQueue(), recorder)
+    failed = other.start("127.0.0.1", served.listening.port)
+    assert isinstance(failed, StartFailed) and recorder.events == [failed]
+    assert str(served.listening.port) in failed.message and "\n" not in failed.message
+    assert "port" in failed.hint
+    other.stop()
+
+
+def test_each_bind_failure_is_one_clear_line_and_what_to_do():
+    server = ClassServer(ClassQueue(), Recorder())  # (never started: tests bind only 127.0.0.1)
+    gone = server._bind_failed(OSError(errno.EADDRNOTAVAIL, "gone"), "10.1.2.3", 8000)
+    assert "10.1.2.3" in gone.message and "network" in gone.hint
+    denied = server._bind_failed(OSError(errno.EACCES, "denied"), "10.1.2.3", 80)
+    assert "80" in denied.message and "1024" in denied.hint
+    other = server._bind_failed(OSError(errno.ENOBUFS, "no buffers"), "10.1.2.3", 8000)
+    assert "no buffers" in other.message and "{" not in other.message + other.hint
+
+
+def test_the_idle_connection_is_closed(serve):
+    from explainer.classroom.room import Limits
+
+    served = serve(limits=Limits(idle_s=0.2))
+    with socket.create_connection(("127.0.0.1", served.listening.port)) as s:
+        s.settimeout(20)
+        assert s.recv(1) == b""  # closed by the server, having sent nothing
