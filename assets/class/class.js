@@ -72,7 +72,8 @@
       lockChoices();
       say("status", t("vote_counted"));
     } else {
-      say("status", t("choices"));
+      say("status", "");
+      $("question").focus(); // a screen reader reads the new question first
     }
   }
 
@@ -114,7 +115,9 @@
     else yours.textContent = t("wrong", { token: label(data.yours), model: label(data.favourite) });
     const pct = (100 * data.probs[data.favourite]).toFixed(1);
     say("model", t("model_choice", { token: label(data.favourite), pct: pct }));
-    say("class", data.class_pick === null ? t("class_none") : t("class_choice", { token: label(data.class_pick), votes: data.votes[data.class_pick] }));
+    const votes = data.class_pick === null ? 0 : data.votes[data.class_pick];
+    const pick = { token: label(data.class_pick), votes: votes };
+    say("class", data.class_pick === null ? t("class_none") : t(votes === 1 ? "class_choice_one" : "class_choice", pick));
     say("score", t("score", { right: data.right, rounds: data.rounds }));
     say("status", "");
   }
@@ -129,16 +132,16 @@
     const button = $("send");
     button.disabled = true;
     say("ask-status", t("sending"));
+    // cleared before sending: the answer's first tokens may come on the channel before this reply
+    $("reply").hidden = true;
+    say("answer-heading", t("answer"));
+    say("answer", "");
+    say("figures", "");
     const r = await post("/prompt", { device: state.device, text: $("prompt").value });
     if (!r.ok) {
       say("ask-status", why(r.data.error));
       button.disabled = false;
-      return;
     }
-    $("reply").hidden = false;
-    say("answer-heading", t("answer"));
-    say("answer", "");
-    say("figures", "");
   }
 
   function showRequest(kind, data) {

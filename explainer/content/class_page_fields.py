@@ -42,6 +42,7 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
         "wrong": ("token", "model"),
         "model_choice": ("token", "pct"),
         "class_choice": ("token", "votes"),
+        "class_choice_one": ("token",),
         "class_none": (),
         "score": ("right", "rounds"),
         "counter": ("n", "max"),

@@ -1,0 +1,156 @@
+"""The phone page in a real browser: Debian's headless chromium through selenium and
+chromium-driver, at 360×740 like a phone held upright, against a real server on 127.0.0.1.
+
+A student's whole visit: join by the class page's URL, vote in an offered round, see the reveal,
+send a prompt and watch its answer stream token by token (the test plays the worker through the
+queue). Screenshots are left in test-output/classroom/ to look at. Without chromium or
+chromedriver the tests skip, except under CI=true, where .ci/run installs both.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from explainer.classroom.events import PhonesChanged, RoundOffer, VotesChanged
+from explainer.classroom.queue import ClassQueue
+from explainer.content.assets import load_texts
+from tests.conftest import in_ci
+
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WIDTH, HEIGHT = 360, 740
+OFFER = RoundOffer(4, "Which token comes next after “The cat sat on the”?", ("␣mat", "␣floor", "␣bed", "␣moon"))
+PROBS = (0.52, 0.21, 0.08, 0.004)
+SHOTS = Path(os.environ.get("EXPLAINER_TEST_OUTPUT", "").strip() or Path(__file__).parents[2] / "test-output")
+
+
+@pytest.fixture
+def driver(tmp_path, monkeypatch):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None or not CHROMEDRIVER.is_file():
+        reason = "chromium or chromedriver is missing (apt-get install chromium chromium-driver)"
+        if in_ci():
+            pytest.fail(f"{reason}; CI=true: .ci/run installs them")
+        pytest.skip(reason)
+    monkeypatch.setenv("SE_AVOID_STATS", "true")
+    monkeypatch.setenv("SE_OFFLINE", "true")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in (
+        "--headless=new",
+        f"--window-size={WIDTH},{HEIGHT}",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    browser.set_window_size(WIDTH, HEIGHT)
+    browser.execute_cdp_cmd(  # a phone's screen: 360 CSS pixels wide, touch, the mobile viewport
+        "Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True}
+    )
+    yield browser
+    browser.quit()
+
+
+def _wait(browser, test, what: str):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, 20).until(lambda b: test(b), what)
+
+
+def _text(browser, element_id: str) -> str:
+    return browser.find_element("id", element_id).text
+
+
+def _answer(browser) -> str:
+    """The answer as written (an element's .text would trim its first token's space)."""
+    return browser.execute_script("return document.getElementById('answer').textContent")
+
+
+def _shot(browser, name: str) -> None:
+    folder = SHOTS / "classroom"
+    folder.mkdir(parents=True, exist_ok=True)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    shot = browser.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {"format": "png", "captureBeyondViewport": True, "clip": _clip(height)},
+    )
+    (folder / f"phone-{name}.png").write_bytes(base64.b64decode(shot["data"]))
+
+
+def _clip(height: int) -> dict[str, float]:
+    return {"x": 0, "y": 0, "width": WIDTH, "height": max(HEIGHT, height), "scale": 1}
+
+
+def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, driver):
+    words = load_texts().class_page["page"]
+    queue = ClassQueue()
+    served = serve(queue=queue)
+    driver.get(served.listening.url)
+    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    served.recorder.wait_for(lambda ev: PhonesChanged(1) in ev)
+    assert driver.title == words["title"]
+    assert driver.execute_script("return document.documentElement.clientWidth") == WIDTH
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH  # no sideways scroll
+
+    # a round: four big buttons, each labelled for a screen reader
+    served.server.offer(OFFER)
+    buttons = _wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
+    assert len(buttons) == 4
+    for i, (button, token) in enumerate(zip(buttons, OFFER.choices, strict=True)):
+        assert button.get_attribute("aria-label") == words["choice"].format(n=i + 1, token=token)
+        assert button.size["height"] >= 48 and button.size["width"] >= 200  # a thumb's target
+    assert _text(driver, "question") == OFFER.question
+    _shot(driver, "round")
+    buttons[1].click()
+    _wait(driver, lambda b: words["vote_counted"] in _text(b, "status"), "the vote counted")
+    served.recorder.wait_for(lambda ev: VotesChanged(4, 1, 1, (0, 1, 0, 0)) in ev)
+    assert all(not b.is_enabled() for b in buttons) and buttons[1].get_attribute("aria-pressed") == "true"
+
+    # the reveal: this phone's result, the model's choice and the class's, in a live region
+    served.server.reveal(served.server.result(4, PROBS, favourite=0))
+    _wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
+    assert _text(driver, "yours") == words["wrong"].format(token="␣floor", model="␣mat")
+    assert _text(driver, "model") == words["model_choice"].format(token="␣mat", pct="52.0")
+    assert _text(driver, "class") == words["class_choice_one"].format(token="␣floor")
+    assert _text(driver, "score") == words["score"].format(right=0, rounds=1)
+    assert driver.find_element("id", "result").get_attribute("aria-live") == "polite"
+    _shot(driver, "reveal")
+
+    # a prompt: its characters counted, queued, and its answer streamed token by token
+    box = driver.find_element("id", "prompt")
+    prompt = "Write <b>one</b> line about cats"
+    box.send_keys(prompt)
+    assert _text(driver, "counter") == words["counter"].format(n=len(prompt), max=300)
+    driver.find_element("id", "send").click()
+    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
+    life = queue.take()
+    assert life is not None and life.text == prompt
+    queue.prefill_began(life.number, 9)
+    answer = ""
+    for token in (" Cats", " nap", " <img src=x>", " all", " day."):
+        queue.token_made(life.number, token)
+        answer += token
+        _wait(driver, lambda b, expected=answer: _answer(b) == expected, f"the token {token!r}")
+    assert not driver.find_elements("css selector", "#answer *")  # a token is text, never HTML
+    queue.finished(life.number, SimpleNamespace(stop_reason="eos"))  # type: ignore[arg-type]
+    _wait(driver, lambda b: _text(b, "figures") != "", "the figures")
+    done = queue.life(life.number)
+    assert done is not None and done.ttft_s is not None and done.ttft_s >= (done.wait_s or 0)
+    assert str(len(done.token_times)) in _text(driver, "figures")
+    assert driver.find_element("id", "send").is_enabled()
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    _shot(driver, "answer")
