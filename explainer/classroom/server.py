@@ -184,7 +184,7 @@ class ClassServer:
             words=json.dumps(self._words, ensure_ascii=False).encode("utf-8"),
             page=self._page,
             files=self._files,
-            on_vote=self._vote_counted,
+            on_vote=self._votes_changed,
         )
         runner = web.AppRunner(
             make_app(context),
@@ -228,10 +228,10 @@ class ClassServer:
 
     def _phones_changed(self, joined: int) -> None:
         self._on_event(PhonesChanged(joined))
-        self._report_votes()
+        self._votes_changed()  # "31 of 48 voted": the 48 changed
 
-    def _vote_counted(self) -> None:
-        """Report now, or once the interval since the last report is over (the state then)."""
+    def _votes_changed(self) -> None:
+        """Report the count now, or once the interval since the last report is over (the state then)."""
         loop = asyncio.get_running_loop()
         if self._votes_pending is not None:
             return
