@@ -43,6 +43,8 @@ HEADERS = {
 VOTE_STATUS = {VoteRefusal.UNKNOWN_PHONE: 403, VoteRefusal.NO_SUCH_CHOICE: 400}  # else 409
 PROMPT_STATUS = {Refusal.EMPTY: 400, Refusal.TOO_LONG: 400, Refusal.FULL: 429}  # else 409
 ERROR_KEYS = {404: "not_found", 405: "not_allowed", 413: "too_large"}  # aiohttp's own refusals
+# the server's own refusals' keys (the room's and the queue's are their enums' values)
+SERVER_REFUSALS = (*ERROR_KEYS.values(), "wrong_room", "not_utf8", "bad_json", "too_many_requests", "busy", "refused")
 
 
 @dataclass

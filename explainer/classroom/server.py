@@ -197,7 +197,7 @@ class ClassServer:
         context.connections = lambda: len(runner.server.connections) if runner.server else 0
         try:
             await web.TCPSite(runner, bind, port, backlog=128).start()
-        except (OSError, ValueError, UnicodeError) as exc:
+        except (OSError, ValueError, UnicodeError) as exc:  # a busy port, an address not here, a bad name
             await runner.cleanup()
             outcome.append(self._bind_failed(exc, bind, port))
             return None
@@ -252,8 +252,14 @@ class ClassServer:
             self._on_event(replace(tally, joined=max(len(self._hub), tally.voted)))
 
     def _queue_changed(self, change: QueueChanged) -> None:
-        """A request's change (any thread): its phone, and only its phone, hears of it."""
-        ahead = self.queue.waiting() - 1 if change.life.state is State.WAITING else 0
+        """A request's change (any thread): its phone, and only its phone, hears of it; when one
+        starts, each waiting phone hears how many are ahead of it now."""
+        life = change.life
+        ahead = self.queue.waiting() - 1 if life.state is State.WAITING else 0
         message = request_message(change, ahead)
         if message is not None:
-            self._call(self._hub.send, change.life.device, message)
+            self._call(self._hub.send, life.device, message)
+        if life.state is State.RUNNING and life.prefill_started is None and change.token is None:
+            waiting = [other for other in self.queue.lives() if other.state is State.WAITING]
+            for place, other in enumerate(waiting):
+                self._call(self._hub.send, other.device, request_message(QueueChanged(other), place))

@@ -39,6 +39,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             first = queue.take()
             assert first is not None and first.number == 1 and first.device == a.device
             assert await a.next() == ("started", {"number": 1, "wait_s": 3.0})
+            assert await b.next() == ("queued", {"number": 2, "ahead": 0})  # one fewer ahead of b now
             assert await c.prompt("Now there is room") == (200, {"number": 3})
             assert await c.next() == ("queued", {"number": 3, "ahead": 1})
             now[0] = 4.5
@@ -69,6 +70,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             assert second is not None and second.device == b.device  # first come, first served
             # b heard nothing of a's request: its next message is its own start
             assert await b.next() == ("started", {"number": 2, "wait_s": 6.0})
+            assert await c.next() == ("queued", {"number": 3, "ahead": 0})
             queue.failed(2)
             assert (await b.next())[1]["state"] == "failed"
             assert await a.prompt("A second question") == (200, {"number": 4})  # a's first is done

@@ -125,3 +125,12 @@ def test_the_limiter_forgets_the_oldest_addresses_past_its_bound():
     assert limiter.allow("a") and not limiter.allow("a")
     limiter.allow("b"), limiter.allow("c")  # "a" is forgotten: memory stays bounded
     assert limiter.allow("a")
+
+
+def test_every_refusal_has_words_on_the_phone():
+    from explainer.classroom.queue import Refusal
+    from explainer.classroom.routes import SERVER_REFUSALS
+    from explainer.content.assets import load_texts
+
+    keys = {r.value for enum in (VoteRefusal, JoinRefusal, Refusal) for r in enum} | set(SERVER_REFUSALS)
+    assert keys == set(load_texts().class_page["refused"])
