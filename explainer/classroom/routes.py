@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from explainer.classroom.channels import Hub, encode
-from explainer.classroom.messages import phone_reveal, round_message
+from explainer.classroom.messages import catch_up, phone_reveal, round_message
 from explainer.classroom.queue import ClassQueue, Refusal
 from explainer.classroom.room import JoinRefusal, RateLimiter, Room, VoteRefusal
 
@@ -198,6 +198,8 @@ async def events(request: web.Request) -> web.StreamResponse:
         channel.send(round_message(offer, context.room.vote_of(device, offer.round_id)))
     elif result is not None:
         channel.send(phone_reveal(context.room, result, device))
+    for news in catch_up(context.queue.lives(), device):
+        channel.send(news)
     try:
         await response.write(b": open\n\n")
         while True:

@@ -155,6 +155,12 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     _shot(driver, "answer")
 
+    # a reload is the same phone (its tab kept its id): its answer and figures come back
+    figures = _text(driver, "figures")
+    driver.refresh()
+    _wait(driver, lambda b: _answer(b) == answer and _text(b, "figures") == figures, "the answer after a reload")
+    assert served.server._room.phones() == 1 and served.recorder.last(PhonesChanged) == PhonesChanged(1)
+
 
 def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):
     """With the words wrapped in ⟦ ⟧ (the pseudo-locale), every line a student reads is wrapped:
