@@ -105,7 +105,9 @@ class ClassServer:
         self._thread.start()
         if not ready.wait(START_TIMEOUT_S) or not outcome:
             self.stop()
-            return self._failed("slow", address=bind, port=port)
+            slow = self._failed("slow", address=bind, port=port)
+            self._on_event(slow)  # (in this thread: the server's has ended)
+            return slow
         if isinstance(outcome[0], StartFailed):
             self._thread.join()
             self._thread = None
