@@ -84,6 +84,8 @@ class ClassServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
+        self._handover = threading.Lock()  # stop() and a bind still under way agree on who closes
+        self._abandoned = False  # stop() came before the bind finished: close at once
         self._hub = Hub(self._phones_changed)
         self._last_votes = -1.0
         self._votes_pending: asyncio.TimerHandle | None = None
@@ -97,6 +99,7 @@ class ClassServer:
             self.stop()
         self._room = Room(limits=self.limits)
         self.room = self._room.code
+        self._abandoned = False
         ready = threading.Event()
         outcome: list[Listening | StartFailed] = []
         self._thread = threading.Thread(
@@ -115,11 +118,15 @@ class ClassServer:
 
     def stop(self) -> None:
         """Close the socket and every connection, and join the thread; safe to call twice."""
-        thread, loop, stopping = self._thread, self._loop, self._stopping
+        thread = self._thread
         if thread is None:
             return
-        if loop is not None and stopping is not None:
-            self._call(stopping.set)
+        with self._handover:
+            stopping = self._stopping
+            if self._loop is not None and stopping is not None:
+                self._call(stopping.set)
+            else:
+                self._abandoned = True
         thread.join()
         self._thread = None
 
@@ -166,8 +173,12 @@ class ClassServer:
             self._on_event(outcome[0])
             if runner is None:
                 return
-            self._stopping = asyncio.Event()
-            self._loop = loop
+            with self._handover:
+                self._stopping = asyncio.Event()
+                if self._abandoned:
+                    self._stopping.set()
+                else:
+                    self._loop = loop
             ready.set()
             loop.run_until_complete(self._serve(runner))
         finally:

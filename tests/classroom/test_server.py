@@ -232,3 +232,34 @@ def test_a_stopped_server_starts_again_with_a_new_room(served):
                     assert (r.status, await r.json()) == (404, {"error": "wrong_room"})
 
     run(scenario())
+
+
+def test_a_stop_while_the_bind_is_slow_closes_it_when_it_comes(monkeypatch):
+    """start() gives up after its wait and stops; the bind that finishes later closes at once."""
+    import threading
+
+    from explainer.classroom import server as server_module
+
+    monkeypatch.setattr(server_module, "START_TIMEOUT_S", 0.01)
+    recorder = Recorder()
+    server = ClassServer(ClassQueue(), recorder)
+    release, real_bind = threading.Event(), server._bind
+
+    async def slow_bind(*args):
+        await asyncio.to_thread(release.wait, 20)  # held until stop() has given up on it
+        return await real_bind(*args)
+
+    def release_once_abandoned():
+        while not server._abandoned and not release.is_set():
+            time.sleep(0.01)
+        release.set()
+
+    server._bind = slow_bind
+    threading.Thread(target=release_once_abandoned, daemon=True).start()
+    failed = server.start("127.0.0.1", 0)
+    release.set()
+    assert isinstance(failed, StartFailed) and not server.running
+    listening = [e for e in recorder.events if isinstance(e, Listening)]
+    assert isinstance(recorder.events[-1], StartFailed) and isinstance(recorder.events[-2], Stopped)
+    with pytest.raises(OSError):  # the late bind's socket is closed again
+        socket.create_connection(("127.0.0.1", listening[0].port), timeout=5).close()
