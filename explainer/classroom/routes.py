@@ -170,7 +170,11 @@ async def vote(request: web.Request) -> web.StreamResponse:
     if isinstance(counted, VoteRefusal):
         raise Refused(VOTE_STATUS.get(counted, 409), counted.value)
     context.on_vote()
-    return web.json_response({"counted": True, "round": counted.round_id, "choice": data["choice"]})
+    # ``voted``: this vote's place in the count, so a phone (or the benchmark) can tell when the
+    # projector shows it
+    return web.json_response(
+        {"counted": True, "round": counted.round_id, "choice": data["choice"], "voted": counted.voted}
+    )
 
 
 async def prompt(request: web.Request) -> web.StreamResponse:
