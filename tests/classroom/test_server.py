@@ -43,8 +43,9 @@ def test_phones_join_vote_and_each_sees_its_own_reveal(served):
             for phone in phones:
                 kind, data = await phone.next()
                 assert (kind, data) == ("round", {**_round(), "yours": None})
-            for phone, choice in zip(phones, (0, 1, 1), strict=True):
-                assert await phone.vote(7, choice) == (200, {"counted": True, "round": 7, "choice": choice})
+            for place, (phone, choice) in enumerate(zip(phones, (0, 1, 1), strict=True), 1):
+                answer = (200, {"counted": True, "round": 7, "choice": choice, "voted": place})
+                assert await phone.vote(7, choice) == answer
             served.recorder.wait_for(lambda ev: VotesChanged(7, 3, 3, (1, 2, 0, 0)) in ev)
             result = served.server.result(7, PROBS, favourite=0)
             assert (result.votes, result.class_pick, result.right, result.rounds) == ((1, 2, 0, 0), 1, 0, 1)
