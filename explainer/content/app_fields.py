@@ -326,6 +326,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "started": ("url",),
         "failed": ("message", "hint"),
         "token_class": ("token", "pct"),
+        "class_pick": ("token",),
     },
 }
 
