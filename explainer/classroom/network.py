@@ -22,6 +22,7 @@ from typing import Any
 import psutil
 
 Words = Mapping[str, str]
+DEFAULT_PORT = 8765  # easy to say aloud in a lecture hall; 0 picks any free port
 
 
 @dataclass(frozen=True, slots=True)

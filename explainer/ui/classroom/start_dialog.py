@@ -26,7 +26,6 @@ from explainer.classroom import network
 from explainer.classroom.events import Listening, StartFailed
 from explainer.content.texts import LessonTexts
 
-DEFAULT_PORT = 8765  # easy to say aloud; 0 picks any free port
 NETWORK_WORDS = (
     *("no_network", "no_network_hint", "not_an_address", "not_here", "not_here_hint"),
     *("port_busy", "port_busy_hint"),
@@ -69,7 +68,7 @@ class StartDialog(QDialog):
         self.port = QSpinBox()
         self.port.setObjectName("class_port")
         self.port.setRange(0, 65535)
-        self.port.setValue(DEFAULT_PORT)
+        self.port.setValue(network.DEFAULT_PORT)
         self.port.setToolTip(self.word("port_tip"))
         form.addRow(self.word("address_label"), self.address)
         form.addRow(self.word("port_label"), self.port)
