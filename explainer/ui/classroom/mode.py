@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
-from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
 
 from explainer.classroom.events import (
     Listening,
@@ -99,6 +99,7 @@ class ClassMode(QObject):
         self.dock.setObjectName("class_panel_dock")
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.dock.setWidget(self.panel)
+        self.dock.setTitleBarWidget(QWidget())  # (the panel says what it is, in type the hall reads)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         st = host.stepper

@@ -27,6 +27,7 @@ from explainer.diagram.theme import Theme
 from explainer.illustration.formatting import percent
 
 QUIET = 4  # modules of light around the code (the QR standard's quiet zone)
+REVEAL_WITH_QR = 700  # a panel this tall (px) keeps the code beside the reveal
 
 
 @dataclass(frozen=True)
@@ -146,15 +147,17 @@ class ClassPanel(QWidget):
         w, h = float(self.width()), float(self.height())
         margin = max(8.0, w * 0.05)
         inner = w - 2 * margin
+        u = min(w, h * 0.5)  # the type's unit: a short panel (beside the lesson) keeps room for the reveal
         s = self.state
-        y = margin
-        y = self._text(p, theme, self.word("join"), y, margin, inner, w / 20, bold=True)
+        y = margin / 2
+        y = self._text(p, theme, self.word("join"), y, margin, inner, u / 20, bold=True)
         revealing = s.reveal is not None
-        y = self._qr(p, min(inner, h * (0.26 if revealing else 0.4)), margin, y + 4, inner) + 6
-        y = self._text(p, theme, short_address(s.url), y, margin, inner, w / 22, fit=True)
+        if not revealing or h >= REVEAL_WITH_QR:  # (a short panel's reveal needs the room: the address stays)
+            y = self._qr(p, min(inner, h * (0.26 if revealing else 0.4)), margin, y + 4, inner) + 6
+        y = self._text(p, theme, short_address(s.url), y, margin, inner, u / 22, fit=True)
         room = self.word("room").format(code=s.room)
-        y = self._text(p, theme, room, y, margin, inner, w / (9 if not revealing else 12), bold=True, fit=True)
-        y = self._text(p, theme, self.phones_text(), y, margin, inner, w / 24, muted=True)
+        y = self._text(p, theme, room, y, margin, inner, u / (9 if not revealing else 12), bold=True, fit=True)
+        y = self._text(p, theme, self.phones_text(), y, margin, inner, u / 24, muted=True)
         y += margin / 2
         p.setPen(QColor(theme.panel_border))
         p.drawLine(int(margin), int(y), int(w - margin), int(y))
@@ -162,10 +165,19 @@ class ClassPanel(QWidget):
         if revealing:
             self._reveal(p, theme, y, margin, inner, h - margin)
         elif s.offer is not None:
-            self._text(p, theme, self.count_text(), y, margin, inner, w / 9, bold=True, accent=True, fit=True)
+            y = self._text(p, theme, self.count_text(), y, margin, inner, u / 9, bold=True, accent=True, fit=True)
+            self._choices(p, theme, s.offer, y + margin / 2, margin, inner, u / 20)
         else:
-            self._text(p, theme, self.word("waiting"), y, margin, inner, w / 20, muted=True)
+            self._text(p, theme, self.word("waiting"), y, margin, inner, u / 20, muted=True)
         p.end()
+
+    def _choices(
+        self, p: QPainter, theme: Theme, offer: RoundOffer, y: float, x: float, width: float, px: float
+    ) -> None:
+        """The round's question and its four choices, numbered as the phones number them."""
+        y = self._text(p, theme, offer.question, y, x, width, px * 0.8, muted=True) + px * 0.3
+        for i, choice in enumerate(offer.choices):
+            y = self._line(p, theme, f"{i + 1}   {choice}", y, x + width * 0.1, width * 0.9, px, True)
 
     def _font(self, theme: Theme, px: float, bold: bool = False) -> QFont:
         font = QFont(theme.font_family)
@@ -220,20 +232,33 @@ class ClassPanel(QWidget):
     def _reveal(self, p: QPainter, theme: Theme, y: float, x: float, width: float, bottom: float) -> None:
         rows = self.rows()
         score = self.score_text()
-        line = max(float(theme.min_px), min(width / 18, (bottom - y) / (len(rows) * 3.4 + 3)))
+        # the title, each row (its name, two bars) and two lines of score fit in the height left
+        line = max(float(theme.min_px), min(width / 18, (bottom - y) / (len(rows) * 3.5 + 4.5)))
         y = self._text(p, theme, self.word("reveal_title"), y, x, width, line, bold=True)
-        for label, prob, share, n, marks in rows:
-            p.setFont(self._font(theme, line, bold=bool(marks)))
-            p.setPen(QColor(theme.foreground))
-            head = " · ".join([label, *marks])
-            p.drawText(QRectF(x, y, width, line * 1.3), Qt.AlignmentFlag.AlignLeft, head)
-            y += line * 1.3
-            y = self._bar(
-                p, theme, y, x, width, line, prob, theme.bar, self.word("model_bar").format(pct=percent(prob))
-            )
-            klass = self.word("class_bar").format(pct=percent(share), n=n)
-            y = self._bar(p, theme, y, x, width, line, share, theme.accent, klass) + line * 0.4
-        self._text(p, theme, score, y + line * 0.3, x, width, line * 1.1, bold=True)
+        bars = [
+            (self.word("model_bar").format(pct=percent(prob)), self.word("class_bar").format(pct=percent(share), n=n))
+            for _label, prob, share, n, _marks in rows
+        ]
+        font = self._font(theme, line * 0.85)
+        figures = max((QFontMetricsF(font).horizontalAdvance(t) for pair in bars for t in pair), default=0.0)
+        track = max(10.0, width - figures - line * 0.5)  # one track length: the bars compare
+        for i, ((label, prob, share, _n, marks), (model, klass)) in enumerate(zip(rows, bars, strict=True)):
+            y = self._line(p, theme, " · ".join([f"{i + 1}  {label}", *marks]), y, x, width, line, bold=bool(marks))
+            y = self._bar(p, theme, y, x, track, line, prob, theme.bar, model)
+            y = self._bar(p, theme, y, x, track, line, share, theme.accent, klass) + line * 0.4
+        self._text(p, theme, score, y + line * 0.2, x, width, line * 1.1, bold=True)
+
+    def _line(
+        self, p: QPainter, theme: Theme, text: str, y: float, x: float, width: float, px: float, bold: bool
+    ) -> float:
+        """One left-aligned line, shrunk to fit ``width``."""
+        font = self._font(theme, px, bold)
+        while font.pixelSize() > theme.min_px and QFontMetricsF(font).horizontalAdvance(text) > width:
+            font.setPixelSize(font.pixelSize() - 1)
+        p.setFont(font)
+        p.setPen(QColor(theme.foreground))
+        p.drawText(QRectF(x, y, width, px * 1.3), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        return y + px * 1.3
 
     def _bar(
         self,
@@ -241,22 +266,21 @@ class ClassPanel(QWidget):
         theme: Theme,
         y: float,
         x: float,
-        width: float,
+        track: float,
         line: float,
         value: float,
         colour: str,
         label: str,
     ) -> float:
         """One bar with its figure written after it (the figure says it, not the colour alone)."""
-        font = self._font(theme, line * 0.85)
-        p.setFont(font)
-        label_w = QFontMetricsF(font).horizontalAdvance(label) + line * 0.4
-        track = max(10.0, width - label_w)
+        p.setFont(self._font(theme, line * 0.85))
         height = line * 0.8
         p.setPen(QColor(theme.panel_border))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(QRectF(x, y, track, height))
         p.fillRect(QRectF(x, y, max(0.0, min(1.0, value)) * track, height), QColor(colour))
         p.setPen(QColor(theme.foreground))
-        p.drawText(QRectF(x + track + line * 0.3, y - line * 0.1, label_w, line), Qt.AlignmentFlag.AlignLeft, label)
+        p.drawText(
+            QRectF(x + track + line * 0.3, y - line * 0.15, 10_000, line * 1.1), Qt.AlignmentFlag.AlignLeft, label
+        )
         return y + line

@@ -60,8 +60,8 @@ def test_the_panel_shows_the_count_the_reveal_and_the_score(qtbot, make_window):
     assert panel.score_text() == "The class picked the model's favourite 4 of 6 times"
     rows = panel.rows()
     assert [r[0] for r in rows] == list(OFFER.choices)
-    assert rows[1][1] == 0.6 and rows[1][3] == 11 and "the model's favourite" in rows[1][4]
-    assert "the class's pick" in rows[1][4]
+    assert rows[1][1] == 0.6 and rows[1][3] == 11 and "model's top" in rows[1][4]
+    assert "class's pick" in rows[1][4]
     assert any("model 60" in line and "class 35" in line for line in panel.lines())
     mode.stop()
     assert refused(started.port) and not mode.dock.isVisible() and not w.registry["class_mode"].isChecked()
