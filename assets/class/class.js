@@ -8,7 +8,7 @@
   const code = (location.pathname.split("/")[2] || "").toUpperCase();
   const base = "/r/" + encodeURIComponent(code);
   const MAX = 300;
-  const state = { words: { page: {}, refused: {} }, device: null, round: null, choices: [], source: null };
+  const state = { words: { page: {}, refused: {} }, device: null, round: null, choices: [], source: null, tokens: 0 };
 
   function fill(template, fields) {
     return String(template || "").replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
@@ -134,6 +134,7 @@
     say("ask-status", t("sending"));
     // cleared before sending: the answer's first tokens may come on the channel before this reply
     $("reply").hidden = true;
+    state.tokens = 0;
     say("answer-heading", t("answer"));
     say("answer", "");
     say("figures", "");
@@ -145,12 +146,20 @@
   }
 
   function showRequest(kind, data) {
+    if (kind !== "done" && kind !== "answer") $("send").disabled = true; // one request at a time
     if (kind === "queued") say("ask-status", t("queued", { number: data.number, ahead: data.ahead }));
     else if (kind === "started") say("ask-status", t("started", { number: data.number, wait: seconds(data.wait_s) }));
     else if (kind === "reading") say("ask-status", t("reading"));
     else if (kind === "token") {
+      if (data.n <= state.tokens) return; // already in the answer a reconnect caught up with
+      state.tokens = data.n;
       $("reply").hidden = false;
       $("answer").append(document.createTextNode(data.text));
+    } else if (kind === "answer") {
+      state.tokens = data.tokens;
+      $("reply").hidden = false;
+      say("answer-heading", t("answer"));
+      say("answer", data.text);
     } else if (kind === "done") {
       $("send").disabled = false;
       if (data.state !== "done") { say("ask-status", t("failed")); return; }
@@ -168,7 +177,7 @@
     on("round", showRound);
     on("ended", showEnded);
     on("reveal", showReveal);
-    for (const kind of ["queued", "started", "reading", "token", "done"]) on(kind, (d) => showRequest(kind, d));
+    for (const kind of ["queued", "started", "reading", "token", "answer", "done"]) on(kind, (d) => showRequest(kind, d));
     on("replaced", () => { source.close(); say("status", t("replaced")); });
     source.addEventListener("open", () => {
       document.body.dataset.live = "open";

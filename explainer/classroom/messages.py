@@ -11,7 +11,8 @@ below (the phone page, class.js, reads exactly these keys):
 - ``queued``: this phone's prompt is waiting ``{number, ahead}``;
 - ``started``: the worker took it ``{number, wait_s}``;
 - ``reading``: its prompt is tokenized and the model reads it ``{number, prompt_tokens}``;
-- ``token``: one output token ``{number, text}``;
+- ``token``: one output token ``{number, text, n}`` (``n``: its place in the answer, from 1);
+- ``answer``: the answer so far, when a phone (re)connects mid-request ``{number, text, tokens}``;
 - ``done``: its final figures ``{number, state, stop_reason, wait_s, ttft_s, tpot_s, tokens,
   prompt_tokens}`` (seconds on the queue's one clock; ``state`` "done" or "failed");
 - ``replaced``: this channel is closed because the phone opened another.
@@ -25,7 +26,7 @@ from dataclasses import asdict
 from typing import Any
 
 from explainer.classroom.events import RoundOffer, RoundResult
-from explainer.classroom.queue import QueueChanged, State
+from explainer.classroom.queue import QueueChanged, RequestLife, State
 from explainer.classroom.room import Room
 
 Message = tuple[str, dict[str, Any]]
@@ -51,6 +52,19 @@ def reveal_message(result: RoundResult, yours: int | None, choices: tuple[str, .
     return "reveal", data
 
 
+def catch_up(lives: tuple[RequestLife, ...], device: str) -> list[Message]:
+    """What a phone that (re)connects is told of its latest request: the answer so far and where
+    the request is now (nothing when it sent none)."""
+    waiting = [life.number for life in lives if life.state is State.WAITING]
+    life = next((life for life in reversed(lives) if life.device == device), None)
+    if life is None:
+        return []
+    ahead = waiting.index(life.number) if life.number in waiting else 0
+    now = request_message(QueueChanged(life), ahead)
+    answer: Message = "answer", {"number": life.number, "text": life.output, "tokens": len(life.token_times)}
+    return [answer] + ([now] if now else [])
+
+
 def phone_reveal(room: Room, result: RoundResult, device: str) -> Message:
     """The reveal as ``device`` sees it: with its own vote and the round's labels."""
     offer = room.offered(result.round_id)
@@ -65,7 +79,7 @@ def request_message(change: QueueChanged, ahead: int = 0) -> Message | None:
     """The message a queue change sends the phone whose request it is (None: nothing to say)."""
     life = change.life
     if change.token is not None:
-        return "token", {"number": life.number, "text": change.token}
+        return "token", {"number": life.number, "text": change.token, "n": len(life.token_times)}
     if life.state in (State.DONE, State.FAILED):
         return "done", {
             "number": life.number,

@@ -24,6 +24,7 @@ from explainer.classroom.events import RoundOffer, RoundResult, VotesChanged
 # letters and digits no one mixes up when read off a projector (no 0/O, 1/I/L, 2/Z, 5/S, 8/B, 6/G)
 ALPHABET = "ACDEFHJKMNPQRTUVWXY3479"
 ROOM_LENGTH = 4
+MAX_ROUNDS = 500  # rounds whose votes are kept (a lecture has tens)
 
 
 def new_room_code(choice: Callable[[str], str] = secrets.choice) -> str:
@@ -100,11 +101,10 @@ class Room:
         self._phones: dict[str, str] = {}  # device id -> the address that joined it (for its cap only)
         self._per_address: dict[str, int] = {}
         self._offer: RoundOffer | None = None
-        self._offered: dict[int, RoundOffer] = {}  # the last round offered, open or not (its choices' labels)
         self._votes: dict[str, int] = {}  # device -> choice, in the open round
-        self._last_votes: dict[str, int] = {}  # the last round's, for each phone's own result
-        self._last_tally: tuple[int, ...] = ()
-        self._last_round: int | None = None
+        # every round offered (the last MAX_ROUNDS): its labels and its votes, so a reveal shown
+        # again on the way back gives each phone its own vote in that round
+        self._rounds: OrderedDict[int, tuple[RoundOffer, dict[str, int]]] = OrderedDict()
         self._scored: dict[int, bool] = {}  # round id -> the class picked the model's favourite
         self._result: RoundResult | None = None
 
@@ -138,22 +138,17 @@ class Room:
     def offer(self, offer: RoundOffer) -> None:
         with self._lock:
             self._offer = offer
-            self._offered = {offer.round_id: offer}
             self._votes = {}
+            self._rounds[offer.round_id] = (offer, self._votes)
+            while len(self._rounds) > MAX_ROUNDS:
+                self._rounds.popitem(last=False)
             self._result = None
 
     def end_round(self) -> RoundOffer | None:
         """No round open (later votes are refused); the ended round, if one was open."""
         with self._lock:
             ended, self._offer = self._offer, None
-            if ended is not None:
-                self._keep_last(ended)
             return ended
-
-    def _keep_last(self, ended: RoundOffer) -> None:
-        self._offer = None
-        self._last_round, self._last_votes = ended.round_id, dict(self._votes)
-        self._last_tally = self._tally_of(self._votes, len(ended.choices))
 
     @staticmethod
     def _tally_of(votes: dict[str, int], n: int) -> tuple[int, ...]:
@@ -169,7 +164,8 @@ class Room:
     def offered(self, round_id: int) -> RoundOffer | None:
         """Round ``round_id`` as it was offered, if it was the last one (open or not)."""
         with self._lock:
-            return self._offered.get(round_id)
+            found = self._rounds.get(round_id)
+            return None if found is None else found[0]
 
     def vote(self, device: object, round_id: object, choice: object) -> VotesChanged | VoteRefusal:
         """Count one phone's vote in the open round, or say why not (nothing changed then)."""
@@ -198,11 +194,10 @@ class Room:
             return None if self._offer is None else self._changed(self._offer)
 
     def vote_of(self, device: str, round_id: int) -> int | None:
-        """What this phone voted in ``round_id`` (the open round or the last one ended)."""
+        """What this phone voted in ``round_id`` (None: not at all, or a round long gone)."""
         with self._lock:
-            if self._offer is not None and self._offer.round_id == round_id:
-                return self._votes.get(device)
-            return self._last_votes.get(device) if self._last_round == round_id else None
+            found = self._rounds.get(round_id)
+            return None if found is None else found[1].get(device)
 
     # --- the reveal ---------------------------------------------------------------------------
 
@@ -211,9 +206,9 @@ class Room:
         (a round revealed twice counts once). The round is ended if it was open."""
         with self._lock:
             if self._offer is not None and self._offer.round_id == round_id:
-                self._keep_last(self._offer)
-            votes = self._last_tally if self._last_round == round_id else ()
-            votes = votes + (0,) * (len(probs) - len(votes))
+                self._offer = None
+            found = self._rounds.get(round_id)
+            votes = self._tally_of(found[1], len(found[0].choices)) if found else (0,) * len(probs)
             pick = class_pick(votes, probs)
             self._scored[round_id] = pick == favourite
             right = sum(self._scored.values())
@@ -224,7 +219,7 @@ class Room:
         with self._lock:
             self._result = result
             if self._offer is not None and self._offer.round_id == result.round_id:
-                self._keep_last(self._offer)
+                self._offer = None
 
     def last_result(self) -> RoundResult | None:
         with self._lock:

@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from explainer.classroom.channels import Hub, encode
-from explainer.classroom.messages import phone_reveal, round_message
+from explainer.classroom.messages import catch_up, phone_reveal, round_message
 from explainer.classroom.queue import ClassQueue, Refusal
 from explainer.classroom.room import JoinRefusal, RateLimiter, Room, VoteRefusal
 
@@ -43,6 +43,8 @@ HEADERS = {
 VOTE_STATUS = {VoteRefusal.UNKNOWN_PHONE: 403, VoteRefusal.NO_SUCH_CHOICE: 400}  # else 409
 PROMPT_STATUS = {Refusal.EMPTY: 400, Refusal.TOO_LONG: 400, Refusal.FULL: 429}  # else 409
 ERROR_KEYS = {404: "not_found", 405: "not_allowed", 413: "too_large"}  # aiohttp's own refusals
+# the server's own refusals' keys (the room's and the queue's are their enums' values)
+SERVER_REFUSALS = (*ERROR_KEYS.values(), "wrong_room", "not_utf8", "bad_json", "too_many_requests", "busy", "refused")
 
 
 @dataclass
@@ -196,6 +198,8 @@ async def events(request: web.Request) -> web.StreamResponse:
         channel.send(round_message(offer, context.room.vote_of(device, offer.round_id)))
     elif result is not None:
         channel.send(phone_reveal(context.room, result, device))
+    for news in catch_up(context.queue.lives(), device):
+        channel.send(news)
     try:
         await response.write(b": open\n\n")
         while True:

@@ -84,6 +84,8 @@ class ClassServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
+        self._handover = threading.Lock()  # stop() and a bind still under way agree on who closes
+        self._abandoned = False  # stop() came before the bind finished: close at once
         self._hub = Hub(self._phones_changed)
         self._last_votes = -1.0
         self._votes_pending: asyncio.TimerHandle | None = None
@@ -97,6 +99,7 @@ class ClassServer:
             self.stop()
         self._room = Room(limits=self.limits)
         self.room = self._room.code
+        self._abandoned = False
         ready = threading.Event()
         outcome: list[Listening | StartFailed] = []
         self._thread = threading.Thread(
@@ -105,7 +108,9 @@ class ClassServer:
         self._thread.start()
         if not ready.wait(START_TIMEOUT_S) or not outcome:
             self.stop()
-            return self._failed("slow", address=bind, port=port)
+            slow = self._failed("slow", address=bind, port=port)
+            self._on_event(slow)  # (in this thread: the server's has ended)
+            return slow
         if isinstance(outcome[0], StartFailed):
             self._thread.join()
             self._thread = None
@@ -113,11 +118,15 @@ class ClassServer:
 
     def stop(self) -> None:
         """Close the socket and every connection, and join the thread; safe to call twice."""
-        thread, loop, stopping = self._thread, self._loop, self._stopping
+        thread = self._thread
         if thread is None:
             return
-        if loop is not None and stopping is not None:
-            self._call(stopping.set)
+        with self._handover:
+            stopping = self._stopping
+            if self._loop is not None and stopping is not None:
+                self._call(stopping.set)
+            else:
+                self._abandoned = True
         thread.join()
         self._thread = None
 
@@ -164,8 +173,12 @@ class ClassServer:
             self._on_event(outcome[0])
             if runner is None:
                 return
-            self._stopping = asyncio.Event()
-            self._loop = loop
+            with self._handover:
+                self._stopping = asyncio.Event()
+                if self._abandoned:
+                    self._stopping.set()
+                else:
+                    self._loop = loop
             ready.set()
             loop.run_until_complete(self._serve(runner))
         finally:
@@ -184,7 +197,7 @@ class ClassServer:
             words=json.dumps(self._words, ensure_ascii=False).encode("utf-8"),
             page=self._page,
             files=self._files,
-            on_vote=self._vote_counted,
+            on_vote=self._votes_changed,
         )
         runner = web.AppRunner(
             make_app(context),
@@ -197,7 +210,7 @@ class ClassServer:
         context.connections = lambda: len(runner.server.connections) if runner.server else 0
         try:
             await web.TCPSite(runner, bind, port, backlog=128).start()
-        except (OSError, ValueError, UnicodeError) as exc:
+        except (OSError, ValueError, UnicodeError) as exc:  # a busy port, an address not here, a bad name
             await runner.cleanup()
             outcome.append(self._bind_failed(exc, bind, port))
             return None
@@ -228,10 +241,10 @@ class ClassServer:
 
     def _phones_changed(self, joined: int) -> None:
         self._on_event(PhonesChanged(joined))
-        self._report_votes()
+        self._votes_changed()  # "31 of 48 voted": the 48 changed
 
-    def _vote_counted(self) -> None:
-        """Report now, or once the interval since the last report is over (the state then)."""
+    def _votes_changed(self) -> None:
+        """Report the count now, or once the interval since the last report is over (the state then)."""
         loop = asyncio.get_running_loop()
         if self._votes_pending is not None:
             return
@@ -252,8 +265,14 @@ class ClassServer:
             self._on_event(replace(tally, joined=max(len(self._hub), tally.voted)))
 
     def _queue_changed(self, change: QueueChanged) -> None:
-        """A request's change (any thread): its phone, and only its phone, hears of it."""
-        ahead = self.queue.waiting() - 1 if change.life.state is State.WAITING else 0
+        """A request's change (any thread): its phone, and only its phone, hears of it; when one
+        starts, each waiting phone hears how many are ahead of it now."""
+        life = change.life
+        ahead = self.queue.waiting() - 1 if life.state is State.WAITING else 0
         message = request_message(change, ahead)
         if message is not None:
-            self._call(self._hub.send, change.life.device, message)
+            self._call(self._hub.send, life.device, message)
+        if life.state is State.RUNNING and life.prefill_started is None and change.token is None:
+            waiting = [other for other in self.queue.lives() if other.state is State.WAITING]
+            for place, other in enumerate(waiting):
+                self._call(self._hub.send, other.device, request_message(QueueChanged(other), place))

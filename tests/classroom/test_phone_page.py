@@ -154,3 +154,36 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     assert driver.find_element("id", "send").is_enabled()
     assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     _shot(driver, "answer")
+
+    # a reload is the same phone (its tab kept its id): its answer and figures come back
+    figures = _text(driver, "figures")
+    driver.refresh()
+    _wait(driver, lambda b: _answer(b) == answer and _text(b, "figures") == figures, "the answer after a reload")
+    assert served.server._room.phones() == 1 and served.recorder.last(PhonesChanged) == PhonesChanged(1)
+
+
+def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):
+    """With the words wrapped in ⟦ ⟧ (the pseudo-locale), every line a student reads is wrapped:
+    no word is written in the page's HTML or script."""
+    from explainer.classroom.server import ClassServer
+    from explainer.content.assets import read_texts
+    from tests.classroom.conftest import Recorder
+    from tests.support.pseudo import LANGUAGE, make_pseudo_assets
+
+    words = read_texts(LANGUAGE, root=make_pseudo_assets(tmp_path)).class_page
+    server = ClassServer(ClassQueue(), Recorder(), words=words)
+    listening = server.start("127.0.0.1", 0)
+    try:
+        driver.get(listening.url)
+        _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+        server.offer(OFFER)
+        _wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
+        server.reveal(server.result(OFFER.round_id, PROBS, favourite=0))
+        _wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
+        lines = [line for line in driver.find_element("tag name", "body").text.splitlines() if line.strip()]
+        assert len(lines) >= 8 and all(line.startswith("⟦") and line.endswith("⟧") for line in lines), lines
+        labels = [b.get_attribute("aria-label") for b in driver.find_elements("css selector", "button[aria-label]")]
+        assert labels and all(label.startswith("⟦") for label in labels)
+        assert driver.title.startswith("⟦")
+    finally:
+        server.stop()

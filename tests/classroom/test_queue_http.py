@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import aiohttp
 
+from explainer.classroom.events import RoundOffer
 from explainer.classroom.queue import ClassQueue
 from tests.classroom.conftest import Phone, run
 
@@ -39,6 +40,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             first = queue.take()
             assert first is not None and first.number == 1 and first.device == a.device
             assert await a.next() == ("started", {"number": 1, "wait_s": 3.0})
+            assert await b.next() == ("queued", {"number": 2, "ahead": 0})  # one fewer ahead of b now
             assert await c.prompt("Now there is room") == (200, {"number": 3})
             assert await c.next() == ("queued", {"number": 3, "ahead": 1})
             now[0] = 4.5
@@ -47,7 +49,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             for when, text in ((5.0, " there"), (5.5, " was"), (6.5, " a")):
                 now[0] = when
                 queue.token_made(1, text)
-                assert await a.next() == ("token", {"number": 1, "text": text})
+                assert await a.next() == ("token", {"number": 1, "text": text, "n": len(queue.life(1).token_times)})
             now[0] = 7.0
             queue.finished(1, SimpleNamespace(stop_reason="max_tokens"))  # type: ignore[arg-type]
             done = {
@@ -69,6 +71,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             assert second is not None and second.device == b.device  # first come, first served
             # b heard nothing of a's request: its next message is its own start
             assert await b.next() == ("started", {"number": 2, "wait_s": 6.0})
+            assert await c.next() == ("queued", {"number": 3, "ahead": 0})
             queue.failed(2)
             assert (await b.next())[1]["state"] == "failed"
             assert await a.prompt("A second question") == (200, {"number": 4})  # a's first is done
@@ -88,7 +91,6 @@ def test_nothing_is_written_to_disk(serve, tmp_path, monkeypatch):
     for name in ("config", "cache", "data", "state"):
         monkeypatch.setenv(f"XDG_{name.upper()}_HOME", str(folders[name]))
     monkeypatch.chdir(folders["cwd"])
-    from explainer.classroom.events import RoundOffer
 
     queue = ClassQueue()
     served = serve(queue=queue)
@@ -114,3 +116,29 @@ def test_nothing_is_written_to_disk(serve, tmp_path, monkeypatch):
     run(scenario())
     served.server.stop()
     assert {name: os.listdir(folder) for name, folder in folders.items()} == {name: [] for name in folders}
+
+
+def test_a_phone_that_reconnects_mid_answer_catches_up(served):
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phone = Phone(session, served)
+            await phone.join()
+            assert (await phone.prompt("Hello"))[0] == 200
+            life = served.queue.take()
+            assert life is not None
+            served.queue.token_made(life.number, "Hi")
+            served.queue.token_made(life.number, " there")
+            await phone.listen()  # the channel opens late (a reload, a dropped Wi-Fi)
+            assert await phone.next() == ("answer", {"number": 1, "text": "Hi there", "tokens": 2})
+            assert await phone.next() == ("started", {"number": 1, "wait_s": round(life.wait_s, 4)})
+            served.queue.token_made(life.number, "!")
+            assert await phone.next() == ("token", {"number": 1, "text": "!", "n": 3})
+            other = Phone(session, served)
+            await other.join()
+            await other.listen()
+            served.server.offer(RoundOffer(1, "q", ("a", "b", "c", "d")))
+            assert (await other.next())[0] == "round"  # nothing of another phone's request
+            phone.close()
+            other.close()
+
+    run(scenario())

@@ -125,3 +125,28 @@ def test_the_limiter_forgets_the_oldest_addresses_past_its_bound():
     assert limiter.allow("a") and not limiter.allow("a")
     limiter.allow("b"), limiter.allow("c")  # "a" is forgotten: memory stays bounded
     assert limiter.allow("a")
+
+
+def test_every_refusal_has_words_on_the_phone():
+    from explainer.classroom.queue import Refusal
+    from explainer.classroom.routes import SERVER_REFUSALS
+    from explainer.content.assets import load_texts
+
+    keys = {r.value for enum in (VoteRefusal, JoinRefusal, Refusal) for r in enum} | set(SERVER_REFUSALS)
+    assert keys == set(load_texts().class_page["refused"])
+
+
+def test_an_earlier_round_shown_again_keeps_each_phones_vote():
+    room = Room()
+    a, b = room.join("a"), room.join("b")
+    room.offer(OFFER)
+    room.vote(a, 1, 3)
+    first = room.result(1, PROBS, favourite=0)
+    room.offer(RoundOffer(2, "q", ("w", "x", "y", "z")))
+    room.vote(b, 2, 0)
+    room.result(2, PROBS, favourite=0)
+    room.reveal(first)  # the instructor steps back to the first pass
+    assert room.last_result() == first and room.offered(1) == OFFER
+    assert (room.vote_of(a, 1), room.vote_of(b, 1), room.vote_of(b, 2)) == (3, None, 0)
+    again = room.result(1, PROBS, favourite=0)
+    assert (again.votes, again.class_pick, again.rounds) == (first.votes, first.class_pick, 2)  # not counted twice

@@ -3,16 +3,20 @@ each phone, the live channel, and stopping."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import itertools
 import socket
+import time
 
 import aiohttp
 import pytest
 
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, StartFailed, Stopped, VotesChanged
 from explainer.classroom.queue import ClassQueue
+from explainer.classroom.room import Limits
 from explainer.classroom.routes import CSP
-from explainer.classroom.server import ClassServer, url_of
+from explainer.classroom.server import VOTES_INTERVAL_S, ClassServer, url_of
 from tests.classroom.conftest import Phone, Recorder, run
 
 OFFER = RoundOffer(7, "Which token comes next after “The cat”?", (" sat", " is", " was", " zebra"))
@@ -172,9 +176,90 @@ def test_each_bind_failure_is_one_clear_line_and_what_to_do():
 
 
 def test_the_idle_connection_is_closed(serve):
-    from explainer.classroom.room import Limits
-
     served = serve(limits=Limits(idle_s=0.2))
     with socket.create_connection(("127.0.0.1", served.listening.port)) as s:
         s.settimeout(20)
         assert s.recv(1) == b""  # closed by the server, having sent nothing
+
+
+def test_votes_are_reported_at_most_every_50_ms_and_the_last_state_always(serve):
+    """Forty phones vote at once: every vote is counted, the reports are spaced by the server's
+    interval (a floor, whatever the load), and the last report is the final count."""
+    served = serve(limits=Limits(phones_per_address=100, rate=1000, burst=1000))  # 40 phones on one address
+    times: list[tuple[float, object]] = []
+    recorder = served.recorder
+
+    def timed(event):
+        times.append((time.monotonic(), event))
+        Recorder.__call__(recorder, event)
+
+    served.server._on_event = timed
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phones = [Phone(session, served) for _ in range(40)]
+            for phone in phones:
+                await phone.join()
+                await phone.listen()
+            recorder.wait_for(lambda ev: PhonesChanged(40) in ev)
+            served.server.offer(OFFER)
+            answers = await asyncio.gather(*(phone.vote(7, i % 4) for i, phone in enumerate(phones)))
+            assert all(status == 200 for status, _ in answers)
+            recorder.wait_for(lambda ev: VotesChanged(7, 40, 40, (10, 10, 10, 10)) in ev)
+            for phone in phones:
+                phone.close()
+
+    run(scenario())
+    final = VotesChanged(7, 40, 40, (10, 10, 10, 10))
+    reports = [(t, e) for t, e in times if isinstance(e, VotesChanged)]
+    assert reports[-1][1] == final and final in [e for _, e in reports]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(reports)]
+    assert all(gap >= VOTES_INTERVAL_S * 0.9 for gap in gaps), gaps
+
+
+def test_a_stopped_server_starts_again_with_a_new_room(served):
+    first = served.listening
+    served.server.stop()
+    again = served.server.start("127.0.0.1", 0)
+    assert isinstance(again, Listening) and again.room == served.server.room
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            async with session.get(again.url) as r:
+                assert r.status == 200
+            if again.room != first.room:
+                async with session.get(f"http://127.0.0.1:{again.port}/r/{first.room}") as r:
+                    assert (r.status, await r.json()) == (404, {"error": "wrong_room"})
+
+    run(scenario())
+
+
+def test_a_stop_while_the_bind_is_slow_closes_it_when_it_comes(monkeypatch):
+    """start() gives up after its wait and stops; the bind that finishes later closes at once."""
+    import threading
+
+    from explainer.classroom import server as server_module
+
+    monkeypatch.setattr(server_module, "START_TIMEOUT_S", 0.01)
+    recorder = Recorder()
+    server = ClassServer(ClassQueue(), recorder)
+    release, real_bind = threading.Event(), server._bind
+
+    async def slow_bind(*args):
+        await asyncio.to_thread(release.wait, 20)  # held until stop() has given up on it
+        return await real_bind(*args)
+
+    def release_once_abandoned():
+        while not server._abandoned and not release.is_set():
+            time.sleep(0.01)
+        release.set()
+
+    server._bind = slow_bind
+    threading.Thread(target=release_once_abandoned, daemon=True).start()
+    failed = server.start("127.0.0.1", 0)
+    release.set()
+    assert isinstance(failed, StartFailed) and not server.running
+    listening = [e for e in recorder.events if isinstance(e, Listening)]
+    assert isinstance(recorder.events[-1], StartFailed) and isinstance(recorder.events[-2], Stopped)
+    with pytest.raises(OSError):  # the late bind's socket is closed again
+        socket.create_connection(("127.0.0.1", listening[0].port), timeout=5).close()
