@@ -202,6 +202,9 @@ class ClassMode(QObject):
                 self.rounds.revealed(move.step, result)
                 self._revealed(trace, move.step, move.round, move.offer.round_id, result)
             elif isinstance(move, Show):
+                shown = self.panel.state.reveal
+                if shown is None or shown[1].round_id != move.result.round_id:  # (once per return, not per frame)
+                    server.reveal(move.result)  # the phones show that pass's reveal again, each its own vote
                 self._revealed(trace, move.step, move.round, move.result.round_id, move.result)
         self.panel_changed.emit()
 

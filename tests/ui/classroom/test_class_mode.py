@@ -125,6 +125,11 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window)
     assert mode.panel.rows()[second][3] == 2
     # (pass 0 was offered and revealed on the way, with no votes: the room scores every reveal)
     assert mode.panel.score_text() == "The class picked the model's favourite 0 of 2 times"
+    revealed = shown[1]
+    press(qtbot, w, Qt.Key.Key_Left)  # back to the pass's layers: voted once per run, no new round
+    assert w.position is not None and w.position.stage is Stage.LAYERS and mode.panel.state.offer is None
+    press(qtbot, w, Qt.Key.Key_Right)
+    assert mode.panel.state.reveal is not None and mode.panel.state.reveal[1] == revealed
     forward_to(qtbot, w, 2, Stage.TOKENS)
     # the class is the sampler: one key continues the run from the class's token
     with wait_event(qtbot, w.controller, BranchFinished, timeout=60_000):
@@ -140,3 +145,53 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window)
     assert "picked by the class" in yours.tokens.text() and "picked by the class" not in model.tokens.text()
     mode.stop()
     assert refused(listening.port)
+
+
+def test_the_start_dialog_says_what_is_wrong_without_closing(qtbot, make_window):
+    from explainer.classroom.network import Address
+    from explainer.ui.classroom.start_dialog import StartDialog
+
+    w = make_window(load=False)
+    only_loopback = [Address("lo", "127.0.0.1", 4, True, True, False)]
+    dialog = StartDialog(w.texts, w.class_mode.start, only_loopback, parent=w)
+    qtbot.addWidget(dialog)
+    assert "hotspot" in dialog.problem.text()  # only the loopback: no phone can join
+    assert dialog.bind() == "127.0.0.1"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        dialog.port.setValue(holder.getsockname()[1])
+        dialog.try_start()
+        assert "already in use" in dialog.problem.text() and dialog.result() == 0 and not w.class_mode.active
+    dialog.port.setValue(0)
+    dialog.try_start()
+    assert dialog.outcome is not None and w.class_mode.active and dialog.result() == 1
+    w.class_mode.stop()
+    assert refused(dialog.outcome.port)
+
+
+def _choose_loopback(dialog) -> None:
+    dialog.address.setCurrentIndex(dialog.address.findData("127.0.0.1"))
+    dialog.port.setValue(0)
+
+
+def test_view_class_mode_and_its_key_in_presenter_mode(qtbot, make_window):
+    w = make_window(load=False)
+    mode, switch = w.class_mode, w.registry["class_mode"]
+    switch.trigger()  # View > Class mode: the dialog first
+    assert mode.dialog is not None and mode.dialog.isVisible() and not mode.active
+    mode.dialog.reject()
+    assert not switch.isChecked() and not mode.active  # cancelled: off again
+    w.presenter.enter()
+    qtbot.keyClick(w.view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: mode.dialog is not None and mode.dialog.isVisible())
+    _choose_loopback(mode.dialog)
+    mode.dialog.try_start()
+    assert mode.active and switch.isChecked()
+    assert mode.dock.isVisible() and not w.menuBar().isVisible()  # a panel of the presenter layout
+    assert mode.dock.width() > w.width() // 5
+    w.presenter.leave()
+    assert mode.dock.isVisible()  # (class mode is still on)
+    port = mode.listening.port
+    switch.trigger()  # unticked: the server closes
+    assert not mode.active and not mode.dock.isVisible() and refused(port)
