@@ -13,7 +13,7 @@ the probability the model gave it, as the endings panel shows it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -152,6 +152,8 @@ class Runs(QObject):
         if self.pending is None or trace.branch is None:
             return
         self.pending = None
+        if self.by_class:  # the class's vote picked it: the illustration and a saved run say so
+            trace.branch = replace(trace.branch, by_class=True)
         self.your_run = trace
         self.host.set_activity(self._word("ready"))
         if not self.host.generating:  # (the branch opens at the pass of the pick)

@@ -12,11 +12,13 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, RoundResult, VotesChanged
+from explainer.engine.trace_file import load_trace, save_trace
 from explainer.inference.events import BranchFinished
-from explainer.stages import Stage
+from explainer.stages import Cursor, Stage
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import qr_matrix
 from explainer.ui.your_turn import Which
+from tests.support.readback import caption_text, drawn_texts
 from tests.ui.helpers import forward_to, generate, press, wait_event
 
 PARIS = "The capital of France is"
@@ -103,7 +105,7 @@ async def _vote(room: _Room, round_id: int, choices: list[int]) -> None:
 
 
 @pytest.mark.slow
-def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window):
+def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window, tmp_path):
     w = window
     trace = generate(qtbot, w, PARIS, max_new_tokens=4)
     mode = w.class_mode
@@ -143,6 +145,14 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window)
     yours, model = tab.columns[Which.YOURS], tab.columns[Which.MODEL]
     assert yours.heading.text().startswith("The class's pick") and model.heading.text().startswith("The model's pick")
     assert "picked by the class" in yours.tokens.text() and "picked by the class" not in model.tokens.text()
+    # the illustration says it too: the chart's note and the caption at the pass of the pick
+    assert branch.branch.by_class and w.position == Cursor(1, Stage.SAMPLING)
+    w.scene.settle()
+    assert caption_text(w.scene).startswith("The class's turn")
+    assert any(t.startswith("picked by the class") for t in drawn_texts(w.scene))
+    saved = tmp_path / "class.trace"
+    save_trace(branch, saved)
+    assert load_trace(saved).branch == branch.branch  # a saved run keeps who picked
     mode.stop()
     assert refused(listening.port)
 
