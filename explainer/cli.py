@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
     add_cache_dir_arg(parser)
     add_model_arg(parser)
+    gui.add_class_args(parser)
     parser.set_defaults(func=gui.run)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:

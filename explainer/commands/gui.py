@@ -6,6 +6,28 @@ import argparse
 
 from explainer.errors import ExplainerError
 
+CLASS_PORT = 8765  # explainer.classroom.network.DEFAULT_PORT (not imported: the CLI starts light)
+
+
+def add_class_args(parser: argparse.ArgumentParser) -> None:
+    """`explainer --class`: open the app with class mode on; it prints the class page's address."""
+    parser.add_argument(
+        "--class",
+        dest="class_mode",
+        action="store_true",
+        help="open the app with class mode on: phones on the network vote and send prompts "
+        "(prints `class page: URL` on a line of its own)",
+    )
+    parser.add_argument(
+        "--class-bind",
+        metavar="ADDR",
+        default=None,
+        help="the address class mode listens on (default: this machine's first private IPv4 address)",
+    )
+    parser.add_argument(
+        "--class-port", metavar="N", type=int, default=CLASS_PORT, help=f"its port (default {CLASS_PORT}; 0: any free)"
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     """Start the app; a missing Qt library is a message with a fix, not a traceback."""
@@ -22,5 +44,15 @@ def run(args: argparse.Namespace) -> int:
             f"the Qt GUI could not be loaded: {exc}",
             "install the system libraries Qt needs: `bash packaging/bootstrap.sh`",
         ) from exc
-    result = run_app(model=getattr(args, "model", None), open_file=getattr(args, "open_file", None))
+    class_at = None
+    if getattr(args, "class_mode", False) or getattr(args, "class_bind", None) is not None:
+        port = int(getattr(args, "class_port", CLASS_PORT))
+        if not 0 <= port <= 65535:
+            raise ExplainerError(f"--class-port {port}: not a port", "give a number from 0 to 65535 (0: any free port)")
+        class_at = (getattr(args, "class_bind", None), port)
+    model, open_file = getattr(args, "model", None), getattr(args, "open_file", None)
+    if class_at is None:  # (the plain start calls run_app as before)
+        result = run_app(model=model, open_file=open_file)
+    else:
+        result = run_app(model=model, open_file=open_file, class_at=class_at)
     return int(result or 0)

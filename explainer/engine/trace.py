@@ -192,6 +192,7 @@ class Branch:
 
     step: int
     model_pick: TokenRef
+    by_class: bool = False  # the token was a class's most-voted one (class mode), not one learner's
 
 
 @dataclass(frozen=True, slots=True)

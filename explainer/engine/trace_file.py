@@ -119,6 +119,8 @@ def _header(trace: Trace) -> dict[str, Any]:
     if trace.branch is not None:  # (written only for a branch, so other runs read as before)
         b = trace.branch
         header["branch"] = {"step": b.step, "model_pick": {"id": b.model_pick.id, "text": b.model_pick.text}}
+        if b.by_class:  # (written only when the class picked, so a learner's branch reads as before)
+            header["branch"]["by_class"] = True
     return header
 
 

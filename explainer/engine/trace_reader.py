@@ -170,8 +170,12 @@ def _branch(d: object) -> Branch | None:
     """The "Your turn" marker: absent (or null) in every trace but a branch."""
     if d is None:
         return None
-    b = f.obj(d, "branch", ("step", "model_pick"))
-    return Branch(f.integer(b["step"], "branch.step", 0), f.token(b["model_pick"], "branch.model_pick"))
+    b = f.obj(d, "branch", ("step", "model_pick", "by_class"), optional=("by_class",))
+    by_class = b.get("by_class", False)
+    if not isinstance(by_class, bool):
+        raise trace_error("branch.by_class", f"expected true or false, got {by_class!r}")
+    step = f.integer(b["step"], "branch.step", 0)
+    return Branch(step, f.token(b["model_pick"], "branch.model_pick"), by_class)
 
 
 def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[tuple[int, ...], int]:

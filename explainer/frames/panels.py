@@ -130,6 +130,7 @@ PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
         "probabilities_greedy": (),
         "probabilities_draw": ("draw", "token"),
         "probabilities_yours": ("token", "model"),
+        "probabilities_class": ("token", "model"),
         "probabilities_pick_tip": (),
     },
     lit_at=frozenset({Stage.PROBABILITIES, Stage.SAMPLING}),

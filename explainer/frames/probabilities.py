@@ -65,6 +65,7 @@ class ProbabilitiesValue:
     ids: tuple[int, ...] = ()  # the token id of each bar: at the sampling stage the learner may pick one
     pick_note: str = ""  # the pass's token was the learner's pick ("Your turn"): said instead of the draw
     model_pick_text: str = ""  # with a pick_note: the token the model itself had taken at this pass
+    by_class: bool = False  # with a pick_note: the class's vote picked it (class mode), not the learner
     chosen_raw_prob: float = 0.0  # the chosen token's probability before temperature and the cuts
     chosen_prob: float = 0.0  # ... and after them (what it was drawn with)
 
@@ -163,7 +164,7 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
     branch = trace.branch if trace is not None and trace.learner_picked(step.index) else None
     pick_note = (
         m.words(
-            "probabilities_yours",
+            "probabilities_class" if branch is not None and branch.by_class else "probabilities_yours",
             token=visible(m.names.display(s.chosen.id, s.chosen.text)),
             model=visible(m.names.display(branch.model_pick.id, branch.model_pick.text)),
         )
@@ -191,6 +192,7 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         ids=tuple(int(i) for i in top),
         pick_note=pick_note,
         model_pick_text=m.names.display(branch.model_pick.id, branch.model_pick.text) if pick_note and branch else "",
+        by_class=bool(pick_note and branch and branch.by_class),
         chosen_raw_prob=s.chosen_raw_prob,
         chosen_prob=s.chosen_prob,
     )
@@ -236,7 +238,8 @@ def _candidates(v: ProbabilitiesValue, w: Mapping[str, str]) -> list[str]:
     if not v.sampling:
         return out
     if v.pick_note:  # the learner's pick (Your turn), never worded as the draw's
-        out.append(w["yours"].format(token=quote(v.chosen_text, w), model=quote(v.model_pick_text, w)))
+        said = w["yours_class" if v.by_class else "yours"]
+        out.append(said.format(token=quote(v.chosen_text, w), model=quote(v.model_pick_text, w)))
         return out
     if v.greedy:
         out.append(w["greedy"])

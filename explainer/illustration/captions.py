@@ -127,7 +127,8 @@ def caption(
         key = "probabilities"
     elif stage is Stage.SAMPLING:
         if trace.learner_picked(cursor.step):
-            key = "sampling_yours"  # the learner's choice, never worded as the draw's
+            # the learner's choice (or the class's vote), never worded as the draw's
+            key = "sampling_class" if trace.branch is not None and trace.branch.by_class else "sampling_yours"
         elif step.sampling.draw is None:
             key = "sampling_greedy"
         else:

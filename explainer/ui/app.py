@@ -152,23 +152,45 @@ def open_window(window: MainWindow, painted: Callable[[], object] | None = None)
     window.show()
 
 
-def run_app(argv: list[str] | None = None, model: str | None = None, open_file: str | None = None) -> int:
+def run_app(
+    argv: list[str] | None = None,
+    model: str | None = None,
+    open_file: str | None = None,
+    class_at: tuple[str | None, int] | None = None,
+) -> int:
     """Show the main window, start loading the model (``model``, else the one shown last), run
     the event loop; returns the exit code. ``open_file``: a saved run or lesson to open at once
     (from a file manager's double-click), at its saved place; a file that does not read is a
-    message in the window, as from File > Open."""
+    message in the window, as from File > Open. ``class_at``: (address or None, port) to start
+    class mode on at once (`explainer --class`)."""
     if model is not None:
         from explainer.model.catalog import check_known
 
         check_known(model)  # a typo is one line on the terminal, before any window
     collect_later()
     try:
-        return _run_window(argv, model, open_file)
+        return _run_window(argv, model, open_file, class_at)
     finally:
         gc.enable()  # (a window closed before its first paint never enabled it)
 
 
-def _run_window(argv: list[str] | None, model: str | None, open_file: str | None) -> int:
+def _start_class(window: MainWindow, bind: str | None, port: int) -> None:
+    """`explainer --class`: class mode on, and the class page's address on a stdout line of its
+    own (a script or a test reads it); a failure is the server's line and what to do, on stderr."""
+    from explainer.classroom.events import StartFailed
+    from explainer.ui.classroom.install import start_at
+
+    outcome = start_at(window.class_mode, bind, port)
+    if isinstance(outcome, StartFailed):
+        print(f"error: {outcome.message}\n  {outcome.hint}", file=sys.stderr, flush=True)
+        return
+    with contextlib.suppress(OSError, ValueError):  # (stdout closed: the window still opens)
+        print(f"class page: {outcome.url}", flush=True)
+
+
+def _run_window(
+    argv: list[str] | None, model: str | None, open_file: str | None, class_at: tuple[str | None, int] | None
+) -> int:
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
@@ -176,6 +198,8 @@ def _run_window(argv: list[str] | None, model: str | None, open_file: str | None
     open_window(window)
     if open_file is not None:
         QTimer.singleShot(0, lambda: window.files.open_trace(open_file))
+    if class_at is not None:
+        _start_class(window, *class_at)
 
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between
     # Qt events, so a slow timer gives it the chance).

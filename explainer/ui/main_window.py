@@ -28,6 +28,7 @@ from explainer.stages import Cursor
 from explainer.ui.accessible_role import install_diagram_role
 from explainer.ui.actions import ActionRegistry, build_actions, transport_icons
 from explainer.ui.central import Central
+from explainer.ui.classroom.install import install_class
 from explainer.ui.command_state import CommandState
 from explainer.ui.compact import CompactControls
 from explainer.ui.control_dock import control_dock
@@ -186,6 +187,7 @@ class MainWindow(QMainWindow):
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
+        self.class_mode = install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
 
     def _build_view_settings(self) -> None:
         """View > Text size and Animations, both remembered (ui/text_size.py, ui/motion.py);
@@ -294,6 +296,7 @@ class MainWindow(QMainWindow):
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()
+        self.class_mode.stop()  # the class page closes with the app
         self.files.shutdown()
         self.controller.shutdown()
         with contextlib.suppress(RuntimeError, TypeError):

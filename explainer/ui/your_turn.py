@@ -13,7 +13,7 @@ the probability the model gave it, as the endings panel shows it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -88,6 +88,7 @@ class Runs(QObject):
         self.model_run: Trace | None = None
         self.your_run: Trace | None = None
         self.pending: tuple[int, int] | None = None  # (step, token id) being run
+        self.by_class = False  # the branch's token is the class's vote (class mode), not the learner's
         host.controller.on(BranchFinished, lambda event: self._on_branch_finished(event.trace))
 
     @property
@@ -125,19 +126,36 @@ class Runs(QObject):
             return False
         trace, cursor = self.host.trace, self.host.position
         assert trace is not None and cursor is not None
-        self.model_run, self.your_run = trace, None
-        self.pending = (cursor.step, int(token_id))
-        self.host.controller.branch(BranchRequest(trace, cursor.step, int(token_id)))
-        self.host.set_activity(self.host.word("your_turn", "running"))
+        return self._branch(trace, cursor.step, int(token_id), by_class=False)
+
+    def pick_for_class(self, trace: Trace, step: int, token_id: int) -> bool:
+        """Class mode: continue ``trace`` (the model's run) from the class's most-voted token at
+        pass ``step``, labelled as the class's pick; False while a run or a pick is going on."""
+        h = self.host
+        if h.generating or self.pending is not None or trace.branch is not None or not 0 <= step < len(trace.steps):
+            return False
+        return self._branch(trace, step, int(token_id), by_class=True)
+
+    def _branch(self, trace: Trace, step: int, token_id: int, *, by_class: bool) -> bool:
+        self.model_run, self.your_run, self.by_class = trace, None, by_class
+        self.pending = (step, token_id)
+        self.host.controller.branch(BranchRequest(trace, step, token_id))
+        self.host.set_activity(self._word("running"))
         self.changed.emit()
         return True
+
+    def _word(self, key: str) -> str:
+        """Your turn's words, or the class's when the class picked."""
+        return self.host.word("class" if self.by_class else "your_turn", key)
 
     def _on_branch_finished(self, trace: Trace) -> None:
         if self.pending is None or trace.branch is None:
             return
         self.pending = None
+        if self.by_class:  # the class's vote picked it: the illustration and a saved run say so
+            trace.branch = replace(trace.branch, by_class=True)
         self.your_run = trace
-        self.host.set_activity(self.host.word("your_turn", "ready"))
+        self.host.set_activity(self._word("ready"))
         if not self.host.generating:  # (the branch opens at the pass of the pick)
             self.host.stepper.swap(trace, Cursor(trace.branch.step, Stage.SAMPLING))
         self.changed.emit()
@@ -158,7 +176,8 @@ class Runs(QObject):
         cursor = self.host.position
         if trace is not self.host.trace:
             self.host.stepper.swap(trace, cursor or Cursor(0, Stage.PRETRAINING))
-            self.host.set_activity(self.host.word("your_turn", f"showing_{which.value}"))
+            key = "showing_class" if which is Which.YOURS and self.by_class else f"showing_{which.value}"
+            self.host.set_activity(self.host.word("class" if key == "showing_class" else "your_turn", key))
         self.changed.emit()
 
     def forget(self) -> None:

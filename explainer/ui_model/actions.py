@@ -143,6 +143,16 @@ ACTIONS: tuple[Action, ...] = (
     _command("presenter", ("F11",), MenuPlace(V, 1, 2), checkable=True),
     _command("clicker_tokens", (), MenuPlace(V, 1, 3), checkable=True, remembered=S.CLICKER_TOKENS),
     _command("blank", ("B",), MenuPlace(V, 1, 4)),
+    # class mode (ui/classroom/): the room votes from phones; the class's vote becomes the pick
+    Action(
+        "class_mode",
+        Words("class", "mode"),
+        ("Ctrl+Shift+C",),
+        Words("class", "mode_tip"),
+        (MenuPlace(V, 1, 5),),
+        checkable=True,
+    ),
+    Action("class_pick", Words("class", "pick"), ("C",), Words("class", "pick_tip"), (MenuPlace(V, 1, 6),)),
     _command("next_area", ("F6",), MenuPlace(V, 2, 1)),
     _command("prev_area", ("Shift+F6",), MenuPlace(V, 2, 2)),
     _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(V, 3, 1), tip=False),

@@ -133,16 +133,21 @@ class YourTurnSection(QWidget):
             self.endings.hide()
             return
         k = yours.branch.step
-        for which, trace, key in ((Which.MODEL, model, "model_pick"), (Which.YOURS, yours, "your_pick")):
+        picks = (
+            (Which.MODEL, model, "model_pick"),
+            (Which.YOURS, yours, "class_pick" if runs.by_class else "your_pick"),
+        )
+        for which, trace, key in picks:
             column = self.columns[which]
             shown = ending(trace, k, names)
             first = shown.tokens[0].text if shown.tokens else ""
             column.choose.setText(self.word(f"step_{which.value}"))
             column.choose.setToolTip(self.word("step_tip"))
-            column.heading.setText(self.word(key).format(token=f"“{first}”"))
+            heading = self.texts.app_text("class", key) if key == "class_pick" else self.word(key)
+            column.heading.setText(heading.format(token=f"“{first}”"))
             # (the text as it reads, so it wraps at its spaces; the tokens below show them)
             column.text.setText(self.word("ending").format(text=shown.text.replace("\n", " ↵ ")))
-            column.tokens.setText(self._tokens(shown))
+            column.tokens.setText(self._tokens(shown, runs.by_class))
         showing = runs.showing
         for which, column in self.columns.items():
             column.choose.blockSignals(True)
@@ -150,11 +155,13 @@ class YourTurnSection(QWidget):
             column.choose.blockSignals(False)
         self.endings.show()
 
-    def _tokens(self, shown: Ending) -> str:
+    def _tokens(self, shown: Ending, by_class: bool) -> str:
         lines = [self.word("probs_title")]
         for t in shown.tokens:
-            key = "token_yours" if t.learners else "token"
-            lines.append(self.word(key).format(token=f"“{t.text}”", pct=t.pct))
+            template = self.word("token")
+            if t.learners:  # the pass of the pick: the learner's token, or the class's
+                template = self.texts.app_text("class", "token_class") if by_class else self.word("token_yours")
+            lines.append(template.format(token=f"“{t.text}”", pct=t.pct))
         return "\n".join(lines)
 
     # --- what the learner does ---------------------------------------------------------

@@ -1,0 +1,56 @@
+"""Class mode wired into the window: its View menu switch, the class-pick key, quitting.
+
+View > Class mode (Ctrl+Shift+C, also in presenter mode, where the menu bar is hidden) opens the
+start dialog; Start there starts the server, Cancel leaves class mode off. Unticking it stops the
+server. `explainer --class` starts it without the dialog (:func:`start_at`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QDialog, QMainWindow
+
+from explainer.classroom import network
+from explainer.classroom.events import Listening, StartFailed
+from explainer.illustration.vocab import TokenNames
+from explainer.ui.actions import ActionRegistry
+from explainer.ui.classroom.mode import ClassHost, ClassMode
+from explainer.ui.classroom.start_dialog import StartDialog
+
+
+def install_class(
+    window: QMainWindow, host: ClassHost, registry: ActionRegistry, names: Callable[[], TokenNames]
+) -> ClassMode:
+    mode = ClassMode(window, host, names)
+    switch = registry.add("class_mode")
+    switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
+    mode.changed.connect(switch.setChecked)
+    registry.add("class_pick", mode.class_pick)
+    return mode
+
+
+def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
+    if not on:
+        mode.stop()
+        return
+    if mode.active:
+        return
+    dialog = StartDialog(mode.host.texts, mode.start, parent=window)
+    dialog.finished.connect(lambda result: _dialog_closed(mode, result))
+    mode.dialog = dialog
+    dialog.open()  # (window-modal, without a nested event loop)
+
+
+def _dialog_closed(mode: ClassMode, result: int) -> None:
+    if result != QDialog.DialogCode.Accepted and not mode.active:
+        mode.changed.emit(False)  # cancelled: the switch goes back off
+
+
+def start_at(mode: ClassMode, bind: str | None, port: int) -> Listening | StartFailed:
+    """`explainer --class`: start on ``bind`` (None: the default address, else the loopback)."""
+    if bind is None:
+        found = network.addresses()
+        chosen = network.default_address(found)
+        bind = chosen.address if chosen is not None else "127.0.0.1"
+    return mode.start(bind, port)

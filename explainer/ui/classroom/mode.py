@@ -1,0 +1,247 @@
+"""Class mode in the window: the server, the class's queue, the projected panel and the rounds.
+
+:class:`ClassMode` owns the :class:`~explainer.classroom.queue.ClassQueue`, the
+:class:`~explainer.classroom.server.ClassServer` and the adapter that brings the server's events
+into the GUI thread. :meth:`ClassMode.start` binds the server (it blocks only until the socket is
+bound, at most ~2 s) and hands the queue to the worker (``controller.serve_class``);
+:meth:`ClassMode.stop` closes the server and every connection and takes the queue back. Quitting
+the app stops it too.
+
+While it runs, each frame the stepper shows goes through the class's rounds
+(:mod:`explainer.classroom.rounds`): a pass's layers stage offers its round to the phones, the next
+press reveals it, and a revealed pass shows its reveal again. After a reveal, :meth:`class_pick`
+makes the class's most-voted token the pick of a Your-turn branch ("picked by the class").
+
+The panel lives in a dock at the window's right ("class_panel_dock"), shown while class mode is
+on, in presenter mode as one of the presenter layout's panels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
+
+from explainer.classroom.events import (
+    Listening,
+    PhonesChanged,
+    RoundResult,
+    ServerEvent,
+    StartFailed,
+    VotesChanged,
+)
+from explainer.classroom.queue import ClassQueue
+from explainer.classroom.rounds import ClassRounds, Close, Offer, Reveal, Show, favourite_of, offer_of, probs_of
+from explainer.classroom.server import ClassServer
+from explainer.content.texts import LessonTexts
+from explainer.diagram.scene import LifecycleScene
+from explainer.engine.trace import Trace
+from explainer.illustration.vocab import TokenNames
+from explainer.lesson.game import Round, Rounds
+from explainer.stages import Cursor
+from explainer.ui.classroom.adapter import EventAdapter
+from explainer.ui.classroom.panel import ClassPanel, PanelState
+from explainer.ui.controller import EngineController
+from explainer.ui.presenter import PresenterMode
+from explainer.ui.stepper import Stepper
+from explainer.ui.your_turn import Runs
+
+PANEL_SHARE = 0.3  # the panel's share of the window's width: the illustration keeps the rest
+
+
+class ClassHost(Protocol):
+    """What class mode reads of the window."""
+
+    @property
+    def texts(self) -> LessonTexts: ...
+    @property
+    def stepper(self) -> Stepper: ...
+    @property
+    def scene(self) -> LifecycleScene: ...
+    @property
+    def controller(self) -> EngineController: ...
+    @property
+    def presenter(self) -> PresenterMode: ...
+    @property
+    def presenter_changed(self) -> SignalInstance: ...
+    @property
+    def runs(self) -> Runs: ...
+    @property
+    def trace(self) -> Trace | None: ...
+    @property
+    def generating(self) -> bool: ...
+
+    def set_activity(self, text: str) -> None: ...
+    def word(self, section: str, key: str) -> str: ...
+
+
+class ClassMode(QObject):
+    """Class mode's state and its parts (see the module docstring)."""
+
+    changed = Signal(bool)  # on / off
+    panel_changed = Signal()  # the panel shows something new (tests wait on it)
+
+    def __init__(self, window: QMainWindow, host: ClassHost, names: Callable[[], TokenNames]) -> None:
+        super().__init__(window)
+        self.window, self.host, self.names = window, host, names
+        self.adapter = EventAdapter(self)
+        self.adapter.arrived.connect(self._on_event)
+        self.queue: ClassQueue | None = None
+        self.server: ClassServer | None = None
+        self.listening: Listening | None = None
+        self.rounds = ClassRounds()
+        self._memo = Rounds()  # Predict's rounds of the run on screen: the same four, the same order
+        self.last: tuple[Trace, int, Round, RoundResult] | None = None  # the reveal the class may pick from
+        self.panel = ClassPanel(host.texts, lambda: host.scene.theme)
+        self.dock = QDockWidget(host.word("class", "mode"), window)
+        self.dock.setObjectName("class_panel_dock")
+        self.dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.dock.setWidget(self.panel)
+        self.dock.setTitleBarWidget(QWidget())  # (the panel says what it is, in type the hall reads)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        st = host.stepper
+        st.frame_shown.connect(self.on_frame_shown)
+        st.changed.connect(self._on_stepper_changed)
+        st.swapped.connect(lambda *_a: self._new_run())
+        host.presenter_changed.connect(lambda _on: self._place())
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)
+        self._had_trace = False
+        self.dialog: QDialog | None = None  # the start dialog while it is open
+
+    @property
+    def active(self) -> bool:
+        return self.server is not None
+
+    # --- starting and stopping ----------------------------------------------------------------
+
+    def start(self, bind: str, port: int) -> Listening | StartFailed:
+        """Serve the class page on ``bind``:``port`` (0: any free port)."""
+        self.stop()
+        queue = ClassQueue()
+        server = ClassServer(queue, self.adapter.on_event)
+        outcome = server.start(bind, port)
+        if isinstance(outcome, StartFailed):
+            queue.close()
+            return outcome
+        self.queue, self.server, self.listening = queue, server, outcome
+        self._serve(queue)
+        self.panel.show_state(PanelState(url=outcome.url, room=outcome.room))
+        self._place()
+        self.host.set_activity(self.host.word("class", "started").format(url=outcome.url))
+        self.changed.emit(True)
+        if self.host.trace is not None and self.host.stepper.cursor is not None:
+            self.on_frame_shown(self.host.stepper.cursor)  # a pass's layers on screen already: its round
+        return outcome
+
+    def stop(self) -> None:
+        """Close the server and every connection; the class's queue is dropped. Idempotent."""
+        server, queue = self.server, self.queue
+        if server is None:
+            return
+        self.server, self.queue, self.listening = None, None, None
+        self._serve(None)
+        server.stop()
+        if queue is not None:
+            queue.close()
+        self.rounds = ClassRounds()
+        self.last = None
+        self.panel.show_state(PanelState())
+        self._place()
+        self.host.set_activity(self.host.word("class", "stopped"))
+        self.changed.emit(False)
+
+    def _serve(self, queue: ClassQueue | None) -> None:
+        serve = getattr(self.host.controller, "serve_class", None)
+        if serve is not None:  # (the worker's side of the queue)
+            serve(queue)
+
+    def _place(self) -> None:
+        """The panel's dock shown while class mode is on (presenter mode hid every dock on entering)."""
+        self.dock.setVisible(self.active)
+        if self.active:
+            width = round(self.window.width() * PANEL_SHARE)
+            self.window.resizeDocks([self.dock], [width], Qt.Orientation.Horizontal)
+        self.panel.update()
+
+    # --- the rounds -------------------------------------------------------------------------------
+
+    def _on_stepper_changed(self) -> None:
+        has = self.host.trace is not None
+        if self._had_trace and not has:  # a new run began: its passes are voted afresh
+            self._new_run()
+        self._had_trace = has
+
+    def _new_run(self) -> None:
+        if self.rounds.open is not None and self.server is not None:
+            self.server.end_round()
+        self.rounds.new_run()
+        self._memo.clear()
+        if self.active:
+            self.panel.change(offer=None)
+
+    def on_frame_shown(self, cursor: Cursor) -> None:
+        trace, server = self.host.trace, self.server
+        if server is None or trace is None or not 0 <= cursor.step < len(trace.steps):
+            return
+        rnd = self._memo.at(self.host.texts, trace, cursor.step, self.names())
+        for move in self.rounds.at(cursor, rnd):
+            if isinstance(move, Close):
+                server.end_round()
+                self.panel.change(offer=None)
+            elif isinstance(move, Offer):
+                server.offer(move.offer)
+                self.panel.change(offer=move.offer, voted=0, reveal=None)
+            elif isinstance(move, Reveal):
+                result = server.result(move.offer.round_id, probs_of(move.round), favourite_of(move.round))
+                server.reveal(result)
+                self.rounds.revealed(move.step, result)
+                self._revealed(trace, move.step, move.round, move.offer.round_id, result)
+            elif isinstance(move, Show):
+                shown = self.panel.state.reveal
+                if shown is None or shown[1].round_id != move.result.round_id:  # (once per return, not per frame)
+                    server.reveal(move.result)  # the phones show that pass's reveal again, each its own vote
+                self._revealed(trace, move.step, move.round, move.result.round_id, move.result)
+        self.panel_changed.emit()
+
+    def _revealed(self, trace: Trace, step: int, rnd: Round, round_id: int, result: RoundResult) -> None:
+        self.last = (trace, step, rnd, result)
+        self.panel.change(offer=None, reveal=(offer_of(rnd, round_id), result))
+
+    def _on_event(self, event: ServerEvent) -> None:
+        if self.server is None:
+            return
+        if isinstance(event, PhonesChanged):
+            self.panel.change(phones=event.joined)
+        elif isinstance(event, VotesChanged):
+            offer = self.panel.state.offer
+            if offer is not None and offer.round_id == event.round_id:
+                self.panel.change(voted=event.voted, joined=event.joined)
+        else:
+            return
+        self.panel_changed.emit()
+
+    # --- the class is the sampler -------------------------------------------------------------
+
+    def can_pick(self) -> bool:
+        return self.last is not None and self.last[3].class_pick is not None and not self.host.generating
+
+    def class_pick(self) -> bool:
+        """The class's most-voted token of the last reveal becomes the pick: the model continues
+        from it as a Your-turn branch labelled "picked by the class"; False when there is none."""
+        if not self.can_pick():
+            self.host.set_activity(self.host.word("class", "nothing_to_pick"))
+            return False
+        assert self.last is not None
+        trace, step, rnd, result = self.last
+        runs = self.host.runs
+        model_run = runs.model_run if trace.branch is not None and runs.model_run is not None else trace
+        shown = self.host.trace
+        if shown is not None and shown.branch is None and len(shown.steps) >= len(model_run.steps):
+            model_run = shown  # (the run's last snapshot: the same run, recorded to its end)
+        assert result.class_pick is not None
+        return runs.pick_for_class(model_run, step, rnd.candidates[result.class_pick].id)
