@@ -56,6 +56,7 @@ class EngineController(QObject):
 
     events = Signal(object)  # an inference.events.Event, a stale run's already dropped
 
+    class_served = Signal(object)  # the ClassQueue now served, or None: class mode stopped (serve_class)
     _requests = Signal(object)  # an inference.requests.WorkerRequest, queued into the worker thread
 
     def __init__(
@@ -118,6 +119,7 @@ class EngineController(QObject):
         self._class_queue = queue
         if queue is not None and not self._closing:
             self._class.listen_to(queue)
+        self.class_served.emit(queue)
 
     def set_class_settings(self, settings: SamplingSettings) -> None:
         """The sampling panel's settings, for the class's next requests (capped in length)."""

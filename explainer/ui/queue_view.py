@@ -1,0 +1,331 @@
+"""The Queue view: every class request's life on one measured time axis, beside a list of figures.
+
+Why pyqtgraph: the lives grow while the class's requests run (forty of them, each token a tick),
+and pyqtgraph redraws a few thousand points in a millisecond or two. Each kind of shape (the
+waits, the prefills, the decode ticks, ...) is one item, its data replaced as a whole
+(classroom/timeline.py gathers them), so a redraw costs the same few calls however many requests
+there are. This module imports pyqtgraph at its top: it is imported only when class mode starts
+(ui/queue_install.py), never for the first window.
+
+The queue tells its listeners in the thread that changed it (the server's, the worker's); the
+view only hears a queued signal in the GUI thread, marks itself stale, and redraws at most every
+REDRAW_MS, reading the queue's lives then. What a student wrote is never drawn or listed: the
+instructor opens it privately (ui/queue_open.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explainer.classroom.queue import ClassQueue, QueueChanged, RequestLife, State
+from explainer.classroom.timeline import Points, Segments, Timeline, row, timeline
+from explainer.content.texts import LessonTexts
+from explainer.diagram.theme import Theme
+
+REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
+COLUMNS = ("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot", "head_state")
+MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
+
+
+class _Feed(QObject):
+    """The queue's changes, hopped into the GUI thread: the listener only emits (never blocks)."""
+
+    changed = Signal()
+
+
+class _Shapes:
+    """The plot's items, one per kind of shape, with the pens and symbols of the theme."""
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        def bars() -> pg.PlotDataItem:
+            item = pg.PlotDataItem(connect="pairs")
+            plot.addItem(item)
+            return item
+
+        def marks(symbol: str) -> pg.ScatterPlotItem:
+            item = pg.ScatterPlotItem(symbol=symbol, pxMode=True)
+            plot.addItem(item)
+            return item
+
+        self.wait, self.tokenize, self.prefill, self.decode = bars(), bars(), bars(), bars()
+        self.arrive, self.ticks, self.done, self.failed = marks("o"), marks("|"), marks("s"), marks("x")
+
+    def set_theme(self, theme: Theme, scale: float) -> None:
+        def pen(color: str, width: float) -> QPen:
+            p: QPen = pg.mkPen(QColor(color), width=width * scale)
+            p.setCapStyle(Qt.PenCapStyle.FlatCap)
+            return p
+
+        self.wait.setPen(pen(theme.muted, 2))
+        self.tokenize.setPen(pen(theme.input_border, 8))
+        self.prefill.setPen(pen(theme.accent, 14))
+        self.decode.setPen(pen(theme.output_border, 8))
+        for item, color, size in (
+            (self.arrive, theme.foreground, 8),
+            (self.ticks, theme.foreground, 16),
+            (self.done, theme.output_text, 10),
+            (self.failed, theme.positive, 14),
+        ):
+            item.setPen(pen(color, 2))
+            item.setBrush(pg.mkBrush(QColor(color)))
+            item.setSize(size * scale)
+
+    def show(self, t: Timeline) -> None:
+        def bars(item: pg.PlotDataItem, s: Segments) -> None:
+            item.setData(s.xs, s.ys, connect="pairs")
+
+        def marks(item: pg.ScatterPlotItem, p: Points) -> None:
+            item.setData(p.xs, p.ys)
+
+        bars(self.wait, t.wait)
+        bars(self.tokenize, t.tokenize)
+        bars(self.prefill, t.prefill)
+        bars(self.decode, t.decode)
+        marks(self.arrive, t.arrive)
+        marks(self.ticks, t.ticks)
+        marks(self.done, t.done)
+        marks(self.failed, t.failed)
+
+
+class QueueView(QWidget):
+    """The plot above, the list below, and the button that opens a request privately.
+
+    ``watch(queue)`` follows a queue (None: class mode is off); ``open_requested(number)`` asks
+    the window to open that request (ui/queue_open.py). ``longest_redraw_s`` is the longest one
+    redraw took in the GUI thread (the bench and the tests read it)."""
+
+    open_requested = Signal(int)
+    redrawn = Signal()  # after each redraw (the Request tab's queue row follows it)
+
+    def __init__(self, texts: LessonTexts, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("queue_view")
+        self.texts = texts
+        self.queue: ClassQueue | None = None
+        self.theme_source: Callable[[], Theme] | None = None  # the window's theme, read again on a palette change
+        self.longest_redraw_s = 0.0
+        self.redraws = 0
+        self._stale = False
+        self._watching = False
+        self._feed = _Feed(self)
+        self._feed.changed.connect(self._mark_stale, Qt.ConnectionType.QueuedConnection)
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._tick)
+        self._build()
+        self.set_theme(theme)
+        self.watch(None)
+
+    def word(self, key: str) -> str:
+        return self.texts.app_text("queue", key)
+
+    def _build(self) -> None:
+        col = QVBoxLayout(self)
+        col.setContentsMargins(4, 4, 4, 4)
+        self.status = QLabel()
+        self.status.setObjectName("queue_status")
+        self.status.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("queue_plot")
+        self.plot.setAccessibleName(self.word("access_plot"))
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        item = self.plot.getPlotItem()
+        item.invertY(True)  # request 1 on top, as the list
+        item.showGrid(x=True, y=False, alpha=0.3)
+        self.shapes = _Shapes(item)
+        self.legend = item.addLegend(offset=(-4, 4), colCount=4)
+        for key, shape in (
+            ("arrive", self.shapes.arrive),
+            ("wait", self.shapes.wait),
+            ("tokenize", self.shapes.tokenize),
+            ("prefill", self.shapes.prefill),
+            ("decode", self.shapes.ticks),
+            ("done", self.shapes.done),
+            ("failed", self.shapes.failed),
+        ):
+            self.legend.addItem(shape, self.word(key))
+        self.table = self._make_table()
+        self.open_button = QPushButton(self.word("open"))
+        self.open_button.setObjectName("queue_open")
+        self.open_button.setToolTip(self.word("open_tip"))
+        self.open_button.clicked.connect(self._ask_open)
+        self.open_button.setEnabled(False)  # (a row is selected first)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.itemActivated.connect(lambda _item: self._ask_open())
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.plot)
+        self.splitter.addWidget(self.table)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.open_button)
+        col.addLayout(buttons)
+        col.addWidget(self.splitter, 1)
+
+    def _make_table(self) -> QTableWidget:
+        table = QTableWidget(0, len(COLUMNS))
+        table.setObjectName("queue_table")
+        table.setAccessibleName(self.word("access_table"))
+        table.setHorizontalHeaderLabels([self.word(k) for k in COLUMNS])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        return table
+
+    # --- following a queue -------------------------------------------------------------
+
+    def watch(self, queue: ClassQueue | None) -> None:
+        """Follow ``queue``'s changes (None: class mode is off; the last queue's lives stay drawn)."""
+        if queue is not None and queue is not self.queue:
+            feed = self._feed
+
+            def heard(_change: QueueChanged, q: ClassQueue = queue) -> None:
+                if self.queue is q:  # (a queue cannot forget a listener: a stopped one is ignored)
+                    with contextlib.suppress(RuntimeError):  # the view is gone (the window closed)
+                        feed.changed.emit()
+
+            queue.listen(heard)
+        if queue is not None:
+            self.queue = queue
+        self._watching = queue is not None
+        self._stale = True
+        self.redraw()
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _tick(self) -> None:
+        """Redraw if anything changed, or while a request runs or waits (its bar grows)."""
+        queue = self.queue
+        live = (
+            queue is not None
+            and self._watching
+            and any(life.state in (State.WAITING, State.RUNNING) for life in queue.lives())
+        )
+        if self._stale or live:
+            self.redraw()
+        elif not self._stale:
+            self._timer.stop()
+
+    def redraw(self) -> None:
+        """Draw every life and list every request, now (the timer calls it at most every REDRAW_MS)."""
+        t0 = time.perf_counter()
+        self._stale = False
+        queue = self.queue
+        lives = queue.lives() if queue is not None else ()
+        now = queue.clock() if queue is not None else 0.0
+        origin = queue.started_at if queue is not None else 0.0
+        shapes = timeline(lives, origin, now)
+        self.shapes.show(shapes)
+        item = self.plot.getPlotItem()
+        item.setXRange(0, max(shapes.end, MIN_SPAN_S), padding=0.02)
+        item.setYRange(0.4, max(len(lives), 1) + 0.6, padding=0)
+        self._fill_table(lives, now)
+        waiting = sum(1 for life in lives if life.state is State.WAITING)
+        served = len(lives) - waiting
+        if not self._watching and not lives:
+            self.status.setText(self.word("off"))
+        elif not lives:
+            self.status.setText(self.word("empty"))
+        else:
+            self.status.setText(self.texts.app_text("queue", "summary").format(served=served, waiting=waiting))
+        self.redraws += 1
+        self.longest_redraw_s = max(self.longest_redraw_s, time.perf_counter() - t0)
+        self.redrawn.emit()
+
+    def _fill_table(self, lives: tuple[RequestLife, ...], now: float) -> None:
+        table = self.table
+        if table.rowCount() != len(lives):
+            table.setRowCount(len(lives))
+        for r, life in enumerate(lives):
+            figures = row(life, now)
+            cells = (
+                str(figures.number),
+                figures.prompt_tokens,
+                figures.output_tokens,
+                figures.wait,
+                figures.ttft,
+                figures.tpot,
+                self.word(f"state_{figures.state.value}"),
+            )
+            for c, text in enumerate(cells):
+                cell = table.item(r, c)
+                if cell is None:
+                    cell = QTableWidgetItem(text)
+                    if c < len(cells) - 1:
+                        cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    table.setItem(r, c, cell)
+                elif cell.text() != text:
+                    cell.setText(text)
+
+    # --- the theme, and opening a request -------------------------------------------------
+
+    def set_theme(self, theme: Theme) -> None:
+        """The theme's colours; the projector's marks and type are larger (read from the hall)."""
+        self.theme = theme
+        scale = 1.5 if theme.name == "projector" else 1.0
+        self.plot.setBackground(QColor(theme.background))
+        item = self.plot.getPlotItem()
+        font = QFont()
+        font.setPixelSize(round(theme.px(0.8 if theme.name == "projector" else 0.75)))
+        for side, label in (("bottom", self.word("axis")), ("left", self.word("rows"))):
+            axis = item.getAxis(side)
+            axis.setPen(pg.mkPen(QColor(theme.foreground)))
+            axis.setTextPen(pg.mkPen(QColor(theme.foreground)))
+            axis.setTickFont(font)
+            axis.setLabel(label, color=theme.foreground, **{"font-size": f"{font.pixelSize()}px"})
+        self.legend.setLabelTextColor(QColor(theme.foreground))
+        self.legend.setLabelTextSize(f"{font.pixelSize()}px")
+        self.legend.setBrush(pg.mkBrush(QColor(theme.background)))
+        self.shapes.set_theme(theme, scale)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.theme_source is not None:
+            theme = self.theme_source()
+            if theme is not self.theme:
+                self.set_theme(theme)
+
+    def selected(self) -> int | None:
+        """The request number of the selected row, if any."""
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        cell = self.table.item(rows[0].row(), 0)
+        return int(cell.text()) if cell is not None else None
+
+    def _selection_changed(self) -> None:
+        self.open_button.setEnabled(self.selected() is not None)
+
+    def _ask_open(self) -> None:
+        number = self.selected()
+        if number is not None:
+            self.open_requested.emit(number)
