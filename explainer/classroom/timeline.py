@@ -59,15 +59,18 @@ class Timeline:
     end: float = 0.0
 
 
-def timeline(lives: tuple[RequestLife, ...], origin: float, now: float) -> Timeline:
-    """The shapes of ``lives`` on the axis that starts at ``origin``; unfinished parts end ``now``."""
+def timeline(lives: tuple[RequestLife, ...], origin: float, now: float, min_tick_gap_s: float = 0.0) -> Timeline:
+    """The shapes of ``lives`` on the axis that starts at ``origin``; unfinished parts end ``now``.
+
+    A request's decode steps are ticked only where they are on average ``min_tick_gap_s`` apart
+    or more: on a narrow axis the ticks of fast steps would cover the bar they divide."""
     t = Timeline(end=now - origin)
     for life in lives:
-        _add_life(t, life, origin, now)
+        _add_life(t, life, origin, now, min_tick_gap_s)
     return t
 
 
-def _add_life(t: Timeline, life: RequestLife, origin: float, now: float) -> None:
+def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap: float) -> None:
     y = float(life.number)
     arrived = life.arrived - origin
     started = (life.started if life.started is not None else now) - origin
@@ -84,8 +87,10 @@ def _add_life(t: Timeline, life: RequestLife, origin: float, now: float) -> None
         if life.token_times:
             last = life.token_times[-1] - origin if life.done is not None else end
             t.decode.add(first, last, y)
-            for time in life.token_times[1:]:
-                t.ticks.add(time - origin, y)
+            steps = len(life.token_times) - 1
+            if steps and (last - first) / steps >= min_gap:
+                for time in life.token_times[1:]:
+                    t.ticks.add(time - origin, y)
     if life.state is State.DONE:
         t.done.add(end, y)
     elif life.state is State.FAILED:

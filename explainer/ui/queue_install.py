@@ -71,6 +71,7 @@ class QueuePanel(QObject):
         self.presenter_dock.setObjectName("class_queue")
         self.presenter_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.presenter_dock.setWidget(QWidget())
+        self.presenter_dock.setTitleBarWidget(QWidget())  # (no title bar: the view's own line says what it is)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.presenter_dock)
         self.presenter_dock.hide()
         host.controller.class_served.connect(self.serve)
@@ -123,6 +124,7 @@ class QueuePanel(QObject):
                 layout.addWidget(view)
                 view.show()
         view.set_theme(THEMES[self.host.theme_name])
+        view.set_wide(presenting)
 
     def _presenter_changed(self, _on: bool) -> None:
         self._place()

@@ -59,8 +59,13 @@ class RequestDialog(QDialog):
         buttons.addWidget(self.run_button)
         buttons.addStretch(1)
         buttons.addWidget(close)
-        for w in (self.warning, self.hidden_note, self.text):
-            col.addWidget(w)
+        bold = self.warning.font()
+        bold.setBold(True)
+        self.warning.setFont(bold)
+        col.addWidget(self.warning)
+        col.addWidget(self.hidden_note)
+        col.addWidget(self.text, 10)
+        col.addStretch(1)  # (holds the space while the text is hidden)
         col.addLayout(buttons)
         self.resize(520, 320)
 

@@ -16,6 +16,7 @@ instructor opens it privately (ui/queue_open.py).
 from __future__ import annotations
 
 import contextlib
+import html
 import time
 from collections.abc import Callable
 
@@ -42,7 +43,26 @@ from explainer.diagram.theme import Theme
 
 REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
 COLUMNS = ("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot", "head_state")
+ALL_ROWS_NAMED = 12  # up to this many requests every row is numbered on the axis (more: pyqtgraph's steps)
+RESIZE_S = 1.0  # the list's columns are fitted to their figures at most this often (and when a row comes)
 MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
+TICK_GAP_PX = 3.0  # decode steps closer than this on screen are not ticked (the ticks would hide the bar)
+
+
+def legend_html(theme: Theme, word: Callable[[str], str]) -> str:
+    """What each shape means, in the shapes' colours (one line that wraps on a narrow dock)."""
+    marks = (
+        ("●", theme.foreground, "arrive"),
+        ("—", theme.muted, "wait"),
+        ("▬", theme.input_border, "tokenize"),
+        ("▬", theme.accent, "prefill"),
+        ("▬", theme.output_border, "decode"),
+        ("■", theme.output_text, "done"),
+        ("✖", theme.positive, "failed"),
+    )
+    return "&nbsp;&nbsp; ".join(
+        f'<span style="color:{color}">{mark}</span>&nbsp;{html.escape(word(key))}' for mark, color, key in marks
+    )
 
 
 class _Feed(QObject):
@@ -80,11 +100,11 @@ class _Shapes:
         self.decode.setPen(pen(theme.output_border, 8))
         for item, color, size in (
             (self.arrive, theme.foreground, 8),
-            (self.ticks, theme.foreground, 16),
+            (self.ticks, theme.background, 8),  # (a cut in the decode bar at each step)
             (self.done, theme.output_text, 10),
             (self.failed, theme.positive, 14),
         ):
-            item.setPen(pen(color, 2))
+            item.setPen(pen(color, 1 / scale if item is self.ticks else 2))  # (a tick: 1 px, dense steps keep the bar)
             item.setBrush(pg.mkBrush(QColor(color)))
             item.setSize(size * scale)
 
@@ -125,6 +145,8 @@ class QueueView(QWidget):
         self.redraws = 0
         self._stale = False
         self._watching = False
+        self._sized_at = 0.0  # when the list's columns were last fitted to their contents
+        self._final: set[int] = set()  # the rows written with their final figures
         self._feed = _Feed(self)
         self._feed.changed.connect(self._mark_stale, Qt.ConnectionType.QueuedConnection)
         self._timer = QTimer(self)
@@ -146,6 +168,7 @@ class QueueView(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("queue_plot")
         self.plot.setAccessibleName(self.word("access_plot"))
+        self.plot.setToolTip(self.word("intro"))
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -153,17 +176,10 @@ class QueueView(QWidget):
         item.invertY(True)  # request 1 on top, as the list
         item.showGrid(x=True, y=False, alpha=0.3)
         self.shapes = _Shapes(item)
-        self.legend = item.addLegend(offset=(-4, 4), colCount=4)
-        for key, shape in (
-            ("arrive", self.shapes.arrive),
-            ("wait", self.shapes.wait),
-            ("tokenize", self.shapes.tokenize),
-            ("prefill", self.shapes.prefill),
-            ("decode", self.shapes.ticks),
-            ("done", self.shapes.done),
-            ("failed", self.shapes.failed),
-        ):
-            self.legend.addItem(shape, self.word(key))
+        self.legend = QLabel()
+        self.legend.setObjectName("queue_legend")
+        self.legend.setWordWrap(True)
+        self.legend.setAccessibleName(self.word("access_plot"))
         self.table = self._make_table()
         self.open_button = QPushButton(self.word("open"))
         self.open_button.setObjectName("queue_open")
@@ -182,6 +198,7 @@ class QueueView(QWidget):
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.open_button)
         col.addLayout(buttons)
+        col.addWidget(self.legend)
         col.addWidget(self.splitter, 1)
 
     def _make_table(self) -> QTableWidget:
@@ -194,7 +211,9 @@ class QueueView(QWidget):
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized to the contents when rows are added, not at every change of a cell (that measured
+        # every row again, ten times a second)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         return table
 
@@ -212,6 +231,8 @@ class QueueView(QWidget):
 
             queue.listen(heard)
         if queue is not None:
+            if queue is not self.queue:
+                self._final.clear()
             self.queue = queue
         self._watching = queue is not None
         self._stale = True
@@ -243,29 +264,41 @@ class QueueView(QWidget):
         lives = queue.lives() if queue is not None else ()
         now = queue.clock() if queue is not None else 0.0
         origin = queue.started_at if queue is not None else 0.0
-        shapes = timeline(lives, origin, now)
+        span = max(now - origin, MIN_SPAN_S) * 1.04
+        width_px = max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        shapes = timeline(lives, origin, now, TICK_GAP_PX * span / width_px)
         self.shapes.show(shapes)
         item = self.plot.getPlotItem()
         item.setXRange(0, max(shapes.end, MIN_SPAN_S), padding=0.02)
         item.setYRange(0.4, max(len(lives), 1) + 0.6, padding=0)
+        rows = [[(n, str(n)) for n in range(1, len(lives) + 1)]] if len(lives) <= ALL_ROWS_NAMED else None
+        item.getAxis("left").setTicks(rows)
         self._fill_table(lives, now)
         waiting = sum(1 for life in lives if life.state is State.WAITING)
         served = len(lives) - waiting
         if not self._watching and not lives:
-            self.status.setText(self.word("off"))
+            said = self.word("off")
         elif not lives:
-            self.status.setText(self.word("empty"))
+            said = self.word("empty")
         else:
-            self.status.setText(self.texts.app_text("queue", "summary").format(served=served, waiting=waiting))
+            said = self.texts.app_text("queue", "summary").format(served=served, waiting=waiting)
+        self.status.setText(f"<b>{html.escape(self.word('title'))}</b>&nbsp;&nbsp; {html.escape(said)}")
         self.redraws += 1
         self.longest_redraw_s = max(self.longest_redraw_s, time.perf_counter() - t0)
         self.redrawn.emit()
 
     def _fill_table(self, lives: tuple[RequestLife, ...], now: float) -> None:
         table = self.table
-        if table.rowCount() != len(lives):
+        added = table.rowCount() != len(lives)
+        if added:
+            if len(lives) < table.rowCount():  # (another queue: every row is written again)
+                self._final.clear()
             table.setRowCount(len(lives))
         for r, life in enumerate(lives):
+            if life.number in self._final:
+                continue  # (a finished request's figures no longer change)
+            if life.state in (State.DONE, State.FAILED):
+                self._final.add(life.number)
             figures = row(life, now)
             cells = (
                 str(figures.number),
@@ -285,6 +318,10 @@ class QueueView(QWidget):
                     table.setItem(r, c, cell)
                 elif cell.text() != text:
                     cell.setText(text)
+        now_s = time.monotonic()
+        if added or now_s - self._sized_at >= RESIZE_S:
+            self._sized_at = now_s
+            table.resizeColumnsToContents()
 
     # --- the theme, and opening a request -------------------------------------------------
 
@@ -302,9 +339,15 @@ class QueueView(QWidget):
             axis.setTextPen(pg.mkPen(QColor(theme.foreground)))
             axis.setTickFont(font)
             axis.setLabel(label, color=theme.foreground, **{"font-size": f"{font.pixelSize()}px"})
-        self.legend.setLabelTextColor(QColor(theme.foreground))
-        self.legend.setLabelTextSize(f"{font.pixelSize()}px")
-        self.legend.setBrush(pg.mkBrush(QColor(theme.background)))
+        self.legend.setText(legend_html(theme, self.word))
+        projected = QFont(self.font())
+        if theme.name == "projector":  # the list and the words read from the back of the hall
+            projected.setPixelSize(theme.px(1.0))
+        else:
+            projected = QFont()
+        for w in (self.status, self.legend, self.table, self.open_button):
+            w.setFont(projected)
+        self.table.horizontalHeader().setFont(projected)
         self.shapes.set_theme(theme, scale)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -313,6 +356,21 @@ class QueueView(QWidget):
             theme = self.theme_source()
             if theme is not self.theme:
                 self.set_theme(theme)
+
+    def set_wide(self, wide: bool) -> None:
+        """The list beside the plot (a wide panel: presenter mode) or below it (the Lesson dock)."""
+        self.splitter.setOrientation(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1 if wide else 2)
+        rows = self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(0 if wide else rows * 5 + self.table.horizontalHeader().sizeHint().height())
+        if wide:  # the list as wide as its columns, the plot the rest
+            self.table.resizeColumnsToContents()
+            header = self.table.horizontalHeader()
+            scroll = self.table.verticalScrollBar().sizeHint().width()
+            needed = header.length() + scroll + 2 * self.table.frameWidth() + 16
+            total = max(sum(self.splitter.sizes()), self.width())
+            self.splitter.setSizes([max(total - needed, total // 2), needed])
 
     def selected(self) -> int | None:
         """The request number of the selected row, if any."""

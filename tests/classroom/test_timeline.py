@@ -64,3 +64,17 @@ def test_a_failed_request_is_marked_and_nothing_served_has_no_summary():
     q.failed(1)
     t = timeline(q.lives(), q.started_at, clock.now)
     assert t.failed.xs == [1.0] and not t.done.xs and not t.prefill.xs
+
+
+def test_decode_steps_too_close_to_see_are_not_ticked():
+    clock = Clock()
+    q = ClassQueue(clock)
+    q.submit("a", "question")
+    q.take()
+    q.prefill_began(1, 5)
+    for t in (100.1, 100.2, 100.3):
+        clock.now = t
+        q.token_made(1, "x")
+    wide, narrow = timeline(q.lives(), 100.0, 101.0, 0.05), timeline(q.lives(), 100.0, 101.0, 0.5)
+    assert len(wide.ticks.xs) == 2 and not narrow.ticks.xs
+    assert wide.decode.xs == narrow.decode.xs, "the decode bar is drawn either way"
