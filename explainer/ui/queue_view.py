@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -145,6 +145,7 @@ class QueueView(QWidget):
         self.redraws = 0
         self._stale = False
         self._watching = False
+        self._wide = False  # the list beside the plot (set_wide)
         self._sized_at = 0.0  # when the list's columns were last fitted to their contents
         self._final: set[int] = set()  # the rows written with their final figures
         self._feed = _Feed(self)
@@ -322,6 +323,8 @@ class QueueView(QWidget):
         if added or now_s - self._sized_at >= RESIZE_S:
             self._sized_at = now_s
             table.resizeColumnsToContents()
+            if self._wide:
+                self._fit_wide()
 
     # --- the theme, and opening a request -------------------------------------------------
 
@@ -348,6 +351,7 @@ class QueueView(QWidget):
         for w in (self.status, self.legend, self.table, self.open_button):
             w.setFont(projected)
         self.table.horizontalHeader().setFont(projected)
+        self.table.verticalHeader().setDefaultSectionSize(QFontMetrics(projected).height() + 6)
         self.shapes.set_theme(theme, scale)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -363,14 +367,20 @@ class QueueView(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1 if wide else 2)
         rows = self.table.verticalHeader().defaultSectionSize()
-        self.table.setMinimumHeight(0 if wide else rows * 5 + self.table.horizontalHeader().sizeHint().height())
-        if wide:  # the list as wide as its columns, the plot the rest
+        self.table.setMinimumHeight(0 if wide else rows * 4 + self.table.horizontalHeader().sizeHint().height())
+        self.table.horizontalHeader().setStretchLastSection(not wide)  # (beside the plot: as wide as needed)
+        self._wide = wide
+        if wide:
             self.table.resizeColumnsToContents()
-            header = self.table.horizontalHeader()
-            scroll = self.table.verticalScrollBar().sizeHint().width()
-            needed = header.length() + scroll + 2 * self.table.frameWidth() + 16
-            total = max(sum(self.splitter.sizes()), self.width())
-            self.splitter.setSizes([max(total - needed, total // 2), needed])
+            self._fit_wide()
+
+    def _fit_wide(self) -> None:
+        """Beside the plot, the list as wide as its columns need (the plot keeps at least half)."""
+        table = self.table
+        needed = table.horizontalHeader().length() + table.verticalScrollBar().sizeHint().width()
+        needed += 2 * table.frameWidth() + 8
+        total = max(sum(self.splitter.sizes()), self.width())
+        self.splitter.setSizes([max(total - needed, total // 2), needed])
 
     def selected(self) -> int | None:
         """The request number of the selected row, if any."""
