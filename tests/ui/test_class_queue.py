@@ -151,3 +151,21 @@ def test_stopping_class_mode_ends_the_running_request_and_serves_no_more(qtbot, 
     assert ran == ["held", "Hello"]
     life2 = queue.life(2)
     assert life2 is not None and life2.state is State.WAITING
+
+
+def test_closing_the_app_while_a_class_request_runs_does_not_hang(qtbot, shared_engine, prompts_run):
+    ran, _gates = prompts_run
+    c = EngineController(lambda: shared_engine)
+    with wait_event(qtbot, c, ModelReady, timeout=60_000):
+        c.load_model()
+    c.set_class_settings(SamplingSettings(max_new_tokens=CLASS_MAX_NEW_TOKENS))
+    queue = ClassQueue()
+    queue.submit("a", "Tell me a long story about a cat")
+    queue.submit("b", "never run")
+    c.serve_class(queue)
+    qtbot.waitUntil(lambda: (life := queue.life(1)) is not None and life.state is State.RUNNING)
+    c.shutdown()  # returns: the running request ends at its next step, nothing after it starts
+    assert not c.is_running
+    life1, life2 = queue.lives()
+    assert life1.state in (State.FAILED, State.DONE) and life2.state is State.WAITING
+    assert ran == ["Tell me a long story about a cat"]
