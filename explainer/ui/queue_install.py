@@ -97,10 +97,21 @@ class QueuePanel(QObject):
         self.queue = queue
         if queue is not None:
             self._made_view().watch(queue)
-            self.dock.show_queue_tab(True)
+            self._show_tab()
         elif self.view is not None:
             self.view.watch(None)
         self._place()
+
+    def _show_tab(self) -> None:
+        """The Queue tab, the Lesson dock widened by its width the first time: the other tabs fit
+        the dock's bar without scroll arrows (ui/lesson/tab_bar.py), and so does this one."""
+        tabs = self.dock.tabs
+        if tabs.indexOf(self.dock.queue_page) >= 0:
+            return
+        self.dock.show_queue_tab(True)
+        extra = tabs.tabBar().tabSizeHint(tabs.indexOf(self.dock.queue_page)).width()
+        if self.dock.isVisible() and not self.dock.isFloating():
+            self.window.resizeDocks([self.dock], [self.dock.width() + extra], Qt.Orientation.Horizontal)
 
     def _place(self) -> None:
         """The view in the presenter panel (presenter mode, class mode on) or in the Queue tab."""

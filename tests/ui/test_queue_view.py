@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTableWidget
+from PySide6.QtWidgets import QTableWidget, QToolButton
 
 from explainer.classroom.queue import ClassQueue, State
 from explainer.content.assets import load_texts
 from explainer.engine.sampler import SamplingSettings
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import click
+from tests.ui.helpers import click, settle_layout
 
 pytestmark = pytest.mark.slow
 TEXTS = load_texts()
@@ -40,6 +40,9 @@ def test_the_queue_tab_shows_every_life_and_no_text(qtbot, window):
     assert dock.tabs.indexOf(dock.queue_page) < 0, "no Queue tab before class mode"
     queue = serve(qtbot, w)
     assert dock.tabs.indexOf(dock.queue_page) >= 0
+    settle_layout(qtbot, w)
+    bar = dock.tabs.tabBar()
+    assert not [b for b in bar.findChildren(QToolButton) if b.isVisible()], "the dock widened: no scroll arrows"
     view = w.queue_panel.view
     rows = cells(view.table)
     assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"]
