@@ -166,6 +166,8 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
         "needs_run": (),
         "arrive": ("n_chars",),
         "queue": (),
+        # class mode on: the class's requests really wait (lesson/facts.py QueueFigures)
+        "queue_live": ("served", "waiting", "last_wait", "median_wait"),
         "tokenize": ("n_prompt",),
         "prefill": ("prefill", "first_pick", "ttft"),
         "decode": ("n_decode", "tpot", "decode_total"),

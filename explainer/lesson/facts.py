@@ -153,6 +153,17 @@ class LifecycleItem:
     share: float  # its part of the run's timed total (prefill + decode passes), 0 when untimed
 
 
+@dataclass(frozen=True)
+class QueueFigures:
+    """What class mode measured of its queue (explainer/classroom/timeline.py ``summary``): the
+    requests taken from it so far, those still waiting, and their waits in seconds."""
+
+    served: int
+    waiting: int
+    last_wait_s: float
+    median_wait_s: float
+
+
 def _measured(trace: Trace) -> tuple[dict[str, str], dict[str, float]]:
     """The fields of lesson.json ``request`` and the seconds of the two timed steps."""
     first = trace.steps[0]
@@ -172,14 +183,17 @@ def _measured(trace: Trace) -> tuple[dict[str, str], dict[str, float]]:
     return fields, {"prefill": first.forward_s + first.sample_s, "decode": decode_s}
 
 
-def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[LifecycleItem, ...]:
-    """Arrive, queue/schedule (not live here), tokenize, prefill, decode loop, detokenize, stream,
-    each with what ``trace`` measured there (lesson.json ``request``).
+def request_lifecycle(
+    texts: LessonTexts, trace: Trace | None, queue: QueueFigures | None = None
+) -> tuple[LifecycleItem, ...]:
+    """Arrive, queue/schedule, tokenize, prefill, decode loop, detokenize, stream, each with what
+    ``trace`` measured there (lesson.json ``request``).
 
     TTFT is tied to the prefill (its pass plus picking the first token); TPOT to the decode loop.
     Both are the trace's own ``ttft_s`` and ``tpot_s``, so the lesson quotes the numbers the status
-    bar and the captions show, defined in one place. The queue is never given a time: a local run
-    has none, and the text says so instead.
+    bar and the captions show, defined in one place. The instructor's own run never waits in a
+    queue, so the queue is not live here and the text says so instead, unless class mode has
+    served the class's requests (``queue``): then it is live, with their measured waits.
     """
     ran = trace is not None and bool(trace.steps)
     fields, seconds = _measured(trace) if trace is not None and ran else ({}, {})
@@ -189,7 +203,9 @@ def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[Lifecycl
         prov = Provenance.LIVE if part.live else Provenance.ILLUSTRATIVE
         timing = {"prefill": "TTFT", "decode": "TPOT"}.get(part.id, "")
         spent = seconds.get(part.id)
-        if not part.live:
+        if part.id == "queue" and queue is not None:
+            prov, value = Provenance.LIVE, _queue_value(texts, queue)
+        elif not part.live:
             value = texts.text("request", part.id)
         else:
             value = texts.text("request", part.id).format_map(fields) if ran else ""
@@ -207,6 +223,15 @@ def request_lifecycle(texts: LessonTexts, trace: Trace | None) -> tuple[Lifecycl
             )
         )
     return tuple(out)
+
+
+def _queue_value(texts: LessonTexts, q: QueueFigures) -> str:
+    return texts.text("request", "queue_live").format(
+        served=q.served,
+        waiting=q.waiting,
+        last_wait=milliseconds(q.last_wait_s),
+        median_wait=milliseconds(q.median_wait_s),
+    )
 
 
 # ------------------------------------------------------------------ fields for the texts

@@ -20,6 +20,8 @@ from typing import TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from explainer.classroom.queue import ClassQueue
+from explainer.engine.sampler import SamplingSettings
 from explainer.inference.events import (
     Activity,
     ActivityChanged,
@@ -43,6 +45,7 @@ from explainer.inference.requests import (
 )
 from explainer.inference.runner import InProcess
 from explainer.model.manifest import DEFAULT_MODEL
+from explainer.ui.class_serving import ClassServer, Pending, class_settings
 from explainer.ui.worker import EngineFactory, ModelFactory, Worker
 
 E = TypeVar("E", bound=Event)
@@ -53,6 +56,7 @@ class EngineController(QObject):
 
     events = Signal(object)  # an inference.events.Event, a stale run's already dropped
 
+    class_served = Signal(object)  # the ClassQueue now served, or None: class mode stopped (serve_class)
     _requests = Signal(object)  # an inference.requests.WorkerRequest, queued into the worker thread
 
     def __init__(
@@ -79,9 +83,23 @@ class EngineController(QObject):
             factory = model_factory or process_factory()
         on_disk = engine_factory is None and model_factory is None
         self.model_name = model  # the model asked for last (the worker's, once it has switched)
+        self._pending = Pending()
+        self._class_queue: ClassQueue | None = None
+        self._class_settings = class_settings(SamplingSettings())
         self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
         self._worker.moveToThread(self._thread)
+        worker = self._worker
+        self._class = ClassServer(
+            lambda: self._class_queue,
+            self._pending,
+            lambda: self._closing,
+            lambda: worker.engine,
+            lambda: self._class_settings,
+            worker.drop_engine,
+        )
+        self._class.moveToThread(self._thread)
         self._requests.connect(self._worker.handle)
+        self._requests.connect(self._class.served_one)  # (queued after the worker's handle: runs after it)
         self._worker.events.connect(self._on_event)
         self._thread.start()
 
@@ -89,7 +107,23 @@ class EngineController(QObject):
 
     def _ask(self, request: WorkerRequest) -> None:
         if not self._closing:
+            self._pending.asked += 1  # (before it is queued: the class's next request waits for it)
             self._requests.emit(request)
+
+    def serve_class(self, queue: ClassQueue | None) -> None:
+        """Serve ``queue``'s requests whenever nothing of the instructor's waits (None: stop).
+
+        The instructor's next request still goes ahead of every waiting class request; a class
+        request running when class mode stops ends at its next step (the queue records it
+        failed). See ui/class_serving.py."""
+        self._class_queue = queue
+        if queue is not None and not self._closing:
+            self._class.listen_to(queue)
+        self.class_served.emit(queue)
+
+    def set_class_settings(self, settings: SamplingSettings) -> None:
+        """The sampling panel's settings, for the class's next requests (capped in length)."""
+        self._class_settings = class_settings(settings)
 
     def load_model(self) -> None:
         self._ask(LoadModel())
@@ -122,6 +156,8 @@ class EngineController(QObject):
     def _start(self, request: GenerationRequest | BranchRequest) -> int:
         if self._closing:
             return -1
+        if isinstance(request, GenerationRequest):
+            self.set_class_settings(request.settings)
         self._gen_id += 1
         self._ask(StartRun(self._gen_id, request))
         return self._gen_id

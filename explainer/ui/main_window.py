@@ -40,6 +40,7 @@ from explainer.ui.model_events import ModelEvents, first_model
 from explainer.ui.motion import Motion
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.prompt_panel import PromptPanel
+from explainer.ui.queue_install import install_queue
 from explainer.ui.recent_menu import RecentMenu
 from explainer.ui.run_files import RunFiles
 from explainer.ui.screen_fit import keep_on_screen_settled, open_place, open_size
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
         it recorded. Before restore_window, so the dock's place is restored with the layout."""
         self.lesson = install_lesson(self, self)
+        self.queue_panel = install_queue(self, self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
         self.compact = CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py

@@ -11,6 +11,7 @@ from explainer.engine.trace import ModelInfo
 from explainer.illustration.formatting import byte_size, milliseconds
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import (
+    QueueFigures,
     conversions,
     exact_count,
     fill,
@@ -90,6 +91,19 @@ def test_before_a_run_the_lifecycle_has_no_numbers():
     items = request_lifecycle(TEXTS, None)
     assert all(i.seconds is None and i.share == 0 for i in items)
     assert [i.id for i in items if i.value] == ["queue"]  # (the queue's "none here" needs no run)
+
+
+def test_with_class_mode_serving_the_queue_step_is_live_with_its_waits(real_trace):
+    figures = QueueFigures(served=7, waiting=2, last_wait_s=3.25, median_wait_s=1.5)
+    for trace in (None, real_trace("paris")):
+        items = {i.id: i for i in request_lifecycle(TEXTS, trace, figures)}
+        queue = items["queue"]
+        assert queue.provenance is Provenance.LIVE and queue.label == TEXTS.text("labels", "live")
+        assert "no queue here" not in queue.value and "7 of the class's requests" in queue.value
+        assert (
+            milliseconds(3.25) in queue.value and milliseconds(1.5) in queue.value and "2 still waiting" in queue.value
+        )
+        assert queue.seconds is None and queue.share == 0  # (not part of the instructor's run's time)
 
 
 def test_fields_of_a_run(real_trace):

@@ -73,6 +73,8 @@ class LessonDock(QDockWidget):
         self.request = RequestSection(texts)
         self.scale = ScaleSection(texts)
         self.completion = CompletionSection(texts)
+        self.queue_page = QWidget()  # the Queue view goes here once class mode starts (ui/queue_install.py)
+        self.queue_page.setObjectName("lesson_queue_page")
         self.tabs = QTabWidget()
         self.tabs.setObjectName("lesson_tabs")
         self.tabs.setAccessibleName(texts.app_text("access", "lesson_tabs"))  # focusable: AT-SPI reads it
@@ -91,12 +93,14 @@ class LessonDock(QDockWidget):
             (Section.REQUEST, _Page(self.request), "tab_request"),
             (Section.SCALE, _Page(self.scale), "tab_scale"),
             (Section.COMPLETE, _Page(self.completion), "tab_complete"),
+            (Section.QUEUE, self.queue_page, ""),
         ):
-            label = texts.text("ui", key) if key else texts.app_text("your_turn", "tab")
+            label = texts.text("ui", key) if key else texts.app_text(section.value, "tab")
             self._index[section] = self.tabs.addTab(widget, label)
             self.pages[section] = widget
             self._labels[section] = label
         self._show_tab(Section.COMPLETE, False)
+        self._show_tab(Section.QUEUE, False)
         self.tabs.currentChanged.connect(self._fill)
         self._fill(self.tabs.currentIndex())
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -137,13 +141,14 @@ class LessonDock(QDockWidget):
 
     def section(self) -> Section:
         """The tab shown now."""
-        return next(s for s, i in self._index.items() if i == self.tabs.currentIndex())
+        page = self.tabs.currentWidget()
+        return next(s for s, p in self.pages.items() if p is page)
 
     def open_section(self, section: Section, show: bool = True) -> None:
         """Show the tab (and the dock, if it was closed, unless ``show`` is False: presenter mode
         keeps the dock hidden and only chooses the tab it comes back with)."""
         self._show_tab(section, True)
-        self.tabs.setCurrentIndex(self._index[section])
+        self.tabs.setCurrentWidget(self.pages[section])
         if not show:
             return
         if not self.isVisible():
@@ -157,13 +162,18 @@ class LessonDock(QDockWidget):
     def show_complete_tab(self, on: bool) -> None:
         self._show_tab(Section.COMPLETE, on)
 
+    def show_queue_tab(self, on: bool) -> None:
+        self._show_tab(Section.QUEUE, on)
+
     def _show_tab(self, section: Section, on: bool) -> None:
         """A hidden tab is taken off the bar, not only hidden: Qt still lists a tab hidden with
         setTabVisible to assistive technology, and a screen reader would read "Done" out. Only the
-        last tab (Complete) is ever hidden, so the others keep their indices."""
-        i = self._index[section]
-        there = self.tabs.indexOf(self.pages[section]) >= 0
-        if on and not there:
-            self.tabs.insertTab(i, self.pages[section], self._labels[section])
-        elif not on and there:
-            self.tabs.removeTab(i)
+        last tabs (Complete, Queue) are ever hidden, so the others keep their indices; a tab shown
+        again goes after those before it that are there."""
+        there = self.tabs.indexOf(self.pages[section])
+        if on and there < 0:
+            before = [s for s, i in self._index.items() if i < self._index[section]]
+            at = sum(1 for s in before if self.tabs.indexOf(self.pages[s]) >= 0)
+            self.tabs.insertTab(at, self.pages[section], self._labels[section])
+        elif not on and there >= 0:
+            self.tabs.removeTab(there)

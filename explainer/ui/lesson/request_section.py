@@ -4,8 +4,9 @@ Each step shows its title, what it does, where it comes from (live in this app, 
 does: :class:`~explainer.content.texts.Provenance`, worded by lesson.json ``labels``) and what the
 run on screen measured there (:func:`~explainer.lesson.facts.request_lifecycle`); the two timed
 steps, prefill (TTFT) and the decode loop (TPOT), get a bar for their part of the run's time. The
-queue is never given a time: a local run has none, and the step says so. Chapter 7 of the tour
-points here.
+instructor's own run never waits in a queue, and the step says so; while class mode serves the
+class's prompts (ui/queue_install.py) the step is live, with their measured waits. Chapter 7 of
+the tour points here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts, Provenance
 from explainer.engine.trace import Trace
-from explainer.lesson.facts import LifecycleItem, request_lifecycle
+from explainer.lesson.facts import LifecycleItem, QueueFigures, request_lifecycle
 from explainer.ui.lesson.labels import text_label
 
 BAR_STEPS = 1000
@@ -56,6 +57,8 @@ class RequestSection(QWidget):
         super().__init__(parent)
         self.texts = texts
         self.items: tuple[LifecycleItem, ...] = ()
+        self._trace: Trace | None = None
+        self._queue: QueueFigures | None = None
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         col.setSpacing(4)
@@ -73,7 +76,15 @@ class RequestSection(QWidget):
 
     def show_run(self, trace: Trace | None) -> None:
         """The steps with ``trace``'s numbers (None, or a run still going: no numbers yet)."""
-        self.items = request_lifecycle(self.texts, trace)
+        self._trace = trace
+        self.items = request_lifecycle(self.texts, trace, self._queue)
         for item in self.items:
             self.parts[item.id].show_item(item)
-        self.needs_run.setVisible(not any(i.value for i in self.items if i.provenance is Provenance.LIVE))
+        run = (i for i in self.items if i.provenance is Provenance.LIVE and i.id != "queue")
+        self.needs_run.setVisible(not any(i.value for i in run))
+
+    def show_queue(self, figures: QueueFigures | None) -> None:
+        """Class mode's queue, measured (None: no class request served; the step is not live)."""
+        if figures != self._queue:
+            self._queue = figures
+            self.show_run(self._trace)

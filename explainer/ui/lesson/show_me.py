@@ -34,6 +34,7 @@ class Section(StrEnum):
     REQUEST = "request"  # the life of a request, with the run's numbers (chapter 7)
     SCALE = "scale"  # the model-size table (chapter 8)
     COMPLETE = "complete"
+    QUEUE = "queue"  # the class's queue, while class mode has one (ui/queue_install.py)
 
 
 # the tabs a tour step may point at as a control (content/tour_json.py CONTROLS)

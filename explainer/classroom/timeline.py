@@ -1,0 +1,133 @@
+"""Every request's life as shapes on one time axis, and as a row of figures: what the Queue view
+draws and lists (ui/queue_view.py), computed here without Qt so it is tested on its own.
+
+The axis is seconds since class mode began (``ClassQueue.started_at``), every time read from the
+queue's one clock. A request is a row (its number); its life is, left to right: the moment it
+arrived, the wait (a thin bar, until the worker took it), tokenize (the chat template and the
+tokenizer, until the model began reading the prompt), prefill (until its first token), and the
+decode loop (a tick at each token after the first), then done, or failed. A request still waiting
+or running is drawn up to ``now``. Shapes of one kind are gathered into one list of segments
+(pairs of points), so the view draws each kind as one item however many requests there are.
+
+Nothing here reads the text a student sent: the figures are the number, token counts and times.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from explainer.classroom.queue import RequestLife, State
+from explainer.illustration.formatting import milliseconds
+from explainer.lesson.facts import QueueFigures
+
+
+@dataclass(slots=True)
+class Segments:
+    """Horizontal segments as pairs: x0, x1, x0', x1', ... at heights y, y, y', y', ..."""
+
+    xs: list[float] = field(default_factory=list)
+    ys: list[float] = field(default_factory=list)
+
+    def add(self, x0: float, x1: float, y: float) -> None:
+        self.xs += (x0, max(x0, x1))
+        self.ys += (y, y)
+
+
+@dataclass(slots=True)
+class Points:
+    xs: list[float] = field(default_factory=list)
+    ys: list[float] = field(default_factory=list)
+
+    def add(self, x: float, y: float) -> None:
+        self.xs.append(x)
+        self.ys.append(y)
+
+
+@dataclass(slots=True)
+class Timeline:
+    """The shapes of every life, by kind; ``end`` is the axis's right end (seconds)."""
+
+    wait: Segments = field(default_factory=Segments)
+    tokenize: Segments = field(default_factory=Segments)
+    prefill: Segments = field(default_factory=Segments)
+    decode: Segments = field(default_factory=Segments)
+    arrive: Points = field(default_factory=Points)
+    ticks: Points = field(default_factory=Points)  # each decode step's token
+    done: Points = field(default_factory=Points)
+    failed: Points = field(default_factory=Points)
+    end: float = 0.0
+
+
+def timeline(lives: tuple[RequestLife, ...], origin: float, now: float, min_tick_gap_s: float = 0.0) -> Timeline:
+    """The shapes of ``lives`` on the axis that starts at ``origin``; unfinished parts end ``now``.
+
+    A request's decode steps are ticked only where they are on average ``min_tick_gap_s`` apart
+    or more: on a narrow axis the ticks of fast steps would cover the bar they divide."""
+    t = Timeline(end=now - origin)
+    for life in lives:
+        _add_life(t, life, origin, now, min_tick_gap_s)
+    return t
+
+
+def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap: float) -> None:
+    y = float(life.number)
+    arrived = life.arrived - origin
+    started = (life.started if life.started is not None else now) - origin
+    t.arrive.add(arrived, y)
+    t.wait.add(arrived, started, y)
+    if life.started is None:
+        return
+    end = (life.done if life.done is not None else now) - origin
+    prefill = life.prefill_started - origin if life.prefill_started is not None else end
+    t.tokenize.add(started, prefill, y)
+    if life.prefill_started is not None:
+        first = life.token_times[0] - origin if life.token_times else end
+        t.prefill.add(prefill, first, y)
+        if life.token_times:
+            last = life.token_times[-1] - origin if life.done is not None else end
+            t.decode.add(first, last, y)
+            steps = len(life.token_times) - 1
+            if steps and (last - first) / steps >= min_gap:
+                for time in life.token_times[1:]:
+                    t.ticks.add(time - origin, y)
+    if life.state is State.DONE:
+        t.done.add(end, y)
+    elif life.state is State.FAILED:
+        t.failed.add(end, y)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One request in the list: never its text."""
+
+    number: int
+    prompt_tokens: str
+    output_tokens: str
+    wait: str
+    ttft: str
+    tpot: str
+    state: State
+
+
+def row(life: RequestLife, now: float) -> Row:
+    """The figures of one request; a request still waiting shows how long it has waited so far."""
+    wait = life.wait_s if life.wait_s is not None else now - life.arrived
+    return Row(
+        life.number,
+        str(life.prompt_tokens) if life.prompt_tokens is not None else "—",
+        str(len(life.token_times)) if life.started is not None else "—",
+        milliseconds(wait),
+        milliseconds(life.ttft_s),
+        milliseconds(life.tpot_s),
+        life.state,
+    )
+
+
+def summary(lives: tuple[RequestLife, ...]) -> QueueFigures | None:
+    """None until a request has been taken from the queue (then its wait is known)."""
+    waits = [life.wait_s for life in lives if life.wait_s is not None]
+    if not waits:
+        return None
+    waiting = sum(1 for life in lives if life.state is State.WAITING)
+    return QueueFigures(len(waits), waiting, waits[-1], statistics.median(waits))

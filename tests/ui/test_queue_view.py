@@ -1,0 +1,104 @@
+"""The class's queue in the window, with requests really served: the Queue tab and its list, the
+presenter panel, the Request tab's live queue row, and opening one request privately."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidget, QToolButton
+
+from explainer.classroom.queue import ClassQueue, State
+from explainer.content.assets import load_texts
+from explainer.engine.sampler import SamplingSettings
+from explainer.ui.lesson.show_me import Section
+from tests.ui.helpers import click, settle_layout
+
+pytestmark = pytest.mark.slow
+TEXTS = load_texts()
+PROMPTS = ("Name a fruit", "What is two plus two?", "Say hi", "Name a planet", "Name a colour")
+
+
+def serve(qtbot, w, prompts=PROMPTS) -> ClassQueue:
+    queue = ClassQueue()
+    w.controller.set_class_settings(SamplingSettings(max_new_tokens=4))
+    w.controller.serve_class(queue)
+    for i, text in enumerate(prompts):
+        queue.submit(f"phone {i}", text)
+    qtbot.waitUntil(lambda: all(life.state is State.DONE for life in queue.lives()), timeout=120_000)
+    view = w.queue_panel.view
+    qtbot.waitUntil(lambda: view is not None and view.table.rowCount() == len(prompts) and not view._stale)
+    return queue
+
+
+def cells(table: QTableWidget) -> list[list[str]]:
+    return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
+
+
+def test_the_queue_tab_shows_every_life_and_no_text(qtbot, window):
+    w = window
+    dock = w.lesson.dock
+    assert dock.tabs.indexOf(dock.queue_page) < 0, "no Queue tab before class mode"
+    queue = serve(qtbot, w)
+    assert dock.tabs.indexOf(dock.queue_page) >= 0
+    settle_layout(qtbot, w)
+    bar = dock.tabs.tabBar()
+    assert not [b for b in bar.findChildren(QToolButton) if b.isVisible()], "the dock widened: no scroll arrows"
+    view = w.queue_panel.view
+    rows = cells(view.table)
+    assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"]
+    assert all(r[-1] == TEXTS.app_text("queue", "state_done") for r in rows)
+    lives = queue.lives()
+    assert [r[1] for r in rows] == [str(life.prompt_tokens) for life in lives]
+    assert not any(p in cell for p in PROMPTS for r in rows for cell in r), "a student's text is never listed"
+    ticks = view.shapes.ticks.data
+    assert len(ticks) == sum(len(life.token_times) - 1 for life in lives)
+    assert view.longest_redraw_s < 1.0  # (measured; the bench reports the figure)
+    # the Request tab's queue row is live, with the measured waits
+    queue_part = dock.request.parts["queue"]
+    assert queue_part.provenance.text() == TEXTS.text("labels", "live")
+    assert "5 of the class's requests" in queue_part.value.text()
+    w.controller.serve_class(None)
+    assert dock.tabs.indexOf(dock.queue_page) >= 0, "the last queue's lives stay to be discussed"
+
+
+def test_opening_a_request_shows_its_text_only_when_asked_then_its_run(qtbot, window, generate_calls):
+    w = window
+    queue = serve(qtbot, w)
+    view = w.queue_panel.view
+    dock = w.lesson.dock
+    dock.open_section(Section.QUEUE)
+    view.table.selectRow(1)
+    assert view.selected() == 2
+    click(qtbot, view.open_button)
+    dialog = w.queue_panel.dialog
+    qtbot.waitUntil(lambda: dialog.isVisible())
+    assert PROMPTS[1] not in dialog.text.toPlainText() and not dialog.text.isVisible()
+    assert not dialog.run_button.isEnabled()
+    assert dialog.warning.text() == TEXTS.app_text("queue", "dialog_warning")
+    click(qtbot, dialog.reveal_button)
+    assert dialog.text.toPlainText() == PROMPTS[1] and dialog.text.isVisible()
+    runs = len(generate_calls)
+    click(qtbot, dialog.run_button)
+    life = queue.life(2)
+    assert life is not None and w.trace is life.trace, "the recorded run is on screen"
+    assert len(generate_calls) == runs, "opening it ran nothing"
+    assert w.prompt.toPlainText() == PROMPTS[1]
+
+
+def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(qtbot, window):
+    w = window
+    serve(qtbot, w, PROMPTS[:2])
+    panel = w.queue_panel
+    assert not panel.presenter_dock.isVisible()
+    w.presenter.enter()
+    qtbot.waitUntil(lambda: panel.presenter_dock.isVisible())
+    assert panel.presenter_dock.widget() is panel.view
+    assert panel.view.theme.name == "projector"
+    assert w.dockWidgetArea(panel.presenter_dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    w.presenter.leave()
+    assert not panel.presenter_dock.isVisible()
+    assert panel.view.parentWidget() is w.lesson.dock.queue_page
+    w.controller.serve_class(None)
+    w.presenter.enter()
+    assert not panel.presenter_dock.isVisible(), "class mode off: no panel"
+    w.presenter.leave()
