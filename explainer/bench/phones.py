@@ -10,13 +10,16 @@ other machine.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
+import multiprocessing
 import random
 import threading
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -157,6 +160,10 @@ class Phones:
             answers.append(answer)
         return answers
 
+    def answers(self) -> list[Answer]:
+        """The prompts' answers so far, in the order they were sent."""
+        return [p.answer for p in self.phones if p.answer is not None]
+
     def close(self) -> None:
         async def shut() -> None:
             for task in self._listeners:
@@ -171,3 +178,57 @@ class Phones:
             self._thread.join(10)
             if not self._thread.is_alive():
                 self._loop.close()
+
+
+def _serve_phones(conn: Connection, url: str, n: int) -> None:
+    """The phones' process: runs each command the bench sends, answers with its result."""
+    phones = Phones(url, n)
+    try:
+        while True:
+            name, args = conn.recv()
+            if name == "close":
+                break
+            conn.send(getattr(phones, name)(*args))
+    finally:
+        phones.close()
+        conn.close()
+
+
+class PhonesProcess:
+    """:class:`Phones` in a process of their own: the window's process then measures its own
+    threads (the window's and the server's) without the phones' Python competing for its
+    interpreter lock, as real phones do not. Times are ``time.perf_counter()``, which on Linux is
+    the system-wide monotonic clock, so the two processes' times share one axis."""
+
+    def __init__(self, url: str, n: int) -> None:
+        context = multiprocessing.get_context("spawn")  # (no fork of a process running Qt's threads)
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve_phones, args=(child, loopback_url(url), n), daemon=True)
+        self._process.start()
+        child.close()
+
+    def _ask(self, name: str, *args: object) -> Any:
+        self._conn.send((name, args))
+        return self._conn.recv()
+
+    def join(self) -> int:
+        return int(self._ask("join"))
+
+    def offered(self, round_id: int) -> int:
+        return int(self._ask("offered", round_id))
+
+    def vote(self, round_id: int, choices: int, within_s: float = 1.0, seed: int = 0) -> list[VoteSent]:
+        return list(self._ask("vote", round_id, choices, within_s, seed))
+
+    def ask(self, count: int, text: str) -> list[Answer]:
+        return list(self._ask("ask", count, text))
+
+    def answers(self) -> list[Answer]:
+        return list(self._ask("answers"))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._conn.send(("close", ()))
+        self._process.join(15)
+        if self._process.is_alive():
+            self._process.kill()

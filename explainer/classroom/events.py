@@ -31,7 +31,7 @@ class RoundResult:
     favourite: int  # index of the model's most likely choice
     class_pick: int | None  # index of the most-voted choice (ties: the likelier one); None: no votes
     right: int  # rounds where the class's pick was the model's favourite, this one included
-    rounds: int  # rounds revealed so far, this one included
+    rounds: int  # rounds revealed so far in which the class voted, this one included
 
 
 # --- server → app ---------------------------------------------------------------------------

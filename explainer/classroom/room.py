@@ -203,14 +203,16 @@ class Room:
 
     def result(self, round_id: int, probs: Sequence[float], favourite: int) -> RoundResult:
         """Round ``round_id`` revealed with the class's votes, its pick and the score so far
-        (a round revealed twice counts once). The round is ended if it was open."""
+        (a round revealed twice counts once; a round without a vote does not count). The round
+        is ended if it was open."""
         with self._lock:
             if self._offer is not None and self._offer.round_id == round_id:
                 self._offer = None
             found = self._rounds.get(round_id)
             votes = self._tally_of(found[1], len(found[0].choices)) if found else (0,) * len(probs)
             pick = class_pick(votes, probs)
-            self._scored[round_id] = pick == favourite
+            if pick is not None:  # a round nobody voted in is no round of the class's score
+                self._scored[round_id] = pick == favourite
             right = sum(self._scored.values())
             return RoundResult(round_id, tuple(probs), votes, favourite, pick, right, len(self._scored))
 

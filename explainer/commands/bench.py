@@ -42,6 +42,15 @@ def add_parser(sub: Subcommands) -> None:
         help="measure a long prompt instead: fill an N-token window (256 of it decoded), beside "
         "llama.cpp when llama-cpp-python is installed; with --gui: the app on that prompt",
     )
+    p.add_argument(
+        "--class",
+        dest="class_phones",
+        type=_phone_count,
+        metavar="N",
+        help="measure class mode instead: N simulated phones (1 to 500) on the loopback address vote "
+        "within a second and 40 of them send prompts (share of votes counted, vote-to-projector "
+        "latency, the GUI's longest block, the queue's throughput, memory)",
+    )
     add_model_args(p)
     p.set_defaults(func=run)
 
@@ -66,7 +75,22 @@ def _token_count(text: str) -> int:
     return n
 
 
+def _phone_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= 500:
+        raise argparse.ArgumentTypeError(f"use 1 to 500 phones (the server's open connections), not {n}")
+    return n
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.class_phones is not None:
+        from explainer.bench.classroom import run_class_bench
+
+        print_json(run_class_bench(args.class_phones, args.model, args.device))
+        return 0
     if args.gui and args.step_through:
         from explainer.bench.stepping import run_stepping_bench
 

@@ -4,7 +4,7 @@ The instructor's requests come through the worker's queued signal (inference/req
 are served in order. The class's come through a :class:`ClassQueue` that the server's thread
 fills. Posting each class request into the worker's event loop as it arrived would put forty of
 them ahead of the instructor's next Generate; instead the worker is only *woken* (a queued
-signal, :attr:`ClassServer.wake`: the server's thread never waits), and each time it wakes it
+signal, :attr:`ClassServing.wake`: the server's thread never waits), and each time it wakes it
 takes one class request, unless something of the instructor's was asked and not yet served
 (:class:`Pending`): that goes first, and serving it wakes the worker again. A class request
 that runs is never interrupted by the instructor's; the instructor's next request waits for
@@ -56,7 +56,7 @@ class Pending:
         return self.asked - self.served
 
 
-class ClassServer(QObject):
+class ClassServing(QObject):
     """Lives in the worker thread beside the Worker and runs the class's requests there.
 
     ``served()`` is the queue being served now (None: class mode is off), ``pending`` counts the

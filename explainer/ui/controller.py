@@ -45,7 +45,7 @@ from explainer.inference.requests import (
 )
 from explainer.inference.runner import InProcess
 from explainer.model.manifest import DEFAULT_MODEL
-from explainer.ui.class_serving import ClassServer, Pending, class_settings
+from explainer.ui.class_serving import ClassServing, Pending, class_settings
 from explainer.ui.worker import EngineFactory, ModelFactory, Worker
 
 E = TypeVar("E", bound=Event)
@@ -89,7 +89,7 @@ class EngineController(QObject):
         self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
         self._worker.moveToThread(self._thread)
         worker = self._worker
-        self._class = ClassServer(
+        self._class = ClassServing(
             lambda: self._class_queue,
             self._pending,
             lambda: self._closing,

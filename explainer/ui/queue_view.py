@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -37,92 +37,24 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.classroom.queue import ClassQueue, QueueChanged, RequestLife, State
-from explainer.classroom.timeline import Points, Segments, Timeline, row, timeline
+from explainer.classroom.timeline import row, timeline
 from explainer.content.texts import LessonTexts
 from explainer.diagram.theme import Theme
+from explainer.ui.queue_shapes import Shapes, legend_html
 
 REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
 COLUMNS = ("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot", "head_state")
 ALL_ROWS_NAMED = 12  # up to this many requests every row is numbered on the axis (more: pyqtgraph's steps)
 RESIZE_S = 1.0  # the list's columns are fitted to their figures at most this often (and when a row comes)
 MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
+X_GROWTH = 1.5  # the time axis, once outgrown, reaches this far past the last shape
 TICK_GAP_PX = 3.0  # decode steps closer than this on screen are not ticked (the ticks would hide the bar)
-
-
-def legend_html(theme: Theme, word: Callable[[str], str]) -> str:
-    """What each shape means, in the shapes' colours (one line that wraps on a narrow dock)."""
-    marks = (
-        ("●", theme.foreground, "arrive"),
-        ("—", theme.muted, "wait"),
-        ("▬", theme.input_border, "tokenize"),
-        ("▬", theme.accent, "prefill"),
-        ("▬", theme.output_border, "decode"),
-        ("■", theme.output_text, "done"),
-        ("✖", theme.positive, "failed"),
-    )
-    return "&nbsp;&nbsp; ".join(
-        f'<span style="color:{color}">{mark}</span>&nbsp;{html.escape(word(key))}' for mark, color, key in marks
-    )
 
 
 class _Feed(QObject):
     """The queue's changes, hopped into the GUI thread: the listener only emits (never blocks)."""
 
     changed = Signal()
-
-
-class _Shapes:
-    """The plot's items, one per kind of shape, with the pens and symbols of the theme."""
-
-    def __init__(self, plot: pg.PlotItem) -> None:
-        def bars() -> pg.PlotDataItem:
-            item = pg.PlotDataItem(connect="pairs")
-            plot.addItem(item)
-            return item
-
-        def marks(symbol: str) -> pg.ScatterPlotItem:
-            item = pg.ScatterPlotItem(symbol=symbol, pxMode=True)
-            plot.addItem(item)
-            return item
-
-        self.wait, self.tokenize, self.prefill, self.decode = bars(), bars(), bars(), bars()
-        self.arrive, self.ticks, self.done, self.failed = marks("o"), marks("|"), marks("s"), marks("x")
-
-    def set_theme(self, theme: Theme, scale: float) -> None:
-        def pen(color: str, width: float) -> QPen:
-            p: QPen = pg.mkPen(QColor(color), width=width * scale)
-            p.setCapStyle(Qt.PenCapStyle.FlatCap)
-            return p
-
-        self.wait.setPen(pen(theme.muted, 2))
-        self.tokenize.setPen(pen(theme.input_border, 8))
-        self.prefill.setPen(pen(theme.accent, 14))
-        self.decode.setPen(pen(theme.output_border, 8))
-        for item, color, size in (
-            (self.arrive, theme.foreground, 8),
-            (self.ticks, theme.background, 8),  # (a cut in the decode bar at each step)
-            (self.done, theme.output_text, 10),
-            (self.failed, theme.positive, 14),
-        ):
-            item.setPen(pen(color, 1 / scale if item is self.ticks else 2))  # (a tick: 1 px, dense steps keep the bar)
-            item.setBrush(pg.mkBrush(QColor(color)))
-            item.setSize(size * scale)
-
-    def show(self, t: Timeline) -> None:
-        def bars(item: pg.PlotDataItem, s: Segments) -> None:
-            item.setData(s.xs, s.ys, connect="pairs")
-
-        def marks(item: pg.ScatterPlotItem, p: Points) -> None:
-            item.setData(p.xs, p.ys)
-
-        bars(self.wait, t.wait)
-        bars(self.tokenize, t.tokenize)
-        bars(self.prefill, t.prefill)
-        bars(self.decode, t.decode)
-        marks(self.arrive, t.arrive)
-        marks(self.ticks, t.ticks)
-        marks(self.done, t.done)
-        marks(self.failed, t.failed)
 
 
 class QueueView(QWidget):
@@ -148,6 +80,7 @@ class QueueView(QWidget):
         self._wide = False  # the list beside the plot (set_wide)
         self._sized_at = 0.0  # when the list's columns were last fitted to their contents
         self._final: set[int] = set()  # the rows written with their final figures
+        self._x_end, self._rows = 0.0, -1  # the axes' extent now (_fit_axes)
         self._feed = _Feed(self)
         self._feed.changed.connect(self._mark_stale, Qt.ConnectionType.QueuedConnection)
         self._timer = QTimer(self)
@@ -176,7 +109,7 @@ class QueueView(QWidget):
         item = self.plot.getPlotItem()
         item.invertY(True)  # request 1 on top, as the list
         item.showGrid(x=True, y=False, alpha=0.3)
-        self.shapes = _Shapes(item)
+        self.shapes = Shapes(item)
         self.legend = QLabel()
         self.legend.setObjectName("queue_legend")
         self.legend.setWordWrap(True)
@@ -265,15 +198,11 @@ class QueueView(QWidget):
         lives = queue.lives() if queue is not None else ()
         now = queue.clock() if queue is not None else 0.0
         origin = queue.started_at if queue is not None else 0.0
-        span = max(now - origin, MIN_SPAN_S) * 1.04
+        span = max(now - origin, MIN_SPAN_S, self._x_end) * 1.04  # (the axis as drawn: ticks a few px apart)
         width_px = max(self.plot.getPlotItem().getViewBox().width(), 1.0)
         shapes = timeline(lives, origin, now, TICK_GAP_PX * span / width_px)
         self.shapes.show(shapes)
-        item = self.plot.getPlotItem()
-        item.setXRange(0, max(shapes.end, MIN_SPAN_S), padding=0.02)
-        item.setYRange(0.4, max(len(lives), 1) + 0.6, padding=0)
-        rows = [[(n, str(n)) for n in range(1, len(lives) + 1)]] if len(lives) <= ALL_ROWS_NAMED else None
-        item.getAxis("left").setTicks(rows)
+        self._fit_axes(shapes.end, len(lives))
         self._fill_table(lives, now)
         waiting = sum(1 for life in lives if life.state is State.WAITING)
         served = len(lives) - waiting
@@ -287,6 +216,21 @@ class QueueView(QWidget):
         self.redraws += 1
         self.longest_redraw_s = max(self.longest_redraw_s, time.perf_counter() - t0)
         self.redrawn.emit()
+
+    def _fit_axes(self, end: float, rows: int) -> None:
+        """Move the axes only when the shapes outgrow them: the time axis then grows by half
+        at once, and the rows' axis when a request comes. An axis whose range changes is drawn
+        anew, which is most of a redraw's time (with the range moving at every redraw, 40
+        requests took 16-29 ms a redraw; with it still, 7-11)."""
+        item = self.plot.getPlotItem()
+        if end > self._x_end or self._x_end > max(end, MIN_SPAN_S) * X_GROWTH * 1.5:
+            self._x_end = max(end, MIN_SPAN_S) * X_GROWTH
+            item.setXRange(0, self._x_end, padding=0.02)
+        if rows != self._rows:
+            self._rows = rows
+            item.setYRange(0.4, max(rows, 1) + 0.6, padding=0)
+            named = [[(n, str(n)) for n in range(1, rows + 1)]] if rows <= ALL_ROWS_NAMED else None
+            item.getAxis("left").setTicks(named)
 
     def _fill_table(self, lives: tuple[RequestLife, ...], now: float) -> None:
         table = self.table

@@ -106,7 +106,12 @@ def test_the_result_counts_the_votes_and_keeps_the_score():
     assert room.vote_of(phones[0], 2) == 3
     room.offer(RoundOffer(3, "q", ("a", "b", "c", "d")))
     silent = room.result(3, PROBS, favourite=0)
-    assert (silent.votes, silent.class_pick, silent.right, silent.rounds) == ((0, 0, 0, 0), None, 1, 3)
+    assert (silent.votes, silent.class_pick, silent.right, silent.rounds) == (
+        (0, 0, 0, 0),
+        None,
+        1,
+        2,
+    )  # nobody voted: not a round of the score
 
 
 def test_the_rate_limit_is_a_bucket_per_address():

@@ -33,6 +33,7 @@ from explainer.classroom.events import (
     VotesChanged,
 )
 from explainer.classroom.queue import ClassQueue
+from explainer.classroom.room import Limits
 from explainer.classroom.rounds import ClassRounds, Close, Offer, Reveal, Show, favourite_of, offer_of, probs_of
 from explainer.classroom.server import ClassServer
 from explainer.content.texts import LessonTexts
@@ -119,11 +120,13 @@ class ClassMode(QObject):
 
     # --- starting and stopping ----------------------------------------------------------------
 
-    def start(self, bind: str, port: int) -> Listening | StartFailed:
-        """Serve the class page on ``bind``:``port`` (0: any free port)."""
+    def start(self, bind: str, port: int, limits: Limits | None = None) -> Listening | StartFailed:
+        """Serve the class page on ``bind``:``port`` (0: any free port). ``limits``: the room's
+        (the defaults suit a lecture hall; `bench --class`, whose phones share one address, raises
+        the per-address ones)."""
         self.stop()
         queue = ClassQueue()
-        server = ClassServer(queue, self.adapter.on_event)
+        server = ClassServer(queue, self.adapter.on_event, limits=limits)
         outcome = server.start(bind, port)
         if isinstance(outcome, StartFailed):
             queue.close()
@@ -156,9 +159,7 @@ class ClassMode(QObject):
         self.changed.emit(False)
 
     def _serve(self, queue: ClassQueue | None) -> None:
-        serve = getattr(self.host.controller, "serve_class", None)
-        if serve is not None:  # (the worker's side of the queue)
-            serve(queue)
+        self.host.controller.serve_class(queue)  # (the worker's side of the queue)
 
     def _place(self) -> None:
         """The panel's dock shown while class mode is on (presenter mode hid every dock on entering)."""

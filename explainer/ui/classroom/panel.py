@@ -96,6 +96,8 @@ class ClassPanel(QWidget):
         if shown is None:
             return ""
         result = shown[1]
+        if result.rounds == 0:  # revealed, but nobody has voted in any round yet
+            return self.word("score_none")
         return self.word("score").format(right=result.right, rounds=result.rounds)
 
     def rows(self) -> list[tuple[str, float, float, int, list[str]]]:

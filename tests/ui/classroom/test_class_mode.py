@@ -125,8 +125,8 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window,
     shown = mode.panel.state.reveal
     assert shown is not None and shown[1].class_pick == second and sum(shown[1].votes) == 3
     assert mode.panel.rows()[second][3] == 2
-    # (pass 0 was offered and revealed on the way, with no votes: the room scores every reveal)
-    assert mode.panel.score_text() == "The class picked the model's favourite 0 of 2 times"
+    # (pass 0 was offered and revealed on the way, with no votes: not a round of the class's score)
+    assert mode.panel.score_text() == "The class picked the model's favourite 0 of 1 times"
     revealed = shown[1]
     press(qtbot, w, Qt.Key.Key_Left)  # back to the pass's layers: voted once per run, no new round
     assert w.position is not None and w.position.stage is Stage.LAYERS and mode.panel.state.offer is None

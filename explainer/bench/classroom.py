@@ -1,0 +1,269 @@
+"""`explainer bench --class N`: class mode under a lecture hall's load, as one JSON object.
+
+The real window (offscreen when there is no display) loads the model, records a short run and
+starts class mode on the loopback address; ``N`` simulated phones (bench/phones.py: real HTTP
+and Server-Sent Events clients in a thread of their own) join the class page. Measured, never
+asserted:
+
+- ``votes``: the round of the run's second pass offered at its layers stage; every phone votes
+  once at a random moment of one second. ``counted_share`` is the share of votes the projected
+  panel counts in the end (must be 1.0); ``vote_to_projected_ms`` (median, p95) is from a vote
+  leaving its phone to the first projected count that includes it (the server answers each vote
+  with its place in the count, and the panel's count is recorded as it is shown);
+  ``gui_max_block_ms`` the longest time the GUI thread did not get back to its event loop while
+  the votes came (a 1 ms precise heartbeat, as `bench --gui` measures it);
+- ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), served one at a time
+  by the worker with up to 48 new tokens; ``served_in_order`` (started in arrival order),
+  ``lost`` (requests with no final answer on their phone), ``tokens_per_s`` over all requests,
+  TTFT (the wait included) and TPOT, median and p95, and the GUI's longest block meanwhile;
+- ``peak_rss_mb``: the window's process's peak memory, and the model's process's.
+
+All the phones share 127.0.0.1, so the room's limits per address are raised for the simulation
+(``LIMITS``): in a lecture each phone has its own address.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
+
+from explainer.bench.memory import peak_rss_mb
+from explainer.bench.phones import Answer, PhonesProcess, VoteSent
+from explainer.bench.screen import use_offscreen_screen
+from explainer.classroom.room import Limits
+from explainer.inference.events import Failed, GenerationFinished, ModelMissing, ModelReady
+from explainer.model.manifest import DEFAULT_MODEL
+from explainer.stages import Cursor, Stage
+from explainer.ui.app import make_app, open_window
+
+if TYPE_CHECKING:
+    from explainer.ui.main_window import MainWindow
+
+PROMPT = "Once upon a time"
+RUN_TOKENS = 8  # the instructor's run whose second pass the class votes on
+QUEUED = 40  # prompts the class sends
+QUESTION = "Write one sentence about the sea."
+LIMITS = Limits(phones_per_address=10_000, rate=100_000.0, burst=100_000.0)
+TIMEOUT_S = 900.0
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class _Heartbeat(QObject):
+    """The GUI thread's longest absence from its event loop, over the windows asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(1)
+        self.timer.timeout.connect(self._tick)
+        self.last: float | None = None
+        self.gaps: list[tuple[float, float]] = []  # (when the gap ended, its length)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self.last is not None and now - self.last > 0.002:
+            self.gaps.append((now, now - self.last))
+        self.last = now
+
+    def figures(self, start: float, end: float) -> dict[str, float]:
+        """The longest block in [start, end] in ms (the 1 ms period taken off), and how many
+        blocks reached a 60 Hz frame's 16 ms."""
+        inside = [gap - 0.001 for at, gap in self.gaps if start <= at <= end + gap]
+        return {
+            "gui_max_block_ms": round(max(0.0, *inside) * 1000, 1),
+            "gui_blocks_16ms_or_more": sum(gap >= 0.016 for gap in inside),
+        }
+
+
+class _Gui(QObject):
+    """Runs what the scenario thread asks in the GUI thread (a queued signal)."""
+
+    asked = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked.connect(lambda call: call(), Qt.ConnectionType.QueuedConnection)
+
+    def call(self, fn: Callable[[], Any], timeout: float = 60.0) -> Any:
+        done = threading.Event()
+        out: list[Any] = []
+
+        def run() -> None:
+            out.append(fn())
+            done.set()
+
+        self.asked.emit(run)
+        if not done.wait(timeout):
+            raise TimeoutError("the window did not answer")
+        return out[0]
+
+
+class _ClassBench:
+    def __init__(self, window: MainWindow, phones_n: int) -> None:
+        self.window, self.n = window, phones_n
+        self.gui = _Gui()
+        self.beat = _Heartbeat()
+        self.loop = QEventLoop()
+        self.result: dict[str, Any] = {"phones": phones_n}
+        self.ready = threading.Event()
+        self.run_done = threading.Event()
+        self.projected: list[tuple[float, int]] = []  # (when shown, voted) as the panel shows counts
+
+    def start(self) -> None:
+        c = self.window.controller
+        c.on(ModelReady, lambda e: self._loaded(e.model.info.name, e.model.info.provider))
+        c.on(GenerationFinished, lambda _e: self.run_done.set())
+        c.on(Failed, lambda e: self.stop(f"error: {e.message}"))
+        c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
+        mode = self.window.class_mode
+        mode.panel_changed.connect(lambda: self.projected.append((time.perf_counter(), mode.panel.state.voted)))
+        open_window(self.window, painted=self.beat.timer.start)
+        QTimer.singleShot(int(TIMEOUT_S * 1000), lambda: self.stop("timeout"))
+
+    def _loaded(self, name: str, provider: str) -> None:
+        self.result.update(model=name, device=provider)
+        w = self.window
+        w.prompt.setPlainText(PROMPT)
+        w.chat.setChecked(False)
+        w.sampling.greedy.setChecked(True)
+        w.sampling.max_new_tokens.setText("48")  # the class's requests: 48 new tokens at most
+        self.ready.set()
+
+    def stop(self, why: str) -> None:
+        self.result.setdefault("status", why)
+        self.window.class_mode.stop()
+        self.window.close()
+        self.loop.quit()
+
+    # --- the scenario, in its own thread ----------------------------------------------------------
+
+    def scenario(self) -> None:
+        try:
+            self._scenario()
+            self.gui.asked.emit(lambda: self.stop("done"))
+        except Exception as exc:  # noqa: BLE001 - a figure is not worth a hang: say it and stop
+            why = f"error: {type(exc).__name__}: {exc}"
+            self.gui.asked.emit(lambda: self.stop(why))
+
+    def _scenario(self) -> None:
+        if not self.ready.wait(TIMEOUT_S):
+            raise TimeoutError("the model did not load")
+        self.gui.call(self.window.generate)
+        if not self.run_done.wait(TIMEOUT_S):
+            raise TimeoutError("the instructor's run did not finish")
+        mode = self.window.class_mode
+        listening = self.gui.call(lambda: mode.start("127.0.0.1", 0, limits=LIMITS))
+        phones = PhonesProcess(listening.url, self.n)
+        try:
+            self.result["joined"] = phones.join()
+            self._votes(phones)
+            self._queue(phones)
+        finally:
+            phones.close()
+
+    def _votes(self, phones: PhonesProcess) -> None:
+        mode = self.window.class_mode
+        self.gui.call(lambda: self.window.stepper.show(Cursor(1, Stage.LAYERS)))
+        offer = self.gui.call(lambda: mode.panel.state.offer)
+        if offer is None:
+            raise RuntimeError("no round was offered at the second pass's layers")
+        deadline = time.perf_counter() + 10
+        while phones.offered(offer.round_id) < self.result["joined"] and time.perf_counter() < deadline:
+            time.sleep(0.05)
+        start = time.perf_counter()
+        votes = phones.vote(offer.round_id, len(offer.choices), within_s=1.0)
+        time.sleep(0.5)  # the last counts are projected
+        end = time.perf_counter()
+        self.result["votes"] = self._vote_figures(votes, start, end)
+
+    def _vote_figures(self, votes: list[VoteSent], start: float, end: float) -> dict[str, Any]:
+        projected = list(self.projected)
+        latencies = []
+        for v in votes:
+            if v.voted is None:
+                continue
+            shown = next((t for t, voted in projected if voted >= v.voted and t >= v.sent), None)
+            if shown is not None:
+                latencies.append((shown - v.sent) * 1000)
+        final = max((voted for _t, voted in projected), default=0)
+        return {
+            "sent": len(votes),
+            "counted_share": round(final / len(votes), 4) if votes else None,
+            "vote_to_projected_ms": {
+                "median": round(statistics.median(latencies), 1) if latencies else None,
+                "p95": round(_pct(latencies, 0.95) or 0, 1) if latencies else None,
+            },
+            **self.beat.figures(start, end),
+            "within_s": round(max(v.sent for v in votes) - min(v.sent for v in votes), 3) if votes else None,
+        }
+
+    def _queue(self, phones: PhonesProcess) -> None:
+        n = min(QUEUED, self.result["joined"])
+        start = time.perf_counter()
+        answers = phones.ask(n, QUESTION)
+        deadline = start + TIMEOUT_S
+        while any(a.done is None for a in answers if a.number is not None) and time.perf_counter() < deadline:
+            time.sleep(0.5)
+            answers = phones.answers()
+        end = time.perf_counter()
+        self.result["queue"] = self._queue_figures(answers, start, end)
+
+    def _queue_figures(self, answers: list[Answer], start: float, end: float) -> dict[str, Any]:
+        queue = self.window.class_mode.queue
+        lives = queue.lives() if queue is not None else ()
+        started = [life.started for life in lives if life.started is not None]
+        done = [a.done for a in answers if a.done is not None]
+        ttft = [d["ttft_s"] for d in done if d.get("ttft_s") is not None]
+        tpot = [d["tpot_s"] for d in done if d.get("tpot_s") is not None]
+        tokens = sum(int(d.get("tokens") or 0) for d in done)
+        last = max((a.finished for a in answers if a.finished is not None), default=end)
+        return {
+            "sent": len(answers),
+            "queued": sum(a.number is not None for a in answers),
+            "refused": sum(a.number is None for a in answers),
+            "served_in_order": started == sorted(started) and len(started) == len(lives),
+            "lost": sum(a.done is None or a.done.get("state") != "done" for a in answers if a.number is not None),
+            "tokens": tokens,
+            "seconds": round(last - start, 2),
+            "tokens_per_s": round(tokens / (last - start), 1) if last > start else None,
+            "ttft_s": {"median": _round(statistics.median(ttft)) if ttft else None, "p95": _round(_pct(ttft, 0.95))},
+            "tpot_s": {"median": _round(statistics.median(tpot)) if tpot else None, "p95": _round(_pct(tpot, 0.95))},
+            **self.beat.figures(start, end),
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def run_class_bench(phones: int, model: str = DEFAULT_MODEL, device: str | None = None) -> dict[str, Any]:
+    use_offscreen_screen()
+    app = make_app([sys.argv[0] if sys.argv else "explainer"])
+    from explainer.inference.process import process_factory
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    controller = EngineController(model=model, model_factory=process_factory(device))
+    window = MainWindow(controller)
+    bench = _ClassBench(window, phones)
+    bench.start()
+    driver = threading.Thread(target=bench.scenario, name="bench-class", daemon=True)
+    driver.start()
+    bench.loop.exec()
+    window.shutdown()
+    driver.join(5)
+    del app
+    return {**bench.result, "peak_rss_mb": round(peak_rss_mb(), 1)}
