@@ -45,7 +45,9 @@ from explainer.ui.queue_shapes import Shapes, legend_html
 REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
 COLUMNS = ("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot", "head_state")
 ALL_ROWS_NAMED = 12  # up to this many requests every row is numbered on the axis (more: pyqtgraph's steps)
-RESIZE_S = 1.0  # the list's columns are fitted to their figures at most this often (and when a row comes)
+# the widest figure each column can hold (the list's columns are sized for these once per font,
+# not measured cell by cell: Qt's resizeColumnsToContents took 15-20 ms of the GUI thread for 40 rows)
+WIDEST = ("888", "8888", "8888", "999.9 s", "999.9 s", "9999 ms", "")
 MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
 X_GROWTH = 1.5  # the time axis, once outgrown, reaches this far past the last shape
 TICK_GAP_PX = 3.0  # decode steps closer than this on screen are not ticked (the ticks would hide the bar)
@@ -78,9 +80,9 @@ class QueueView(QWidget):
         self._stale = False
         self._watching = False
         self._wide = False  # the list beside the plot (set_wide)
-        self._sized_at = 0.0  # when the list's columns were last fitted to their contents
         self._final: set[int] = set()  # the rows written with their final figures
         self._x_end, self._rows = 0.0, -1  # the axes' extent now (_fit_axes)
+        self.tick_gap_s = 0.0  # the last redraw's: decode steps closer than this went unticked
         self._feed = _Feed(self)
         self._feed.changed.connect(self._mark_stale, Qt.ConnectionType.QueuedConnection)
         self._timer = QTimer(self)
@@ -200,7 +202,8 @@ class QueueView(QWidget):
         origin = queue.started_at if queue is not None else 0.0
         span = max(now - origin, MIN_SPAN_S, self._x_end) * 1.04  # (the axis as drawn: ticks a few px apart)
         width_px = max(self.plot.getPlotItem().getViewBox().width(), 1.0)
-        shapes = timeline(lives, origin, now, TICK_GAP_PX * span / width_px)
+        self.tick_gap_s = TICK_GAP_PX * span / width_px  # steps closer than this are not ticked
+        shapes = timeline(lives, origin, now, self.tick_gap_s)
         self.shapes.show(shapes)
         self._fit_axes(shapes.end, len(lives))
         self._fill_table(lives, now)
@@ -263,12 +266,8 @@ class QueueView(QWidget):
                     table.setItem(r, c, cell)
                 elif cell.text() != text:
                     cell.setText(text)
-        now_s = time.monotonic()
-        if added or now_s - self._sized_at >= RESIZE_S:
-            self._sized_at = now_s
-            table.resizeColumnsToContents()
-            if self._wide:
-                self._fit_wide()
+        if added and self._wide:
+            self._fit_wide()
 
     # --- the theme, and opening a request -------------------------------------------------
 
@@ -296,6 +295,7 @@ class QueueView(QWidget):
             w.setFont(projected)
         self.table.horizontalHeader().setFont(projected)
         self.table.verticalHeader().setDefaultSectionSize(QFontMetrics(projected).height() + 6)
+        self._fit_columns()
         self.shapes.set_theme(theme, scale)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -315,8 +315,17 @@ class QueueView(QWidget):
         self.table.horizontalHeader().setStretchLastSection(not wide)  # (beside the plot: as wide as needed)
         self._wide = wide
         if wide:
-            self.table.resizeColumnsToContents()
+            self._fit_columns()
             self._fit_wide()
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as its heading or the widest figure it can hold, in the list's font."""
+        metrics = QFontMetrics(self.table.font())
+        states = [self.word(f"state_{state.value}") for state in State]
+        pad = 2 * metrics.horizontalAdvance("M")
+        for c, (key, widest) in enumerate(zip(COLUMNS, WIDEST, strict=True)):
+            texts = [self.word(key), widest, *(states if c == len(COLUMNS) - 1 else ())]
+            self.table.setColumnWidth(c, max(metrics.horizontalAdvance(t) for t in texts) + pad)
 
     def _fit_wide(self) -> None:
         """Beside the plot, the list as wide as its columns need (the plot keeps at least half)."""
