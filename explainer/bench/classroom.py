@@ -16,7 +16,9 @@ asserted:
   by the worker with up to 48 new tokens; ``served_in_order`` (started in arrival order),
   ``lost`` (requests with no final answer on their phone), ``tokens_per_s`` over all requests,
   TTFT (the wait included) and TPOT, median and p95, and the GUI's longest block meanwhile;
-- ``peak_rss_mb``: the window's process's peak memory, and the model's process's.
+- ``instructor_run``: the instructor's run before class mode (48 new tokens at most, the model
+  alone): the peer of the class's TTFT and TPOT, measured in the same run;
+- ``peak_rss_mb``: the window's process's peak memory.
 
 All the phones share 127.0.0.1, so the room's limits per address are raised for the simulation
 (``LIMITS``): in a lecture each phone has its own address.
@@ -43,10 +45,10 @@ from explainer.stages import Cursor, Stage
 from explainer.ui.app import make_app, open_window
 
 if TYPE_CHECKING:
+    from explainer.engine.trace import Trace
     from explainer.ui.main_window import MainWindow
 
 PROMPT = "Once upon a time"
-RUN_TOKENS = 8  # the instructor's run whose second pass the class votes on
 QUEUED = 40  # prompts the class sends
 QUESTION = "Write one sentence about the sea."
 LIMITS = Limits(phones_per_address=10_000, rate=100_000.0, burst=100_000.0)
@@ -125,7 +127,7 @@ class _ClassBench:
     def start(self) -> None:
         c = self.window.controller
         c.on(ModelReady, lambda e: self._loaded(e.model.info.name, e.model.info.provider))
-        c.on(GenerationFinished, lambda _e: self.run_done.set())
+        c.on(GenerationFinished, lambda e: self._run_finished(e.trace))
         c.on(Failed, lambda e: self.stop(f"error: {e.message}"))
         c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
         mode = self.window.class_mode
@@ -141,6 +143,15 @@ class _ClassBench:
         w.sampling.greedy.setChecked(True)
         w.sampling.max_new_tokens.setText("48")  # the class's requests: 48 new tokens at most
         self.ready.set()
+
+    def _run_finished(self, trace: Trace) -> None:
+        """The instructor's run, the peer of the class's: the same model alone, in this process."""
+        self.result["instructor_run"] = {
+            "tokens": len(trace.steps),
+            "ttft_s": _round(trace.ttft_s),
+            "tpot_s": _round(trace.tpot_s),
+        }
+        self.run_done.set()
 
     def stop(self, why: str) -> None:
         self.result.setdefault("status", why)

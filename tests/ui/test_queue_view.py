@@ -26,7 +26,16 @@ def serve(qtbot, w, prompts=PROMPTS) -> ClassQueue:
         queue.submit(f"phone {i}", text)
     qtbot.waitUntil(lambda: all(life.state is State.DONE for life in queue.lives()), timeout=120_000)
     view = w.queue_panel.view
-    qtbot.waitUntil(lambda: view is not None and view.table.rowCount() == len(prompts) and not view._stale)
+    done = TEXTS.app_text("queue", "state_done")
+
+    def listed_done() -> bool:  # the worker's last change reaches the list on the view's next redraw
+        table = view.table
+        rows = range(table.rowCount())
+        return table.rowCount() == len(prompts) and all(
+            table.item(r, table.columnCount() - 1).text() == done for r in rows
+        )
+
+    qtbot.waitUntil(lambda: view is not None and listed_done(), timeout=10_000)
     return queue
 
 
