@@ -2,6 +2,9 @@
 
     xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python packaging/class_screenshots.py [OUT_DIR]
 
+(the phone page's, class-phone.png, are the three that tests/classroom/test_phone_page.py leaves in
+test-output/classroom/, side by side)
+
 The real window on the real model (built in the cache), with settings of its own: a short run,
 class mode on the loopback address (the phones are bench/phones.py's real HTTP clients, on
 127.0.0.1 only), presenter mode at the Xvfb screen's size. Shots: the round open with the count,
@@ -30,6 +33,7 @@ def main(out: Path) -> int:
     from explainer.ui.app import make_app
 
     app = make_app([])
+    from explainer.bench.classroom import LIMITS
     from explainer.bench.phones import Phones
     from explainer.inference.events import GenerationFinished, ModelReady
     from explainer.stages import Cursor, Stage
@@ -58,7 +62,6 @@ def main(out: Path) -> int:
     w.controller.on(ModelReady, ready.append)
     w.controller.load_model()
     wait(lambda: bool(ready))
-    w.transport.set_speed(0.0)
     w.controls.use_example("The capital of France is", False)
     w.sampling.greedy.setChecked(True)
     w.sampling.max_new_tokens.setText("24")
@@ -67,7 +70,7 @@ def main(out: Path) -> int:
     w.generate()
     wait(lambda: bool(finished) and not w.generating)
     w.presenter.enter()
-    listening = w.class_mode.start("127.0.0.1", 0)
+    listening = w.class_mode.start("127.0.0.1", 0, LIMITS)  # the phones share one address here
     phones = Phones(listening.url, PHONES)  # type: ignore[union-attr]
     try:
         phones.join()

@@ -118,8 +118,14 @@
     const votes = data.class_pick === null ? 0 : data.votes[data.class_pick];
     const pick = { token: label(data.class_pick), votes: votes };
     say("class", data.class_pick === null ? t("class_none") : t(votes === 1 ? "class_choice_one" : "class_choice", pick));
-    say("score", t("score", { right: data.right, rounds: data.rounds }));
+    say("score", scoreText(data.right, data.rounds));
     say("status", "");
+  }
+
+  function scoreText(right, rounds) {
+    if (rounds === 0) return t("score_none");
+    if (rounds === 1) return t(right ? "score_first_right" : "score_first_wrong");
+    return t("score", { right: right, rounds: rounds });
   }
 
   // --- the prompt -------------------------------------------------------------------------------

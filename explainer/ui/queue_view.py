@@ -261,8 +261,9 @@ class QueueView(QWidget):
                 cell = table.item(r, c)
                 if cell is None:
                     cell = QTableWidgetItem(text)
-                    if c < len(cells) - 1:
-                        cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    # figures right-aligned; the state centred, clear of the TPOT beside it
+                    across = Qt.AlignmentFlag.AlignRight if c < len(cells) - 1 else Qt.AlignmentFlag.AlignHCenter
+                    cell.setTextAlignment(across | Qt.AlignmentFlag.AlignVCenter)
                     table.setItem(r, c, cell)
                 elif cell.text() != text:
                     cell.setText(text)

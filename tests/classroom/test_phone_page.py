@@ -126,7 +126,7 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     assert _text(driver, "yours") == words["wrong"].format(token="␣floor", model="␣mat")
     assert _text(driver, "model") == words["model_choice"].format(token="␣mat", pct="52.0")
     assert _text(driver, "class") == words["class_choice_one"].format(token="␣floor")
-    assert _text(driver, "score") == words["score"].format(right=0, rounds=1)
+    assert _text(driver, "score") == words["score_first_wrong"]  # (not "0 of 1 times")
     assert driver.find_element("id", "result").get_attribute("aria-live") == "polite"
     _shot(driver, "reveal")
 

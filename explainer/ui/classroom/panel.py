@@ -98,6 +98,8 @@ class ClassPanel(QWidget):
         result = shown[1]
         if result.rounds == 0:  # revealed, but nobody has voted in any round yet
             return self.word("score_none")
+        if result.rounds == 1:  # ("1 of 1 times" reads as a slip)
+            return self.word("score_first_right" if result.right else "score_first_wrong")
         return self.word("score").format(right=result.right, rounds=result.rounds)
 
     def rows(self) -> list[tuple[str, float, float, int, list[str]]]:
@@ -168,16 +170,24 @@ class ClassPanel(QWidget):
             self._reveal(p, theme, y, margin, inner, h - margin)
         elif s.offer is not None:
             y = self._text(p, theme, self.count_text(), y, margin, inner, u / 9, bold=True, accent=True, fit=True)
-            self._choices(p, theme, s.offer, y + margin / 2, margin, inner, u / 20)
+            self._choices(p, theme, s.offer, y + margin / 2, margin, inner, u / 20, h - margin / 2)
         else:
             self._text(p, theme, self.word("waiting"), y, margin, inner, u / 20, muted=True)
         p.end()
 
     def _choices(
-        self, p: QPainter, theme: Theme, offer: RoundOffer, y: float, x: float, width: float, px: float
+        self, p: QPainter, theme: Theme, offer: RoundOffer, y: float, x: float, width: float, px: float, bottom: float
     ) -> None:
-        """The round's question and its four choices, numbered as the phones number them."""
-        y = self._text(p, theme, offer.question, y, x, width, px * 0.8, muted=True) + px * 0.3
+        """The round's question and its four choices, numbered as the phones number them. Where
+        both do not fit above ``bottom`` (a short panel over the Queue), the choices go first:
+        every phone shows the question."""
+        line = max(px, self._font(theme, px, True).pixelSize()) * 1.3
+        question = self._font(theme, px * 0.8)
+        p.setFont(question)
+        flags = Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap
+        asked = p.boundingRect(QRectF(x, y, width, 10_000), flags, offer.question).height() + px * 0.3
+        if y + asked + line * len(offer.choices) <= bottom:
+            y = self._text(p, theme, offer.question, y, x, width, px * 0.8, muted=True) + px * 0.3
         for i, choice in enumerate(offer.choices):
             y = self._line(p, theme, f"{i + 1}   {choice}", y, x + width * 0.1, width * 0.9, px, True)
 
@@ -259,8 +269,9 @@ class ClassPanel(QWidget):
             font.setPixelSize(font.pixelSize() - 1)
         p.setFont(font)
         p.setPen(QColor(theme.foreground))
-        p.drawText(QRectF(x, y, width, px * 1.3), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
-        return y + px * 1.3
+        height = max(px, font.pixelSize()) * 1.3  # (the theme's smallest type can exceed px on a small screen)
+        p.drawText(QRectF(x, y, width, height), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        return y + height
 
     def _bar(
         self,

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from explainer.classroom import network
 from explainer.classroom.events import Listening, StartFailed
 from explainer.content.texts import LessonTexts
+from explainer.ui.announce import announce
 
 NETWORK_WORDS = (
     *("no_network", "no_network_hint", "not_an_address", "not_here", "not_here_hint"),
@@ -70,6 +71,9 @@ class StartDialog(QDialog):
         self.port.setRange(0, 65535)
         self.port.setValue(network.DEFAULT_PORT)
         self.port.setToolTip(self.word("port_tip"))
+        # a combo box is named by its current item; a screen reader should say what it chooses
+        self.address.setAccessibleName(self.word("address_label"))
+        self.address.setToolTip(self.word("address_tip"))
         form.addRow(self.word("address_label"), self.address)
         form.addRow(self.word("port_label"), self.port)
         col.addLayout(form)
@@ -93,6 +97,8 @@ class StartDialog(QDialog):
     def _say(self, message: str, hint: str) -> None:
         self.problem.setText(self.word("failed").format(message=message, hint=hint) if message else "")
         self.problem.setVisible(bool(message))
+        if message:
+            announce(self.problem, self.problem.text(), assertive=True)  # a label's new text is not read out
 
     def bind(self) -> str:
         data = self.address.currentData()

@@ -60,6 +60,10 @@ def test_the_panel_shows_the_count_the_reveal_and_the_score(qtbot, make_window):
     result = RoundResult(3, (0.1, 0.6, 0.25, 0.01), (10, 11, 5, 5), 1, 1, 4, 6)
     panel.change(offer=None, reveal=(OFFER, result))
     assert panel.score_text() == "The class picked the model's favourite 4 of 6 times"
+    first = RoundResult(3, (0.1, 0.6, 0.25, 0.01), (10, 11, 5, 5), 1, 1, 1, 1)
+    panel.change(reveal=(OFFER, first))
+    assert panel.score_text() == "The class picked the model's favourite in its first round"
+    panel.change(reveal=(OFFER, result))
     rows = panel.rows()
     assert [r[0] for r in rows] == list(OFFER.choices)
     assert rows[1][1] == 0.6 and rows[1][3] == 11 and "model's top" in rows[1][4]
@@ -126,7 +130,7 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window,
     assert shown is not None and shown[1].class_pick == second and sum(shown[1].votes) == 3
     assert mode.panel.rows()[second][3] == 2
     # (pass 0 was offered and revealed on the way, with no votes: not a round of the class's score)
-    assert mode.panel.score_text() == "The class picked the model's favourite 0 of 1 times"
+    assert mode.panel.score_text() == "The class missed the model's favourite in its first round"
     revealed = shown[1]
     press(qtbot, w, Qt.Key.Key_Left)  # back to the pass's layers: voted once per run, no new round
     assert w.position is not None and w.position.stage is Stage.LAYERS and mode.panel.state.offer is None
@@ -167,6 +171,8 @@ def test_the_start_dialog_says_what_is_wrong_without_closing(qtbot, make_window)
     qtbot.addWidget(dialog)
     assert "hotspot" in dialog.problem.text()  # only the loopback: no phone can join
     assert dialog.bind() == "127.0.0.1"
+    # a screen reader names the address box by what it chooses, not by the address shown in it
+    assert dialog.address.accessibleName() == "Listen on" and "phones" in dialog.address.toolTip()
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
