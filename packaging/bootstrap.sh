@@ -4,7 +4,7 @@
 #   bash packaging/bootstrap.sh          set up only
 #   bash packaging/bootstrap.sh run      set up, then launch the app
 #   bash packaging/bootstrap.sh test     set up, then run the checks and the test suite
-#   bash packaging/bootstrap.sh check    set up, then only the checks (ruff, mypy, lint-imports)
+#   bash packaging/bootstrap.sh check    set up (the tests' system tools too), then only the checks
 #
 # Steps (each skipped when already done, so a second run takes seconds):
 #   1. system libraries Qt needs headless / for screenshots, and for `test` the validators of the
@@ -97,7 +97,8 @@ pick_python() {
 
 # 1. system packages ------------------------------------------------------------
 if command -v dpkg >/dev/null 2>&1; then
-  if [ "$MODE" = test ]; then APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}"); fi
+  # check is what .ci/run runs before the suite: the tests' tools come with it
+  if [ "$MODE" = test ] || [ "$MODE" = check ]; then APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}"); fi
   apt_install "${APT_PACKAGES[@]}"
 else
   log "not a Debian-like system: skipping system packages"
