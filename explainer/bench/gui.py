@@ -21,7 +21,6 @@ Measured, never asserted:
 from __future__ import annotations
 
 import gc
-import os
 import resource
 import sys
 import time
@@ -45,29 +44,6 @@ TOKENS = 64
 AFTER_GENERATION_S = 4.0  # keep playing (animating) this long after the last token
 TIMEOUT_S = 300.0
 REFRESH_HZ = 60
-
-
-def process_start() -> float:
-    """When this process started, as a `time.time()` value.
-
-    Not psutil's create_time(): on Linux it adds the process's start tick to the boot time,
-    which /proc/stat gives in whole seconds, so it can be up to a second early; that once
-    inflated first_window_s by 0.95 s. The start tick measured against CLOCK_BOOTTIME is exact
-    to a clock tick (10 ms).
-    """
-    try:
-        with open("/proc/self/stat", encoding="ascii") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
-        return time.time() - age
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass
-    try:
-        import psutil
-
-        return float(psutil.Process().create_time())
-    except Exception:  # noqa: BLE001 - psutil is a dependency, but a figure is not worth a crash
-        return time.time() - time.process_time()
 
 
 class _Probe(QObject):
@@ -258,7 +234,7 @@ def run_gui_bench(
 ) -> dict[str, object]:
     """Measure the app on ``prompt`` (a long one: what the window costs at full context).
     ``started`` (a ``time.time()`` value) is where first_window_s counts from: the process's
-    start for the command (:func:`process_start`), this call's moment by default."""
+    start for the command (:func:`explainer.bench.clock.process_start`), this call's moment by default."""
     started = time.time() if started is None else started
     use_offscreen_screen()
     previous_handler = _quiet_offscreen_noise()

@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(run_stepping_bench(args.step_through))
         return 0
     if args.gui and args.context is not None:
-        from explainer.bench.gui import process_start, run_gui_bench
+        from explainer.bench.clock import process_start
+        from explainer.bench.gui import run_gui_bench
         from explainer.bench.long_context import window_prompt
 
         new_tokens = min(256, args.context // 2)
@@ -106,9 +107,12 @@ def run(args: argparse.Namespace) -> int:
         print_json({"context": window, "prompt_tokens": len(ids), **report})
         return 0
     if args.gui:
-        from explainer.bench.gui import PROMPT, process_start, run_gui_bench
+        from explainer.bench.clock import process_start
+        from explainer.bench.first_window import first_window_peer
+        from explainer.bench.gui import PROMPT, run_gui_bench
 
-        print_json(run_gui_bench(args.model, args.device, args.tokens, PROMPT, started=process_start()))
+        report = run_gui_bench(args.model, args.device, args.tokens, PROMPT, started=process_start())
+        print_json({**report, **first_window_peer()})  # (after the run: its processes start on a quiet machine)
         return 0
     built = load_model(args)
     if args.context is not None:

@@ -98,7 +98,7 @@ def test_bench_dates_the_process_start_to_the_clock_tick():
 
     before = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", "from explainer.bench.gui import process_start; print(repr(process_start()))"],
+        [sys.executable, "-c", "from explainer.bench.clock import process_start; print(repr(process_start()))"],
         capture_output=True,
         text=True,
         check=True,
@@ -135,3 +135,15 @@ def test_windows_carry_the_apps_icon_at_the_launchers_sizes(qtbot):
     assert not icon.isNull()
     sizes = {s.width() for s in icon.availableSizes()}
     assert {16, 32, 48, 256} <= sizes
+
+
+def test_bench_gui_measures_a_bare_qt_window_beside_the_app():
+    """`bench --gui`'s peer: the app's first window and a bare PySide6 window's, each in a fresh
+    process on the same clock; figures only, never a timed threshold."""
+    from explainer.bench.first_window import first_window_peer
+
+    peer = first_window_peer(runs=1)
+    app, bare = peer["first_window_app_s"], peer["first_window_bare_qt_s"]
+    assert isinstance(app, float) and isinstance(bare, float) and app > 0 and bare > 0
+    assert abs(peer["first_window_ratio"] - app / bare) < 0.01 * app / bare
+    assert peer["first_window_runs"] == {"app": [app], "bare": [bare]}

@@ -2,7 +2,9 @@
 
 View > Class mode (Ctrl+Shift+C, also in presenter mode, where the menu bar is hidden) opens the
 start dialog; Start there starts the server, Cancel leaves class mode off. Unticking it stops the
-server. `explainer --class` starts it without the dialog (:func:`start_at`).
+server. `explainer --class` starts it without the dialog (:func:`start_at`). The dialog and the
+network's addresses (psutil) are imported when class mode starts: the first window waits for
+neither.
 """
 
 from __future__ import annotations
@@ -11,12 +13,10 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QDialog, QMainWindow
 
-from explainer.classroom import network
 from explainer.classroom.events import Listening, StartFailed
 from explainer.illustration.vocab import TokenNames
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.classroom.mode import ClassHost, ClassMode
-from explainer.ui.classroom.start_dialog import StartDialog
 
 
 def install_class(
@@ -36,6 +36,8 @@ def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
         return
     if mode.active:
         return
+    from explainer.ui.classroom.start_dialog import StartDialog
+
     dialog = StartDialog(mode.host.texts, mode.start, parent=window)
     dialog.finished.connect(lambda result: _dialog_closed(mode, result))
     mode.dialog = dialog
@@ -50,6 +52,8 @@ def _dialog_closed(mode: ClassMode, result: int) -> None:
 def start_at(mode: ClassMode, bind: str | None, port: int) -> Listening | StartFailed:
     """`explainer --class`: start on ``bind`` (None: the default address, else the loopback)."""
     if bind is None:
+        from explainer.classroom import network
+
         found = network.addresses()
         chosen = network.default_address(found)
         bind = chosen.address if chosen is not None else "127.0.0.1"

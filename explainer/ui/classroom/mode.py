@@ -19,7 +19,7 @@ on, in presenter mode as one of the presenter layout's panels.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
@@ -35,7 +35,6 @@ from explainer.classroom.events import (
 from explainer.classroom.queue import ClassQueue
 from explainer.classroom.room import Limits
 from explainer.classroom.rounds import ClassRounds, Close, Offer, Reveal, Show, favourite_of, offer_of, probs_of
-from explainer.classroom.server import ClassServer
 from explainer.content.texts import LessonTexts
 from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
@@ -48,6 +47,11 @@ from explainer.ui.controller import EngineController
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.stepper import Stepper
 from explainer.ui.your_turn import Runs
+
+if TYPE_CHECKING:
+    from explainer.classroom.server import (
+        ClassServer,  # (aiohttp: imported when class mode starts, not with the window)
+    )
 
 PANEL_SHARE = 0.3  # the panel's share of the window's width: the illustration keeps the rest
 
@@ -126,6 +130,8 @@ class ClassMode(QObject):
         the per-address ones)."""
         self.stop()
         queue = ClassQueue()
+        from explainer.classroom.server import ClassServer  # (aiohttp costs the first window 0.26 s)
+
         server = ClassServer(queue, self.adapter.on_event, limits=limits)
         outcome = server.start(bind, port)
         if isinstance(outcome, StartFailed):

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-import segno
 from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -48,6 +47,8 @@ def short_address(url: str) -> str:
 
 def qr_matrix(url: str) -> list[list[bool]]:
     """The QR code's modules (True: dark), without the quiet zone."""
+    import segno  # (with its writers' imports, 50 ms the first window need not wait for)
+
     code = segno.make(url, error="m", micro=False)
     return [[bool(v) for v in row] for row in code.matrix]
 

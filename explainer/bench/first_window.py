@@ -1,0 +1,120 @@
+"""The first window beside its peer: the app's and a bare PySide6 window's, each in a fresh
+process, alternated, on one clock (from the process's start to the end of the first paint).
+
+Why a peer: seconds to the first window depend on the machine, its disk cache and its load; a
+bare Qt window (QApplication, QMainWindow, one QLabel) started the same way in the same run
+pays the interpreter's and Qt's own start, which the app cannot avoid. The ratio of the two is
+what the app's start-up adds, and it compares across machines.
+
+    python -m explainer.bench.first_window app|bare   prints one figure, in seconds
+
+The app's process builds the window as `explainer` does (make_app, MainWindow over the model's
+own process, open_window) and leaves right after the first paint, before the model's load
+starts; the bare window's process imports nothing of explainer but the clock.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+
+from explainer.bench.clock import process_start
+
+RUNS = 3  # each, alternated: app, bare, app, bare, ...
+
+
+def _bare() -> float:
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+
+    started = process_start()
+    app = QApplication([sys.argv[0]])
+    window = QMainWindow()
+    window.setCentralWidget(QLabel("explainer"))
+    painted: list[float] = []
+
+    class FirstPaint(QObject):  # as ui/app.py's after_first_paint: the pass is over, then the clock
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and not painted:
+                QTimer.singleShot(0, done)
+            return False
+
+    def done() -> None:
+        painted.append(_now())
+        app.quit()
+
+    probe = FirstPaint()
+    window.installEventFilter(probe)
+    window.resize(1280, 800)
+    window.show()
+    app.exec()
+    return painted[0] - started
+
+
+def _app() -> float:
+    from explainer.bench.screen import use_offscreen_screen
+    from explainer.inference.process import process_factory
+    from explainer.ui.app import collect_later, make_app, open_window
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    started = process_start()
+    use_offscreen_screen()
+    collect_later()
+    app = make_app([sys.argv[0]])
+    window = MainWindow(EngineController(model_factory=process_factory(None)))
+    painted: list[float] = []
+
+    def done() -> None:
+        painted.append(_now())
+        window.shutdown()
+        app.quit()
+
+    open_window(window, painted=done)
+    app.exec()
+    return painted[0] - started
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
+def first_window_peer(runs: int = RUNS) -> dict[str, object]:
+    """Medians of ``runs`` fresh processes each, app and bare window alternated, and their ratio.
+    A bundle has no interpreter of its own to start the bare window with: it says so instead."""
+    if getattr(sys, "frozen", False):
+        return {"first_window_ratio": "not measured in a bundle (no separate Python for the bare window)"}
+    figures: dict[str, list[float]] = {"app": [], "bare": []}
+    for _ in range(runs):
+        for kind in ("app", "bare"):
+            figures[kind].append(_measure(kind))
+    app, bare = statistics.median(figures["app"]), statistics.median(figures["bare"])
+    return {
+        "first_window_app_s": round(app, 3),
+        "first_window_bare_qt_s": round(bare, 3),
+        "first_window_ratio": round(app / bare, 2),
+        "first_window_runs": {k: [round(v, 3) for v in vs] for k, vs in figures.items()},
+    }
+
+
+def _measure(kind: str) -> float:
+    done = subprocess.run(
+        [sys.executable, "-m", "explainer.bench.first_window", kind],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+        check=False,
+    )
+    lines = done.stdout.split()
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the {kind} window's process failed: {done.stderr.strip()[-300:]}")
+    return float(lines[-1])
+
+
+if __name__ == "__main__":
+    print(_app() if sys.argv[1:] == ["app"] else _bare())
