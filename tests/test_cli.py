@@ -202,3 +202,31 @@ def test_a_prompt_file_that_is_not_a_file_is_refused_without_reading_it(tmp_cach
     assert_clean_error(run("generate", "--prompt-file", str(tmp_path / "fifo"), timeout=30), "a pipe")
     assert_clean_error(run("generate", "--prompt-file", "/dev/zero", timeout=30), "a device")
     assert_clean_error(run("generate", "--prompt-file", str(tmp_path), timeout=30), "a folder")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("generate", "--prompt", "-", "--max-new-tokens", "1"),
+        ("tokenize", "-"),
+        ("export", "--prompt", "-", "--out", "x.svg"),
+    ],
+)
+def test_a_closed_standard_input_is_a_clear_error(args, fake_built_model, tmp_cache, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    """`<&-`: the process starts with no fd 0, and Python's sys.stdin is None (the fault sweep:
+    "this is a bug in explainer")."""
+    env = dict(os.environ, EXPLAINER_CACHE_DIR=str(tmp_cache))
+    env.pop("EXPLAINER_WHEEL", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "explainer", *args],
+        stdin=None,
+        capture_output=True,
+        env=env,
+        cwd=work,
+        timeout=120,
+        preexec_fn=lambda: os.close(0),  # (in the child only: it starts with no stdin)
+    )
+    assert_clean_error(proc, "standard input is closed")
+    assert list(work.iterdir()) == []  # nothing written

@@ -133,6 +133,11 @@ def read_text_arg(text: str) -> str:
     """A text argument, or stdin for "-". An argument the shell passed in another encoding
     arrives with surrogates, which would fail later and less clearly in the tokenizer."""
     if text == "-":
+        if sys.stdin is None:  # the shell closed it (`<&-`): Python then has no stream at all
+            raise ExplainerError(
+                "standard input is closed, so `-` has nothing to read",
+                "pipe the text in (`echo TEXT | explainer ...`) or give it as an argument",
+            )
         return decode_utf8(read_stream_bounded(sys.stdin.buffer, MAX_INPUT_BYTES, "standard input"), "standard input")
     try:
         text.encode("utf-8")
