@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 import resource
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import QApplication
 
 from explainer.bench.memory import current_rss_mb, peak_rss_mb
 from explainer.bench.screen import sizes, use_offscreen_screen
+from explainer.bench.stalls import StallSampler
 from explainer.inference.events import Failed, GenerationFinished, LoadedModel, ModelMissing, ModelReady, StepReady
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import collect_later, make_app, open_window
@@ -78,6 +80,7 @@ class _GuiBench:
         self.finished_at: float | None = None
         self.generation_started: float | None = None
         self.probe = _Probe(self)
+        self.stalls = StallSampler(threading.get_ident(), lambda: self.heartbeat_last)
         self.loop = QEventLoop()  # the run spins this until stop()
 
         self.heartbeat = QTimer()
@@ -115,6 +118,7 @@ class _GuiBench:
         self.first_paint_wall = time.time()
         self.heartbeat_last = self.heartbeat_start = time.perf_counter()
         self.heartbeat.start()
+        self.stalls.start()
 
     # --- driving the window -------------------------------------------------
 
@@ -171,6 +175,7 @@ class _GuiBench:
             return
         self.result["status"] = why
         self.heartbeat.stop()
+        self.stalls.stop()
         self.deadline.stop()
         self.window.close()
         self.loop.quit()
@@ -192,6 +197,7 @@ class _GuiBench:
             "model_process_peak_rss_mb": peak_rss_mb(resource.RUSAGE_CHILDREN),
             "rss_mb_by_tokens": self.rss_curve,
         }
+        r["gui_late_where_ms"] = self.stalls.report()  # (bench/stalls.py: what the late heartbeats waited on)
         r.update(self.result)
         r.update(
             {
