@@ -18,17 +18,30 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from explainer import __version__
 from explainer.commands import bench, desktop, export, generate, gui, model, tokenize
 from explainer.commands.options import add_cache_dir_arg, add_model_arg, apply_cache_dir, apply_model_default
 from explainer.errors import ExplainerError, out_of_memory
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 COMMANDS = (model, tokenize, generate, bench, export, desktop)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that a failed write of --help or --version is an error like any
+    other command's output (argparse drops it and exits 0: the text is lost without a word)."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if message:
+            (file or sys.stderr).write(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="explainer",
         description="Watch a small language model generate text, step by step. "
         "Without a command, opens the desktop app.",

@@ -230,3 +230,22 @@ def test_a_closed_standard_input_is_a_clear_error(args, fake_built_model, tmp_ca
     )
     assert_clean_error(proc, "standard input is closed")
     assert list(work.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+@pytest.mark.parametrize("where", ["full", "closed"])
+def test_help_and_version_that_cannot_be_written_say_so(flag, where):
+    """argparse drops a failed write of its help and exits 0: the text was lost without a word.
+    Now it is an output error like any command's (exit 2, one line on stderr)."""
+    env = dict(os.environ)
+    env.pop("EXPLAINER_WHEEL", None)
+    with open(os.devnull if where == "closed" else "/dev/full", "w") as out:
+        proc = subprocess.run(
+            [sys.executable, "-m", "explainer", flag],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+            preexec_fn=(lambda: os.close(1)) if where == "closed" else None,  # (in the child: no stdout)
+        )
+    assert_clean_error(proc, "could not write the output")
