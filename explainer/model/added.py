@@ -25,6 +25,7 @@ import json
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,7 @@ Log = Callable[[str], None]
 SOURCE_GGUF = "gguf"  # build.json "source" of a model added from a file
 GGUF_MAGIC = b"GGUF"
 MAX_NAME = 64
+MAX_NAME_BYTES = 128  # UTF-8 bytes of a name (64 characters of some scripts take 4 each)
 CHUNK = 1 << 20
 
 
@@ -165,11 +167,18 @@ def chat_template_for(jinja: object, tokens: list[str]) -> str:
 
 
 def name_from_file(path: Path) -> str:
-    """The cache name of a GGUF: its file name, lower case, without '.gguf', with runs of other
-    characters than letters, digits, '_' and '-' made one '-' (never one of the manifests' names,
-    which belong to the models we know how to fetch)."""
+    """The cache name of a GGUF: its file name without '.gguf', NFKC-normalised and case-folded,
+    keeping letters and digits of any script, '-', '.' and '_'; each run of anything else is one
+    '-' (a space, an emoji). It never starts with '-' (it would read as an option on a command
+    line) or '.' (a hidden folder, or '..'), and is never one of the manifests' names, which
+    belong to the models we know how to fetch. "modèle-模型-😀.gguf" is "modèle-模型"."""
     stem = path.name[: -len(".gguf")] if path.name.lower().endswith(".gguf") else path.name
-    slug = re.sub(r"[^a-z0-9_-]+", "-", stem.lower()).strip("-_")[:MAX_NAME].rstrip("-_") or "model"
+    text = unicodedata.normalize("NFKC", stem).casefold()
+    kept = "".join(ch if ch.isalnum() or ch in "-._" else "-" for ch in text)
+    slug = re.sub(r"-{2,}", "-", kept).strip("-._")[:MAX_NAME]
+    while len(slug.encode("utf-8")) > MAX_NAME_BYTES:  # (a folder's name: 255 bytes on most file systems)
+        slug = slug[:-1]
+    slug = slug.rstrip("-._") or "model"
     if slug in available_models():
         slug = f"{slug}-gguf"
     return slug

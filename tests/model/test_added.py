@@ -30,8 +30,8 @@ def tiny_model_gguf(tmp_path) -> Path:
 def test_add_builds_under_the_files_name_and_prints_it(tmp_cache, tiny_model_gguf, capsys):
     assert main(["model", "add", str(tiny_model_gguf)]) == 0
     out = capsys.readouterr().out
-    assert out == "tiny-chat-q4_1\n"
-    built = load_built("tiny-chat-q4_1")
+    assert out == "tiny-chat.q4_1\n"
+    built = load_built("tiny-chat.q4_1")
     assert built.display_name == "Tiny-Chat.Q4_1"
     assert built.license == "tiny-licence-1.0"
     assert built.architecture == "llama"
@@ -48,8 +48,8 @@ def test_a_second_add_of_the_same_bytes_reuses_the_build(tmp_cache, tiny_model_g
     assert again.reused and again.built.name == first.built.name
     assert again.built.build_info["created"] == first.built.build_info["created"]
     assert main(["model", "add", str(tiny_model_gguf)]) == 0
-    assert capsys.readouterr().out == "tiny-chat-q4_1\n"
-    assert [m.name for m in list_built()] == ["tiny-chat-q4_1"]
+    assert capsys.readouterr().out == "tiny-chat.q4_1\n"
+    assert [m.name for m in list_built()] == ["tiny-chat.q4_1"]
 
 
 def test_another_file_of_the_same_name_gets_a_name_of_its_own(tmp_cache, tiny_model_gguf, tmp_path):
@@ -58,8 +58,8 @@ def test_another_file_of_the_same_name_gets_a_name_of_its_own(tmp_cache, tiny_mo
     other.parent.mkdir()
     write_tiny_model_gguf(other, seed=7)
     added = add_gguf(other)
-    assert added.built.name == "tiny-chat-q4_1-2" and not added.reused
-    assert load_built("tiny-chat-q4_1").build_info["gguf_sha256"] != added.built.build_info["gguf_sha256"]
+    assert added.built.name == "tiny-chat.q4_1-2" and not added.reused
+    assert load_built("tiny-chat.q4_1").build_info["gguf_sha256"] != added.built.build_info["gguf_sha256"]
 
 
 def test_list_shows_name_architecture_parameters_size_and_the_default(tmp_cache, tiny_model_gguf, capsys):
@@ -68,12 +68,12 @@ def test_list_shows_name_architecture_parameters_size_and_the_default(tmp_cache,
     add_gguf(tiny_model_gguf)
     assert main(["model", "list"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if "tiny-chat-q4_1" in line)
+    row = next(line for line in out.splitlines() if "tiny-chat.q4_1" in line)
     assert "llama" in row and "0.1 M" in row and "KiB" in row and not row.startswith("*")
     assert main(["model", "list", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (m,) = data["models"]
-    assert m["name"] == "tiny-chat-q4_1" and m["n_params"] == load_built(m["name"]).config["n_params"]
+    assert m["name"] == "tiny-chat.q4_1" and m["n_params"] == load_built(m["name"]).config["n_params"]
     assert m["default"] is False and m["size_bytes"] > 0
 
 
@@ -85,7 +85,7 @@ def test_list_marks_the_default_model(tmp_cache, fake_built_model, capsys):
 
 def test_model_selects_the_added_model_in_every_command(tmp_cache, tiny_model_gguf, capsys, tmp_path):
     add_gguf(tiny_model_gguf)
-    name = "tiny-chat-q4_1"
+    name = "tiny-chat.q4_1"
     assert main(["tokenize", "--model", name, "the the", "--json"]) == 0
     assert [t["text"] for t in json.loads(capsys.readouterr().out)["tokens"]] == ["t", "he", " the"]
     assert main(["--model", name, "generate", "--prompt", "the", "--max-new-tokens", "3", "--json"]) == 0
@@ -108,12 +108,12 @@ def test_unknown_model_names_the_known_ones(tmp_cache, tiny_model_gguf, capsys):
     add_gguf(tiny_model_gguf)
     assert main(["tokenize", "--model", "nope", "hi"]) == 2
     err = capsys.readouterr().err
-    assert "unknown model 'nope'" in err and "tiny-chat-q4_1" in err and "smollm2-135m-instruct" in err
+    assert "unknown model 'nope'" in err and "tiny-chat.q4_1" in err and "smollm2-135m-instruct" in err
 
 
 def test_build_of_an_added_model_says_to_add_it_again(tmp_cache, tiny_model_gguf, capsys):
     add_gguf(tiny_model_gguf)
-    assert main(["model", "build", "--model", "tiny-chat-q4_1"]) == 2
+    assert main(["model", "build", "--model", "tiny-chat.q4_1"]) == 2
     assert "added from a GGUF file" in capsys.readouterr().err
 
 
@@ -155,8 +155,15 @@ def test_an_unsupported_architecture_is_refused_before_work(tmp_cache, tmp_path,
 
 
 def test_names_taken_from_files():
-    assert name_from_file(Path("/x/SmolLM2-135M-Instruct.Q4_1.gguf")) == "smollm2-135m-instruct-q4_1"
+    assert name_from_file(Path("/x/SmolLM2-135M-Instruct.Q4_1.gguf")) == "smollm2-135m-instruct.q4_1"
     assert name_from_file(Path("My Model (v2).GGUF")) == "my-model-v2"
+    # the fault sweep: letters of any script are kept (they became "mod-le"), no name starts
+    # with '-' (an option on a command line) or '.' (a hidden folder, or '..')
+    assert name_from_file(Path("modèle-模型-😀.gguf")) == "modèle-模型"
+    assert name_from_file(Path("-rf.gguf")) == "rf"
+    assert name_from_file(Path("Ｍｏｄｅｌ２.gguf")) == "model2"  # NFKC: full-width letters and digits
+    assert name_from_file(Path("...gguf")) == "model"
+    assert len(name_from_file(Path("模" * 100 + ".gguf")).encode()) <= 128
     assert name_from_file(Path("smollm2-135m-instruct.gguf")) == "smollm2-135m-instruct-gguf"  # a manifest's
     assert name_from_file(Path("....gguf")) == "model"
 

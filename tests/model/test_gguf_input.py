@@ -77,15 +77,15 @@ def test_too_large_for_the_memory_left_says_so_with_figures(tmp_path, tmp_cache)
 
 def test_build_names_the_model_after_the_file_and_reuses_it(tmp_path, tmp_cache):
     write_tiny_gguf(tmp_path / "Tiny-Model.Q4_1.gguf", TINY, tokenizer=True)
-    assert name_from_file(tmp_path / "Tiny-Model.Q4_1.gguf") == "tiny-model-q4_1"
+    assert name_from_file(tmp_path / "Tiny-Model.Q4_1.gguf") == "tiny-model.q4_1"
     logs: list[str] = []
     added = add_gguf(tmp_path / "Tiny-Model.Q4_1.gguf", log=logs.append)
     built = added.built
-    assert built.name == "tiny-model-q4_1" and built.config["architecture"] == "llama" and not added.reused
+    assert built.name == "tiny-model.q4_1" and built.config["architecture"] == "llama" and not added.reused
     again = add_gguf(tmp_path / "Tiny-Model.Q4_1.gguf", log=logs.append)
     assert again.reused and "already built" in logs[-1]
     assert again.built.build_info["created"] == built.build_info["created"]
-    assert load_built("tiny-model-q4_1").config == built.config
+    assert load_built("tiny-model.q4_1").config == built.config
 
 
 def test_a_built_gemma3_runs_in_the_engine_runtime(tmp_path, tmp_cache):
