@@ -7,6 +7,11 @@ import argparse
 
 from explainer.commands.options import Subcommands, add_device_arg, add_model_args, load_model
 from explainer.commands.output import print_json
+from explainer.commands.ranges import ranged, span
+from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
+
+MAX_CONTEXT = 131_072  # the longest window of the models we know (the model's own is checked too)
+MAX_PHONES = 500  # bench --class: the server's connection limit
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -25,10 +30,10 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument(
         "--tokens",
-        type=_token_count,
+        type=ranged(int, 1, MAX_NEW_TOKENS_LIMIT),
         default=64,
         metavar="N",
-        help="with --gui or --export: tokens to generate (default 64)",
+        help=f"with --gui or --export: tokens to generate, {span(1, MAX_NEW_TOKENS_LIMIT)} (default 64)",
     )
     p.add_argument(
         "--step-through",
@@ -37,52 +42,23 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument(
         "--context",
-        type=_context_size,
+        type=ranged(int, 2, MAX_CONTEXT),
         metavar="N",
-        help="measure a long prompt instead: fill an N-token window (256 of it decoded), beside "
+        help=f"measure a long prompt instead ({span(2, MAX_CONTEXT)}, at most the model's window): "
+        "fill an N-token window (256 of it decoded), beside "
         "llama.cpp when llama-cpp-python is installed; with --gui: the app on that prompt",
     )
     p.add_argument(
         "--class",
         dest="class_phones",
-        type=_phone_count,
+        type=ranged(int, 1, MAX_PHONES),
         metavar="N",
-        help="measure class mode instead: N simulated phones (1 to 500) on the loopback address vote "
+        help=f"measure class mode instead: N simulated phones ({span(1, MAX_PHONES)}) on the loopback address vote "
         "within a second and 40 of them send prompts (share of votes counted, vote-to-projector "
         "latency, the GUI's longest block, the queue's throughput, memory)",
     )
     add_model_args(p)
     p.set_defaults(func=run)
-
-
-def _context_size(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 2:
-        raise argparse.ArgumentTypeError("the window must hold at least 2 tokens")
-    return n
-
-
-def _token_count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= 4096:
-        raise argparse.ArgumentTypeError(f"use 1 to 4096 tokens, not {n}")
-    return n
-
-
-def _phone_count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= 500:
-        raise argparse.ArgumentTypeError(f"use 1 to 500 phones (the server's open connections), not {n}")
-    return n
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,6 +19,8 @@ from explainer.commands.options import (
     read_prompt,
     sampling_settings,
 )
+from explainer.commands.ranges import ranged, span
+from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
 from explainer.errors import ExplainerError
 from explainer.stages import Stage
 
@@ -43,7 +45,12 @@ def add_parser(sub: Subcommands) -> None:
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
     p.add_argument(
-        "--steps", dest="max_new_tokens", type=int, default=1, metavar="N", help="tokens to generate (default 1)"
+        "--steps",
+        dest="max_new_tokens",
+        type=ranged(int, 1, MAX_NEW_TOKENS_LIMIT),
+        default=1,
+        metavar="N",
+        help=f"tokens to generate, {span(1, MAX_NEW_TOKENS_LIMIT)} (default 1)",
     )
     p.add_argument(
         "--stage",
@@ -51,7 +58,13 @@ def add_parser(sub: Subcommands) -> None:
         default=None,
         help="which stage to draw (default append; a preset's own stage)",
     )
-    p.add_argument("--step", type=int, default=None, metavar="K", help="which step, from 0 (default: the last)")
+    p.add_argument(
+        "--step",
+        type=ranged(int, 0, MAX_NEW_TOKENS_LIMIT - 1),
+        default=None,
+        metavar="K",
+        help=f"which step, {span(0, MAX_NEW_TOKENS_LIMIT - 1)} (default: the last)",
+    )
     p.add_argument(
         "--theme", choices=("light", "dark", "projector", "all"), default="light", help="all: a web page's switch"
     )
@@ -67,13 +80,22 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument("--preset", choices=("full", "tokens-lesson"), help="a chosen set of panels, laid out for its size")
     p.add_argument(
-        "--scale", type=float, default=None, help="pixels per canvas unit (PNG default 2: 192 dpi; animations 1)"
+        "--scale",
+        type=ranged(float, 0.25, 8),
+        default=None,
+        help=f"pixels per canvas unit, {span(0.25, 8)} (PNG default 2: 192 dpi; animations 1)",
     )
     p.add_argument("--responsive", action="store_true", help='SVG width="100%%": it follows its web page column')
     p.add_argument("--no-embed-fonts", action="store_true", help="SVG without its font subset (smaller; needs DejaVu)")
-    p.add_argument("--fps", type=float, default=None, help="MP4: the time grid, frames per second (default 25)")
     p.add_argument(
-        "--seconds-per-stage", type=float, default=2.0, metavar="S", help="animation: how long each stage stays"
+        "--fps", type=ranged(float, 1, 120), default=None, help=f"MP4: frames per second, {span(1, 120)} (default 25)"
+    )
+    p.add_argument(
+        "--seconds-per-stage",
+        type=ranged(float, 0.05, 600),
+        default=2.0,
+        metavar="S",
+        help=f"animation: how long each stage stays, {span(0.05, 600)} (default 2)",
     )
     p.add_argument(
         "--frames", metavar="DIR/", help="write one SVG or PNG per stage into DIR (--format), numbered from 0"

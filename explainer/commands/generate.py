@@ -18,6 +18,8 @@ from explainer.commands.options import (
     sampling_settings,
 )
 from explainer.commands.output import ReadingProgress, print_json
+from explainer.commands.ranges import ranged, span
+from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
 
 if TYPE_CHECKING:
     from explainer.engine.trace import Step, Trace
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("generate", help="let the model continue a prompt, token by token")
     add_prompt_args(p)
-    p.add_argument("--max-new-tokens", type=int, default=64, metavar="N")
+    n = (1, MAX_NEW_TOKENS_LIMIT)
+    p.add_argument("--max-new-tokens", type=ranged(int, *n), default=64, metavar="N", help=f"{span(*n)} (default 64)")
     add_sampling_args(p, seed_default=None)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
     p.add_argument("--save-trace", metavar="FILE.trace", help="save everything recorded, for the app or export")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from explainer.commands.ranges import ranged, span
 from explainer.errors import ExplainerError
 
 CLASS_PORT = 8765  # explainer.classroom.network.DEFAULT_PORT (not imported: the CLI starts light)
@@ -25,7 +26,11 @@ def add_class_args(parser: argparse.ArgumentParser) -> None:
         help="the address class mode listens on (default: this machine's first private IPv4 address)",
     )
     parser.add_argument(
-        "--class-port", metavar="N", type=int, default=CLASS_PORT, help=f"its port (default {CLASS_PORT}; 0: any free)"
+        "--class-port",
+        metavar="N",
+        type=ranged(int, 0, 65535),
+        default=CLASS_PORT,
+        help=f"its port, {span(0, 65535)} (default {CLASS_PORT}; 0: any free)",
     )
 
 

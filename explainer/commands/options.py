@@ -13,6 +13,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, TypeAlias
 
+from explainer.commands.ranges import ranged, span
+from explainer.engine.sampler import MAX_TEMPERATURE
 from explainer.errors import ExplainerError
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.reading import read_bounded, read_stream_bounded
@@ -28,6 +30,10 @@ DEVICES = ("auto", "cpu", "cuda")
 # The most a prompt file or stdin is read: several times what any context window we run takes
 # (a window of tens of thousands of tokens, at most ~100 bytes each); the model's own bound is checked next.
 MAX_INPUT_BYTES = 4 << 20
+
+
+MAX_TOP_K = 1_000_000  # more than any vocabulary (Gemma 3: 262,144); 0 switches it off
+MAX_SEED = 2**63 - 1  # a seed numpy and a saved trace both hold
 
 
 def add_cache_dir_arg(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -79,10 +85,22 @@ def add_prompt_args(parser: argparse.ArgumentParser) -> None:
 def add_sampling_args(parser: argparse.ArgumentParser, seed_default: int | None, seed_help: str | None = None) -> None:
     """--temperature, --top-k, --top-p and --seed. How many tokens to generate is each command's
     own option (generate: --max-new-tokens, export: --steps), stored as ``max_new_tokens``."""
-    parser.add_argument("--temperature", type=float, default=0.0, metavar="T", help="0 (default) is greedy")
-    parser.add_argument("--top-k", type=int, default=0, metavar="K", help="keep the K likeliest (0: off)")
-    parser.add_argument("--top-p", type=float, default=1.0, metavar="P", help="keep the smallest set reaching P")
-    parser.add_argument("--seed", type=int, default=seed_default, metavar="S", help=seed_help)
+    t, k, s = (0, MAX_TEMPERATURE), (0, MAX_TOP_K), (0, MAX_SEED)
+    parser.add_argument(
+        "--temperature", type=ranged(float, *t), default=0.0, metavar="T", help=f"{span(*t)}; 0 (default) is greedy"
+    )
+    parser.add_argument(
+        "--top-k", type=ranged(int, *k), default=0, metavar="K", help=f"keep the K likeliest, {span(*k)} (0: off)"
+    )
+    parser.add_argument(
+        "--top-p",
+        type=ranged(float, 0, 1, above_lo=True),
+        default=1.0,
+        metavar="P",
+        help=f"keep the smallest set reaching P, {span(0, 1, above_lo=True)} (1: off)",
+    )
+    seed_help = f"{span(*s)}" + (f"; {seed_help}" if seed_help else "")
+    parser.add_argument("--seed", type=ranged(int, *s), default=seed_default, metavar="S", help=seed_help)
 
 
 def apply_cache_dir(args: argparse.Namespace) -> None:

@@ -33,7 +33,7 @@ def test_long_bench_reports_every_figure(built_model, capsys):
         assert report["tpot_no_lens_ratio_vs_llama_cpp"] > 0
 
 
-@pytest.mark.parametrize(("value", "words"), [("1", "at least 2 tokens"), ("8k", "not a whole number")])
+@pytest.mark.parametrize(("value", "words"), [("1", "use 2 to 131,072, not 1"), ("8k", "not a whole number")])
 def test_bench_refuses_a_window_it_cannot_fill_before_any_work(value, words, capsys):
     from explainer.cli import main
 
