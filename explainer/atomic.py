@@ -9,7 +9,8 @@ through here, so an interrupted write or a full disk loses nothing that was ther
   turn a device node into a file.
 - Through a symlink, the link's target is written (atomically) and the link is kept: a user who
   linked ``latest.trace`` to a file expects that file to change, not the link to be replaced by
-  a copy that leaves the target stale.
+  a copy that leaves the target stale. A link to a missing file (dangling) is refused: writing
+  through it would create a file wherever it points, outside the folder the user named.
 - An existing file keeps its permission bits (a 0600 file stays 0600, and as root its owner);
   a new file gets the usual mode (0666 less the umask).
 - The data goes to ``.<name>.explainer-<pid>-<random>.tmp`` beside the target, is fsynced, then
@@ -56,6 +57,13 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
         raise ExplainerError(f"no file name was given for {what}", "name the file to save to")
     given = Path(path)
     target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    if given.is_symlink() and not target.exists():  # (a link to itself or a loop included)
+        # writing "through" it would create a file wherever the link points, perhaps far outside
+        # the folder the user named: refused, the link left as it is
+        raise ExplainerError(
+            f"cannot save {what} to {given}: it is a link to a missing file ({os.readlink(given)})",
+            "remove the link, or choose another file name",
+        )
     try:
         st = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):

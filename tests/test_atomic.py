@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from explainer.atomic import TEMP_MARK, check_destination, write_atomic, write_atomic_with
+from explainer.atomic import TEMP_MARK, check_destination, save_target, write_atomic, write_atomic_with
 from explainer.errors import ExplainerError
 
 
@@ -189,3 +189,29 @@ def test_a_save_killed_for_real_leaves_a_temp_file_the_next_save_removes(tmp_pat
     os.utime(tmp_path / left[0], (old, old))
     write_atomic(tmp_path / "run.trace", b"saved again")
     assert os.listdir(tmp_path) == ["run.trace"]
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".gif", ".mp4", ".pptx", ".html", ".trace", ".lesson"])
+def test_a_link_to_a_missing_file_is_refused_and_nothing_is_created_where_it_points(tmp_path, suffix):
+    """The fault sweep: a dangling symlink as the save target made its target wherever it
+    pointed, outside the folder the user named."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    named = tmp_path / "named"
+    named.mkdir()
+    link = named / f"out{suffix}"
+    link.symlink_to(elsewhere / f"made{suffix}")
+    for check in (check_destination, save_target):
+        with pytest.raises(ExplainerError, match="a link to a missing file"):
+            check(link)
+    with pytest.raises(ExplainerError, match="a link to a missing file"):
+        write_atomic(link, b"data")
+    assert list(elsewhere.iterdir()) == [] and [p.name for p in named.iterdir()] == [link.name]
+    assert link.is_symlink()
+
+
+def test_a_link_that_loops_is_refused(tmp_path):
+    loop = tmp_path / "loop.svg"
+    loop.symlink_to(loop)
+    with pytest.raises(ExplainerError, match="a link to a missing file"):
+        write_atomic(loop, b"data")
