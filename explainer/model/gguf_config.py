@@ -152,7 +152,7 @@ def read_config(reader: GGUFReader) -> ModelConfig:
     embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
     vocab_default = len(tokens.data) if tokens else (int(embd.shape[1]) if embd is not None else None)
     vocab = int(get("vocab_size", vocab_default))
-    head_dim = int(get("attention.key_length", d_model // n_heads))
+    head_dim = int(get("attention.key_length", d_model // n_heads if n_heads > 0 else 0))
     gemma = arch == "gemma3"
     rope_scaling = str(get("rope.scaling.type", "none"))
     rope_scale = float(get("rope.scaling.factor", 1.0)) if rope_scaling == "linear" else 1.0
@@ -190,16 +190,30 @@ def read_config(reader: GGUFReader) -> ModelConfig:
     return config
 
 
+# Upper bounds: far above any model this app can run on a laptop, and low enough that no loop
+# or table sized by them (the expected tensors' names, the RoPE tables) can exhaust memory; a
+# block_count of 2^32 - 1 once made 7.3 GB of tensor names before any message.
+MAX_LAYERS = 1024
+MAX_WIDTH = 65_536
+MAX_HEADS = 1024
+MAX_VOCAB = 4_194_304
+MAX_CONTEXT = 1_048_576
+
+
 def _check_shape(c: ModelConfig) -> None:
-    """Numbers that would make no model (or a graph onnxruntime refuses) are refused here."""
+    """Numbers that would make no model (or a graph onnxruntime refuses) are refused here, and so
+    are numbers past any real model's (the bounds above)."""
     checks = [
-        (c.n_layers >= 1, "block_count"),
-        (c.d_model >= 1, "embedding_length"),
-        (c.n_heads >= 1 and c.n_kv_heads >= 1 and c.n_heads % c.n_kv_heads == 0, "attention.head_count_kv"),
-        (c.head_dim >= 2 and c.head_dim % 2 == 0, "attention.key_length"),
-        (c.d_ff >= 1, "feed_forward_length"),
-        (c.vocab_size >= 2, "vocab_size"),
-        (c.context_length >= 2, "context_length"),
+        (1 <= c.n_layers <= MAX_LAYERS, "block_count"),
+        (1 <= c.d_model <= MAX_WIDTH, "embedding_length"),
+        (
+            1 <= c.n_kv_heads <= c.n_heads <= MAX_HEADS and c.n_heads % c.n_kv_heads == 0,
+            "attention.head_count_kv",
+        ),
+        (2 <= c.head_dim <= MAX_WIDTH and c.head_dim % 2 == 0, "attention.key_length"),
+        (1 <= c.d_ff <= MAX_WIDTH * 16, "feed_forward_length"),
+        (2 <= c.vocab_size <= MAX_VOCAB, "vocab_size"),
+        (2 <= c.context_length <= MAX_CONTEXT, "context_length"),
         (c.rope_base > 0 and math.isfinite(c.rope_base), "rope.freq_base"),
         (0 < c.rms_eps < 1, "attention.layer_norm_rms_epsilon"),
         (0 <= c.bos_id < c.vocab_size, "tokenizer.ggml.bos_token_id"),
@@ -295,6 +309,11 @@ def check_reader(reader: GGUFReader, available: int | None = None) -> ModelConfi
     config = read_config(reader)
     check_quantizations(reader)
     names = {t.name for t in reader.tensors}
+    if config.n_layers > len(names):  # each layer has tensors of its own: before listing them
+        raise ExplainerError(
+            f"the GGUF says the model has {config.n_layers:,} layers, but the file holds {len(names):,} tensors",
+            "the file is damaged",
+        )
     for name in expected_tensors(config):
         if name not in names:
             raise ExplainerError(

@@ -23,6 +23,7 @@ import gguf
 import numpy as np
 
 from explainer.errors import ExplainerError
+from explainer.model.gguf_header import check_header
 
 
 class LeanReader(gguf.GGUFReader):
@@ -51,6 +52,7 @@ def open_gguf(path: Path) -> gguf.GGUFReader:
         raise ExplainerError(f"cannot read {path}: {exc.strerror or exc}", "check the path") from None
     if magic != b"GGUF":
         raise ExplainerError(f"{path.name} is not a GGUF file (it does not start with 'GGUF')", "choose a .gguf file")
+    check_header(path)  # every count against the bytes left, before the reader allocates for it
     try:
         reader = LeanReader(str(path))
     except Exception as exc:  # noqa: BLE001 - the reader raises ValueError/IndexError/struct errors on bad bytes
