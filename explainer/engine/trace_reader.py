@@ -178,6 +178,9 @@ def _branch(d: object) -> Branch | None:
     return Branch(step, f.token(b["model_pick"], "branch.model_pick"), by_class)
 
 
+NPY_HEADER_MAX = 10_000  # bytes of a .npy header (this app writes about 128)
+
+
 def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[tuple[int, ...], int]:
     """The shape of a member array and where its data starts, after checking its type (only the
     few bytes of its header are decompressed, nothing is allocated)."""
@@ -186,10 +189,13 @@ def _array_header(zf: zipfile.ZipFile, name: str) -> tuple[tuple[int, ...], int]
         try:
             version = np.lib.format.read_magic(fp)
             read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-            shape, fortran, dtype = read(fp)
-        except ValueError as e:
-            raise trace_error(member, f"not a numpy array ({e})") from e
+            shape, fortran, dtype = read(fp, max_header_size=NPY_HEADER_MAX)
+        except Exception as e:  # noqa: BLE001 - numpy's parser of the header's Python literal raises
+            # ValueError, SyntaxError, tokenize's TokenError, TypeError... on damaged bytes
+            raise trace_error(member, f"its array header is damaged ({type(e).__name__})") from None
         offset = fp.tell()
+    if not isinstance(shape, tuple) or not all(isinstance(n, int) and 0 <= n < 2**40 for n in shape):
+        raise trace_error(member, f"its array header gives no shape an array can have ({shape!r})")
     if dtype != ARRAYS[name]:
         raise trace_error(member, f"expected {ARRAYS[name]} numbers, got {dtype}")
     if fortran:

@@ -214,3 +214,29 @@ def test_a_tampered_lesson_record_is_named(tmp_path, saved):
     m = _members(saved)
     _refused(tmp_path, _zip({**m, "lesson.json": b"[1, 2]"}), "lesson.json: expected an object, got list")
     _refused(tmp_path, _zip({**m, "lesson.json": b"{oops"}), "lesson.json: not valid JSON")
+
+
+def _with_header(npy: bytes, header: bytes) -> bytes:
+    """``npy`` (a version 1.0 file) with its header text replaced, the length field kept true."""
+    length = int.from_bytes(npy[8:10], "little")
+    return npy[:8] + len(header).to_bytes(2, "little") + header + npy[10 + length :]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"{'descr': '<f2', 'fortran_order': False, 'shape': (3, \n",  # the sweep's: tokenize's TokenError
+        b"{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }" + b"\x80\xff" + b"\n",
+        b"{'descr': '<f2', 'fortran_order': False, 'shape': 'wide', }\n",
+        b"{'descr': '<f2', 'fortran_order': False, 'shape': (-3, 4), }\n",
+        b"{'descr': '<f2', 'fortran_order': False, 'shape': (3.5, 4), }\n",
+        b"{'descr': 'O', 'fortran_order': False, 'shape': (3, 4), }\n",
+        b"[1, 2, 3]\n",
+        b"__import__('os')\n",
+    ],
+)
+def test_a_damaged_array_header_in_a_valid_zip_is_named(tmp_path, saved, header):
+    """Zip checksums valid, one .npy header corrupted: one clear message for the member (the
+    fault sweep: "unexpected TokenError: EOF in multi-line statement", exit 1)."""
+    m = _members(saved)
+    _refused(tmp_path, _zip({**m, "embeddings.npy": _with_header(m["embeddings.npy"], header)}), r"embeddings\.npy")
