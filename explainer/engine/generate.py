@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explainer.engine.prompt_size import check_prompt_size
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
@@ -38,24 +39,6 @@ TOP_N = 50  # candidates kept per distribution in the trace: more than any chart
 class PreparedPrompt:
     text: str  # what the model reads (the prompt, or the prompt inside the chat template)
     tokens: list[TokenRef]
-
-
-def check_prompt_size(prompt: str, context: int, max_token_bytes: int) -> None:
-    """Refuse, at once and without tokenizing, a prompt that cannot fit the context window even
-    if every token were the tokenizer's longest: a 10 MB paste would otherwise take tens of
-    seconds and gigabytes to be tokenized, only to be refused for its length. Characters are
-    compared first (a character is at least one byte), so a huge text is not even encoded."""
-    room = context - 1  # one position is left for the answer
-    most = room * max_token_bytes
-    if len(prompt) > most or len(prompt.encode("utf-8", "surrogatepass")) > most:
-        size = len(prompt.encode("utf-8", "surrogatepass")) if len(prompt) <= 4 * most else None
-        what = f"{size:,} bytes" if size is not None else f"{len(prompt):,} characters"
-        raise ExplainerError(
-            f"the prompt is {what} long, but the model reads at most {context:,} tokens, and even at "
-            f"{max_token_bytes} bytes a token (its longest) that is at most {most:,} bytes with room to answer",
-            f"shorten it to under {most:,} bytes; a usual English text is about 4 characters a token, "
-            f"so about {room * 4:,} characters fit",
-        )
 
 
 class Engine:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explainer.engine.prompt_size import check_prompt_size
 from explainer.engine.trace import Layers, Step, Trace
 from explainer.errors import ExplainerError
 
@@ -40,8 +41,21 @@ def append_step(trace: Trace, step: Step) -> None:
     trace.steps.append(step)
 
 
+def check_prompt(trace: Trace) -> None:
+    """A prompt read from a trace passes the bound a typed one does (engine/prompt_size.py): no
+    longer than its context's worth of its own longest token. A 10 MB prompt in a trace once
+    made an 11 MB web page and 1.6 GB of memory, where typing it is refused."""
+    longest = max((len(t.text.encode("utf-8", "surrogatepass")) for t in trace.prompt_tokens), default=1)
+    try:
+        check_prompt_size(trace.prompt, trace.model.context_length, max(1, longest))
+    except ExplainerError as e:
+        raise trace_error("prompt", e.message) from None
+
+
 def check_trace(trace: Trace) -> None:
-    """Every rule over the whole trace: prompt tokens within the vocabulary, then each step."""
+    """Every rule over the whole trace: the prompt's size, prompt tokens within the vocabulary,
+    then each step."""
+    check_prompt(trace)
     vocab = trace.model.vocab_size
     for i, t in enumerate(trace.prompt_tokens):
         if not 0 <= t.id < vocab:

@@ -64,9 +64,15 @@ def draw(v: object, path: str) -> float:
     return x
 
 
-def text(v: object, path: str) -> str:
+MAX_TEXT = 4096  # characters of a name, a date, a token's text (the prompt has its own bound)
+MAX_PROMPT_CHARS = 64 << 20  # a prompt before trace_checks.check_prompt, which needs its tokens
+
+
+def text(v: object, path: str, most: int = MAX_TEXT) -> str:
     if not isinstance(v, str):
         raise trace_error(path, f"expected a string, got {type(v).__name__}")
+    if len(v) > most:
+        raise trace_error(path, f"{len(v):,} characters, more than {most:,}")
     return v
 
 

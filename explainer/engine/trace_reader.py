@@ -143,7 +143,7 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
     stop = d["stop_reason"]
     trace = Trace(
         model=f.model_info(d["model"], "model"),
-        prompt=f.text(d["prompt"], "prompt"),
+        prompt=f.text(d["prompt"], "prompt", most=f.MAX_PROMPT_CHARS),
         chat=f.boolean(d["chat"], "chat"),
         settings=settings,
         prompt_tokens=[

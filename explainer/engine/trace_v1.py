@@ -73,7 +73,7 @@ def read_v1(d: object) -> Trace:
     stop = d["stop_reason"]
     trace = Trace(
         model=f.model_info(d["model"], "model"),
-        prompt=f.text(d["prompt"], "prompt"),
+        prompt=f.text(d["prompt"], "prompt", most=f.MAX_PROMPT_CHARS),
         chat=f.boolean(d["chat"], "chat"),
         settings=settings,
         prompt_tokens=[

@@ -240,3 +240,15 @@ def test_a_damaged_array_header_in_a_valid_zip_is_named(tmp_path, saved, header)
     fault sweep: "unexpected TokenError: EOF in multi-line statement", exit 1)."""
     m = _members(saved)
     _refused(tmp_path, _zip({**m, "embeddings.npy": _with_header(m["embeddings.npy"], header)}), r"embeddings\.npy")
+
+
+def test_a_prompt_in_a_trace_passes_the_bound_a_typed_one_does(tmp_path, saved):
+    """The fault sweep: a trace whose stored prompt is 10 MB became an 11 MB web page with 1.6 GB
+    of memory, though typing that prompt is refused. Now the same rule refuses it at load."""
+    m = _members(saved)
+    header = json.loads(m["trace.json"])
+    header["prompt"] = "a" * (10 << 20)
+    _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), r"prompt: the prompt is .* long")
+    header = json.loads(m["trace.json"])
+    header["prompt_tokens"]["texts"][0] = "x" * 5000
+    _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), r"prompt_tokens\.texts\[0\]: 5,000")
