@@ -49,7 +49,7 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
     outs = (mixed, key, value, top_w, top_i)
 
     # With the weights, each row's strongest positions are taken right away, while
-    # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
+    # the layer's [B, n_heads, S, T] weights are still in cache (a decode step has one row).
     weights = p + "weights"
     shown = _branch(
         p + "with_weights",
@@ -58,7 +58,9 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
             helper.make_node(
                 "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
             ),
-            helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
+            # a shorter row of a batch: the kernel leaves its positions past T unwritten
+            helper.make_node("Where", ["attention_valid", weights, "zero_weight"], [p + "own"], name=p + "own"),
+            helper.make_node("TopK", [p + "own", "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
         ],
     )
     fast = _branch(
