@@ -119,7 +119,7 @@ def build_graph(
     changes the bytes of model.onnx and its weights file."""
     c = weights.config
     g = GraphBuilder(store)
-    _positions(g, c)
+    _positions(g, c, batched=device == "cpu")
     layer_attention = onnx_attention_cpu.attention
     if device == "cuda":
         onnx_attention_cuda.prepare(g, c)
@@ -178,9 +178,10 @@ def _interface(c: ModelConfig) -> tuple[list[onnx.ValueInfoProto], list[onnx.Val
     return inputs, outputs
 
 
-def _positions(g: GraphBuilder, c: ModelConfig) -> None:
+def _positions(g: GraphBuilder, c: ModelConfig, batched: bool) -> None:
     """The counts every layer's attention reads: positions filled, the last new token's index,
-    and the width and shape of the attention top-K."""
+    and the width and shape of the attention top-K. `batched`: rows of several lengths (the CPU
+    graph); the CUDA graph reads one row (ReduceMax-20 has no CUDA kernel)."""
     # GroupQueryAttention is told how many positions are filled after this pass (its
     # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
     one = g.const("int_1", np.array([1], np.int64))
@@ -195,7 +196,7 @@ def _positions(g: GraphBuilder, c: ModelConfig) -> None:
         name="seqlens_k",
     )  # [1]
     # a batch's rows share one pass over buffers as long as its longest row
-    longest = g.op("ReduceMax", total_len, keepdims=1, name="longest")  # [1]
+    longest = g.op("ReduceMax", total_len, keepdims=1, name="longest") if batched else total_len  # [1]
     g.op(
         "Cast",
         g.op("Squeeze", longest, name="total_scalar"),
