@@ -159,6 +159,7 @@ class BatchDecoder:
         on_step: Callable[[Trace, Step], None] | None = None,
         tag: Any = None,
         should_stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> Trace | None:
         """Read a request's prompt alone into a free slot and take its first token. Returns its
         trace if that already ended it, else None: it decodes with the batch from the next pass."""
@@ -169,7 +170,7 @@ class BatchDecoder:
         trace = Trace.new(engine.model_info(), prompt, chat, sampler.effective_settings, prepared.tokens, None)
         slot = self.cache.claim()
         try:
-            result = engine._read(prepared.tokens, slot, lens, should_stop)
+            result = engine._read(prepared.tokens, slot, lens, should_stop, on_progress)
         except BaseException:
             self.cache.release(self.cache.active - 1)
             raise
@@ -211,3 +212,10 @@ class BatchDecoder:
                 last.cache = self.cache.slots[b]
         done.reverse()
         return done
+
+    def drop_all(self) -> list[Running]:
+        """End every running request where it is (the class stopped); returns them."""
+        dropped, self.running = self.running, []
+        for _ in dropped:
+            self.cache.release(self.cache.active - 1)
+        return dropped
