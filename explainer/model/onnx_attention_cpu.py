@@ -83,6 +83,22 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
     return p + "attention"
 
 
+def prepare(g: GraphBuilder, total_len: str, longest: str) -> None:
+    """`attention_valid` [B, 1, 1, T]: whether position t is within row b's own length. The
+    weights of a batch span its longest row, and the kernel leaves a shorter row's positions past
+    its own length unwritten: they are zeroed before the top-K (the runtime drops them)."""
+    positions = g.op(
+        "Range",
+        g.const("int_0_scalar", np.array(0, np.int64)),
+        g.op("Squeeze", longest, name="longest_scalar"),
+        g.const("int_1_scalar", np.array(1, np.int64)),
+        name="weight_positions",
+    )  # [T]
+    lengths = g.op("Reshape", total_len, g.shape(-1, 1, 1, 1), name="row_lengths")
+    g.op("Less", positions, lengths, outputs=["attention_valid"], name="attention_valid")
+    g.const("zero_weight", np.array(0.0, np.float32))
+
+
 def _kernel_inputs(c: ModelConfig, i: int, qkv: list[str]) -> list[str]:
     """GroupQueryAttention's inputs for layer i: q|k|v packed in one input, or q, k, v apart
     (after gemma3's QK-norm); a local layer has its own RoPE tables and sees only the last

@@ -8,11 +8,10 @@ RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads lik
 definition (see onnx_attention_cpu.py; the pieces it is built from are in onnx_blocks.py). (onnxscript
 would add a tracer and a dependency for no gain at this size.)
 
-Graph interface (B sequences of S new tokens each, P[b] tokens already cached in row b, T = P + S;
-C is the cache buffers' capacity, at least T. The CPU graph takes any B: a class's requests are
-decoded together, B rows of one new token each, reading the weights once for B tokens; a prompt
-is read alone, B = 1. The CUDA graph takes B = 1. Outputs "per layer" are layer-major,
-row l * B + b for layer l of sequence b, so B = 1 reads as before):
+Graph interface (B rows of S new tokens, P[b] tokens cached in row b, T = P + S; C is the cache
+buffers' capacity, at least T. The CPU graph takes any B (a class's requests decoded together, one
+new token each: the weights read once for B tokens); the CUDA graph takes B = 1. Rows "per layer"
+are layer-major, l * B + b for layer l of row b):
 
 inputs   input_ids        int64 [B, S]
          past_length      int64 [B]    P: how many positions of each row's cache buffers are filled
@@ -29,19 +28,15 @@ outputs  logits           float [B, num_logits, vocab]
          hidden_last      float [n_layers * B, d_model]  residual stream after each layer, for
                                        the last new token
          attention_top_ids, attention_top_weights   int64/float [n_layers * B, n_heads, K]
-                                       the K = min(ATTENTION_TOP, T) positions the last new token
-                                       attends to most in each layer and head, strongest first,
-                                       and their softmax weights (all rows of a long prompt would
-                                       be n_layers * n_heads * S * T floats: 72 GB at 8k);
-                                       with attention=false both are zeros; K is
-                                       min(ATTENTION_TOP, longest T): a shorter row's top
-                                       may name positions past its own T (weight 0), which
-                                       the runtime drops
+                                       the K = min(ATTENTION_TOP, longest T) positions the last
+                                       new token attends to most in each layer and head, strongest
+                                       first, and their softmax weights (all rows of a long prompt:
+                                       n_layers * n_heads * S * T floats, 72 GB at 8k); zeros with
+                                       attention=false; weight 0 past a shorter row's own T
          (one output per kind, not per layer: each bound output costs the caller a Python call)
          lens_ids, lens_probs  int64/float [n + B * num_logits, LENS_TOP]  top predictions of
-                                       each lens row (lens_layers index hidden_last's rows),
-                                       then of each logits row (with num_logits 1,
-                                       the last row is the last layer's guess: see the head)
+                                       each lens row (lens_layers index hidden_last's rows), then
+                                       of each logits row (the last layer's guess: see the head)
 """
 
 from __future__ import annotations
@@ -225,23 +220,8 @@ def _positions(g: GraphBuilder, c: ModelConfig, batched: bool) -> None:
         name="no_top_shape",
     )  # [B, n_heads, 1, K]
     g.const("axis_1", np.array([1], np.int64))
-    # [B, 1, 1, T]: whether position t is within row b's own length (the attention weights of a
-    # batch span its longest row; see onnx_attention_cpu)
-    positions = g.op(
-        "Range",
-        g.const("int_0_scalar", np.array(0, np.int64)),
-        g.op("Squeeze", longest, name="longest_scalar"),
-        g.const("int_1_scalar", np.array(1, np.int64)),
-        name="weight_positions",
-    )  # [T]
-    g.op(
-        "Less",
-        positions,
-        g.op("Reshape", total_len, g.shape(-1, 1, 1, 1), name="row_lengths"),
-        outputs=["attention_valid"],
-        name="attention_valid",
-    )
-    g.const("zero_weight", np.array(0.0, np.float32))
+    if batched:
+        onnx_attention_cpu.prepare(g, total_len, longest)
 
 
 def _rope_tables(g: GraphBuilder, weights: ModelWeights) -> None:
