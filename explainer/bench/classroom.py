@@ -12,8 +12,9 @@ asserted:
   with its place in the count, and the panel's count is recorded as it is shown);
   ``gui_max_block_ms`` the longest time the GUI thread did not get back to its event loop while
   the votes came (a 1 ms precise heartbeat, as `bench --gui` measures it);
-- ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), served one at a time
-  by the worker with up to 48 new tokens; ``served_in_order`` (started in arrival order),
+- ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), served by the worker
+  with up to 48 new tokens, at batch sizes 1 (one at a time), 4 and 8 in turn (``batch_N``, and
+  each one's throughput over batch 1's); ``served_in_order`` (started in arrival order),
   ``lost`` (requests with no final answer on their phone), ``tokens_per_s`` over all requests,
   TTFT (the wait included) and TPOT, median and p95, and the GUI's longest block meanwhile;
 - ``instructor_run``: the instructor's run before class mode (48 new tokens at most, the model
@@ -38,6 +39,7 @@ from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from explainer.bench.memory import peak_rss_mb
 from explainer.bench.phones import Answer, PhonesProcess, VoteSent
 from explainer.bench.screen import use_offscreen_screen
+from explainer.classroom.queue import ClassQueue
 from explainer.classroom.room import Limits
 from explainer.inference.events import Failed, GenerationFinished, ModelMissing, ModelReady
 from explainer.model.manifest import DEFAULT_MODEL
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 PROMPT = "Once upon a time"
 QUEUED = 40  # prompts the class sends
+CLASS_BATCHES = (1, 4, 8)  # the queue served at each of these batch sizes in turn
 QUESTION = "Write one sentence about the sea."
 LIMITS = Limits(phones_per_address=10_000, rate=100_000.0, burst=100_000.0)
 TIMEOUT_S = 900.0
@@ -222,6 +225,25 @@ class _ClassBench:
         }
 
     def _queue(self, phones: PhonesProcess) -> None:
+        """The same prompts served at each batch size in turn (CLASS_BATCHES), in one run."""
+        mode = self.window.class_mode
+        figures: dict[str, Any] = {}
+        for size in CLASS_BATCHES:
+            queue = mode.queue
+            assert queue is not None
+
+            def serve(q: ClassQueue = queue, n: int = size) -> None:
+                self.window.controller.serve_class(q, n)
+
+            self.gui.call(serve)
+            figures[f"batch_{size}"] = self._queue_once(phones, len(queue.lives()))
+        one = figures["batch_1"]["tokens_per_s"]
+        for size in CLASS_BATCHES[1:]:
+            mine = figures[f"batch_{size}"]["tokens_per_s"]
+            figures[f"throughput_ratio_{size}_vs_1"] = round(mine / one, 2) if one and mine else None
+        self.result["queue"] = figures
+
+    def _queue_once(self, phones: PhonesProcess, first: int) -> dict[str, Any]:
         n = min(QUEUED, self.result["joined"])
         start = time.perf_counter()
         answers = phones.ask(n, QUESTION)
@@ -230,11 +252,11 @@ class _ClassBench:
             time.sleep(0.5)
             answers = phones.answers()
         end = time.perf_counter()
-        self.result["queue"] = self._queue_figures(answers, start, end)
+        return self._queue_figures(answers, start, end, first)
 
-    def _queue_figures(self, answers: list[Answer], start: float, end: float) -> dict[str, Any]:
+    def _queue_figures(self, answers: list[Answer], start: float, end: float, first: int) -> dict[str, Any]:
         queue = self.window.class_mode.queue
-        lives = queue.lives() if queue is not None else ()
+        lives = queue.lives()[first:] if queue is not None else ()
         started = [life.started for life in lives if life.started is not None]
         done = [a.done for a in answers if a.done is not None]
         ttft = [d["ttft_s"] for d in done if d.get("ttft_s") is not None]

@@ -61,6 +61,7 @@ class RequestLife:
     prefill_started: float | None = None  # its prompt was tokenized; the model began reading it
     prompt_tokens: int | None = None
     token_times: tuple[float, ...] = ()  # when each output token was ready
+    passes: tuple[int, ...] = ()  # the model's pass that made each token (batched: shared with others)
     output: str = ""  # the answer so far
     done: float | None = None
     state: State = State.WAITING
@@ -174,12 +175,21 @@ class ClassQueue:
         """Its prompt is tokenized (``prompt_tokens`` long) and the model starts reading it."""
         return self._update(number, prefill_started=self.clock(), prompt_tokens=prompt_tokens)
 
-    def token_made(self, number: int, text: str) -> RequestLife:
-        """An output token is ready: streamed to the phone with this change."""
+    def token_made(self, number: int, text: str, pass_id: int | None = None) -> RequestLife:
+        """An output token is ready: streamed to the phone with this change. ``pass_id``: the
+        batch's pass that made it, which other requests' tokens may share."""
         with self._lock:
             life = self._lives[number]
             times, output = life.token_times + (self.clock(),), life.output + text
-        return self._update(number, text, token_times=times, output=output)
+            passes = life.passes + (pass_id,) if pass_id is not None else life.passes
+        return self._update(number, text, token_times=times, output=output, passes=passes)
+
+    def partners(self, number: int) -> dict[int, int]:
+        """The requests that shared a pass with request ``number``, and how many passes each."""
+        with self._lock:
+            mine = set(self._lives[number].passes)
+            shared = {n: len(mine.intersection(life.passes)) for n, life in self._lives.items() if n != number}
+        return {n: k for n, k in shared.items() if k}
 
     def finished(self, number: int, trace: Trace) -> RequestLife:
         return self._update(number, done=self.clock(), state=State.DONE, stop_reason=trace.stop_reason, trace=trace)

@@ -57,6 +57,12 @@ def add_parser(sub: Subcommands) -> None:
         "within a second and 40 of them send prompts (share of votes counted, vote-to-projector "
         "latency, the GUI's longest block, the queue's throughput, memory)",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="measure batched decoding instead: 8 queued prompts of 48 new tokens at batch sizes 1, 4 "
+        "and 8 (throughput, median and 95th-percentile TTFT and TPOT, tokens equal to each run alone)",
+    )
     add_model_args(p)
     p.set_defaults(func=run)
 
@@ -95,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
         from explainer.bench.long_context import run_long_bench
 
         print_json(run_long_bench(built, args.context, new_tokens=min(256, args.context // 2), device=args.device))
+        return 0
+    if args.batch:
+        from explainer.bench.batching import run_batch_bench
+
+        print_json(run_batch_bench(built))
         return 0
     if args.export:
         from explainer.bench.export import run_export_bench

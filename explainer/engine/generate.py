@@ -22,7 +22,7 @@ from explainer.engine.prompt_size import check_prompt_size
 from explainer.engine.runtime import KVCache, ModelRuntime, PassOutput
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.tokenizer import TextTokenizer, load_tokenizer
-from explainer.engine.trace import ATTENTION_TOP, Branch, Layers, ModelInfo, Step, TokenRef, Trace
+from explainer.engine.trace import ATTENTION_TOP, Branch, Layers, ModelInfo, Step, StopReason, TokenRef, Trace
 from explainer.engine.trace_checks import TraceError, append_step
 from explainer.engine.trace_sampling import step_sampling
 from explainer.errors import Cancelled, ExplainerError, out_of_memory
@@ -145,49 +145,72 @@ class Engine:
         sampler = Sampler(settings)
         trace = Trace.new(self.model_info(), prompt, chat, sampler.effective_settings, prepared.tokens, branch)
         cache = self.runtime.new_cache()
-        context = self.config["context_length"]
         reading = prepared.tokens
         while True:
             start = cache.length
             prefill = not trace.steps
             result = self._read(reading, cache, lens, should_stop, on_progress if prefill else None)
-            t0 = time.perf_counter()
             i = len(trace.steps)
-            sample = sampler.sample(result.logits, forced[i] if i < len(forced) else None)
-            sample_s = time.perf_counter() - t0
-            chosen = TokenRef(sample.chosen, self.tokenizer.piece(sample.chosen))
-            step = Step(
-                index=len(trace.steps),
-                phase="prefill" if not trace.steps else "decode",
-                start=start,
-                tokens=list(reading),
-                embeddings=result.embeddings.astype(np.float16),
-                embedding_dim=int(result.embeddings.shape[1]),
-                layers=layers_record(result, lens),
-                sampling=step_sampling(sample, TOP_N, chosen.text),
-                forward_s=result.seconds,
-                sample_s=sample_s,
-                logits=result.logits.astype(np.float32),
+            chosen = self.record_step(
+                trace, sampler, reading, start, result, lens, forced[i] if i < len(forced) else None
             )
-            try:
-                append_step(trace, step)
-            except TraceError as exc:  # not a damaged file: the model's own files disagree
-                raise ExplainerError(
-                    f"the model produced a step that does not fit its own description ({exc.message})",
-                    "its files disagree with each other (config.json, tokenizer.json); "
-                    "the model must be rebuilt: run `explainer model build --force`",
-                ) from None
             if on_step:
-                on_step(trace, step)
-            if sample.chosen == self.eos_id:
-                trace.stop_reason = "eos"
-            elif len(trace.steps) >= settings.max_new_tokens:
-                trace.stop_reason = "max_tokens"
-            elif cache.length >= context:
-                trace.stop_reason = "context"
+                on_step(trace, trace.steps[-1])
+            trace.stop_reason = self.stop_reason(chosen.id, len(trace.steps), settings, cache.length)
             if trace.stop_reason:
                 return trace
             reading = [chosen]
+
+    def record_step(
+        self,
+        trace: Trace,
+        sampler: Sampler,
+        reading: list[TokenRef],
+        start: int,
+        result: PassOutput,
+        lens: bool,
+        forced: int | None = None,
+    ) -> TokenRef:
+        """Sample the pass's next token with the request's own sampler and append the step to its
+        trace; returns the token chosen. A batched decode records each row's step here too, so a
+        request's trace reads the same whether it ran alone or in a batch."""
+        t0 = time.perf_counter()
+        sample = sampler.sample(result.logits, forced)
+        sample_s = time.perf_counter() - t0
+        chosen = TokenRef(sample.chosen, self.tokenizer.piece(sample.chosen))
+        step = Step(
+            index=len(trace.steps),
+            phase="prefill" if not trace.steps else "decode",
+            start=start,
+            tokens=list(reading),
+            embeddings=result.embeddings.astype(np.float16),
+            embedding_dim=int(result.embeddings.shape[1]),
+            layers=layers_record(result, lens),
+            sampling=step_sampling(sample, TOP_N, chosen.text),
+            forward_s=result.seconds,
+            sample_s=sample_s,
+            logits=result.logits.astype(np.float32),
+        )
+        try:
+            append_step(trace, step)
+        except TraceError as exc:  # not a damaged file: the model's own files disagree
+            raise ExplainerError(
+                f"the model produced a step that does not fit its own description ({exc.message})",
+                "its files disagree with each other (config.json, tokenizer.json); "
+                "the model must be rebuilt: run `explainer model build --force`",
+            ) from None
+        return chosen
+
+    def stop_reason(self, chosen: int, steps: int, settings: SamplingSettings, length: int) -> StopReason | None:
+        """Why a request ends after a step that chose `chosen`, its `steps`-th, with `length`
+        positions in its cache: "eos", "max_tokens", "context", or None to go on."""
+        if chosen == self.eos_id:
+            return "eos"
+        if steps >= settings.max_new_tokens:
+            return "max_tokens"
+        if length >= self.config["context_length"]:
+            return "context"
+        return None
 
     def continue_from(
         self,

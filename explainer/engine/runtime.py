@@ -157,7 +157,7 @@ class ModelRuntime:
         # the cache lives on the device when the whole graph runs there (the CUDA graph)
         self.cache_device = "cuda" if self.device == "cuda" and graph == "cuda" else "cpu"
         n = config["n_layers"]
-        self._cache_names = [f"past.{i}.{kv}" for i in range(n) for kv in ("key", "value")]
+        self.cache_names = [f"past.{i}.{kv}" for i in range(n) for kv in ("key", "value")]
         self._host_outputs = [o.name for o in self.session.get_outputs() if not o.name.startswith("present.")]
 
     @property
@@ -180,10 +180,10 @@ class ModelRuntime:
         shape = (1, c["n_kv_heads"], c["context_length"], c["head_dim"])
         if self.cache_device == "cuda":
             zeros = np.zeros(shape, np.float32)
-            device = [ort.OrtValue.ortvalue_from_numpy(zeros, "cuda", 0) for _ in self._cache_names]
+            device = [ort.OrtValue.ortvalue_from_numpy(zeros, "cuda", 0) for _ in self.cache_names]
             return KVCache(device, shape[2], keep=[])
         nbytes = int(np.prod(shape)) * 4
-        memory = [mmap.mmap(-1, nbytes) for _ in self._cache_names]  # zero pages until written
+        memory = [mmap.mmap(-1, nbytes) for _ in self.cache_names]  # zero pages until written
         arrays = [np.frombuffer(m, np.float32).reshape(shape) for m in memory]
         values = [ort.OrtValue.ortvalue_from_numpy(a) for a in arrays]
         return KVCache(values, shape[2], keep=[memory, arrays])
@@ -201,29 +201,10 @@ class ModelRuntime:
                 "shorten the prompt or ask for fewer new tokens",
             )
         start = time.perf_counter()
-        binding = self.session.io_binding()
-        binding.bind_cpu_input("input_ids", np.array([ids], np.int64))
-        binding.bind_cpu_input("num_logits", np.array([1], np.int64))
-        binding.bind_cpu_input("past_length", np.array([cache.length], np.int64))
-        binding.bind_cpu_input("attention", np.array(attention))
-        # the last layer's guess is the logits row's own top-k, the graph's last lens row
         lens_layers = np.arange(n_layers - 1 if lens else 0, dtype=np.int64)
-        binding.bind_cpu_input("lens_layers", lens_layers)
-        for name, value in zip(self._cache_names, cache.values):
-            binding.bind_ortvalue_input(name, value)
-            binding.bind_ortvalue_output(name.replace("past.", "present."), value)
-        for name in self._host_outputs:
-            binding.bind_output(name, "cpu")
-        try:
-            self.session.run_with_iobinding(binding)
-        except Exception as exc:  # onnxruntime reports a failed allocation as a plain runtime error
-            if "allocate" in str(exc).lower():
-                raise out_of_memory(
-                    f"run the model on {len(ids):,} tokens after {cache.length:,}",
-                    "close other programs, or use a shorter prompt or fewer new tokens",
-                ) from exc
-            raise
-        outs = dict(zip(self._host_outputs, binding.get_outputs()[len(self._cache_names) :]))
+        outs = self.run_rows(
+            np.array([ids], np.int64), np.array([cache.length], np.int64), cache.values, lens_layers, attention
+        )
         cache.length += len(ids)
 
         def host(name: str) -> np.ndarray:
@@ -243,3 +224,31 @@ class ModelRuntime:
         )
         result.seconds = time.perf_counter() - start
         return result
+
+    def run_rows(
+        self, ids: np.ndarray, past: np.ndarray, cache_values: list[Any], lens_layers: np.ndarray, attention: bool
+    ) -> dict[str, Any]:
+        """One pass over rows `ids` [B, S] whose caches hold `past` [B] positions; the caches'
+        OrtValues [B, n_kv, C, hd] are written in place. Returns the host outputs by name."""
+        binding = self.session.io_binding()
+        binding.bind_cpu_input("input_ids", ids)
+        binding.bind_cpu_input("num_logits", np.array([1], np.int64))
+        binding.bind_cpu_input("past_length", past)
+        binding.bind_cpu_input("attention", np.array(attention))
+        # the last layer's guess is the logits row's own top-k, the graph's last lens row
+        binding.bind_cpu_input("lens_layers", lens_layers)
+        for name, value in zip(self.cache_names, cache_values):
+            binding.bind_ortvalue_input(name, value)
+            binding.bind_ortvalue_output(name.replace("past.", "present."), value)
+        for name in self._host_outputs:
+            binding.bind_output(name, "cpu")
+        try:
+            self.session.run_with_iobinding(binding)
+        except Exception as exc:  # onnxruntime reports a failed allocation as a plain runtime error
+            if "allocate" in str(exc).lower():
+                raise out_of_memory(
+                    f"run the model on {ids.size:,} tokens after {int(past.max()):,}",
+                    "close other programs, or use a shorter prompt or fewer new tokens",
+                ) from exc
+            raise
+        return dict(zip(self._host_outputs, binding.get_outputs()[len(self.cache_names) :]))

@@ -42,7 +42,33 @@ class Close:
     """End the process (after the run in hand, if any: a stop is sent first)."""
 
 
-Request = Generate | Continue | Close
+@dataclass(frozen=True, slots=True)
+class ClassBatch:
+    """Serve the class's requests decoded together, up to ``size`` at a time (engine/batch.py),
+    until :class:`EndBatch`: the requests come as :class:`Admit` messages meanwhile, read between
+    passes, and each is answered by a :data:`ClassReply` stream tagged with its number;
+    :class:`BatchDone` comes last."""
+
+    size: int
+    chat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Admit:
+    """A class request for the running batch: it joins at the next pass once its prompt is read."""
+
+    tag: int
+    prompt: str
+    settings: SamplingSettings
+
+
+@dataclass(frozen=True, slots=True)
+class EndBatch:
+    """Admit nothing more: finish the requests in hand, then answer :class:`BatchDone`."""
+
+
+Request = Generate | Continue | Close | ClassBatch
+BatchMessage = Admit | EndBatch
 
 # --- the child answers: the load ---------------------------------------------------------
 
@@ -122,4 +148,43 @@ class RunCrashed:
 
 
 RunReply = PromptRead | StepMade | RunEnded | RunStopped | RunFailed | RunCrashed
-Reply = LoadReply | RunReply
+
+# --- the child answers: a class batch ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClassStarted:
+    """Request ``tag``'s prompt is tokenized (``prompt_tokens`` long); the model starts reading it."""
+
+    tag: int
+    prompt_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClassStep:
+    """One step of request ``tag`` (``fixed`` as in :class:`StepMade`), made in pass ``pass_id``
+    of the batch, which decoded ``rows`` requests (1: its prompt, read alone)."""
+
+    tag: int
+    step: Step
+    fixed: Trace | None
+    pass_id: int
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClassEnded:
+    """Request ``tag`` ended: why (the trace's stop reason), or what failed (``failure``)."""
+
+    tag: int
+    stop_reason: StopReason | None
+    failure: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchDone:
+    """Every admitted request has ended: the batch is over."""
+
+
+ClassReply = ClassStarted | ClassStep | ClassEnded
+Reply = LoadReply | RunReply | ClassReply | BatchDone

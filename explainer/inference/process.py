@@ -35,9 +35,14 @@ from typing import TYPE_CHECKING, assert_never
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, Trace
 from explainer.errors import Cancelled, ExplainerError
+from explainer.inference.batch_loop import Feeder, feed_batch, serve_from_pipe
 from explainer.inference.messages import (
+    Admit,
+    ClassBatch,
+    ClassReply,
     Close,
     Continue,
+    EndBatch,
     Generate,
     Labels,
     Loaded,
@@ -106,8 +111,14 @@ def _serve(conn: Connection, stop: Connection, cache_root: str, name: str, devic
             return  # the app is gone
         if isinstance(request, Close):
             return
+        if isinstance(request, Admit | EndBatch):
+            continue  # left over from a class batch that failed
         while stop.poll():  # a stop that came after the last run had ended
             stop.recv_bytes()
+        if isinstance(request, ClassBatch):
+            if not serve_from_pipe(conn, runner.engine, request, stop.poll, POLL_S):
+                return
+            continue
         conn.send(_answer(conn, runner, request, stop.poll))
 
 
@@ -227,14 +238,31 @@ class ModelProcess:
                     raise RuntimeError(f"the model's process said {other!r} among the labels")
         return Described(info, provider, tuple(labels))
 
+    def serve_class(
+        self, feeder: Feeder, chat: bool, on_reply: Callable[[ClassReply], None], should_stop: StopAsked
+    ) -> None:
+        """Serve the class's requests in batches in the child (inference/batch_loop.py)."""
+        if self._closed:
+            raise self._lost()
+        self._stop_sent = False
+
+        def send(message: object) -> None:
+            try:
+                self._conn.send(message)
+            except (OSError, ValueError):
+                raise self._lost() from None
+
+        feed_batch(feeder, chat, on_reply, send, lambda: self._next(lambda: False, should_stop, once=True))
+
     def _next_load(self, give_up: StopAsked) -> LoadReply:
         reply = self._next(give_up, None)
         assert isinstance(reply, Loaded | LoadFailed | Labels), reply
         return reply
 
-    def _next(self, give_up: StopAsked, stop_asked: StopAsked | None) -> Reply:
+    def _next(self, give_up: StopAsked, stop_asked: StopAsked | None, once: bool = False) -> Reply | None:
         """The child's next message. While waiting: ``give_up`` kills the child (the window is
-        closing during a load), ``stop_asked`` asks it to stop at its next pass."""
+        closing during a load), ``stop_asked`` asks it to stop at its next pass. ``once``: None
+        when nothing came within one short wait."""
         while True:
             if give_up():
                 self.close(wait_s=0.0)
@@ -249,6 +277,8 @@ class ModelProcess:
                 raise self._lost() from None
             if not self._proc.is_alive() and not self._conn.poll(0):
                 raise self._lost()
+            if once:
+                return None
 
     def _lost(self) -> ModelProcessLost:
         self._proc.join(timeout=1.0)

@@ -15,6 +15,8 @@ from explainer.errors import ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
+    from explainer.inference.batch_loop import Feeder
+    from explainer.inference.messages import ClassReply
 
 OnStep = Callable[[Trace, Step], None]
 StopAsked = Callable[[], bool]
@@ -47,6 +49,10 @@ class ModelRunner(Protocol):
     ) -> Trace: ...
 
     def continue_from(self, original: Trace, step: int, token_id: int, should_stop: StopAsked) -> Trace: ...
+
+    def serve_class(
+        self, feeder: Feeder, chat: bool, on_reply: Callable[[ClassReply], None], should_stop: StopAsked
+    ) -> None: ...
 
     def close(self) -> None: ...
 
@@ -104,6 +110,20 @@ class InProcess:
     ) -> Trace:
         """(``on_step``: the model's process passes each step on; the window waits for the end.)"""
         return self.engine.continue_from(original, step, token_id, on_step=on_step, should_stop=should_stop)
+
+    def serve_class(
+        self, feeder: Feeder, chat: bool, on_reply: Callable[[ClassReply], None], should_stop: StopAsked
+    ) -> None:
+        """The class's requests in batches, in this thread (inference/batch_loop.py)."""
+        from explainer.inference.batch_loop import serve_batch
+        from explainer.inference.messages import BatchDone
+
+        def say(reply: ClassReply | BatchDone) -> None:
+            if not isinstance(reply, BatchDone):
+                feeder.heard(reply)
+                on_reply(reply)
+
+        serve_batch(self.engine, feeder.size, chat, lambda _wait: feeder.messages(), say, should_stop)
 
     def close(self) -> None:
         pass

@@ -29,8 +29,9 @@ Progress = Callable[[str, float], None]
 # Bump when the graph or config written here changes: `explainer model build` then rebuilds.
 # 3: GroupQueryAttention over an in-place cache; top-K attention outputs. 4: model.cuda.onnx
 # beside model.onnx. 5: no attention_mean; the lens outputs end with the logits rows' own top-k
-# (the last layer's guess).
-CONVERTER_VERSION = "5"
+# (the last layer's guess). 6: a batch of sequences (input_ids [B, S], past_length [B]) for the
+# class queue's batched decode.
+CONVERTER_VERSION = "6"
 MODEL_DATA = "model.onnx.data"  # the weights, beside model.onnx (see weights_file)
 # The graph a CUDA session loads (onnx_attention_cuda), on the same weights file: both graphs
 # hold the same large initializers in the same order, at the same offsets of it.

@@ -49,7 +49,7 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
     outs = (mixed, key, value, top_w, top_i)
 
     # With the weights, each row's strongest positions are taken right away, while
-    # the layer's [1, n_heads, S, T] weights are still in cache (a decode step has one row).
+    # the layer's [B, n_heads, S, T] weights are still in cache (a decode step has one row).
     weights = p + "weights"
     shown = _branch(
         p + "with_weights",
@@ -58,7 +58,9 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
             helper.make_node(
                 "GroupQueryAttention", inputs, [mixed, key, value, weights], name=p + "gqa", qk_output=2, **attrs
             ),
-            helper.make_node("TopK", [weights, "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
+            # a shorter row of a batch: the kernel leaves its positions past T unwritten
+            helper.make_node("Where", ["attention_valid", weights, "zero_weight"], [p + "own"], name=p + "own"),
+            helper.make_node("TopK", [p + "own", "attention_k"], [top_w, top_i], axis=-1, name=p + "attention_top"),
         ],
     )
     fast = _branch(
@@ -79,6 +81,22 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
         name=p + "attention",
     )
     return p + "attention"
+
+
+def prepare(g: GraphBuilder, total_len: str, longest: str) -> None:
+    """`attention_valid` [B, 1, 1, T]: whether position t is within row b's own length. The
+    weights of a batch span its longest row, and the kernel leaves a shorter row's positions past
+    its own length unwritten: they are zeroed before the top-K (the runtime drops them)."""
+    positions = g.op(
+        "Range",
+        g.const("int_0_scalar", np.array(0, np.int64)),
+        g.op("Squeeze", longest, name="longest_scalar"),
+        g.const("int_1_scalar", np.array(1, np.int64)),
+        name="weight_positions",
+    )  # [T]
+    lengths = g.op("Reshape", total_len, g.shape(-1, 1, 1, 1), name="row_lengths")
+    g.op("Less", positions, lengths, outputs=["attention_valid"], name="attention_valid")
+    g.const("zero_weight", np.array(0.0, np.float32))
 
 
 def _kernel_inputs(c: ModelConfig, i: int, qkv: list[str]) -> list[str]:

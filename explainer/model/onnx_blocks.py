@@ -101,7 +101,7 @@ def codes_product(g: GraphBuilder, x: str, name: str, blocks: list[Blocks]) -> s
     minimum = np.concatenate([q.minimum for q in blocks if q.minimum is not None])
     block_sums = g.op(
         "ReduceSum",
-        g.op("Reshape", x, g.shape(1, -1, k // block, block)),
+        g.op("Reshape", x, g.shape(0, -1, k // block, block)),
         g.const(name + ".sum_axis", np.array([-1], np.int64)),
         keepdims=0,
         name=name + ".block_sums",

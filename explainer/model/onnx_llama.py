@@ -8,33 +8,35 @@ RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads lik
 definition (see onnx_attention_cpu.py; the pieces it is built from are in onnx_blocks.py). (onnxscript
 would add a tracer and a dependency for no gain at this size.)
 
-Graph interface (batch is always 1; S new tokens, P tokens already cached, T = P + S; C is the
-cache buffers' capacity, at least T):
+Graph interface (B rows of S new tokens, P[b] tokens cached in row b, T = P + S; C is the cache
+buffers' capacity, at least T. The CPU graph takes any B (a class's requests decoded together, one
+new token each: the weights read once for B tokens); the CUDA graph takes B = 1. Rows "per layer"
+are layer-major, l * B + b for layer l of row b):
 
-inputs   input_ids        int64 [1, S]
-         past_length      int64 [1]    P: how many positions of the cache buffers are filled
-         past.{i}.key     float [1, n_kv_heads, C, head_dim]   (and .value), for every layer i
+inputs   input_ids        int64 [B, S]
+         past_length      int64 [B]    P: how many positions of each row's cache buffers are filled
+         past.{i}.key     float [B, n_kv_heads, C, head_dim]   (and .value), for every layer i
          num_logits       int64 [1]    logits are computed for the last `num_logits` positions
          lens_layers      int64 [n]    layers whose last-position hidden state is read through
                                        the final norm and output head ("logit lens"); n may be 0
          attention        bool  []     whether to return the last token's attention weights
-outputs  logits           float [1, num_logits, vocab]
-         present.{i}.key  float [1, n_kv_heads, C, head_dim]  (and .value): the same buffer with
+outputs  logits           float [B, num_logits, vocab]
+         present.{i}.key  float [B, n_kv_heads, C, head_dim]  (and .value): the same buffer with
                                        positions P .. T-1 written; bind it to past.{i}.key's
                                        memory and the cache is updated in place
-         embeddings       float [1, S, d_model]      token vectors looked up for the new tokens
-         hidden_last      float [n_layers, d_model]  residual stream after each layer, for the
-                                       last new token
-         attention_top_ids, attention_top_weights   int64/float [n_layers, n_heads, K]
-                                       the K = min(ATTENTION_TOP, T) positions the last new token
-                                       attends to most in each layer and head, strongest first,
-                                       and their softmax weights (all rows of a long prompt would
-                                       be n_layers * n_heads * S * T floats: 72 GB at 8k);
-                                       with attention=false both are zeros
+         embeddings       float [B, S, d_model]      token vectors looked up for the new tokens
+         hidden_last      float [n_layers * B, d_model]  residual stream after each layer, for
+                                       the last new token
+         attention_top_ids, attention_top_weights   int64/float [n_layers * B, n_heads, K]
+                                       the K = min(ATTENTION_TOP, longest T) positions the last
+                                       new token attends to most in each layer and head, strongest
+                                       first, and their softmax weights (all rows of a long prompt:
+                                       n_layers * n_heads * S * T floats, 72 GB at 8k); zeros with
+                                       attention=false; weight 0 past a shorter row's own T
          (one output per kind, not per layer: each bound output costs the caller a Python call)
-         lens_ids, lens_probs  int64/float [n + num_logits, LENS_TOP]  top predictions of each
-                                       lens layer, then of each logits row (with num_logits 1,
-                                       the last row is the last layer's guess: see the head)
+         lens_ids, lens_probs  int64/float [n + B * num_logits, LENS_TOP]  top predictions of
+                                       each lens row (lens_layers index hidden_last's rows), then
+                                       of each logits row (the last layer's guess: see the head)
 """
 
 from __future__ import annotations
@@ -86,9 +88,9 @@ def _power_of_4(n: int) -> bool:
 
 def _head_norm(g: GraphBuilder, x: str, name: str, weight: np.ndarray, heads: int, c: ModelConfig) -> str:
     """RMSNorm of every head's vector apart (gemma3's QK-norm): [1, S, heads * hd] back to the same."""
-    split = g.op("Reshape", x, g.shape(1, -1, heads, c.head_dim), name=name + ".heads")
+    split = g.op("Reshape", x, g.shape(0, -1, heads, c.head_dim), name=name + ".heads")
     return g.op(
-        "Reshape", rms_norm(g, split, name, weight, c.rms_eps), g.shape(1, -1, heads * c.head_dim), name=name + ".flat"
+        "Reshape", rms_norm(g, split, name, weight, c.rms_eps), g.shape(0, -1, heads * c.head_dim), name=name + ".flat"
     )
 
 
@@ -112,7 +114,7 @@ def build_graph(
     changes the bytes of model.onnx and its weights file."""
     c = weights.config
     g = GraphBuilder(store)
-    _positions(g, c)
+    _positions(g, c, batched=device == "cpu")
     layer_attention = onnx_attention_cpu.attention
     if device == "cuda":
         onnx_attention_cuda.prepare(g, c)
@@ -146,34 +148,35 @@ def build_graph(
 def _interface(c: ModelConfig) -> tuple[list[onnx.ValueInfoProto], list[onnx.ValueInfoProto]]:
     """The graph's inputs and outputs, in their order (see the module's docstring)."""
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
-    kv_shape: list[str | int] = [1, c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
+    kv_shape: list[str | int] = ["B", c.n_kv_heads, "C", c.head_dim]  # C: the buffer's capacity, at least P + S
     inputs = [
-        helper.make_tensor_value_info("input_ids", i64, [1, "S"]),
+        helper.make_tensor_value_info("input_ids", i64, ["B", "S"]),
         helper.make_tensor_value_info("num_logits", i64, [1]),
         helper.make_tensor_value_info("lens_layers", i64, ["n_lens"]),
-        helper.make_tensor_value_info("past_length", i64, [1]),
+        helper.make_tensor_value_info("past_length", i64, ["B"]),
         helper.make_tensor_value_info("attention", TensorProto.BOOL, []),
     ]
     outputs = [
-        helper.make_tensor_value_info("logits", f32, [1, "num_logits", c.vocab_size]),
-        helper.make_tensor_value_info("embeddings", f32, [1, "S", c.d_model]),
+        helper.make_tensor_value_info("logits", f32, ["B", "num_logits", c.vocab_size]),
+        helper.make_tensor_value_info("embeddings", f32, ["B", "S", c.d_model]),
     ]
     for i in range(c.n_layers):
         inputs += [helper.make_tensor_value_info(f"past.{i}.{kind}", f32, kv_shape) for kind in ("key", "value")]
         outputs += [helper.make_tensor_value_info(f"present.{i}.{kind}", f32, kv_shape) for kind in ("key", "value")]
     outputs += [
-        helper.make_tensor_value_info("hidden_last", f32, [c.n_layers, c.d_model]),
-        helper.make_tensor_value_info("attention_top_ids", i64, [c.n_layers, c.n_heads, "K"]),
-        helper.make_tensor_value_info("attention_top_weights", f32, [c.n_layers, c.n_heads, "K"]),
+        helper.make_tensor_value_info("hidden_last", f32, ["layers_x_B", c.d_model]),
+        helper.make_tensor_value_info("attention_top_ids", i64, ["layers_x_B", c.n_heads, "K"]),
+        helper.make_tensor_value_info("attention_top_weights", f32, ["layers_x_B", c.n_heads, "K"]),
         helper.make_tensor_value_info("lens_ids", i64, ["n_lens_rows", LENS_TOP]),
         helper.make_tensor_value_info("lens_probs", f32, ["n_lens_rows", LENS_TOP]),
     ]
     return inputs, outputs
 
 
-def _positions(g: GraphBuilder, c: ModelConfig) -> None:
+def _positions(g: GraphBuilder, c: ModelConfig, batched: bool) -> None:
     """The counts every layer's attention reads: positions filled, the last new token's index,
-    and the width and shape of the attention top-K."""
+    and the width and shape of the attention top-K. `batched`: rows of several lengths (the CPU
+    graph); the CUDA graph reads one row (ReduceMax-20 has no CUDA kernel)."""
     # GroupQueryAttention is told how many positions are filled after this pass (its
     # seqlens_k is that count minus one); the new tokens take positions P .. P + S - 1.
     one = g.const("int_1", np.array([1], np.int64))
@@ -187,9 +190,11 @@ def _positions(g: GraphBuilder, c: ModelConfig) -> None:
         outputs=["seqlens_k"],
         name="seqlens_k",
     )  # [1]
+    # a batch's rows share one pass over buffers as long as its longest row
+    longest = g.op("ReduceMax", total_len, keepdims=1, name="longest") if batched else total_len  # [1]
     g.op(
         "Cast",
-        g.op("Squeeze", total_len, name="total_scalar"),
+        g.op("Squeeze", longest, name="total_scalar"),
         to=TensorProto.INT32,
         outputs=["total_sequence_length"],
         name="total_sequence_length",
@@ -200,19 +205,23 @@ def _positions(g: GraphBuilder, c: ModelConfig) -> None:
     g.op(
         "Min",
         g.const("attention_top", np.array([ATTENTION_TOP], np.int64)),
-        total_len,
+        longest,
         outputs=["attention_k"],
         name="attention_k",
     )
+    g.op("Shape", "input_ids", start=0, end=1, outputs=["batch"], name="batch")  # [1]: B
     g.op(
         "Concat",
-        g.const("heads_shape", np.array([1, c.n_heads, 1], np.int64)),
+        "batch",
+        g.const("heads_shape", np.array([c.n_heads, 1], np.int64)),
         "attention_k",
         axis=0,
         outputs=["no_top_shape"],
         name="no_top_shape",
-    )  # [1, n_heads, 1, K]
+    )  # [B, n_heads, 1, K]
     g.const("axis_1", np.array([1], np.int64))
+    if batched:
+        onnx_attention_cpu.prepare(g, total_len, longest)
 
 
 def _rope_tables(g: GraphBuilder, weights: ModelWeights) -> None:
@@ -349,10 +358,13 @@ def _head(g: GraphBuilder, weights: ModelWeights, x: str, chosen: str, head_code
             "Mul", g.op("Tanh", g.op("Div", scores, cap, name="softcap_in"), name="softcap"), cap, name="softcap_out"
         )
     n_lens = g.op("Shape", "lens_layers", name="n_lens")
+    logits_shape = g.op(
+        "Concat", "batch", g.const("logits_row", np.array([-1, c.vocab_size], np.int64)), axis=0, name="logits_shape"
+    )  # [B, -1, vocab]
     g.op(
-        "Unsqueeze",
+        "Reshape",
         g.op("Slice", scores, n_lens, big, g.const("axis_0", np.array([0], np.int64)), name="logit_rows"),
-        "int_0",
+        logits_shape,
         outputs=["logits"],
         name="logits_batch",
     )

@@ -29,11 +29,15 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, Trace
 from explainer.errors import Cancelled, ExplainerError
 from explainer.illustration.formatting import is_special
+from explainer.inference.batch_loop import Feeder
+from explainer.inference.messages import ClassEnded, ClassReply, ClassStarted, ClassStep
 from explainer.inference.process import ModelProcessLost
 from explainer.inference.runner import ModelRunner
 
 CLASS_MAX_NEW_TOKENS = 48  # a class request's answer, at most: forty of them fit in a lecture's minutes
 CLASS_CHAT = True  # a phone's prompt is a question to the model, so the chat template is on
+DEFAULT_CLASS_BATCH = 4  # class requests decoded together (1: one at a time); the start dialog sets it
+CLASS_BATCH_MAX = 8
 
 
 def class_settings(settings: SamplingSettings) -> SamplingSettings:
@@ -73,12 +77,15 @@ class ClassServing(QObject):
         engine: Callable[[], ModelRunner | None],
         settings: Callable[[], SamplingSettings],
         lost: Callable[[], None],
+        batch: Callable[[], int] = lambda: 1,
     ) -> None:
         """``settings()``: the sampling panel's, as the GUI thread last gave them; ``lost()``: the
-        model's process ended (the worker lets its engine go; the next request starts it again)."""
+        model's process ended (the worker lets its engine go; the next request starts it again);
+        ``batch()``: how many class requests are decoded together (1: one at a time)."""
         super().__init__()
         self._served, self._pending, self._closing = served, pending, closing
         self._engine, self._settings, self._lost = engine, settings, lost
+        self._batch = batch
         self._heard: set[int] = set()  # the queues listened to (a listener cannot be taken back)
         self.wake.connect(self.serve_next, Qt.ConnectionType.QueuedConnection)
 
@@ -105,6 +112,16 @@ class ClassServing(QObject):
         queue = self._served()
         if queue is None or self._closing() or self._pending() > 0:
             return
+        engine = self._engine()
+        if self._batch() > 1 and engine is not None:
+            try:
+                _serve_batch(queue, engine, self._batch(), self._settings, self._stop_for(queue), self._draining(queue))
+            except ModelProcessLost:
+                self._lost()
+            finally:
+                if queue.waiting() and not self._closing():
+                    self.wake.emit()
+            return
         life = queue.take()
         if life is None:
             return
@@ -113,6 +130,15 @@ class ClassServing(QObject):
         finally:
             if queue.waiting() and not self._closing():
                 self.wake.emit()  # behind anything the instructor asked meanwhile
+
+    def _stop_for(self, queue: ClassQueue) -> Callable[[], bool]:
+        return lambda: self._closing() or self._served() is not queue
+
+    def _draining(self, queue: ClassQueue) -> Callable[[], bool]:
+        """Admit no more: the instructor asked for a run (served once the batch drains), or the
+        class stopped."""
+        stop = self._stop_for(queue)
+        return lambda: self._pending() > 0 or stop()
 
     def _serve(self, queue: ClassQueue, life: RequestLife) -> None:
         n = life.number
@@ -154,3 +180,48 @@ class ClassServing(QObject):
             queue.failed(n)
         else:
             queue.finished(n, dataclasses.replace(trace, steps=list(trace.steps)))
+
+
+def _serve_batch(
+    queue: ClassQueue,
+    engine: ModelRunner,
+    size: int,
+    settings: Callable[[], SamplingSettings],
+    stop: Callable[[], bool],
+    draining: Callable[[], bool],
+) -> None:
+    """Serve waiting requests decoded together, up to ``size`` (inference/batch_loop.py): each
+    joins the running batch once its prompt is read and leaves when it ends; each phone gets
+    its tokens as they are made, and its life records the pass of each (who shared it)."""
+    traces: dict[int, Trace] = {}
+
+    def take() -> tuple[int, str, SamplingSettings] | None:
+        life = queue.take()
+        return None if life is None else (life.number, life.text, class_settings(settings()))
+
+    def on_reply(reply: ClassReply) -> None:
+        match reply:
+            case ClassStarted(n, prompt_tokens):
+                queue.prefill_began(n, prompt_tokens)
+            case ClassStep(n, step, fixed, pass_id, _rows):
+                trace = traces.setdefault(n, fixed) if fixed is not None else traces[n]
+                trace.steps.append(step)
+                text = step.sampling.chosen.text
+                queue.token_made(n, "" if is_special(text) else text, pass_id)
+            case ClassEnded(n, stop_reason, failure):
+                made = traces.pop(n) if n in traces else None
+                if failure is not None or made is None:
+                    queue.failed(n)
+                else:
+                    queue.finished(n, dataclasses.replace(made, steps=list(made.steps), stop_reason=stop_reason))
+
+    feeder = Feeder(size, take, draining)
+    try:
+        engine.serve_class(feeder, CLASS_CHAT, on_reply, stop)
+    except Exception as exc:  # the batch's requests in hand fail; the next wake serves the rest
+        if not isinstance(exc, ExplainerError):
+            traceback.print_exc()
+        for n in sorted(feeder.in_flight):
+            queue.failed(n)
+        if isinstance(exc, ModelProcessLost):
+            raise

@@ -86,6 +86,7 @@ class EngineController(QObject):
         self._pending = Pending()
         self._class_queue: ClassQueue | None = None
         self._class_settings = class_settings(SamplingSettings())
+        self._class_batch = 1
         self._worker = Worker(lambda: self._closing, lambda: self._gen_id, factory, model, on_disk)
         self._worker.moveToThread(self._thread)
         worker = self._worker
@@ -96,6 +97,7 @@ class EngineController(QObject):
             lambda: worker.engine,
             lambda: self._class_settings,
             worker.drop_engine,
+            lambda: self._class_batch,
         )
         self._class.moveToThread(self._thread)
         self._requests.connect(self._worker.handle)
@@ -110,13 +112,14 @@ class EngineController(QObject):
             self._pending.asked += 1  # (before it is queued: the class's next request waits for it)
             self._requests.emit(request)
 
-    def serve_class(self, queue: ClassQueue | None) -> None:
-        """Serve ``queue``'s requests whenever nothing of the instructor's waits (None: stop).
+    def serve_class(self, queue: ClassQueue | None, batch: int = 1) -> None:
+        """Serve ``queue``'s requests whenever nothing of the instructor's waits (None: stop),
+        up to ``batch`` of them decoded together (1: one at a time).
 
         The instructor's next request still goes ahead of every waiting class request; a class
         request running when class mode stops ends at its next step (the queue records it
         failed). See ui/class_serving.py."""
-        self._class_queue = queue
+        self._class_queue, self._class_batch = queue, batch
         if queue is not None and not self._closing:
             self._class.listen_to(queue)
         self.class_served.emit(queue)

@@ -37,17 +37,20 @@ from PySide6.QtWidgets import (
 )
 
 from explainer.classroom.queue import ClassQueue, QueueChanged, RequestLife, State
-from explainer.classroom.timeline import row, timeline
+from explainer.classroom.timeline import batch_partners, row, timeline
 from explainer.content.texts import LessonTexts
 from explainer.diagram.theme import Theme
 from explainer.ui.queue_shapes import Shapes, legend_html
 
 REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
-COLUMNS = ("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot", "head_state")
+COLUMNS = (
+    *("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot"),
+    *("head_shared", "head_state"),
+)
 ALL_ROWS_NAMED = 12  # up to this many requests every row is numbered on the axis (more: pyqtgraph's steps)
 # the widest figure each column can hold (the list's columns are sized for these once per font,
 # not measured cell by cell: Qt's resizeColumnsToContents took 15-20 ms of the GUI thread for 40 rows)
-WIDEST = ("888", "8888", "8888", "999.9 s", "999.9 s", "9999 ms", "")
+WIDEST = ("888", "8888", "8888", "999.9 s", "999.9 s", "9999 ms", "88 · 888/888", "")
 MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
 X_GROWTH = 1.5  # the time axis, once outgrown, reaches this far past the last shape
 TICK_GAP_PX = 3.0  # decode steps closer than this on screen are not ticked (the ticks would hide the bar)
@@ -242,6 +245,7 @@ class QueueView(QWidget):
             if len(lives) < table.rowCount():  # (another queue: every row is written again)
                 self._final.clear()
             table.setRowCount(len(lives))
+        shared = batch_partners(lives)
         for r, life in enumerate(lives):
             if life.number in self._final:
                 continue  # (a finished request's figures no longer change)
@@ -255,6 +259,7 @@ class QueueView(QWidget):
                 figures.wait,
                 figures.ttft,
                 figures.tpot,
+                shared[life.number],
                 self.word(f"state_{figures.state.value}"),
             )
             for c, text in enumerate(cells):

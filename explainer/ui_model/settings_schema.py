@@ -59,6 +59,8 @@ TEXT_SIZES = (100, 125, 150, 200)
 TEXT_SIZE: Setting[int | None] = Setting("view/text_size", (int,), None, choices=TEXT_SIZES)  # None: the desktop's
 ANIMATIONS: Setting[bool | None] = Setting("view/animations", (bool,), None)  # None: as the desktop asks
 SPEED: Setting[float | None] = Setting("view/speed", (float, int), None)
+CLASS_BATCH_SIZES = (1, 2, 3, 4, 5, 6, 7, 8)
+CLASS_BATCH: Setting[int] = Setting("class/batch", (int,), 4, choices=CLASS_BATCH_SIZES)  # ui/class_serving.py
 LESSON_STATE: Setting[dict[str, Any] | None] = Setting("lesson/state", (dict,), None)
 OLD_LESSON_TOUR: Setting[dict[str, Any] | None] = Setting("lesson/tour", (dict,), None, retired=True)
 OLD_LESSON_QUIZ: Setting[dict[str, Any] | None] = Setting("lesson/quiz", (dict,), None, retired=True)
@@ -75,6 +77,7 @@ SCHEMA: tuple[Setting[Any], ...] = (
     TEXT_SIZE,
     ANIMATIONS,
     SPEED,
+    CLASS_BATCH,
     LESSON_STATE,
     OLD_LESSON_TOUR,
     OLD_LESSON_QUIZ,

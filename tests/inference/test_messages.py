@@ -154,6 +154,27 @@ def test_a_model_that_cannot_load_is_answered_load_failed_and_the_process_ends()
     assert child.proc.exitcode == 0
 
 
+def test_a_class_batch_answers_each_admitted_request_tagged_then_batch_done(child):
+    settings = SamplingSettings(temperature=0.0, max_new_tokens=3)
+    child.send(m.ClassBatch(2, False))
+    for tag, prompt in [(1, PARIS), (2, "Hello"), (3, ""), (4, "One, two,")]:
+        child.send(m.Admit(tag, prompt, settings))
+    child.send(m.EndBatch())
+    replies = [child.reply()]
+    while not isinstance(replies[-1], m.BatchDone):
+        replies.append(child.reply())
+    for tag in (1, 2, 4):
+        mine = [r for r in replies if not isinstance(r, m.BatchDone) and r.tag == tag]
+        assert isinstance(mine[0], m.ClassStarted) and mine[0].prompt_tokens >= 1
+        steps = [r for r in mine[1:-1] if isinstance(r, m.ClassStep)]
+        assert [s.step.index for s in steps] == [0, 1, 2] and isinstance(steps[0].fixed, Trace)
+        assert steps[0].rows == 1 and all(s.fixed is None for s in steps[1:])
+        assert mine[-1] == m.ClassEnded(tag, "max_tokens", None)
+    assert next(r for r in replies if isinstance(r, m.ClassEnded) and r.tag == 3).failure  # an empty prompt
+    assert max(r.rows for r in replies if isinstance(r, m.ClassStep)) == 2  # two decoded together, no more
+    assert isinstance(child.run(m.Generate(PARIS, SamplingSettings(max_new_tokens=1), False))[-1], m.RunEnded)
+
+
 # which test above makes the round trip of each kind: a kind added to messages.py needs a row
 ROUND_TRIPS = {
     m.Generate: test_a_generate_is_answered_by_the_prompt_read_each_step_and_why_it_ended,
@@ -168,8 +189,12 @@ ROUND_TRIPS = {
     m.RunStopped: test_a_stop_during_a_run_is_answered_run_stopped_and_the_next_run_runs,
     m.RunFailed: test_a_learners_mistake_is_answered_run_failed_with_words_for_them,
     m.RunCrashed: test_a_bug_in_the_process_is_answered_run_crashed_and_it_keeps_serving,
+    **dict.fromkeys(
+        (m.ClassBatch, m.Admit, m.EndBatch, m.ClassStarted, m.ClassStep, m.ClassEnded, m.BatchDone),
+        test_a_class_batch_answers_each_admitted_request_tagged_then_batch_done,
+    ),
 }
-KINDS = set(typing.get_args(m.Request)) | set(typing.get_args(m.Reply))
+KINDS = set(typing.get_args(m.Request)) | set(typing.get_args(m.Reply)) | set(typing.get_args(m.BatchMessage))
 
 
 def test_every_message_kind_has_a_round_trip_above():

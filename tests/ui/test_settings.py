@@ -20,6 +20,7 @@ WRONG = {
     S.TEXT_SIZE.key: "110",
     S.ANIMATIONS.key: "[]",
     S.SPEED.key: "true",
+    S.CLASS_BATCH.key: "9",  # not one of the batch sizes
     S.LESSON_STATE.key: "[1, 2]",
     S.OLD_LESSON_TOUR.key: "7",
     S.OLD_LESSON_QUIZ.key: '"x"',

@@ -17,12 +17,17 @@ from explainer.classroom.events import Listening, StartFailed
 from explainer.illustration.vocab import TokenNames
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.classroom.mode import ClassHost, ClassMode
+from explainer.ui.settings import AppSettings
+from explainer.ui_model import settings_schema as S
 
 
 def install_class(
     window: QMainWindow, host: ClassHost, registry: ActionRegistry, names: Callable[[], TokenNames]
 ) -> ClassMode:
     mode = ClassMode(window, host, names)
+    settings = getattr(window, "settings", None)  # (the app's AppSettings; a test's window may have none)
+    if isinstance(settings, AppSettings):
+        mode.batch = settings.get(S.CLASS_BATCH)  # as the instructor last chose, `explainer --class` too
     switch = registry.add("class_mode")
     switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
     mode.changed.connect(switch.setChecked)
@@ -38,7 +43,14 @@ def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
         return
     from explainer.ui.classroom.start_dialog import StartDialog
 
-    dialog = StartDialog(mode.host.texts, mode.start, parent=window)
+    settings = getattr(window, "settings", None)
+
+    def chosen(n: int) -> None:
+        mode.batch = n
+        if isinstance(settings, AppSettings):
+            settings.set(S.CLASS_BATCH, n)
+
+    dialog = StartDialog(mode.host.texts, mode.start, parent=window, batch=mode.batch, on_batch=chosen)
     dialog.finished.connect(lambda result: _dialog_closed(mode, result))
     mode.dialog = dialog
     dialog.open()  # (window-modal, without a nested event loop)

@@ -41,6 +41,7 @@ from explainer.engine.trace import Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.game import Round, Rounds
 from explainer.stages import Cursor
+from explainer.ui.class_serving import DEFAULT_CLASS_BATCH
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import ClassPanel, PanelState
 from explainer.ui.controller import EngineController
@@ -97,6 +98,7 @@ class ClassMode(QObject):
         self.server: ClassServer | None = None
         self.listening: Listening | None = None
         self.rounds = ClassRounds()
+        self.batch = DEFAULT_CLASS_BATCH  # class requests decoded together (the start dialog's)
         self._memo = Rounds()  # Predict's rounds of the run on screen: the same four, the same order
         self.last: tuple[Trace, int, Round, RoundResult] | None = None  # the reveal the class may pick from
         self.panel = ClassPanel(host.texts, lambda: host.scene.theme)
@@ -165,7 +167,7 @@ class ClassMode(QObject):
         self.changed.emit(False)
 
     def _serve(self, queue: ClassQueue | None) -> None:
-        self.host.controller.serve_class(queue)  # (the worker's side of the queue)
+        self.host.controller.serve_class(queue, self.batch)  # (the worker's side of the queue)
 
     def _place(self) -> None:
         """The panel's dock shown while class mode is on (presenter mode hid every dock on entering)."""

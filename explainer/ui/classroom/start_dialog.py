@@ -26,6 +26,7 @@ from explainer.classroom import network
 from explainer.classroom.events import Listening, StartFailed
 from explainer.content.texts import LessonTexts
 from explainer.ui.announce import announce
+from explainer.ui.class_serving import CLASS_BATCH_MAX, DEFAULT_CLASS_BATCH
 
 NETWORK_WORDS = (
     *("no_network", "no_network_hint", "not_an_address", "not_here", "not_here_hint"),
@@ -46,8 +47,13 @@ class StartDialog(QDialog):
         start: Callable[[str, int], Listening | StartFailed],
         found: list[network.Address] | None = None,
         parent: QWidget | None = None,
+        batch: int = DEFAULT_CLASS_BATCH,
+        on_batch: Callable[[int], None] | None = None,
     ) -> None:
+        """``batch``: the class requests answered together, as last chosen; ``on_batch`` is told
+        the choice when Start is pressed (ClassMode.batch, and the settings)."""
         super().__init__(parent)
+        self._on_batch = on_batch
         self.setObjectName("class_start_dialog")
         self.texts, self._start = texts, start
         self.words = network_words(texts)
@@ -74,8 +80,14 @@ class StartDialog(QDialog):
         # a combo box is named by its current item; a screen reader should say what it chooses
         self.address.setAccessibleName(self.word("address_label"))
         self.address.setToolTip(self.word("address_tip"))
+        self.batch = QSpinBox()
+        self.batch.setObjectName("class_batch")
+        self.batch.setRange(1, CLASS_BATCH_MAX)
+        self.batch.setValue(batch)
+        self.batch.setToolTip(self.word("batch_tip"))
         form.addRow(self.word("address_label"), self.address)
         form.addRow(self.word("port_label"), self.port)
+        form.addRow(self.word("batch_label"), self.batch)
         col.addLayout(form)
         self.problem = QLabel()
         self.problem.setObjectName("class_problem")
@@ -111,6 +123,8 @@ class StartDialog(QDialog):
         if problem is not None:
             self._say(problem.message, problem.hint)
             return
+        if self._on_batch is not None:
+            self._on_batch(self.batch.value())
         outcome = self._start(bind, port)
         if isinstance(outcome, StartFailed):
             self._say(outcome.message, outcome.hint)

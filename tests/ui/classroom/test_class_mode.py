@@ -211,3 +211,20 @@ def test_view_class_mode_and_its_key_in_presenter_mode(qtbot, make_window):
     port = mode.listening.port
     switch.trigger()  # unticked: the server closes
     assert not mode.active and not mode.dock.isVisible() and refused(port)
+
+
+def test_the_batch_size_chosen_at_start_is_served_and_remembered(qtbot, make_window):
+    from explainer.ui_model import settings_schema as S
+
+    w = make_window(load=False)
+    mode = w.class_mode
+    assert mode.batch == w.settings.get(S.CLASS_BATCH) == 4  # the default: four answered together
+    w.registry["class_mode"].trigger()
+    assert mode.dialog is not None and mode.dialog.batch.value() == 4
+    _choose_loopback(mode.dialog)
+    mode.dialog.batch.setValue(6)
+    mode.dialog.try_start()
+    assert mode.active and mode.batch == 6
+    assert w.controller._class_batch == 6  # what the worker decodes together
+    assert w.settings.get(S.CLASS_BATCH) == 6
+    mode.stop()
