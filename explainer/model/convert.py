@@ -47,14 +47,14 @@ def convert_gguf(
     `gguf` is a path, or the file a build has open for all its steps (gguf_open.OpenGguf): its
     reader is released once the weights are read, before the graphs (the build's peak) are made.
 
-    The GGUF is read and dequantised once, for both graphs: neither graph holds its weights, so
-    holding the dequantised ones while the second is built costs nothing more. The CPU graph's
-    builder writes each large constant to model.onnx.data as it makes it; the CUDA graph's
-    points the same constants at the same bytes, each checked against the file (weights_file)."""
+    The GGUF is read and dequantised once, for both graphs, and each large constant is made and
+    written once: the CPU graph's builder writes it to model.onnx.data as it makes it; the CUDA
+    graph's takes the CPU graph's reference to it by name without making it (weights_file.Referenced),
+    so the CUDA graph's build costs the graph's structure only and no more memory than the CPU's."""
     from explainer.model.gguf_open import OpenGguf
     from explainer.model.gguf_weights import read_weights
     from explainer.model.onnx_llama import build_graph
-    from explainer.model.weights_file import SharedWeights, references
+    from explainer.model.weights_file import Referenced, references
 
     out_dir.mkdir(parents=True, exist_ok=True)
     progress("reading and dequantising GGUF", 0.0)
@@ -66,8 +66,7 @@ def convert_gguf(
     cpu = _cpu_graph_writing_weights(weights, out_dir / MODEL_DATA)
     write_atomic(out_dir / "model.onnx", cpu.SerializeToString(), "the model graph")
     progress(f"building {MODEL_CUDA_ONNX}", 0.95)
-    with SharedWeights(out_dir / MODEL_DATA, cpu) as shared:
-        cuda = build_graph(weights, "cuda", shared)
+    cuda = build_graph(weights, "cuda", Referenced(cpu))
     del weights
     if references(cuda) != references(cpu):  # one left out (pruned) or in another order: a bug in build_graph
         raise RuntimeError("the CUDA graph's weights differ from the CPU graph's")

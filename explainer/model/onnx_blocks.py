@@ -18,26 +18,41 @@ from explainer.model.gguf_weights import Blocks, ModelWeights
 MS_DOMAIN = "com.microsoft"  # onnxruntime's contrib operators (MatMulNBits, GroupQueryAttention)
 # MatMulNBits accuracy_level 1: float32 arithmetic on the 4-bit codes (see `linear`)
 NBITS_ACCURACY = 1
-# Makes a constant's initializer from its value and name: numpy_helper.from_array keeps the
-# bytes in the graph; weights_file's stores put a large one in the weights file as it is made.
-TensorStore = Callable[[np.ndarray, str], onnx.TensorProto]
+# A constant's value, or a function that makes it: a large constant computed from the weights
+# (a product's packed codes, joined matrices) is passed as a function, so that a store that
+# already has it (weights_file.Referenced, the second graph's) never computes it again.
+Value = np.ndarray | Callable[[], np.ndarray]
+# Makes a constant's initializer from a function that makes its value, and its name: `inline`
+# keeps the bytes in the graph; weights_file's stores put a large one in the weights file as it
+# is made, or point at the one the first graph wrote.
+TensorStore = Callable[[Callable[[], np.ndarray], str], onnx.TensorProto]
+
+
+def inline(make: Callable[[], np.ndarray], name: str) -> onnx.TensorProto:
+    """The store that keeps every constant in the graph."""
+    return numpy_helper.from_array(make(), name)
+
+
+def _prepared(value: np.ndarray) -> np.ndarray:
+    """A constant as it is stored: a 0-d array stays a scalar, others are made contiguous."""
+    value = np.asarray(value)
+    return value if value.ndim == 0 else np.ascontiguousarray(value)
 
 
 class GraphBuilder:
     """Accumulates nodes and initializers; `op` returns the name of the node's output."""
 
-    def __init__(self, store: TensorStore = numpy_helper.from_array) -> None:
+    def __init__(self, store: TensorStore = inline) -> None:
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
         self._store = store
         self._count = 0
         self.names: set[str] = set()
 
-    def const(self, name: str, value: np.ndarray) -> str:
+    def const(self, name: str, value: Value) -> str:
         """An initializer; a 0-d array stays a scalar (Gather then drops the axis it indexes)."""
-        value = np.asarray(value)
-        value = value if value.ndim == 0 else np.ascontiguousarray(value)
-        self.initializers.append(self._store(value, name))
+        make = value if callable(value) else (lambda: value)
+        self.initializers.append(self._store(lambda: _prepared(make()), name))
         self.names.add(name)
         return name
 
@@ -73,21 +88,23 @@ def _kind(b: Blocks | None) -> tuple[int, bool] | None:
 
 def codes_product(g: GraphBuilder, x: str, name: str, blocks: list[Blocks]) -> str:
     """x @ W.T on the codes of matrices of one block kind, stacked by rows."""
-    codes = np.concatenate([q.codes for q in blocks])
-    scale = np.concatenate([q.scale for q in blocks])
-    n, k = codes.shape
+    n, k = sum(q.codes.shape[0] for q in blocks), blocks[0].codes.shape[1]
     bits = blocks[0].bits
     block = Blocks.BLOCK
-    if bits == 4:
-        pairs = codes.reshape(n, k // block, block // 2, 2)
-        packed = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
-    else:
-        packed = codes.reshape(n, k // block, block)
+
+    def packed() -> np.ndarray:
+        codes = np.concatenate([q.codes for q in blocks])
+        if bits == 4:
+            pairs = codes.reshape(n, k // block, block // 2, 2)
+            low_high: np.ndarray = (pairs[..., 0] | (pairs[..., 1] << 4)).astype(np.uint8)
+            return low_high
+        return codes.reshape(n, k // block, block)
+
     product = g.op(
         "MatMulNBits",
         x,
         g.const(name + ".codes", packed),
-        g.const(name + ".scale", scale.reshape(-1)),
+        g.const(name + ".scale", lambda: np.concatenate([q.scale for q in blocks]).reshape(-1)),
         domain=MS_DOMAIN,
         K=k,
         N=n,
@@ -98,7 +115,6 @@ def codes_product(g: GraphBuilder, x: str, name: str, blocks: list[Blocks]) -> s
     )
     if blocks[0].minimum is None:
         return product
-    minimum = np.concatenate([q.minimum for q in blocks if q.minimum is not None])
     block_sums = g.op(
         "ReduceSum",
         g.op("Reshape", x, g.shape(0, -1, k // block, block)),
@@ -106,7 +122,12 @@ def codes_product(g: GraphBuilder, x: str, name: str, blocks: list[Blocks]) -> s
         keepdims=0,
         name=name + ".block_sums",
     )
-    offset = (minimum + (1 << (bits - 1)) * scale).T  # [k / block, n]
+
+    def offset() -> np.ndarray:  # [k / block, n]
+        minimum = np.concatenate([q.minimum for q in blocks if q.minimum is not None])
+        per_block: np.ndarray = minimum + (1 << (bits - 1)) * np.concatenate([q.scale for q in blocks])
+        return per_block.T
+
     return g.op("Add", product, g.op("MatMul", block_sums, g.const(name + ".offset", offset)), name=name + ".with_min")
 
 
@@ -136,8 +157,8 @@ def linear(
     if len(kinds) == 1:
         only = kinds.pop()
         if only is None:
-            w = np.concatenate([w for w, _ in parts]).T
-            y = g.op("MatMul", x, g.const(name + ".weight", w), name=name)
+            joined = lambda: np.concatenate([w for w, _ in parts]).T  # noqa: E731
+            y = g.op("MatMul", x, g.const(name + ".weight", joined), name=name)
         else:
             y = codes_product(g, x, name, [b for _, b in parts if b is not None])
     else:

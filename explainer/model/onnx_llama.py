@@ -41,11 +41,12 @@ outputs  logits           float [B, num_logits, vocab]
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from explainer.model import onnx_attention_cpu, onnx_attention_cuda
 from explainer.model.gguf_config import ModelConfig
@@ -56,6 +57,7 @@ from explainer.model.onnx_blocks import (
     TensorStore,
     codes_product,
     embed,
+    inline,
     linear,
     rms_norm,
     rope_cache,
@@ -102,9 +104,7 @@ def head_blocks(weights: ModelWeights) -> Blocks | None:
     return blocks if blocks is not None and blocks.minimum is None else None
 
 
-def build_graph(
-    weights: ModelWeights, device: str = "cpu", store: TensorStore = numpy_helper.from_array
-) -> onnx.ModelProto:
+def build_graph(weights: ModelWeights, device: str = "cpu", store: TensorStore = inline) -> onnx.ModelProto:
     """The graph for `device`: "cpu" (GroupQueryAttention, see onnx_attention_cpu) or "cuda" (ONNX
     Attention over a cache ScatterND updates in place, see onnx_attention_cuda); same inputs
     and outputs. `store` makes every initializer (see GraphBuilder): by default the weights are
@@ -227,13 +227,18 @@ def _positions(g: GraphBuilder, c: ModelConfig, batched: bool) -> None:
 def _rope_tables(g: GraphBuilder, weights: ModelWeights) -> None:
     """RoPE's cos and sin for every position, and a second pair for sliding-window layers."""
     c = weights.config
-    cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
-    g.const("rope.cos", cos)
-    g.const("rope.sin", sin)
+
+    @functools.cache  # made when the first graph's store asks for them; a second graph's does not
+    def tables(local: bool) -> tuple[np.ndarray, np.ndarray]:
+        if local:
+            return rope_cache(c.head_dim, c.context_length, c.rope_local_base or c.rope_base)
+        return rope_cache(c.head_dim, c.context_length, c.rope_base, c.rope_scale, weights.rope_factors)
+
+    g.const("rope.cos", lambda: tables(False)[0])
+    g.const("rope.sin", lambda: tables(False)[1])
     if c.sliding_window:
-        cos, sin = rope_cache(c.head_dim, c.context_length, c.rope_local_base or c.rope_base)
-        g.const("rope_local.cos", cos)
-        g.const("rope_local.sin", sin)
+        g.const("rope_local.cos", lambda: tables(True)[0])
+        g.const("rope_local.sin", lambda: tables(True)[1])
 
 
 def _embeddings(g: GraphBuilder, weights: ModelWeights, head_codes: Blocks | None) -> str:
@@ -264,7 +269,8 @@ def _attention_block(
     wq, wq_blocks, bq = layer.wq, _codes(weights, i, "wq"), layer.bq
     if fold:
         f = np.float32(q_scale)
-        wq, wq_blocks = wq * f, wq_blocks and wq_blocks.scaled(q_scale)
+        # (the float32 matrix only where the graph multiplies by it, not by its codes)
+        wq, wq_blocks = (wq * f if wq_blocks is None else wq), wq_blocks and wq_blocks.scaled(q_scale)
         bq = None if bq is None else bq * f
     bias = None if bq is None or layer.bk is None or layer.bv is None else np.concatenate([bq, layer.bk, layer.bv])
     parts = [(wq, wq_blocks), (layer.wk, _codes(weights, i, "wk")), (layer.wv, _codes(weights, i, "wv"))]

@@ -1,22 +1,20 @@
 """The one weights file of both graphs (model/weights_file.py): each graph's initializers read
 back through their references are the arrays its builder made, the files are those that moving
-the weights out of a graph built in memory gives, and a CUDA graph whose weights are not the
-CPU graph's fails the build."""
+the weights out of a graph built in memory gives, the CUDA graph's weights are the CPU graph's
+references (made and written once), and a CUDA graph without one of them fails the build."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import onnx
 import pytest
 from onnx import external_data_helper, numpy_helper
 
-from explainer.model import onnx_attention_cuda, onnx_llama
+from explainer.model import onnx_attention_cuda
 from explainer.model.convert import MODEL_CUDA_ONNX, MODEL_DATA, convert_gguf
 from explainer.model.gguf_weights import read_weights
 from explainer.model.onnx_llama import build_graph
-from explainer.model.weights_file import ALIGN, SharedWeights, WeightsWriter
+from explainer.model.weights_file import ALIGN, Referenced, WeightsWriter, references
 
 from .tiny_gguf import TINY_BY_ARCH, write_tiny_gguf
 
@@ -77,21 +75,6 @@ def test_the_files_are_the_graphs_built_in_memory_with_their_weights_moved_out(c
         assert model.SerializeToString() == (out / name).read_bytes(), name
 
 
-def test_a_cuda_graph_with_other_numbers_under_a_cpu_weights_name_fails_the_build(tmp_path, monkeypatch):
-    write_tiny_gguf(tmp_path / "m.gguf")
-    build = onnx_llama.build_graph
-
-    def other_embedding(weights, device="cpu", store=numpy_helper.from_array):
-        if device == "cuda":  # the tied head, a float32 constant of both graphs, one bit off
-            weights = replace(weights, token_embedding=np.nextafter(weights.token_embedding, np.float32(1)))
-        return build(weights, device, store)
-
-    monkeypatch.setattr(onnx_llama, "build_graph", other_embedding)
-    with pytest.raises(RuntimeError, match="token_embedding is not the first graph's"):
-        convert_gguf(tmp_path / "m.gguf", tmp_path / "out")
-    assert not (tmp_path / "out" / MODEL_CUDA_ONNX).exists()
-
-
 def test_a_cuda_graph_without_one_of_the_cpu_graphs_weights_fails_the_build(tmp_path, monkeypatch):
     """The CUDA graph refers to the CPU graph's weights, all of them and in the same order."""
     write_tiny_gguf(tmp_path / "m.gguf")
@@ -108,18 +91,63 @@ def test_a_cuda_graph_without_one_of_the_cpu_graphs_weights_fails_the_build(tmp_
         convert_gguf(tmp_path / "m.gguf", tmp_path / "out")
 
 
-def test_shared_weights_refuses_what_the_first_graph_did_not_write(tmp_path):
+def test_the_cuda_graphs_weights_are_the_cpu_graphs_references(converted):
+    """Each large constant of model.cuda.onnx is the CPU graph's: same name, location, offset and
+    length, in the same order."""
+    root, _ = converted
+    cpu, cuda = (onnx.load(str(root / "out" / GRAPHS[d]), load_external_data=False) for d in ("cpu", "cuda"))
+    assert references(cuda) == references(cpu)
+    places = {name: dict(entries) for name, entries in references(cpu)}
+    assert len(places) >= 5
+    for name, entries in references(cuda):
+        assert set(dict(entries)) == {"location", "offset", "length"}
+        assert dict(entries) == places[name], name
+
+
+def test_the_build_reads_and_makes_each_weight_once(tmp_path, monkeypatch):
+    """One read of the GGUF (each tensor dequantised once), and the CUDA graph's builder makes
+    none of the large constants (joined or packed matrices, tables): it points at the CPU graph's."""
+    import gguf.quants
+
+    from explainer.model import gguf_weights, weights_file
+
+    write_tiny_gguf(tmp_path / "m.gguf", TINY_BY_ARCH["gemma3"], qtype="Q4_1", embedding_qtype="Q8_0")
+    dequantised: list[int] = []
+    dequantize = gguf.quants.dequantize
+    monkeypatch.setattr(gguf.quants, "dequantize", lambda *a: dequantised.append(1) or dequantize(*a))
+    reads = []
+    read = gguf_weights.read_weights
+    monkeypatch.setattr(gguf_weights, "read_weights", lambda *a: reads.append(1) or read(*a))
+    made_for_cuda: list[str] = []
+    call = weights_file.Referenced.__call__
+
+    def watching(self, make, name):
+        return call(self, lambda: made_for_cuda.append(name) or make(), name)
+
+    monkeypatch.setattr(weights_file.Referenced, "__call__", watching)
+    convert_gguf(tmp_path / "m.gguf", tmp_path / "out")
+    tensors = len(gguf.GGUFReader(str(tmp_path / "m.gguf")).tensors)
+    assert reads == [1] and len(dequantised) == tensors
+    cpu = onnx.load(str(tmp_path / "out" / "model.onnx"), load_external_data=False)
+    large = {name for name, _ in references(cpu)}
+    assert made_for_cuda and large and not large & set(made_for_cuda)  # only small ones, inline
+
+
+def test_referenced_refuses_what_the_first_graph_did_not_write(tmp_path):
     a = np.arange(2048, dtype=np.float32)  # 8 KiB: two pages
     small = np.arange(4, dtype=np.int64)
     with open(tmp_path / "w.data", "wb") as f:
         writer = WeightsWriter(f, "w.data")
-        first = [writer(a, "a"), writer(small, "small"), writer(a[::-1], "b")]
+        first = [writer(lambda: a, "a"), writer(lambda: small, "small"), writer(lambda: a[::-1], "b")]
     assert (tmp_path / "w.data").stat().st_size == 4 * ALIGN
     assert [t.name for t in first if t.data_location == onnx.TensorProto.EXTERNAL] == ["a", "b"]
     graph = onnx.helper.make_model(onnx.helper.make_graph([], "g", [], [], initializer=first))
-    with SharedWeights(tmp_path / "w.data", graph) as shared:
-        assert shared(a, "a") == first[0] and shared(a[::-1].copy(), "b") == first[2]
-        assert shared(np.zeros(3, np.float32), "new_small").raw_data  # small ones stay inline
-        for value, name in ((a[::-1], "a"), (a, "c"), (np.arange(4096, dtype=np.float32), "a")):
-            with pytest.raises(RuntimeError, match=f"the weight {name} is not the first graph's"):
-                shared(value, name)
+    referenced = Referenced(graph)
+
+    def never() -> np.ndarray:
+        raise AssertionError("a constant the first graph wrote was made again")
+
+    assert referenced(never, "a") == first[0] and referenced(never, "b") == first[2]
+    assert referenced(lambda: np.zeros(3, np.float32), "new_small").raw_data  # small ones stay inline
+    with pytest.raises(RuntimeError, match="the weight c is not the first graph's"):
+        referenced(lambda: a, "c")
