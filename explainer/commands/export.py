@@ -87,16 +87,7 @@ def add_parser(sub: Subcommands) -> None:
     )
     p.add_argument("--responsive", action="store_true", help='SVG width="100%%": it follows its web page column')
     p.add_argument("--no-embed-fonts", action="store_true", help="SVG without its font subset (smaller; needs DejaVu)")
-    p.add_argument(
-        "--fps", type=ranged(float, 1, 120), default=None, help=f"MP4: frames per second, {span(1, 120)} (default 25)"
-    )
-    p.add_argument(
-        "--seconds-per-stage",
-        type=ranged(float, 0.05, 600),
-        default=2.0,
-        metavar="S",
-        help=f"animation: how long each stage stays, {span(0.05, 600)} (default 2)",
-    )
+    _add_timing_args(p)
     p.add_argument(
         "--frames", metavar="DIR/", help="write one SVG or PNG per stage into DIR (--format), numbered from 0"
     )
@@ -117,6 +108,20 @@ def add_parser(sub: Subcommands) -> None:
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
+
+
+def _add_timing_args(p: argparse.ArgumentParser) -> None:
+    """An animation's clock: the MP4's frame grid and each stage's time on screen."""
+    p.add_argument(
+        "--fps", type=ranged(float, 1, 120), default=None, help=f"MP4: frames per second, {span(1, 120)} (default 25)"
+    )
+    p.add_argument(
+        "--seconds-per-stage",
+        type=ranged(float, 0.05, 600),
+        default=2.0,
+        metavar="S",
+        help=f"animation: how long each stage stays, {span(0.05, 600)} (default 2)",
+    )
 
 
 def _saved_trace_vocabulary(args: argparse.Namespace) -> Vocabulary | None:

@@ -2,11 +2,9 @@
 
 Off-the-shelf exports give logits and the KV cache only. The lesson needs more from the same
 forward pass: the embedding vectors of the new tokens, the hidden state after every layer, and
-every layer's attention weights per head. So we write the graph ourselves with `onnx.helper`:
-it is a thin, dependency-free layer over the ONNX protobuf, and with the opset-23 operator
-RMSNormalization and onnxruntime's GroupQueryAttention a decoder layer reads like the model's
-definition (see onnx_attention_cpu.py; the pieces it is built from are in onnx_blocks.py). (onnxscript
-would add a tracer and a dependency for no gain at this size.)
+every layer's attention weights per head. So we write the graph ourselves with `onnx.helper`
+(onnxscript would add a tracer and a dependency for no gain at this size): with RMSNormalization
+and GroupQueryAttention a layer reads like the model's definition (onnx_attention_cpu.py, onnx_blocks.py).
 
 Graph interface (B rows of S new tokens, P[b] tokens cached in row b, T = P + S; C is the cache
 buffers' capacity, at least T. The CPU graph takes any B (a class's requests decoded together, one
@@ -30,10 +28,9 @@ outputs  logits           float [B, num_logits, vocab]
          attention_top_ids, attention_top_weights   int64/float [n_layers * B, n_heads, K]
                                        the K = min(ATTENTION_TOP, longest T) positions the last
                                        new token attends to most in each layer and head, strongest
-                                       first, and their softmax weights (all rows of a long prompt:
-                                       n_layers * n_heads * S * T floats, 72 GB at 8k); zeros with
-                                       attention=false; weight 0 past a shorter row's own T
-         (one output per kind, not per layer: each bound output costs the caller a Python call)
+                                       first, and their softmax weights (not all rows: 72 GB at 8k);
+                                       zeros with attention=false; weight 0 past a shorter row's T;
+                                       one output per kind (each bound output costs a Python call)
          lens_ids, lens_probs  int64/float [n + B * num_logits, LENS_TOP]  top predictions of
                                        each lens row (lens_layers index hidden_last's rows), then
                                        of each logits row (the last layer's guess: see the head)
@@ -68,15 +65,12 @@ IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
 # Whether a Q8_0 / Q4_0 output head is multiplied by its codes (MatMulNBits) rather than as
-# float32. Off. onnxruntime 1.31's CPU MatMulNBits has a fast float32 kernel for 4-bit codes
-# only: with 8 bits it dequantises the whole matrix on every call, at every accuracy level that
-# keeps float32 activations (0 to 3) and block size (SmolLM2's 49,152 x 576 head: 200-270 ms a
-# call, one row or 30, on one thread; Gemma 3's: 3.7 s). A Q8_0 matrix can be multiplied
-# exactly as two 4-bit halves (c = 16 h + l: h with scale 16d and zero point 8, l with scale d),
-# but the 4-bit kernel is bound by arithmetic, ~0.13 ns a code on one thread, so the two
-# halves cost what the float32 Gemm costs for one row (7.2 ms vs 7.3 ms), twice it for the 30
-# rows of the lens (47 ms vs 21 ms), and move probabilities by up to 5e-6 against it (float32
-# sums in another order). (accuracy_level 4, fast, rounds the activations to 8 bits: not exact.)
+# float32. Off. onnxruntime 1.31's CPU MatMulNBits has a fast float32 kernel for 4-bit codes only:
+# 8 bits are dequantised on every call at every accuracy level keeping float32 activations (0-3)
+# (SmolLM2's 49,152 x 576 head: 200-270 ms a call on one thread; Gemma 3's: 3.7 s). Exact as two
+# 4-bit halves (c = 16 h + l), the 4-bit kernel, bound by arithmetic, costs what float32 Gemm
+# costs for one row (7.2 vs 7.3 ms), twice it for the lens's 30 rows (47 vs 21 ms), and moves
+# probabilities by up to 5e-6. (accuracy_level 4 rounds the activations to 8 bits: not exact.)
 HEAD_CODES = False
 
 # One layer's attention (onnx_attention_cpu.attention or onnx_attention_cuda.attention): the
