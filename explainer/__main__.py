@@ -1,8 +1,16 @@
 """Allow ``python -m explainer``."""
 
+import signal
 import sys
 
-from explainer.cli import main
-
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from explainer.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while the modules load: interrupted, not a traceback
+        print("\ninterrupted", file=sys.stderr)
+        sys.exit(130)
+    code = main()
+    # Done: a Ctrl-C from here on finds the work finished and its files whole, and must not turn
+    # the exit into a KeyboardInterrupt traceback while the interpreter shuts down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from explainer import interrupts
 from explainer.errors import ExplainerError
 
 TEMP_MARK = ".explainer-"
@@ -194,6 +195,7 @@ def write_atomic_to(path: str | os.PathLike[str], produce: Callable[[Path], obje
             with contextlib.suppress(OSError):
                 os.chown(tmp_name, old.st_uid, old.st_gid)
         save_target(target, what)  # still a regular file (or nothing) just before the rename
+        interrupts.check()  # a Ctrl-C that a library swallowed still leaves the old file whole
         os.replace(tmp_name, target)
         tmp_name = None
         _sync_folder(target.parent)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from explainer import __version__
+from explainer import __version__, interrupts
 from explainer.commands import bench, desktop, export, generate, gui, model, tokenize
 from explainer.commands.options import add_cache_dir_arg, add_model_arg, apply_cache_dir, apply_model_default
 from explainer.errors import ExplainerError, out_of_memory
@@ -140,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
+    interrupts.install()
     try:
         rest, file = split_file(sys.argv[1:] if argv is None else argv)
         try:
@@ -156,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ExplainerError(f"{file}: no such file", "give the path of a saved .trace or .lesson file")
             args.open_file = file
         code = int(args.func(args))
+        interrupts.check()  # pressed, but swallowed on the way: not a success
         _flush_stdout()
         return code
     except ExplainerError as exc:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPicture
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsScene
 
+from explainer import interrupts
 from explainer.atomic import write_atomic
 from explainer.errors import ExplainerError
 
@@ -30,14 +31,15 @@ def render_scene_image(
     img.fill(
         scene.backgroundBrush().color() if scene.backgroundBrush().style() != Qt.BrushStyle.NoBrush else QColor("white")
     )
-    painter = QPainter(img)
-    painter.setRenderHints(
-        QPainter.RenderHint.Antialiasing
-        | QPainter.RenderHint.TextAntialiasing
-        | QPainter.RenderHint.SmoothPixmapTransform
-    )
-    scene.render(painter, QRectF(0, 0, w, h), src, Qt.AspectRatioMode.KeepAspectRatio)
-    painter.end()
+    with interrupts.held():  # Ctrl-C inside Qt's paint() calls crashed the process (explainer/interrupts.py)
+        painter = QPainter(img)
+        painter.setRenderHints(
+            QPainter.RenderHint.Antialiasing
+            | QPainter.RenderHint.TextAntialiasing
+            | QPainter.RenderHint.SmoothPixmapTransform
+        )
+        scene.render(painter, QRectF(0, 0, w, h), src, Qt.AspectRatioMode.KeepAspectRatio)
+        painter.end()
     return img
 
 
@@ -79,11 +81,12 @@ def scene_svg_bytes(scene: QGraphicsScene, title: str = "", description: str = "
     gen.setViewBox(QRectF(0, 0, src.width(), src.height()))
     gen.setTitle(title)
     gen.setDescription(description)
-    painter = QPainter(gen)
-    painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-    painter.fillRect(QRectF(0, 0, src.width(), src.height()), scene.backgroundBrush())
-    scene.render(painter, QRectF(0, 0, src.width(), src.height()), src, Qt.AspectRatioMode.KeepAspectRatio)
-    painter.end()
+    with interrupts.held():
+        painter = QPainter(gen)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        painter.fillRect(QRectF(0, 0, src.width(), src.height()), scene.backgroundBrush())
+        scene.render(painter, QRectF(0, 0, src.width(), src.height()), src, Qt.AspectRatioMode.KeepAspectRatio)
+        painter.end()
     buf.close()
     return strip_empty_groups(bytes(data.data()))
 

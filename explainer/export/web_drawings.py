@@ -33,6 +33,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QPainter, QPicture
 from PySide6.QtSvg import QSvgGenerator
 
+from explainer import interrupts
 from explainer.content.texts import LessonTexts
 from explainer.diagram.registry import HEIGHT, PANELS, WIDTH, PanelItem
 from explainer.diagram.render import strip_empty_groups
@@ -133,11 +134,12 @@ def _svg(scene: LifecycleScene) -> bytes:
     gen.setOutputDevice(buf)
     gen.setSize(QSize(round(WIDTH), round(HEIGHT)))
     gen.setViewBox(QRectF(0, 0, WIDTH, HEIGHT))
-    painter = QPainter(gen)
-    painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
     canvas = QRectF(0, 0, WIDTH, HEIGHT)
-    scene.render(painter, canvas, canvas, Qt.AspectRatioMode.KeepAspectRatio)
-    painter.end()
+    with interrupts.held():  # as diagram/render.py: Ctrl-C must not unwind through Qt's C++
+        painter = QPainter(gen)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        scene.render(painter, canvas, canvas, Qt.AspectRatioMode.KeepAspectRatio)
+        painter.end()
     buf.close()
     return bytes(data.data())
 
