@@ -198,6 +198,21 @@ def _order(probs: np.ndarray) -> np.ndarray:
     return np.argsort(-probs, kind="stable")
 
 
+def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
+    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary: every
+    id at least as likely as the n-th largest, in id order, stably sorted by probability. (The full
+    sort of 49,152 probabilities took 2 ms, four times a step: a batch of 8 spent more time here
+    than in its forward pass.)"""
+    if n >= probs.size:
+        return _order(probs)[:n]
+    if n <= 0:
+        return np.zeros(0, np.int64)
+    negated = -probs
+    threshold = np.partition(negated, n - 1)[n - 1]
+    candidates = np.flatnonzero(negated <= threshold)
+    return candidates[np.argsort(negated[candidates], kind="stable")][:n]
+
+
 def _renormalise(probs: np.ndarray, keep: np.ndarray) -> np.ndarray:
     out = np.zeros_like(probs)
     out[keep] = probs[keep]
@@ -232,7 +247,7 @@ def top_candidates(probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, f
     """The ``n`` most likely ids (descending, lower id first on ties), their
     probabilities, and the probability mass outside them (clipped at 0)."""
     p = np.asarray(probs, dtype=np.float64)
-    ids = _order(p)[: max(int(n), 0)]
+    ids = _top_order(p, max(int(n), 0))
     top = p[ids]
     rest = max(0.0, 1.0 - float(top.sum()))
     return ids.astype(np.int64), top, rest
@@ -296,7 +311,7 @@ def sampling_stages(logits: np.ndarray, settings: SamplingSettings) -> SamplingS
 
     after_k = after_t.copy()
     if 0 < s.top_k < after_t.size:
-        after_k = _renormalise(after_t, _order(after_t)[: s.top_k])
+        after_k = _renormalise(after_t, _top_order(after_t, s.top_k))
 
     after_p = after_k.copy()
     if s.top_p < 1.0:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, Trace
-from explainer.errors import ExplainerError
+from explainer.errors import Cancelled, ExplainerError
 from explainer.inference.messages import (
     Admit,
     BatchDone,
@@ -83,6 +83,9 @@ def serve_batch(
     block a little for the next); ``stop()``: the class stopped, every request ends now."""
     from explainer.engine.batch import BatchDecoder  # (the model's side only: the window never decodes)
 
+    if engine.runtime.graph != "cpu" or engine.runtime.cache_device != "cpu":
+        _one_at_a_time(engine, chat, incoming, say, stop)  # the CUDA graph reads one row
+        return
     decoder = BatchDecoder(engine, size)
     waiting: collections.deque[Admit] = collections.deque()
     ending = False
@@ -115,6 +118,53 @@ def serve_batch(
         elif ending and not waiting:
             say(BatchDone())
             return
+
+
+def _one_at_a_time(
+    engine: Engine,
+    chat: bool,
+    incoming: Callable[[bool], list[BatchMessage]],
+    say: Callable[[ClassReply | BatchDone], None],
+    stop: Callable[[], bool],
+) -> None:
+    """The same protocol where the graph cannot batch (the CUDA graph takes one row): each
+    admitted request runs alone to its end, every pass of it its own."""
+    waiting: collections.deque[Admit] = collections.deque()
+    ending = False
+    passes = [0]
+    while True:
+        for message in incoming(not waiting):
+            if isinstance(message, EndBatch):
+                ending = True
+            else:
+                waiting.append(message)
+        if not waiting:
+            if ending:
+                say(BatchDone())
+                return
+            continue
+        a = waiting.popleft()
+        if stop():
+            say(ClassEnded(a.tag, None, "stopped"))
+            continue
+
+        def on_step(trace: Trace, step: Step, tag: int = a.tag) -> None:
+            passes[0] += 1
+            fixed = dataclasses.replace(trace, steps=[]) if step.index == 0 else None
+            say(ClassStep(tag, step, fixed, passes[0], 1))
+
+        def on_progress(read: int, total: int, tag: int = a.tag) -> None:
+            if read == 0:
+                say(ClassStarted(tag, total))
+
+        try:
+            trace = engine.generate(a.prompt, a.settings, chat, True, on_step, stop, on_progress)
+        except Cancelled:
+            say(ClassEnded(a.tag, None, "stopped"))
+        except ExplainerError as exc:
+            say(ClassEnded(a.tag, None, exc.message))
+        else:
+            say(ClassEnded(a.tag, trace.stop_reason))
 
 
 def _admit(

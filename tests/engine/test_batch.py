@@ -88,3 +88,25 @@ def test_eight_requests_batched_answer_as_alone(second_model, slots):
     together = batched(engine, slots, lens=True)
     for a, b in zip(alone, together, strict=True):
         assert_same_run(a, b)
+
+
+def test_the_cuda_graph_serves_the_class_one_request_at_a_time(second_model):
+    """The CUDA graph reads one row: a class batch on it runs each request alone, to the same
+    tokens, instead of failing them (run here on the CPU provider)."""
+    from explainer.engine.runtime import ModelRuntime
+    from explainer.inference.batch_loop import serve_batch
+    from explainer.inference.messages import Admit, BatchDone, ClassEnded, ClassStep, EndBatch
+
+    engine = Engine(second_model, device="cpu")
+    alone = [engine.generate(prompt, settings) for prompt, settings in REQUESTS[:3]]
+    engine.runtime = ModelRuntime(second_model.onnx_path, second_model.config, "cpu", graph="cuda")
+    sent: list = [Admit(i, p, s) for i, (p, s) in enumerate(REQUESTS[:3])] + [EndBatch()]
+    said: list = []
+    serve_batch(engine, 4, False, lambda _wait: [sent.pop(0)] if sent else [], said.append, lambda: False)
+    assert isinstance(said[-1], BatchDone)
+    for i, a in enumerate(alone):
+        steps = [r for r in said if isinstance(r, ClassStep) and r.tag == i]
+        assert [s.step.sampling.chosen.id for s in steps] == [s.sampling.chosen.id for s in a.steps]
+        assert all(s.rows == 1 for s in steps)
+        ended = [r for r in said if isinstance(r, ClassEnded) and r.tag == i]
+        assert len(ended) == 1 and ended[0].failure is None and ended[0].stop_reason == a.stop_reason
