@@ -201,7 +201,7 @@ def _order(probs: np.ndarray) -> np.ndarray:
 def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
     """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary: every
     id at least as likely as the n-th largest, in id order, stably sorted by probability. (The full
-    sort of 49,152 probabilities took 2 ms, four times a step: a batch of 8 spent more time here
+    sort of a 50k vocabulary's probabilities took 2 ms, four times a step: a batch of 8 spent more time here
     than in its forward pass.)"""
     if n >= probs.size:
         return _order(probs)[:n]
