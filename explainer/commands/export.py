@@ -18,6 +18,7 @@ from explainer.commands.options import (
     load_model,
     read_prompt,
     sampling_settings,
+    weights_checked,
 )
 from explainer.commands.ranges import ranged, span
 from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
@@ -209,7 +210,8 @@ def _trace_of(args: argparse.Namespace) -> tuple[Trace, Vocabulary | None]:
     prompt = read_prompt(args)
     settings = sampling_settings(args)
     engine = Engine(load_model(args), args.device)
-    trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
+    with weights_checked(engine.built):  # its weights hashed while it runs: a line if they changed
+        trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
     return trace, vocabulary_of(engine.tokenizer)
 
 

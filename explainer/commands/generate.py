@@ -16,12 +16,15 @@ from explainer.commands.options import (
     load_model,
     read_prompt,
     sampling_settings,
+    weights_checked,
 )
 from explainer.commands.output import ReadingProgress, print_json
 from explainer.commands.ranges import ranged, span
 from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
 
 if TYPE_CHECKING:
+    from explainer.engine.generate import Engine
+    from explainer.engine.sampler import SamplingSettings
     from explainer.engine.trace import Step, Trace
 
 
@@ -46,13 +49,19 @@ def add_parser(sub: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     from explainer.atomic import check_destination
     from explainer.engine.generate import Engine
-    from explainer.engine.trace_file import save_trace
 
     if args.save_trace is not None:  # a bad destination fails now, not after the whole run
         check_destination(args.save_trace, "the trace")
     prompt = read_prompt(args)
     settings = sampling_settings(args)
     engine = Engine(load_model(args), args.device)
+    with weights_checked(engine.built):  # its weights hashed while it runs: a line if they changed
+        return _run(args, engine, prompt, settings)
+
+
+def _run(args: argparse.Namespace, engine: Engine, prompt: str, settings: SamplingSettings) -> int:
+    from explainer.engine.trace_file import save_trace
+
     engine.prepare(prompt, args.chat)  # fail on a bad prompt before any output
 
     # A token can be a piece of one character (CJK, emoji are several byte tokens): stream the
@@ -98,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
+    _print_json(engine, trace)
+    return 0
+
+
+def _print_json(engine: Engine, trace: Trace) -> None:
     piece = engine.tokenizer.piece
     print_json(
         {
@@ -120,4 +134,3 @@ def run(args: argparse.Namespace) -> int:
             "stop_reason": trace.stop_reason,
         }
     )
-    return 0

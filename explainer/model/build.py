@@ -36,6 +36,7 @@ from explainer.model.checks import (
 )
 from explainer.model.manifest import DEFAULT_MODEL, Manifest, load_manifest
 from explainer.model.paths import cache_root, downloads_dir, ensure_writable_dir, model_dir
+from explainer.model.rebuild import rebuild_hint
 
 if TYPE_CHECKING:
     from explainer.model.gguf_open import OpenGguf
@@ -124,11 +125,8 @@ def _converter_version() -> str | None:
     return None if v is None else str(v)
 
 
-def _corrupt(name: str, why: str) -> ExplainerError:
-    return ExplainerError(
-        f"the files of model {name} are corrupt or incomplete ({why})",
-        "run `explainer model build --force`",
-    )
+def _corrupt(name: str, why: str, hint: str = "run `explainer model build --force`") -> ExplainerError:
+    return ExplainerError(f"the files of model {name} are corrupt or incomplete ({why})", hint)
 
 
 def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
@@ -159,15 +157,15 @@ def load_built(name: str = DEFAULT_MODEL) -> BuiltModel:
     if (d / TOKENIZER_CONFIG_JSON).exists():
         check_tokenizer_config(name, read_small_json(d / TOKENIZER_CONFIG_JSON, name), config)
     # the fields first (a message naming one), then whether every file is whole and unchanged
-    files = info.get("files")
+    files, rebuild = info.get("files"), rebuild_hint(name, info)  # (an added model's own command)
     if isinstance(files, dict):
         for rel, size in files.items():
             p = d / rel
             if not p.is_file():
-                raise _corrupt(name, f"{rel} is missing")
+                raise _corrupt(name, f"{rel} is missing", rebuild)
             if isinstance(size, int) and p.stat().st_size != size:
-                raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}")
-    check_hashes(name, d, info.get("sha256"), HASHED_ON_LOAD_BYTES)  # same size, other bytes: found here
+                raise _corrupt(name, f"{rel} has {p.stat().st_size} bytes, expected {size}", rebuild)
+    check_hashes(name, d, info.get("sha256"), HASHED_ON_LOAD_BYTES, rebuild)  # same size, other bytes: found here
     try:
         manifest: Manifest | None = load_manifest(name)
     except ExplainerError:
@@ -185,7 +183,7 @@ def verify_built(name: str = DEFAULT_MODEL) -> list[str]:
             f"model {name} was built before builds recorded their files' hashes, so it cannot be verified",
             "rebuild it to record them: `explainer model build --force`",
         )
-    return check_hashes(name, built.dir, hashes, None)
+    return check_hashes(name, built.dir, hashes, None, rebuild_hint(name, built.build_info))
 
 
 def is_up_to_date(manifest: Manifest) -> bool:

@@ -22,8 +22,8 @@ HASHED_ON_LOAD_BYTES = 8 << 20  # files up to this size are hashed on every load
 REBUILD = "the model must be rebuilt: run `explainer model build --force`"
 
 
-def invalid(name: str, fname: str, why: str) -> ExplainerError:
-    return ExplainerError(f"the files of model {name} are corrupt or incomplete: {fname} {why}", REBUILD)
+def invalid(name: str, fname: str, why: str, hint: str = REBUILD) -> ExplainerError:
+    return ExplainerError(f"the files of model {name} are corrupt or incomplete: {fname} {why}", hint)
 
 
 def read_small_json(path: Path, name: str) -> dict[str, Any]:
@@ -145,9 +145,10 @@ def file_hashes(d: Path, skip: str) -> dict[str, str]:
     return {str(p.relative_to(d)): sha256_of(p) for p in sorted(d.rglob("*")) if p.is_file() and p.name != skip}
 
 
-def check_hashes(name: str, d: Path, hashes: object, max_size: int | None) -> list[str]:
+def check_hashes(name: str, d: Path, hashes: object, max_size: int | None, hint: str = REBUILD) -> list[str]:
     """Compare the files with the hashes build.json recorded (those up to ``max_size`` bytes, or
-    all); returns the files checked. A model built before hashes were recorded has none."""
+    all); returns the files checked. A model built before hashes were recorded has none.
+    ``hint`` says how to rebuild the model (rebuild.py: an added model has its own command)."""
     if not isinstance(hashes, dict):
         return []
     checked = []
@@ -156,10 +157,10 @@ def check_hashes(name: str, d: Path, hashes: object, max_size: int | None) -> li
         try:
             size = os.stat(p).st_size
         except OSError:
-            raise invalid(name, str(rel), "is missing") from None
+            raise invalid(name, str(rel), "is missing", hint) from None
         if max_size is not None and size > max_size:
             continue
         if sha256_of(p) != want:
-            raise invalid(name, str(rel), "has changed since the model was built (its SHA-256 differs)")
+            raise invalid(name, str(rel), "has changed since the model was built (its SHA-256 differs)", hint)
         checked.append(str(rel))
     return checked

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts
+from explainer.ui.announce import announce
 
 
 class ErrorBanner(QFrame):
@@ -54,6 +55,11 @@ class ErrorBanner(QFrame):
         self.hint.setText(hint[:1].upper() + hint[1:])
         self.hint.setVisible(bool(hint))
         self.show()
+        # a screen reader hears it where it is (the banner, and its Dismiss button on Tab) and as it comes
+        self.setAccessibleName(self.message.text())
+        self.setAccessibleDescription(self.hint.text())
+        self.close_button.setAccessibleDescription(self.text())
+        announce(self, self.text())
 
     def text(self) -> str:
         return self.message.text() + ("\n" + self.hint.text() if self.hint.text() else "")

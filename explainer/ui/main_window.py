@@ -214,6 +214,7 @@ class MainWindow(QMainWindow):
         c.on(ev.ModelReady, lambda e: m.on_ready(e.model))
         c.on(ev.ModelMissing, lambda e: m.on_missing(e.message))
         c.on(ev.ModelAdded, lambda e: m.on_added(e.name, e.reused))
+        c.on(ev.ModelChanged, lambda e: m.on_changed(e.name, e.files, e.command))
         c.on(ev.BuildProgress, lambda e: self.build_panel.set_progress(e.phase, e.fraction))
         c.on(ev.PromptProgress, lambda e: run.on_prompt_progress(e.read, e.total))
         c.on(ev.StepReady, lambda e: run.on_step_ready(e.trace))

@@ -131,6 +131,17 @@ class ModelEvents:
         if not w.generating:
             w.set_activity(w.word("window", "model_ready").format(welcome=w.word("window", "welcome")))
 
+    def on_changed(self, name: str, files: tuple[str, ...], command: str) -> None:
+        """The loaded model's weights were hashed after the load and differ from its build's:
+        the banner names the files and the command that rebuilds it (a model switched away
+        from meanwhile is not the one on screen, so it says nothing)."""
+        if name != self.loaded:
+            return
+        word = self.w.word
+        key = "model_changed" if len(files) == 1 else "model_changed_many"
+        message = word("banners", key).format(files=", ".join(files), model=name)
+        self.w.show_error(message, word("banners", "model_changed_hint").format(command=command))
+
     def on_missing(self, message: str) -> None:
         from explainer.illustration.formatting import byte_size
         from explainer.model.manifest import load_manifest

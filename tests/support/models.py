@@ -108,3 +108,20 @@ class LessonModel:
             prompt, settings, chat = REQUESTS[name]
             self._traces[name] = self.engine.generate(prompt, settings, chat=chat, lens=True)
         return self._traces[name]
+
+
+def copy_with_a_flipped_bit(built: Any, cache: Path, file: str = "model.onnx.data") -> Path:
+    """A copy of the built model ``built`` in ``cache`` (its models/ folder), with one bit of
+    ``file`` flipped halfway through: the same size, so only its hash tells (issue 34). The
+    shared cache is not touched. Returns the copy's folder."""
+    import shutil
+
+    target = cache / "models" / built.dir.name
+    shutil.copytree(built.dir, target)
+    with open(target / file, "r+b") as f:
+        middle = (target / file).stat().st_size // 2
+        f.seek(middle)
+        byte = f.read(1)[0]
+        f.seek(middle)
+        f.write(bytes([byte ^ 0x01]))
+    return target

@@ -1,0 +1,136 @@
+"""The large files of a loaded model, hashed in the background against what its build recorded.
+
+Why: loading hashes only the files up to ``HASHED_ON_LOAD_BYTES`` (checks.py), because hashing
+the weights (``model.onnx.data``: 227 MB for the default model, about 0.2 s) on every load would
+make the learner wait for it. A bit flipped in the weights since the build (a damaged disk, a
+bad copy) then went unnoticed until `explainer model verify`: the model ran and its answers were
+quietly wrong. So once a model is loaded, :class:`WeightsCheck` hashes those files in a thread of
+its own while the model already runs, and says which changed and the command that rebuilds it:
+the command line prints it as one line (commands/options.py ``weights_checked``), the window as
+a banner (ui/worker.py).
+
+The thread holds the GIL only between chunks: the file is read into one 1 MiB buffer (the read
+releases the GIL, and no memory grows with the file) and ``hashlib`` releases it while it hashes
+a chunk that large. On Linux it also runs at a lower priority (a thread has a niceness of its
+own there), so the window's thread and the model's threads go first on a busy machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from explainer.model.checks import HASHED_ON_LOAD_BYTES
+from explainer.model.rebuild import rebuild_command
+
+if TYPE_CHECKING:
+    from explainer.model.build import BuiltModel
+
+CHUNK = 1 << 20  # bytes hashed at a time: large enough for hashlib to release the GIL, small to hold
+THREAD_NICENESS = 10  # how much lower than the process the hashing thread runs (Linux)
+
+
+@dataclass(frozen=True)
+class ChangedFiles:
+    """Files of model ``model`` whose SHA-256 is not the one its build recorded, and the command
+    that builds it again."""
+
+    model: str
+    files: tuple[str, ...]
+    command: str
+
+    def line(self) -> str:
+        """The command line's warning (without its "warning: ")."""
+        names = ", ".join(self.files)
+        which = "file" if len(self.files) == 1 else "files"
+        return (
+            f"model {self.model}'s {which} {names} changed since it was built (its SHA-256 differs); "
+            f"run `{self.command}` to rebuild it"
+        )
+
+
+def _lower_this_threads_priority() -> None:
+    """On Linux, make the calling thread (only it) yield the CPU to the rest of the process. Other
+    systems apply a niceness to the whole process, so there it is left alone."""
+    if sys.platform.startswith("linux") and hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), THREAD_NICENESS)
+
+
+def _sha256(path: Path, stop: Callable[[], bool]) -> str | None:
+    """The file's SHA-256, read a chunk at a time into one buffer; None when ``stop`` said so."""
+    h = hashlib.sha256()
+    buffer = bytearray(CHUNK)
+    view = memoryview(buffer)
+    with open(path, "rb", buffering=0) as f:
+        while n := f.readinto(view):
+            if stop():
+                return None
+            h.update(view[:n])
+    return h.hexdigest()
+
+
+def changed_files(built: BuiltModel, stop: Callable[[], bool] = lambda: False) -> ChangedFiles | None:
+    """Hash the files of ``built`` that loading did not (those above ``HASHED_ON_LOAD_BYTES``)
+    and compare them with build.json's; None when all match, when the build recorded no hashes
+    (built before issue 19) or when ``stop`` asked to stop. A file that is gone or cannot be
+    read counts as changed: the rebuild is what mends it too."""
+    hashes = built.build_info.get("sha256")
+    if not isinstance(hashes, dict):
+        return None
+    changed: list[str] = []
+    for rel, want in hashes.items():
+        path = built.dir / str(rel)
+        try:
+            if path.stat().st_size <= HASHED_ON_LOAD_BYTES:
+                continue  # hashed by the load (load_built)
+            got = _sha256(path, stop)
+        except OSError:
+            got = ""
+        if got is None:
+            return None
+        if got != want:
+            changed.append(str(rel))
+    if not changed:
+        return None
+    return ChangedFiles(built.name, tuple(changed), rebuild_command(built.name, built.build_info))
+
+
+class WeightsCheck:
+    """:func:`changed_files` of ``built`` in a daemon thread, started at once.
+
+    ``on_done`` (optional) is called in that thread with what was found (None: nothing changed,
+    or stopped). :meth:`wait` returns it; :meth:`stop` makes the thread end within one chunk."""
+
+    def __init__(self, built: BuiltModel, on_done: Callable[[ChangedFiles | None], None] | None = None) -> None:
+        self._stopped = threading.Event()
+        self._on_done = on_done
+        self.result: ChangedFiles | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(built,), name=f"explainer-hash-{built.name}", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, built: BuiltModel) -> None:
+        _lower_this_threads_priority()
+        self.result = changed_files(built, self._stopped.is_set)
+        if self._on_done is not None and not self._stopped.is_set():
+            self._on_done(self.result)
+
+    def wait(self, timeout: float | None = None) -> ChangedFiles | None:
+        """What the check found, once it is done (or still None after ``timeout`` seconds)."""
+        self._thread.join(timeout)
+        return self.result
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop hashing (the thread ends within one chunk, and ``on_done`` is not called)."""
+        self._stopped.set()
+        if wait:
+            self._thread.join()
