@@ -6,7 +6,10 @@ The child speaks first: :class:`Loaded` (or :class:`LoadFailed`), then the vocab
 in :class:`Labels` chunks. Then each :data:`Request` is answered by a :data:`RunReply` stream:
 :class:`PromptRead` while the prompt is read, a :class:`StepMade` per step, and one of
 :class:`RunEnded`, :class:`RunStopped`, :class:`RunFailed` or :class:`RunCrashed` last.
-Everything here is pickled by multiprocessing; slotted frozen dataclasses pickle as they are.
+Once loaded, the child also hashes the model's weights in a thread of its own and says what it
+found, once, as :class:`WeightsChecked` on a pipe of its own (the proxy may be idle, waiting for
+no reply, when it comes). Everything here is pickled by multiprocessing; slotted frozen
+dataclasses pickle as they are.
 """
 
 from __future__ import annotations
@@ -100,6 +103,17 @@ class Labels:
 
 LoadReply = Loaded | LoadFailed | Labels
 
+
+@dataclass(frozen=True, slots=True)
+class WeightsChecked:
+    """The model's large files are hashed (explainer/model/changed.py): ``changed`` names those
+    that differ from what its build recorded (none: all match), ``command`` rebuilds it ("" when
+    none differs)."""
+
+    changed: tuple[str, ...]
+    command: str
+
+
 # --- the child answers: a run ------------------------------------------------------------
 
 
@@ -187,4 +201,4 @@ class BatchDone:
 
 
 ClassReply = ClassStarted | ClassStep | ClassEnded
-Reply = LoadReply | RunReply | ClassReply | BatchDone
+Reply = LoadReply | RunReply | ClassReply | BatchDone | WeightsChecked

@@ -57,6 +57,7 @@ from explainer.inference.messages import (
     RunReply,
     RunStopped,
     StepMade,
+    WeightsChecked,
 )
 from explainer.inference.runner import (
     Described,
@@ -67,6 +68,7 @@ from explainer.inference.runner import (
     StopAsked,
     app_threads,
     load_failure,
+    wait_for_weights,
 )
 
 if TYPE_CHECKING:
@@ -87,12 +89,21 @@ class ModelProcessLost(ExplainerError):
 # --- the child ---------------------------------------------------------------------------
 
 
-def _serve(conn: Connection, stop: Connection, cache_root: str, name: str, device: str | None, threads: int) -> None:
+def _serve(
+    conn: Connection,
+    stop: Connection,
+    weights: Connection,
+    cache_root: str,
+    name: str,
+    device: str | None,
+    threads: int,
+) -> None:
     """The child's whole life: load the model, say so, then answer requests until told to close
     or until the parent is gone (its end of the pipe closes). ``stop`` is a pipe of its own,
     asked before every pass, that the parent writes to when the run on screen is stopped (a
     pipe, not a multiprocessing Event: an Event's semaphore starts a resource-tracker process
-    of its own)."""
+    of its own). ``weights``: where the hash of the model's weights, made in a thread once it is
+    loaded, is said (messages.WeightsChecked)."""
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(ENGINE_NICENESS)  # before ONNX Runtime starts a thread: they all inherit it
@@ -104,6 +115,7 @@ def _serve(conn: Connection, stop: Connection, cache_root: str, name: str, devic
     runner = _load(conn, name, device, threads)
     if runner is None:
         return
+    runner.check_weights(weights.send)
     while True:
         try:
             request: Request = conn.recv()
@@ -174,9 +186,10 @@ def _answer(conn: Connection, runner: InProcess, request: Generate | Continue, s
     return RunEnded(trace.stop_reason)
 
 
-def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection, Connection]:
-    """Start the child that loads ``name``: the process, the pipe it talks on, and the pipe a
-    stop is written to. (Tests use it to speak messages.py to the child directly.)"""
+def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection, Connection, Connection]:
+    """Start the child that loads ``name``: the process, the pipe it talks on, the pipe a stop is
+    written to, and the one its weights' hash comes on. (Tests use it to speak messages.py to the
+    child directly.)"""
     import multiprocessing  # (here: its import, 15 ms with the modules it brings, is not the first window's)
 
     from explainer.model.paths import cache_root
@@ -184,16 +197,18 @@ def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection
     ctx = multiprocessing.get_context("spawn")
     conn, child_end = ctx.Pipe()
     stop_end, stop = ctx.Pipe(duplex=False)
+    weights, weights_end = ctx.Pipe(duplex=False)
     proc = ctx.Process(
         target=_serve,
-        args=(child_end, stop_end, str(cache_root()), name, device, app_threads()),
+        args=(child_end, stop_end, weights_end, str(cache_root()), name, device, app_threads()),
         name=f"explainer-model-{name}",
         daemon=True,  # never outlives the app
     )
     proc.start()
     child_end.close()
     stop_end.close()
-    return proc, conn, stop
+    weights_end.close()
+    return proc, conn, stop, weights
 
 
 # --- the parent's proxy ------------------------------------------------------------------
@@ -207,7 +222,7 @@ class ModelProcess:
     child is killed instead of waited for."""
 
     def __init__(self, name: str, device: str | None = None, give_up: StopAsked = lambda: False) -> None:
-        self._proc, self._conn, self._stop = spawn(name, device)
+        self._proc, self._conn, self._stop, self._weights = spawn(name, device)
         self._stop_sent = False
         self._closed = False
         self.load_s = 0.0
@@ -298,6 +313,9 @@ class ModelProcess:
 
     def describe(self) -> Described:
         return self._described
+
+    def weights_checked(self, give_up: StopAsked) -> WeightsChecked | None:
+        return wait_for_weights(self._weights, give_up)  # (once: its pipe is closed after)
 
     def generate(
         self,

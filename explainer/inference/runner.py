@@ -4,8 +4,10 @@ process runs inside itself)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -14,9 +16,12 @@ from explainer.engine.trace import ModelInfo, Step, Trace
 from explainer.errors import ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from explainer.engine.generate import Engine
     from explainer.inference.batch_loop import Feeder
-    from explainer.inference.messages import ClassReply
+    from explainer.inference.messages import ClassReply, WeightsChecked
+    from explainer.model.changed import ChangedFiles
 
 OnStep = Callable[[Trace, Step], None]
 StopAsked = Callable[[], bool]
@@ -54,7 +59,33 @@ class ModelRunner(Protocol):
         self, feeder: Feeder, chat: bool, on_reply: Callable[[ClassReply], None], should_stop: StopAsked
     ) -> None: ...
 
+    def weights_checked(self, give_up: StopAsked) -> WeightsChecked | None:
+        """What hashing the model's large files after the load found (model/changed.py); it blocks
+        until then (a thread of the worker's waits for it). None: nothing was hashed (an engine a
+        test made), or the model was let go (or ``give_up`` said so) first."""
+        ...
+
     def close(self) -> None: ...
+
+
+WEIGHTS_POLL_S = 0.1  # how often a wait for WeightsChecked looks at give_up
+
+
+def wait_for_weights(weights: Connection, give_up: StopAsked) -> WeightsChecked | None:
+    """The model's process's one :class:`WeightsChecked`, read from its pipe, which is closed
+    after (the waiting thread owns it: the proxy's close() ends the process, which ends this)."""
+    from explainer.inference.messages import WeightsChecked
+
+    try:
+        while not give_up():
+            if weights.poll(WEIGHTS_POLL_S):
+                reply = weights.recv()
+                return reply if isinstance(reply, WeightsChecked) else None
+    except (EOFError, OSError):
+        pass  # the process ended first
+    finally:
+        weights.close()
+    return None
 
 
 def app_threads() -> int:
@@ -83,6 +114,16 @@ class InProcess:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._idle = threading.Event()  # set while no run is in hand: the weights' hash goes on then
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def _running(self) -> Iterator[None]:
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._idle.set()
 
     def describe(self) -> Described:
         """Every token's label is built here, next to the tokenizer (about 2 µs a token)."""
@@ -101,15 +142,23 @@ class InProcess:
         should_stop: StopAsked,
         on_progress: OnProgress,
     ) -> Trace:
-        return self.engine.generate(
-            prompt, settings, chat=chat, lens=True, on_step=on_step, should_stop=should_stop, on_progress=on_progress
-        )
+        with self._running():
+            return self.engine.generate(
+                prompt,
+                settings,
+                chat=chat,
+                lens=True,
+                on_step=on_step,
+                should_stop=should_stop,
+                on_progress=on_progress,
+            )
 
     def continue_from(
         self, original: Trace, step: int, token_id: int, should_stop: StopAsked, on_step: OnStep | None = None
     ) -> Trace:
         """(``on_step``: the model's process passes each step on; the window waits for the end.)"""
-        return self.engine.continue_from(original, step, token_id, on_step=on_step, should_stop=should_stop)
+        with self._running():
+            return self.engine.continue_from(original, step, token_id, on_step=on_step, should_stop=should_stop)
 
     def serve_class(
         self, feeder: Feeder, chat: bool, on_reply: Callable[[ClassReply], None], should_stop: StopAsked
@@ -123,7 +172,25 @@ class InProcess:
                 feeder.heard(reply)
                 on_reply(reply)
 
-        serve_batch(self.engine, feeder.size, chat, lambda _wait: feeder.messages(), say, should_stop)
+        with self._running():
+            serve_batch(self.engine, feeder.size, chat, lambda _wait: feeder.messages(), say, should_stop)
+
+    def check_weights(self, say: Callable[[WeightsChecked], None]) -> None:
+        """Hash the engine's large files in a thread of their own (model/changed.py), only while no
+        run is in hand (the first run right after the load would take 0.1 s longer to its first
+        token), then ``say`` what was found, in that thread (the model's process sends it to the
+        window's)."""
+        from explainer.inference.messages import WeightsChecked
+        from explainer.model.changed import WeightsCheck
+
+        def done(found: ChangedFiles | None) -> None:
+            with contextlib.suppress(OSError, ValueError):  # (the app is gone)
+                say(WeightsChecked((), "") if found is None else WeightsChecked(found.files, found.command))
+
+        WeightsCheck(self.engine.built, done, self._idle)
+
+    def weights_checked(self, give_up: StopAsked) -> WeightsChecked | None:
+        return None  # an engine a test made: its files are not the cache's
 
     def close(self) -> None:
         pass

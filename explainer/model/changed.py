@@ -6,21 +6,20 @@ make the learner wait for it. A bit flipped in the weights since the build (a da
 bad copy) then went unnoticed until `explainer model verify`: the model ran and its answers were
 quietly wrong. So once a model is loaded, :class:`WeightsCheck` hashes those files in a thread of
 its own while the model already runs, and says which changed and the command that rebuilds it:
-the command line prints it as one line (commands/options.py ``weights_checked``), the window as
-a banner (ui/worker.py).
+the command line prints it as one line (commands/options.py ``weights_checked``); the app hashes
+in the model's process (inference/process.py), and the window shows it in its banner.
 
 The thread holds the GIL only between chunks: the file is read into one 1 MiB buffer (the read
 releases the GIL, and no memory grows with the file) and ``hashlib`` releases it while it hashes
-a chunk that large. On Linux it also runs at a lower priority (a thread has a niceness of its
-own there), so the window's thread and the model's threads go first on a busy machine.
+a chunk that large. Still, each chunk takes the GIL back twice, and a thread busy with Python
+code meanwhile is made to hand it over each time (a 10 ms slice of Python work took 5-16 ms
+longer while a 1 MiB-chunk hash ran beside it): so the window's process never hashes; the
+model's, which has a GIL of its own, does.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
     from explainer.model.build import BuiltModel
 
 CHUNK = 1 << 20  # bytes hashed at a time: large enough for hashlib to release the GIL, small to hold
-THREAD_NICENESS = 10  # how much lower than the process the hashing thread runs (Linux)
 
 
 @dataclass(frozen=True)
@@ -56,32 +54,33 @@ class ChangedFiles:
         )
 
 
-def _lower_this_threads_priority() -> None:
-    """On Linux, make the calling thread (only it) yield the CPU to the rest of the process. Other
-    systems apply a niceness to the whole process, so there it is left alone."""
-    if sys.platform.startswith("linux") and hasattr(os, "setpriority"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), THREAD_NICENESS)
-
-
-def _sha256(path: Path, stop: Callable[[], bool]) -> str | None:
-    """The file's SHA-256, read a chunk at a time into one buffer; None when ``stop`` said so."""
+def _sha256(path: Path, stop: Callable[[], bool], turn: Callable[[], object] | None) -> str | None:
+    """The file's SHA-256, read a chunk at a time into one buffer, each chunk once ``turn`` (if
+    any) returns; None when ``stop`` said so."""
     h = hashlib.sha256()
     buffer = bytearray(CHUNK)
     view = memoryview(buffer)
     with open(path, "rb", buffering=0) as f:
-        while n := f.readinto(view):
+        while True:
+            if turn is not None:
+                turn()
+            n = f.readinto(view)
+            if not n:
+                break
             if stop():
                 return None
             h.update(view[:n])
     return h.hexdigest()
 
 
-def changed_files(built: BuiltModel, stop: Callable[[], bool] = lambda: False) -> ChangedFiles | None:
+def changed_files(
+    built: BuiltModel, stop: Callable[[], bool] = lambda: False, turn: Callable[[], object] | None = None
+) -> ChangedFiles | None:
     """Hash the files of ``built`` that loading did not (those above ``HASHED_ON_LOAD_BYTES``)
     and compare them with build.json's; None when all match, when the build recorded no hashes
     (built before issue 19) or when ``stop`` asked to stop. A file that is gone or cannot be
-    read counts as changed: the rebuild is what mends it too."""
+    read counts as changed: the rebuild is what mends it too. ``turn`` is called before each chunk
+    and returns when the hash may go on (the app's model process: while no run is in hand)."""
     hashes = built.build_info.get("sha256")
     if not isinstance(hashes, dict):
         return None
@@ -91,7 +90,7 @@ def changed_files(built: BuiltModel, stop: Callable[[], bool] = lambda: False) -
         try:
             if path.stat().st_size <= HASHED_ON_LOAD_BYTES:
                 continue  # hashed by the load (load_built)
-            got = _sha256(path, stop)
+            got = _sha256(path, stop, turn)
         except OSError:
             got = ""
         if got is None:
@@ -107,11 +106,19 @@ class WeightsCheck:
     """:func:`changed_files` of ``built`` in a daemon thread, started at once.
 
     ``on_done`` (optional) is called in that thread with what was found (None: nothing changed,
-    or stopped). :meth:`wait` returns it; :meth:`stop` makes the thread end within one chunk."""
+    or stopped). :meth:`wait` returns it; :meth:`stop` makes the thread end within one chunk.
+    ``idle`` (optional): hash only while it is set (the model's process clears it during a run,
+    so that the hash does not take CPU or the GIL from the run and inflate its timings)."""
 
-    def __init__(self, built: BuiltModel, on_done: Callable[[ChangedFiles | None], None] | None = None) -> None:
+    def __init__(
+        self,
+        built: BuiltModel,
+        on_done: Callable[[ChangedFiles | None], None] | None = None,
+        idle: threading.Event | None = None,
+    ) -> None:
         self._stopped = threading.Event()
         self._on_done = on_done
+        self._turn = None if idle is None else idle.wait
         self.result: ChangedFiles | None = None
         self._thread = threading.Thread(
             target=self._run, args=(built,), name=f"explainer-hash-{built.name}", daemon=True
@@ -119,8 +126,7 @@ class WeightsCheck:
         self._thread.start()
 
     def _run(self, built: BuiltModel) -> None:
-        _lower_this_threads_priority()
-        self.result = changed_files(built, self._stopped.is_set)
+        self.result = changed_files(built, self._stopped.is_set, self._turn)
         if self._on_done is not None and not self._stopped.is_set():
             self._on_done(self.result)
 

@@ -9,6 +9,7 @@ window closing, which run is the live one). explainer/ui/controller.py is the GU
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -51,8 +52,6 @@ from explainer.model.manifest import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
-    from explainer.model.build import BuiltModel
-    from explainer.model.changed import ChangedFiles, WeightsCheck
 
 EngineFactory = Callable[[], "Engine"]  # the one model a test runs, in the worker thread
 # the app's: the model of that name, given what says to give up on loading it (the window closing)
@@ -101,7 +100,6 @@ class Worker(QObject):
         self.model_name = model
         self.engine: ModelRunner | None = None
         self._loaded: LoadedModel | None = None
-        self._weights: WeightsCheck | None = None  # the loaded model's weights, hashed in a thread of their own
 
     # --- helpers ---------------------------------------------------------
 
@@ -123,11 +121,10 @@ class Worker(QObject):
         self._busy(Activity.LOADING)
         self._say(ModelLoading())
         t0 = time.perf_counter()
-        built: BuiltModel | None = None
         try:
             if self._on_disk:
                 try:
-                    built = load_built(self.model_name)  # missing or broken files: an offer to build, not a crash
+                    load_built(self.model_name)  # missing or broken files: an offer to build, not a crash
                 except ExplainerError as exc:
                     self._say(ModelMissing(exc.message, exc.hint))
                     return False
@@ -144,21 +141,25 @@ class Worker(QObject):
             self._busy(Activity.IDLE)
         self._loaded = loaded_model(self.engine, time.perf_counter() - t0, self.model_name)
         self._say(ModelReady(self._loaded))
-        if built is not None:
-            self._check_weights(built)
+        if self._on_disk:
+            self._check_weights()
         return True
 
-    def _check_weights(self, built: BuiltModel) -> None:
-        """Hash the loaded model's large files in a thread of their own (model/changed.py): the
-        window and the first run do not wait for it; a file that changed since the build is
-        said as ModelChanged (emitted from that thread: Qt queues it to the window's)."""
-        from explainer.model.changed import WeightsCheck
+    def _check_weights(self) -> None:
+        """Wait, in a thread of its own, for the model's process to hash the model's large files
+        (it does once the model is loaded: inference/process.py); a file that changed since the
+        build is said as ModelChanged (emitted from that thread: Qt queues it to the window's).
+        The window's process never hashes: a hash beside the GUI thread takes the GIL from it
+        twice a chunk (explainer/model/changed.py). The thread ends when the model is let go."""
+        engine, name = self.engine, self.model_name
+        assert engine is not None
 
-        def done(changed: ChangedFiles | None) -> None:
-            if changed is not None and not self._closing():
-                self._say(ModelChanged(changed.model, changed.files, changed.command))
+        def wait() -> None:
+            found = engine.weights_checked(self._closing)
+            if found is not None and found.changed and not self._closing() and self.engine is engine:
+                self._say(ModelChanged(name, found.changed, found.command))
 
-        self._weights = WeightsCheck(built, done)
+        threading.Thread(target=wait, name=f"explainer-weights-{name}", daemon=True).start()
 
     # --- requests (queued from the controller) ------------------------------
 
@@ -185,9 +186,6 @@ class Worker(QObject):
     def drop_engine(self) -> None:
         """Let the loaded model go (its process ends), e.g. before another is loaded."""
         engine, self.engine, self._loaded = self.engine, None, None
-        weights, self._weights = self._weights, None
-        if weights is not None:
-            weights.stop()  # (within one chunk; a model no longer loaded is not reported on)
         if engine is not None:
             engine.close()
 

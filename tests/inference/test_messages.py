@@ -29,6 +29,7 @@ class Child:
     proc: typing.Any
     conn: typing.Any
     stop: typing.Any
+    weights: typing.Any
     loaded: list[m.Reply]
 
     def send(self, request: m.Request) -> None:
@@ -49,8 +50,8 @@ class Child:
 
 
 def _start(name: str) -> Child:
-    proc, conn, stop = spawn(name)
-    child = Child(proc, conn, stop, [])
+    proc, conn, stop, weights = spawn(name)
+    child = Child(proc, conn, stop, weights, [])
     child.loaded.append(child.reply())
     if isinstance(child.loaded[0], m.Loaded):
         labels = 0
@@ -67,6 +68,7 @@ def _end(child: Child) -> int | None:
     child.proc.join(ANSWER_S)
     child.conn.close()
     child.stop.close()
+    child.weights.close()
     return child.proc.exitcode
 
 
@@ -175,6 +177,28 @@ def test_a_class_batch_answers_each_admitted_request_tagged_then_batch_done(chil
     assert isinstance(child.run(m.Generate(PARIS, SamplingSettings(max_new_tokens=1), False))[-1], m.RunEnded)
 
 
+def _weights_checked(child: Child) -> m.WeightsChecked:
+    assert child.weights.poll(ANSWER_S), "the model's process did not say what its hash found"
+    reply = child.weights.recv()
+    assert isinstance(reply, m.WeightsChecked)
+    return reply
+
+
+def test_once_loaded_it_hashes_the_weights_and_says_so_on_their_own_pipe(built_model, tmp_path, monkeypatch):
+    from explainer.model import paths
+    from tests.support.models import copy_with_a_flipped_bit
+
+    child = _start(built_model.name)  # the model as built: every file matches
+    assert _weights_checked(child) == m.WeightsChecked((), "")
+    assert _end(child) == 0
+    copy_with_a_flipped_bit(built_model, tmp_path / "cache")  # one bit of model.onnx.data flipped
+    monkeypatch.setattr(paths, "_override", tmp_path / "cache")  # (spawn gives the child this cache)
+    child = _start(built_model.name)
+    assert _weights_checked(child) == m.WeightsChecked(("model.onnx.data",), "explainer model build --force")
+    assert isinstance(child.run(m.Generate(PARIS, SamplingSettings(max_new_tokens=1), False))[-1], m.RunEnded)
+    assert _end(child) == 0
+
+
 # which test above makes the round trip of each kind: a kind added to messages.py needs a row
 ROUND_TRIPS = {
     m.Generate: test_a_generate_is_answered_by_the_prompt_read_each_step_and_why_it_ended,
@@ -189,6 +213,7 @@ ROUND_TRIPS = {
     m.RunStopped: test_a_stop_during_a_run_is_answered_run_stopped_and_the_next_run_runs,
     m.RunFailed: test_a_learners_mistake_is_answered_run_failed_with_words_for_them,
     m.RunCrashed: test_a_bug_in_the_process_is_answered_run_crashed_and_it_keeps_serving,
+    m.WeightsChecked: test_once_loaded_it_hashes_the_weights_and_says_so_on_their_own_pipe,
     **dict.fromkeys(
         (m.ClassBatch, m.Admit, m.EndBatch, m.ClassStarted, m.ClassStep, m.ClassEnded, m.BatchDone),
         test_a_class_batch_answers_each_admitted_request_tagged_then_batch_done,

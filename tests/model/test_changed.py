@@ -120,12 +120,12 @@ def test_a_stopped_check_says_nothing(added, large_from, monkeypatch):
     started = threading.Event()
     real = changed_mod._sha256
 
-    def when_stopped(path, stop):  # hash only once the stop is asked: it must be heeded
+    def when_stopped(path, stop, turn):  # hash only once the stop is asked: it must be heeded
         started.set()
         deadline = time.monotonic() + 10
         while not stop() and time.monotonic() < deadline:
             time.sleep(0.005)
-        return real(path, stop)
+        return real(path, stop, turn)
 
     monkeypatch.setattr(changed_mod, "_sha256", when_stopped)
     heard: list[object] = []
@@ -133,3 +133,16 @@ def test_a_stopped_check_says_nothing(added, large_from, monkeypatch):
     assert started.wait(10)
     check.stop()
     assert check.result is None and heard == []
+
+
+def test_the_check_hashes_only_while_the_model_is_idle(added, large_from):
+    """The model's process clears ``idle`` during a run: the hash waits, then goes on."""
+    _, built = added
+    large_from(1000)
+    flip_a_bit(built.dir / "model.onnx.data", 7)
+    idle = threading.Event()  # a run is in hand
+    check = WeightsCheck(load_built(built.name), idle=idle)
+    assert check.wait(0.5) is None and check._thread.is_alive(), "it waits for the run to end"
+    idle.set()
+    found = check.wait(60)
+    assert found is not None and found.files == ("model.onnx.data",)

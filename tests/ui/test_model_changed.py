@@ -83,10 +83,26 @@ def test_a_changed_weights_file_is_a_banner_naming_it_and_the_rebuild(qtbot, fli
     assert any("model.onnx.data" in said and COMMAND in said for said in heard), heard
 
 
-def test_the_unchanged_model_shows_no_banner(qtbot, built_model, loaded_window):
+@pytest.fixture
+def weights_heard(monkeypatch) -> list:
+    """What each model process's hash of the weights said, as the worker's thread heard it."""
+    from explainer.inference.process import ModelProcess
+
+    heard: list = []
+    real = ModelProcess.weights_checked
+
+    def listening(self, give_up):
+        found = real(self, give_up)
+        heard.append(found)
+        return found
+
+    monkeypatch.setattr(ModelProcess, "weights_checked", listening)
+    return heard
+
+
+def test_the_unchanged_model_shows_no_banner(qtbot, built_model, weights_heard, loaded_window):
     w, kinds = loaded_window
-    worker = w.controller._worker
-    qtbot.waitUntil(lambda: worker._weights is not None, timeout=10_000)  # the check started ...
-    assert worker._weights.wait(60) is None  # ... and found nothing
+    qtbot.waitUntil(lambda: bool(weights_heard), timeout=60_000)  # the model's process hashed them ...
+    assert weights_heard[0] is not None and weights_heard[0].changed == ()  # ... and all match
     QApplication.processEvents()
     assert ModelChanged not in kinds and not w.banner.isVisible()
