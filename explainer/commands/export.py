@@ -209,8 +209,9 @@ def _trace_of(args: argparse.Namespace) -> tuple[Trace, Vocabulary | None]:
 
     prompt = read_prompt(args)
     settings = sampling_settings(args)
-    engine = Engine(load_model(args), args.device)
-    with weights_checked(engine.built):  # its weights hashed while it runs: a line if they changed
+    built = load_model(args)
+    with weights_checked(built):  # its weights hashed while the session starts: a line if they changed
+        engine = Engine(built, args.device)
         trace = engine.generate(prompt, settings, chat=args.chat, lens=True)
     return trace, vocabulary_of(engine.tokenizer)
 

@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
         check_destination(args.save_trace, "the trace")
     prompt = read_prompt(args)
     settings = sampling_settings(args)
-    engine = Engine(load_model(args), args.device)
-    with weights_checked(engine.built):  # its weights hashed while it runs: a line if they changed
-        return _run(args, engine, prompt, settings)
+    built = load_model(args)
+    with weights_checked(built):  # its weights hashed while the session starts: a line if they changed
+        return _run(args, Engine(built, args.device), prompt, settings)
 
 
 def _run(args: argparse.Namespace, engine: Engine, prompt: str, settings: SamplingSettings) -> int:
