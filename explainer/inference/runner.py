@@ -69,6 +69,9 @@ class ModelRunner(Protocol):
 
 
 WEIGHTS_POLL_S = 0.1  # how often a wait for WeightsChecked looks at give_up
+# the hashing thread, below the model's process (itself below the window): it hashes only while
+# the model is idle, so no thread of that process waits on it for the GIL
+WEIGHTS_NICENESS = 10
 
 
 def wait_for_weights(weights: Connection, give_up: StopAsked) -> WeightsChecked | None:
@@ -187,7 +190,7 @@ class InProcess:
             with contextlib.suppress(OSError, ValueError):  # (the app is gone)
                 say(WeightsChecked((), "") if found is None else WeightsChecked(found.files, found.command))
 
-        WeightsCheck(self.engine.built, done, self._idle)
+        WeightsCheck(self.engine.built, done, self._idle, niceness=WEIGHTS_NICENESS)
 
     def weights_checked(self, give_up: StopAsked) -> WeightsChecked | None:
         return None  # an engine a test made: its files are not the cache's

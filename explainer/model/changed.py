@@ -19,7 +19,10 @@ model's, which has a GIL of its own, does.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,17 +111,23 @@ class WeightsCheck:
     ``on_done`` (optional) is called in that thread with what was found (None: nothing changed,
     or stopped). :meth:`wait` returns it; :meth:`stop` makes the thread end within one chunk.
     ``idle`` (optional): hash only while it is set (the model's process clears it during a run,
-    so that the hash does not take CPU or the GIL from the run and inflate its timings)."""
+    so that the hash does not take CPU or the GIL from the run and inflate its timings).
+    ``niceness`` (Linux, where a thread has one of its own): run the thread that much lower, so
+    that the window's process gets a core first (its GUI thread animates while it hashes). Only
+    where no thread of this process waits for the GIL meanwhile: one that must hand it to a
+    thread of low priority would wait for that thread's turn on a core."""
 
     def __init__(
         self,
         built: BuiltModel,
         on_done: Callable[[ChangedFiles | None], None] | None = None,
         idle: threading.Event | None = None,
+        niceness: int = 0,
     ) -> None:
         self._stopped = threading.Event()
         self._on_done = on_done
         self._turn = None if idle is None else idle.wait
+        self._niceness = niceness
         self.result: ChangedFiles | None = None
         self._thread = threading.Thread(
             target=self._run, args=(built,), name=f"explainer-hash-{built.name}", daemon=True
@@ -126,6 +135,11 @@ class WeightsCheck:
         self._thread.start()
 
     def _run(self, built: BuiltModel) -> None:
+        if self._niceness and sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError):
+                os.setpriority(
+                    os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + self._niceness
+                )
         self.result = changed_files(built, self._stopped.is_set, self._turn)
         if self._on_done is not None and not self._stopped.is_set():
             self._on_done(self.result)
