@@ -15,27 +15,66 @@ callback that swallows it, the run went on and its file was written (exit 0 afte
 CLI's handler (:func:`install`) also remembers that Ctrl-C was pressed, and :func:`check` raises
 again where nothing may be lost: an atomic save checks just before its rename, and the CLI before
 it reports success.
+
+Nor may Ctrl-C land while a module is imported. PySide6 (shiboken) and ONNX Runtime (pybind11) run
+Python code from the C of their own initialisation: a KeyboardInterrupt raised there fails it
+("ImportError: initialization failed", reported as a bug), or aborts the process (shiboken's
+fatal error, exit -6), or, raised inside shiboken's PyRun_String, marks the interpreter as
+stopped by an unhandled Ctrl-C, so that Python kills itself with SIGINT (-2) after the CLI has
+printed "interrupted" and asked for 130 (issue 34: Ctrl-C in the first second of `export` or
+`generate`, while these load). So :func:`install` also counts the imports under way in the main
+thread, and a Ctrl-C during one is raised when the outermost import returns (a fraction of a second).
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 _pressed: list[bool] = []
+_importing = [0]  # imports under way in the main thread, nested
+_deferred: list[bool] = []  # a Ctrl-C that came during one
 
 
 def _on_sigint(_signum: int, _frame: FrameType | None) -> None:
     _pressed.append(True)
+    if _importing[0]:
+        _deferred.append(True)
+        return
     raise KeyboardInterrupt
 
 
+def _guarded(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``builtins.__import__``, with :func:`_on_sigint` holding Ctrl-C back while it runs."""
+    main = threading.main_thread().ident
+
+    def guarded_import(*args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() != main:
+            return original(*args, **kwargs)
+        _importing[0] += 1
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _importing[0] -= 1
+            if not _importing[0] and _deferred:
+                _deferred.clear()
+                raise KeyboardInterrupt  # the import is whole; the interrupted work stops here
+
+    guarded_import.guards = True  # type: ignore[attr-defined]
+    return guarded_import
+
+
 def install() -> None:
-    """The CLI's SIGINT handler: KeyboardInterrupt as Python's own, and remembered for :func:`check`."""
+    """The CLI's SIGINT handler: KeyboardInterrupt as Python's own, except during an import (raised
+    when it returns), and remembered for :func:`check`. Call it before the CLI imports its commands."""
     if threading.current_thread() is threading.main_thread():
+        if not getattr(builtins.__import__, "guards", False):
+            builtins.__import__ = _guarded(builtins.__import__)
         signal.signal(signal.SIGINT, _on_sigint)
 
 
