@@ -12,7 +12,8 @@ through here, so an interrupted write or a full disk loses nothing that was ther
   a copy that leaves the target stale. A link to a missing file (dangling) is refused: writing
   through it would create a file wherever it points, outside the folder the user named.
 - An existing file keeps its permission bits (a 0600 file stays 0600, and as root its owner);
-  a new file gets the usual mode (0666 less the umask).
+  a new file gets the usual mode (0666 less the umask). One we may not write (read-only, or
+  another user's) is refused, though the rename could replace it: like ``cp``, not ``mv``.
 - The data goes to ``.<name>.explainer-<pid>-<random>.tmp`` beside the target, is fsynced, then
   renamed over it. Every failure removes the temporary file; one left by a process that was
   killed (``kill -9``) is swept at the next save into that folder, once its process is gone.
@@ -57,8 +58,12 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
     if not os.fspath(path):
         raise ExplainerError(f"no file name was given for {what}", "name the file to save to")
     given = Path(path)
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    if given.is_symlink() and not target.exists():  # (a link to itself or a loop included)
+    try:
+        link = given.is_symlink()  # (a folder on the way that we may not enter: EACCES)
+        target = Path(os.path.realpath(given)) if link else given
+    except OSError as exc:
+        raise _refuse(given, what, exc.strerror or str(exc)) from None
+    if link and not target.exists():  # (a link to itself or a loop included)
         # writing "through" it would create a file wherever the link points, perhaps far outside
         # the folder the user named: refused, the link left as it is
         raise ExplainerError(
@@ -84,6 +89,13 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
             else "not a regular file"
         )
         raise _refuse(target, what, f"it is {kind}, not a regular file, and is left as it is")
+    if not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+        # the rename would replace it all the same (the folder is what it needs), so a file made
+        # read-only, or another user's in a folder of ours, would be lost without a word
+        raise ExplainerError(
+            f"cannot save {what} to {target}: the file is read-only for you, and is left as it is",
+            "make it writable (chmod u+w) or choose another file name",
+        )
     return target
 
 

@@ -188,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
             return _output_failed(exc)
         _say(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            _say("  check that you may read it and the folders above it (ls -l), or choose another path")
         return 2
     except Exception as exc:  # a bug still ends in one line, not a traceback
         if os.environ.get("EXPLAINER_DEBUG"):
