@@ -25,6 +25,7 @@ through here, so an interrupted write or a full disk loses nothing that was ther
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -52,6 +53,17 @@ def _refuse(target: Path, what: str, why: str) -> ExplainerError:
     return ExplainerError(f"cannot save {what} to {target}: {why}", "choose a new file name or an ordinary file")
 
 
+def _unreachable(target: Path, what: str, exc: OSError) -> ExplainerError:
+    """The path cannot even be looked at: a folder on the way that we may not enter (EACCES), or
+    a name too long, ..."""
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return _refuse(target, what, exc.strerror or str(exc))
+    return ExplainerError(
+        f"cannot save {what} to {target}: {exc.strerror or exc}",
+        "choose a folder you can open and write to (ls -ld shows each folder's permissions)",
+    )
+
+
 def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
     """The file a save to ``path`` writes (a symlink's target), after refusing an empty path and
     anything that exists but is not a regular file. Nothing is written."""
@@ -62,7 +74,7 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
         link = given.is_symlink()  # (a folder on the way that we may not enter: EACCES)
         target = Path(os.path.realpath(given)) if link else given
     except OSError as exc:
-        raise _refuse(given, what, exc.strerror or str(exc)) from None
+        raise _unreachable(given, what, exc) from None
     if link and not target.exists():  # (a link to itself or a loop included)
         # writing "through" it would create a file wherever the link points, perhaps far outside
         # the folder the user named: refused, the link left as it is
@@ -75,7 +87,7 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
     except (FileNotFoundError, NotADirectoryError):
         return target  # a new file (its folder is checked by the write, or by check_destination)
     except OSError as exc:
-        raise _refuse(target, what, exc.strerror or str(exc)) from None
+        raise _unreachable(target, what, exc) from None
     if stat.S_ISDIR(st.st_mode):
         raise _refuse(target, what, "it is a folder")
     if not stat.S_ISREG(st.st_mode):

@@ -129,6 +129,7 @@ def test_a_folder_that_cannot_be_entered_gives_one_line(unprivileged, tmp_path, 
     done = unprivileged([*GENERATE, "--save-trace", "closed/run.trace"], tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: cannot save the trace to closed/run.trace: Permission denied\n"), done.stderr
+    assert "choose a folder you can open and write to" in done.stderr
 
 
 def _copy(cache: Path, to: Path) -> Path:
