@@ -38,7 +38,7 @@ INSTALL=1
 for arg in "$@"; do
   case "$arg" in
     --no-install) INSTALL=0 ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_check: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
