@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT, MAX_TEMPERATURE
 from explainer.errors import ExplainerError
 
-MAX_TEMPERATURE = 10.0
-MAX_NEW_TOKENS_LIMIT = 4096
 TOP_P_TOLERANCE = 1e-12
 
 
