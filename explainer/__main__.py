@@ -5,8 +5,8 @@ import sys
 
 if __name__ == "__main__":
     try:
-        from explainer.cli import main
-    except KeyboardInterrupt:  # Ctrl-C while the modules load: interrupted, not a traceback
+        from explainer.cli import main  # (light: the commands load once main() handles Ctrl-C)
+    except KeyboardInterrupt:  # Ctrl-C while Python starts: interrupted, not a traceback
         print("\ninterrupted", file=sys.stderr)
         sys.exit(130)
     code = main()

@@ -12,7 +12,8 @@ through here, so an interrupted write or a full disk loses nothing that was ther
   a copy that leaves the target stale. A link to a missing file (dangling) is refused: writing
   through it would create a file wherever it points, outside the folder the user named.
 - An existing file keeps its permission bits (a 0600 file stays 0600, and as root its owner);
-  a new file gets the usual mode (0666 less the umask).
+  a new file gets the usual mode (0666 less the umask). One we may not write (read-only, or
+  another user's) is refused, though the rename could replace it: like ``cp``, not ``mv``.
 - The data goes to ``.<name>.explainer-<pid>-<random>.tmp`` beside the target, is fsynced, then
   renamed over it. Every failure removes the temporary file; one left by a process that was
   killed (``kill -9``) is swept at the next save into that folder, once its process is gone.
@@ -24,6 +25,7 @@ through here, so an interrupted write or a full disk loses nothing that was ther
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -51,14 +53,29 @@ def _refuse(target: Path, what: str, why: str) -> ExplainerError:
     return ExplainerError(f"cannot save {what} to {target}: {why}", "choose a new file name or an ordinary file")
 
 
+def _unreachable(target: Path, what: str, exc: OSError) -> ExplainerError:
+    """The path cannot even be looked at: a folder on the way that we may not enter (EACCES), or
+    a name too long, ..."""
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return _refuse(target, what, exc.strerror or str(exc))
+    return ExplainerError(
+        f"cannot save {what} to {target}: {exc.strerror or exc}",
+        "choose a folder you can open and write to (ls -ld shows each folder's permissions)",
+    )
+
+
 def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
     """The file a save to ``path`` writes (a symlink's target), after refusing an empty path and
     anything that exists but is not a regular file. Nothing is written."""
     if not os.fspath(path):
         raise ExplainerError(f"no file name was given for {what}", "name the file to save to")
     given = Path(path)
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    if given.is_symlink() and not target.exists():  # (a link to itself or a loop included)
+    try:
+        link = given.is_symlink()  # (a folder on the way that we may not enter: EACCES)
+        target = Path(os.path.realpath(given)) if link else given
+    except OSError as exc:
+        raise _unreachable(given, what, exc) from None
+    if link and not target.exists():  # (a link to itself or a loop included)
         # writing "through" it would create a file wherever the link points, perhaps far outside
         # the folder the user named: refused, the link left as it is
         raise ExplainerError(
@@ -70,7 +87,7 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
     except (FileNotFoundError, NotADirectoryError):
         return target  # a new file (its folder is checked by the write, or by check_destination)
     except OSError as exc:
-        raise _refuse(target, what, exc.strerror or str(exc)) from None
+        raise _unreachable(target, what, exc) from None
     if stat.S_ISDIR(st.st_mode):
         raise _refuse(target, what, "it is a folder")
     if not stat.S_ISREG(st.st_mode):
@@ -84,6 +101,13 @@ def save_target(path: str | os.PathLike[str], what: str = "the file") -> Path:
             else "not a regular file"
         )
         raise _refuse(target, what, f"it is {kind}, not a regular file, and is left as it is")
+    if not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+        # the rename would replace it all the same (the folder is what it needs), so a file made
+        # read-only, or another user's in a folder of ours, would be lost without a word
+        raise ExplainerError(
+            f"cannot save {what} to {target}: the file is read-only for you, and is left as it is",
+            "make it writable (chmod u+w) or choose another file name",
+        )
     return target
 
 

@@ -21,14 +21,22 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from explainer import __version__, interrupts
-from explainer.commands import bench, desktop, export, generate, gui, model, tokenize
-from explainer.commands.options import add_cache_dir_arg, add_model_arg, apply_cache_dir, apply_model_default
 from explainer.errors import ExplainerError, out_of_memory
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from _typeshed import SupportsWrite
 
-COMMANDS = (model, tokenize, generate, bench, export, desktop)
+
+def commands() -> tuple[ModuleType, ...]:
+    """The command modules, imported when :func:`main` has installed its Ctrl-C handling: importing
+    them loads numpy (a tenth of a second and more), and a Ctrl-C during that must exit 130 like any
+    other (explainer/interrupts.py). So importing this module, as the `explainer` script does before
+    it calls main(), loads nothing heavy."""
+    from explainer.commands import bench, desktop, export, generate, model, tokenize
+
+    return (model, tokenize, generate, bench, export, desktop)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +49,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from explainer.commands import gui
+    from explainer.commands.options import add_cache_dir_arg, add_model_arg
+
     parser = _Parser(
         prog="explainer",
         description="Watch a small language model generate text, step by step. "
@@ -52,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_class_args(parser)
     parser.set_defaults(func=gui.run)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
+    for command in commands():
         command.add_parser(sub)
     return parser
 
@@ -117,7 +128,7 @@ def split_file(argv: Sequence[str]) -> tuple[list[str], str | None]:
     double-click, through the launcher's ``%f``): the app, opening that file. A first word that
     is not a command and not an option is taken as such a file; the rest is parsed as usual."""
     args = list(argv)
-    commands = {c.__name__.rsplit(".", 1)[1] for c in COMMANDS}
+    names = {c.__name__.rsplit(".", 1)[1] for c in commands()}
     i = 0
     while i < len(args):
         word = args[i]
@@ -127,7 +138,7 @@ def split_file(argv: Sequence[str]) -> tuple[list[str], str | None]:
         if word.startswith("-"):
             i += 1
             continue
-        if word in commands:
+        if word in names:
             return args, None
         if not word.lower().endswith(OPENABLE) and not os.path.isfile(word):
             return args, None  # (argparse names the unknown command)
@@ -148,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exit_:  # --help, --version, or a usage error (argparse's message)
             _flush_stdout()
             return exit_.code if isinstance(exit_.code, int) else 2
+        from explainer.commands.options import apply_cache_dir, apply_model_default
+
         apply_cache_dir(args)
         apply_model_default(args)
         if file is not None:
@@ -175,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
             return _output_failed(exc)
         _say(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            _say("  check that you may read it and the folders above it (ls -l), or choose another path")
         return 2
     except Exception as exc:  # a bug still ends in one line, not a traceback
         if os.environ.get("EXPLAINER_DEBUG"):

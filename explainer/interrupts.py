@@ -15,10 +15,22 @@ callback that swallows it, the run went on and its file was written (exit 0 afte
 CLI's handler (:func:`install`) also remembers that Ctrl-C was pressed, and :func:`check` raises
 again where nothing may be lost: an atomic save checks just before its rename, and the CLI before
 it reports success.
+
+Nor may Ctrl-C land while a module is imported. PySide6 (shiboken) and ONNX Runtime (pybind11) run
+Python code from the C of their own initialisation: a KeyboardInterrupt raised there fails it
+("ImportError: initialization failed", reported as a bug), or aborts the process (shiboken's
+fatal error, exit -6), or, raised inside shiboken's PyRun_String, marks the interpreter as
+stopped by an unhandled Ctrl-C, so that Python kills itself with SIGINT (-2) after the CLI has
+printed "interrupted" and asked for 130 (issue 34: Ctrl-C in the first second of `export` or
+`generate`, while these load). So the CLI's handler raises nothing while an import is on the main
+thread's stack; it tries again every 50 ms (a new SIGINT from a timer thread) and raises once the
+import has returned, a fraction of a second later. (Counting imports in a wrapper of
+``builtins.__import__`` instead made every start 25 ms slower.)
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
 import threading
@@ -26,15 +38,32 @@ from collections.abc import Iterator
 from types import FrameType
 
 _pressed: list[bool] = []
+_IMPORTLIB = "<frozen importlib._bootstrap"  # its two modules' frames: an import under way
+RETRY_S = 0.05  # how soon a Ctrl-C that came during an import is tried again
 
 
-def _on_sigint(_signum: int, _frame: FrameType | None) -> None:
+def _importing(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_IMPORTLIB):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_sigint(_signum: int, frame: FrameType | None) -> None:
     _pressed.append(True)
+    if _importing(frame):  # tried again shortly, as a new SIGINT, until the import has returned
+        retry = threading.Timer(RETRY_S, _thread.interrupt_main)
+        retry.daemon = True
+        retry.start()
+        return
     raise KeyboardInterrupt
 
 
 def install() -> None:
-    """The CLI's SIGINT handler: KeyboardInterrupt as Python's own, and remembered for :func:`check`."""
+    """The CLI's SIGINT handler: KeyboardInterrupt as Python's own, except that one during an import
+    waits for the import's end, and remembered for :func:`check`. Install it before the CLI imports
+    its commands."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
 

@@ -18,11 +18,14 @@
 #   placement   `explainer model info --nodes --json`: which provider ran each node, from ONNX
 #               Runtime's session profile
 #   bench       `explainer bench` (its "placement" field: the same, for the benchmarked model)
+#   class       `explainer bench --class 40`: a class's queue served on the device at batch sizes 1,
+#               4 and 8 (the CUDA graph takes one row, so there each request runs alone; the
+#               figures say what batching is worth beside the GPU's own speed)
 #   bench-gui   `explainer bench --gui`, offscreen
 #
 # Results: $OUT (default ./gpu-check-out) holds at most 8 files: steps.log (every step's output,
 # in order), summary.json (per step: exit status and seconds), kernels.txt, reference.json,
-# model-info.json, bench.json, bench-gui.json. The whole run stays under $GPU_CHECK_BUDGET
+# model-info.json, bench.json, bench-class.json, bench-gui.json. The whole run stays under $GPU_CHECK_BUDGET
 # seconds (default 330), so a second run fits in 15 minutes of device time.
 set -euo pipefail
 
@@ -35,7 +38,7 @@ INSTALL=1
 for arg in "$@"; do
   case "$arg" in
     --no-install) INSTALL=0 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_check: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -127,8 +130,9 @@ fi
 step reference 150 reference.json "$PY" -m tests.model.gpu_reference --device "$DEVICE" --steps 8
 # 4. which provider ran each node
 step placement 60 model-info.json "$PY" -m explainer model info --nodes --json --device "$DEVICE"
-# 5. bench, then the app offscreen
+# 5. bench, the class's queue, then the app offscreen
 step bench 120 bench.json "$PY" -m explainer bench --device "$DEVICE"
+step class 90 bench-class.json "$PY" -m explainer bench --class 40 --device "$DEVICE"
 step bench-gui 90 bench-gui.json "$PY" -m explainer bench --gui --device "$DEVICE" --tokens 32
 
 write_summary

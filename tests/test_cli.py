@@ -249,3 +249,16 @@ def test_help_and_version_that_cannot_be_written_say_so(flag, where):
             preexec_fn=(lambda: os.close(1)) if where == "closed" else None,  # (in the child: no stdout)
         )
     assert_clean_error(proc, "could not write the output")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["generate", "--help"], ["bench", "--help"], ["export", "--help"]])
+def test_help_loads_no_numpy_or_qt(argv):
+    """Every option's range is stated in the help (commands/ranges.py); reading two of them from
+    the sampler once made each --help load numpy. Help is for reading: it loads neither."""
+    code = (
+        "import contextlib, io, sys\nfrom explainer import cli\n"
+        f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit): cli.main({argv!r})\n"
+        "print(sorted(m for m in ('numpy', 'PySide6', 'onnxruntime') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

@@ -72,9 +72,8 @@ def test_ctrl_c_while_a_run_is_drawn_exits_130_and_leaves_the_old_file(saved_run
 
 @pytest.mark.parametrize("after", [1.0, 1.5])
 def test_ctrl_c_before_the_drawing_starts_exits_130(saved_run, tmp_path, tmp_cache, after):
-    """While the trace is read and Qt starts. (Not within the first half second, while Python
-    loads PySide6: a KeyboardInterrupt inside shiboken's import can abort the process, -6; see
-    issue 34's notes.)"""
+    """While the trace is read and Qt starts. (Ctrl-C while the libraries load, which aborted the
+    process: tests/test_cli_interrupts_more.py.)"""
     (tmp_path / "out.html").write_bytes(OLD)
     code, err = interrupt(["export", "--trace", str(saved_run), "--out", "out.html"], tmp_path, after)
     assert_untouched(code, err, tmp_path, "out.html")

@@ -8,7 +8,7 @@ import argparse
 from explainer.commands.options import Subcommands, add_device_arg, add_model_args, load_model
 from explainer.commands.output import print_json
 from explainer.commands.ranges import ranged, span
-from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
+from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT
 
 MAX_CONTEXT = 131_072  # the longest window of the models we know (the model's own is checked too)
 MAX_PHONES = 500  # bench --class: the server's connection limit

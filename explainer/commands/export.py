@@ -21,7 +21,7 @@ from explainer.commands.options import (
     weights_checked,
 )
 from explainer.commands.ranges import ranged, span
-from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
+from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT
 from explainer.errors import ExplainerError
 from explainer.stages import Stage
 

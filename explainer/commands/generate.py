@@ -20,7 +20,7 @@ from explainer.commands.options import (
 )
 from explainer.commands.output import ReadingProgress, print_json
 from explainer.commands.ranges import ranged, span
-from explainer.engine.sampler import MAX_NEW_TOKENS_LIMIT
+from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine

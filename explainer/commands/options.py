@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeAlias
 
 from explainer.commands.ranges import ranged, span
-from explainer.engine.sampler import MAX_TEMPERATURE
+from explainer.engine.sampling_limits import MAX_TEMPERATURE
 from explainer.errors import ExplainerError
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.reading import read_bounded, read_stream_bounded

@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT, MAX_TEMPERATURE
 from explainer.errors import ExplainerError
 
-MAX_TEMPERATURE = 10.0
-MAX_NEW_TOKENS_LIMIT = 4096
 TOP_P_TOLERANCE = 1e-12
 
 
@@ -209,6 +208,12 @@ def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
         return np.zeros(0, np.int64)
     negated = -probs
     threshold = np.partition(negated, n - 1)[n - 1]
+    if threshold == 0:
+        # fewer than n ids have any probability (a greedy step's one-hot stage, a top-k cut): the
+        # rest tie at 0 and come in id order, so the whole vocabulary is not sorted for them
+        positive = np.flatnonzero(negated < 0)
+        ordered = positive[np.argsort(negated[positive], kind="stable")]
+        return np.concatenate([ordered, np.flatnonzero(negated == 0)[: n - ordered.size]])
     candidates = np.flatnonzero(negated <= threshold)
     return candidates[np.argsort(negated[candidates], kind="stable")][:n]
 
@@ -235,11 +240,11 @@ def pick_from(final_probs: np.ndarray, draw: float) -> int:
         )
     if not 0.0 <= draw < 1.0:
         raise ExplainerError(f"The random draw must be in [0, 1), got {draw!r}.", "This is a bug in the engine.")
-    order = _order(p)
+    kept = np.flatnonzero(p)  # the ids :func:`_order` puts first; the zeros after them add nothing to the sum
+    order = kept[np.argsort(-p[kept], kind="stable")]
     cum = np.cumsum(p[order])
     cum = cum / cum[-1]
-    last_kept = int(np.count_nonzero(p)) - 1
-    index = min(int(np.searchsorted(cum, draw, side="right")), last_kept)
+    index = min(int(np.searchsorted(cum, draw, side="right")), order.size - 1)
     return int(order[index])
 
 

@@ -11,14 +11,20 @@ QApplication.isEffectEnabled(UI_General) is false on every Linux desktop Qt has 
 for, so it cannot tell "off on purpose" from "unknown". So the preference is read, in order,
 from EXPLAINER_REDUCE_MOTION (1 or 0, for any desktop and for tests; see README) and GNOME's
 org.gnome.desktop.interface enable-animations (what GNOME's Reduce animation switch sets).
+
+GNOME's answer comes from a `gsettings` process (30 ms with its fork on a 2-core machine), so it
+is asked on a thread and applied when it comes, a few milliseconds after the first window is
+painted and long before a learner can start a run; a choice the learner made meanwhile wins.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
 from functools import lru_cache
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
 from explainer.ui.settings import AppSettings
@@ -49,14 +55,22 @@ def _gnome_animations_off() -> bool:
     return out.returncode == 0 and out.stdout.strip() == "false"
 
 
-def desktop_prefers_reduced_motion() -> bool:
-    """Whether the desktop asks for less motion (see the module docstring)."""
+def _variable_says() -> bool | None:
     value = os.environ.get(ENV, "").strip().lower()
     if value in {"1", "true", "yes", "on"}:
         return True
     if value in {"0", "false", "no", "off"}:
         return False
-    return _gnome_animations_off()
+    return None
+
+
+class _DesktopAnswer(QObject):
+    """Carries GNOME's answer from the thread that asked it to the GUI thread (a queued signal)."""
+
+    reduced = Signal(bool)
+
+    def ask(self) -> None:
+        threading.Thread(target=lambda: self.reduced.emit(_gnome_animations_off()), daemon=True).start()
 
 
 class Motion:
@@ -67,10 +81,16 @@ class Motion:
         """``action``: View > Animations, made from the action table (ui/actions.py)."""
         self.settings, self.transport, self.stepper = settings, transport, stepper
         saved = settings.get(ANIMATIONS)
-        on = saved if saved is not None else not desktop_prefers_reduced_motion()
+        said = _variable_says()
         self.action = action
-        self.action.setChecked(on)
+        self.action.setChecked(saved if saved is not None else not said if said is not None else True)
         self.action.toggled.connect(self._on_toggled)
+        self._desktop_setting = False
+        self._chosen = saved is not None or said is not None  # else the desktop's answer applies when it comes
+        if not self._chosen:
+            self._answer = _DesktopAnswer()
+            self._answer.reduced.connect(self._on_desktop)
+            self._answer.ask()
         speed = settings.get(SPEED)
         if speed is not None:
             transport.set_speed(float(speed))
@@ -85,8 +105,19 @@ class Motion:
         self.action.setChecked(bool(on))
 
     def _on_toggled(self, on: bool) -> None:
-        self.settings.set(ANIMATIONS, bool(on))
+        if not self._desktop_setting:
+            self._chosen = True
+            self.settings.set(ANIMATIONS, bool(on))
         self._apply()
+
+    def _on_desktop(self, reduced: bool) -> None:
+        """GNOME's answer: animations start off where it asks for less motion, unless the learner
+        already chose; not saved, so a changed desktop switch is followed next time."""
+        if self._chosen or not reduced:
+            return
+        self._desktop_setting = True
+        self.action.setChecked(False)  # every view of the switch follows; _on_toggled saves nothing
+        self._desktop_setting = False
 
     def _on_speed(self, factor: float) -> None:
         self.settings.set(SPEED, float(factor))

@@ -15,6 +15,7 @@ from explainer.engine.sampler import (
     Sampler,
     SampleResult,
     SamplingSettings,
+    _top_order,
     pick_from,
     sampling_stages,
     softmax,
@@ -336,3 +337,29 @@ def test_sampling_stages_are_the_samplers_stages(logits, t, k, p, seed):
         assert st_.greedy_choice == r.chosen and r.draw is None
     else:
         assert st_.greedy_choice is None and pick_from(st_.after_top_p, r.draw) == r.chosen
+
+
+def _full_sort_pick(p: np.ndarray, draw: float) -> int:
+    """pick_from as first written: the whole vocabulary sorted (the reference for the shortcut)."""
+    order = np.argsort(-p, kind="stable")
+    cum = np.cumsum(p[order]) / p.sum()
+    return int(order[min(int(np.searchsorted(cum, draw, side="right")), int(np.count_nonzero(p)) - 1)])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_top_lists_and_the_pick_equal_a_full_sort_with_zeros_and_ties(seed):
+    """The shortcuts (a partition; only the ids with probability sorted) give the ids and the pick a
+    full stable sort gives, on the stages a run makes: one-hot (greedy), cut by top-k (most ids 0,
+    fewer left than a list shows), and ties at and around the cut."""
+    rng = np.random.default_rng(seed)
+    v = 500
+    for kept in (1, 3, 7, 40, v):
+        p = np.zeros(v)
+        ids = rng.choice(v, kept, replace=False)
+        p[ids] = rng.choice([0.5, 1.0, 2.0], kept) if seed % 2 else rng.random(kept) + 1e-9
+        p /= p.sum()
+        full = np.argsort(-p, kind="stable")
+        for n in (1, 5, 10, 40, v, v + 3):
+            assert list(_top_order(p, n)) == list(full[:n]), (kept, n)
+        for draw in [*rng.random(20), 0.0, float(np.nextafter(1.0, 0.0))]:
+            assert pick_from(p, float(draw)) == _full_sort_pick(p, float(draw))

@@ -96,6 +96,44 @@ def test_a_stage_that_repeats_the_last_is_held_not_stored_again(paris, tmp_path,
     assert durations(out) == [500, 1000, 500]
 
 
+@pytest.mark.parametrize("name", ["run.gif", "run.png"])
+def test_each_picture_is_in_the_file_before_the_next_is_drawn(paris, tmp_path, monkeypatch, name):
+    """The fault sweep's case 10: a GIF at scale 2.5 once held every picture until the end (1.6 GB
+    for 4 tokens). Now each is encoded into the file as soon as it is drawn, so memory holds one
+    picture whatever the run's length: checked here at 2.5 on the pictures' order of events (the
+    sweep, `python -m tests.fault_sweep --only 10`, measures the memory)."""
+    import explainer.export.animation as animation
+    from explainer.export.apng import ApngWriter
+    from explainer.export.gif import GifWriter
+
+    events: list[tuple[str, int]] = []
+    drawn = animation.shots
+
+    def counted(*args, **kwargs):
+        for i, shot in enumerate(drawn(*args, **kwargs)):
+            events.append(("drawn", i))
+            yield shot
+
+    def written(cls):
+        add = cls.add
+
+        def add_and_note(self, image, seconds):
+            add(self, image, seconds)
+            events.append(("in the file", self.out.tell()))
+
+        return add_and_note
+
+    monkeypatch.setattr(animation, "shots", counted)
+    monkeypatch.setattr(GifWriter, "add", written(GifWriter))
+    monkeypatch.setattr(ApngWriter, "add", written(ApngWriter))
+    cursors = cursors_shown(paris)[:4]
+    write_animation(paris, cursors, tmp_path / name, seconds_per_stage=1.0, scale=2.5, layout=SMALL)
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["drawn", "in the file"] * len(cursors)
+    sizes = [n for kind, n in events if kind == "in the file"]
+    assert sizes == sorted(set(sizes)), sizes  # each picture's bytes went out at once
+
+
 def test_mp4_is_h264_yuv420p_fast_start_with_one_picture_per_stage(paris, tmp_path):
     import av
 

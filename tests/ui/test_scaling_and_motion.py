@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QMenu, QWidget
 
 from explainer.stages import Cursor, Stage
 from explainer.ui import motion
+from explainer.ui_model.settings_schema import ANIMATIONS
 from tests.ui.helpers import generate, settle_layout, smallest_text_px, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
@@ -133,9 +136,37 @@ def test_where_the_desktop_prefers_reduced_motion_animations_start_off(
     assert again.motion.animations
 
 
-def test_the_gnome_switch_is_read_when_no_variable_says(monkeypatch):
+@pytest.mark.parametrize("gnome_off", [True, False])
+def test_the_gnome_switch_is_read_when_no_variable_says(qtbot, make_window, shared_engine, monkeypatch, gnome_off):
+    """GNOME is asked on a thread (the window does not wait for gsettings) and its answer applies
+    when it comes; it is not saved as the learner's choice."""
     monkeypatch.delenv(motion.ENV, raising=False)
-    monkeypatch.setattr(motion, "_gnome_animations_off", lambda: True)
-    assert motion.desktop_prefers_reduced_motion()
-    monkeypatch.setattr(motion, "_gnome_animations_off", lambda: False)
-    assert not motion.desktop_prefers_reduced_motion()
+    asked = threading.Event()
+
+    def gnome() -> bool:
+        asked.set()
+        return gnome_off
+
+    monkeypatch.setattr(motion, "_gnome_animations_off", gnome)
+    w = make_window(lambda: shared_engine, load=False, speed=None)
+    qtbot.waitUntil(asked.is_set)
+    qtbot.waitUntil(lambda: w.motion.animations is not gnome_off and (w.stepper.speed == 0.0) is gnome_off)
+    assert w.settings.get(ANIMATIONS) is None
+
+
+def test_a_choice_made_before_gnome_answers_wins(qtbot, make_window, shared_engine, monkeypatch):
+    monkeypatch.delenv(motion.ENV, raising=False)
+    go = threading.Event()
+
+    def slow_gnome() -> bool:
+        go.wait(10)
+        return True  # "reduce animations"
+
+    monkeypatch.setattr(motion, "_gnome_animations_off", slow_gnome)
+    w = make_window(lambda: shared_engine, load=False, speed=None)
+    w.motion.set_animations(True)  # the learner's choice, before the desktop's answer
+    w.motion.set_animations(False)
+    w.motion.set_animations(True)
+    with qtbot.waitSignal(w.motion._answer.reduced, timeout=10_000):  # GNOME's answer has come
+        go.set()
+    assert w.motion.animations and w.settings.get(ANIMATIONS) is True

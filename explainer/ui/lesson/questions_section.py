@@ -78,7 +78,16 @@ class QuestionsSection(QWidget):
         self.questions = tuple(questions)
         ids = [q.id for q in self.questions]
         self.index = ids.index(current) if current in ids else 0
-        self._show()
+        card = self.card
+        if (
+            card is not None
+            and self.questions
+            and card.question == self.questions[self.index]
+            and card.locked == self._locked(card.question)
+        ):
+            self._refresh_header()  # the same question, word for word: its card (and what the learner typed) stays
+        else:
+            self._show()
 
     def open(self, question_id: str) -> None:
         ids = [q.id for q in self.questions]
