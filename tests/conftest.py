@@ -385,3 +385,14 @@ def pytest_xdist_make_scheduler(config, log):
             return "gemma files" if scope in GEMMA_FILES else scope
 
     return GemmaFilesTogether(config, log)
+
+
+@pytest.fixture
+def tiny_model_gguf(tmp_path) -> Path:
+    """A tiny chat model's GGUF a user would add (tests/model/tiny_gguf.py), in a folder of its own."""
+    from tests.model.tiny_gguf import write_tiny_model_gguf
+
+    path = tmp_path / "files" / "Tiny-Chat.Q4_1.gguf"
+    path.parent.mkdir()
+    write_tiny_model_gguf(path)
+    return path

@@ -170,41 +170,31 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def tiny_file(tmp_path) -> Path:
-    from tests.model.tiny_gguf import write_tiny_model_gguf
-
-    path = tmp_path / "files" / "Tiny-Chat.Q4_1.gguf"
-    path.parent.mkdir()
-    write_tiny_model_gguf(path)
-    return path
-
-
 ADD_MOMENTS = [b"checking the file", b"building tokenizer: 0%", b"converting", b"building model.onnx"]
 
 
 @pytest.mark.parametrize("moment", ADD_MOMENTS)
-def test_ctrl_c_during_model_add_keeps_the_earlier_build_whole(tmp_cache, tiny_file, tmp_path, moment):
+def test_ctrl_c_during_model_add_keeps_the_earlier_build_whole(tmp_cache, tiny_model_gguf, tmp_path, moment):
     """A model added before, which this add rebuilds (its converter is out of date): after Ctrl-C
     it is byte for byte what it was, with nothing beside it in the cache."""
     from explainer.model.added import add_gguf
 
-    built = add_gguf(tiny_file).built
+    built = add_gguf(tiny_model_gguf).built
     info_path = built.dir / "build.json"
     info = json.loads(info_path.read_text())
     info_path.write_text(json.dumps({**info, "converter_version": "an older one"}))
     models = tmp_cache / "models"
-    before, gguf = snapshot(models), tiny_file.read_bytes()
-    proc = start(["model", "add", str(tiny_file)], tmp_path)
+    before, gguf = snapshot(models), tiny_model_gguf.read_bytes()
+    proc = start(["model", "add", str(tiny_model_gguf)], tmp_path)
     code, err, out = ctrl_c(proc, wait_line(proc, moment))
     assert_interrupted(code, err)
-    assert out == b"" and snapshot(models) == before and tiny_file.read_bytes() == gguf
+    assert out == b"" and snapshot(models) == before and tiny_model_gguf.read_bytes() == gguf
     assert not [p for p in tmp_cache.rglob("*") if p.name.endswith(".tmp")]
 
 
 @pytest.mark.parametrize("moment", [b"building tokenizer: 0%", b"building model.onnx"])
-def test_ctrl_c_during_a_first_model_add_leaves_no_model_folder(tmp_cache, tiny_file, tmp_path, moment):
-    proc = start(["model", "add", str(tiny_file)], tmp_path)
+def test_ctrl_c_during_a_first_model_add_leaves_no_model_folder(tmp_cache, tiny_model_gguf, tmp_path, moment):
+    proc = start(["model", "add", str(tiny_model_gguf)], tmp_path)
     code, err, out = ctrl_c(proc, wait_line(proc, moment))
     assert_interrupted(code, err)
     models = tmp_cache / "models"

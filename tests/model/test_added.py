@@ -19,14 +19,6 @@ from explainer.model.catalog import list_built
 from tests.model.tiny_gguf import write_tiny_model_gguf
 
 
-@pytest.fixture
-def tiny_model_gguf(tmp_path) -> Path:
-    path = tmp_path / "files" / "Tiny-Chat.Q4_1.gguf"
-    path.parent.mkdir()
-    write_tiny_model_gguf(path)
-    return path
-
-
 def test_add_builds_under_the_files_name_and_prints_it(tmp_cache, tiny_model_gguf, capsys):
     assert main(["model", "add", str(tiny_model_gguf)]) == 0
     out = capsys.readouterr().out
