@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from explainer.classroom.kept_runs import REPLAY_BYTES, WHOLE_BYTES, RunSize, kept_runs, run_size
 from explainer.engine.trace import Trace
 
 MAX_PROMPT_CHARS = 300  # a phone's prompt, in characters (code points) after trimming
@@ -67,6 +68,7 @@ class RequestLife:
     state: State = State.WAITING
     stop_reason: str | None = None  # the trace's ("eos", "max_tokens", "context") or "failed"
     trace: Trace | None = field(default=None, compare=False)  # the run, recorded like any other
+    run_let_go: bool = False  # its run was dropped to bound memory (kept_runs.py); figures stay
 
     @property
     def wait_s(self) -> float | None:
@@ -98,9 +100,16 @@ Listener = Callable[[QueueChanged], None]
 class ClassQueue:
     """The waiting requests in arrival order, and every request's life since class mode began."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, limit: int = MAX_WAITING) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        limit: int = MAX_WAITING,
+        kept_bytes: tuple[int, int] = (WHOLE_BYTES, REPLAY_BYTES),
+    ) -> None:
         self.clock = clock
         self.limit = limit
+        self.kept_bytes = kept_bytes  # (whole, replay): see kept_runs.py
+        self._sizes: dict[int, RunSize] = {}  # the kept runs' sizes, measured once
         self._lock = threading.Lock()
         self._waiting: deque[int] = deque()
         self._lives: dict[int, RequestLife] = {}
@@ -192,7 +201,31 @@ class ClassQueue:
         return {n: k for n, k in shared.items() if k}
 
     def finished(self, number: int, trace: Trace) -> RequestLife:
-        return self._update(number, done=self.clock(), state=State.DONE, stop_reason=trace.stop_reason, trace=trace)
+        """Request ``number`` ended with ``trace``. Listeners hear of this request only: trimming
+        the older runs (see _trim_runs) changes none of their figures, and the views read a run
+        when they are asked to show it."""
+        size = run_size(trace)
+        self._update(number, done=self.clock(), state=State.DONE, stop_reason=trace.stop_reason, trace=trace)
+        with self._lock:
+            self._sizes[number] = size
+            self._trim_runs()
+            return self._lives[number]
+
+    def _trim_runs(self) -> None:
+        """Keep the newest runs within ``kept_bytes`` (kept_runs.py); the lock is held."""
+        numbers = sorted(self._sizes, reverse=True)
+        runs: list[tuple[Trace, RunSize]] = []
+        for n in numbers:
+            trace = self._lives[n].trace
+            assert trace is not None  # (a size is kept for a kept run only)
+            runs.append((trace, self._sizes[n]))
+        for n, (old, size), new in zip(numbers, runs, kept_runs(runs, *self.kept_bytes), strict=True):
+            if new is None:
+                del self._sizes[n]
+                self._lives[n] = replace(self._lives[n], trace=None, run_let_go=True)
+            elif new is not old:
+                self._sizes[n] = RunSize(size.replay, size.replay)
+                self._lives[n] = replace(self._lives[n], trace=new)
 
     def failed(self, number: int) -> RequestLife:
         return self._update(number, done=self.clock(), state=State.FAILED, stop_reason="failed")

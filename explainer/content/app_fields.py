@@ -306,6 +306,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "show_run",
             "show_run_tip",
             "no_run",
+            "run_let_go",
             "close",
             "access_plot",
             "access_table",

@@ -18,8 +18,8 @@ TEXTS = load_texts()
 PROMPTS = ("Name a fruit", "What is two plus two?", "Say hi", "Name a planet", "Name a colour")
 
 
-def serve(qtbot, w, prompts=PROMPTS) -> ClassQueue:
-    queue = ClassQueue()
+def serve(qtbot, w, prompts=PROMPTS, queue: ClassQueue | None = None) -> ClassQueue:
+    queue = queue or ClassQueue()
     w.controller.set_class_settings(SamplingSettings(max_new_tokens=4))
     w.controller.serve_class(queue)
     for i, text in enumerate(prompts):
@@ -98,6 +98,25 @@ def test_opening_a_request_shows_its_text_only_when_asked_then_its_run(qtbot, wi
     assert life is not None and w.trace is life.trace, "the recorded run is on screen"
     assert len(generate_calls) == runs, "opening it ran nothing"
     assert w.prompt.toPlainText() == PROMPTS[1]
+
+
+def test_a_request_whose_run_was_let_go_says_so_and_keeps_its_figures(qtbot, window):
+    w = window
+    queue = serve(qtbot, w, PROMPTS[:2], ClassQueue(kept_bytes=(0, 0)))  # no room: every run goes
+    life = queue.life(1)
+    assert life is not None and life.trace is None and life.run_let_go
+    assert life.ttft_s is not None and life.tpot_s is not None, "its measured figures stay"
+    view = w.queue_panel.view
+    w.lesson.dock.open_section(Section.QUEUE)
+    view.table.selectRow(0)
+    click(qtbot, view.open_button)
+    dialog = w.queue_panel.dialog
+    qtbot.waitUntil(lambda: dialog.isVisible())
+    note = TEXTS.app_text("queue", "run_let_go")
+    assert dialog.run_note.isVisible() and dialog.run_note.text() == note
+    click(qtbot, dialog.reveal_button)
+    assert not dialog.run_button.isEnabled() and dialog.run_button.toolTip() == note
+    dialog.reject()
 
 
 def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(qtbot, window):
