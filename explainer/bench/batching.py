@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from explainer.engine.batch import BatchDecoder
+from explainer.engine.batch import BatchCache, BatchDecoder, decode_pass
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Step, Trace
@@ -24,6 +24,7 @@ from explainer.model.build import BuiltModel
 
 BATCH_SIZES = (1, 4, 8)
 NEW_TOKENS = 48
+PASSES = 20  # model passes alone, each of 1 and 8 rows, alternated (_model_passes)
 PROMPTS = (
     "What is the capital of France?",
     "Write a haiku about autumn leaves.",
@@ -99,6 +100,7 @@ def run_batch_bench(built: BuiltModel) -> dict[str, object]:
 def _sizes(engine: Engine, lens: bool) -> dict[str, object]:
     alone = [engine.generate(p, _settings(i), chat=True, lens=lens) for i, p in enumerate(PROMPTS)]
     report: dict[str, object] = {"requests": len(PROMPTS), "new_tokens": NEW_TOKENS, "lens": lens}
+    report["model_pass"] = _model_passes(engine, lens)
     for size in BATCH_SIZES:
         figures, traces = _serve(engine, size, lens)
         checks = [_same(a, b) for a, b in zip(alone, traces, strict=True)]
@@ -111,3 +113,25 @@ def _sizes(engine: Engine, lens: bool) -> dict[str, object]:
         assert isinstance(one, dict) and isinstance(mine, dict)
         report[f"throughput_ratio_{size}_vs_1"] = round(mine["tokens_per_s"] / one["tokens_per_s"], 2)
     return report
+
+
+def _model_passes(engine: Engine, lens: bool) -> dict[str, float]:
+    """The model's decode pass alone, one row against eight, nothing recorded: the most batching
+    can give on this machine, since the serving figures add each row's recording and each
+    prompt's reading to it. The caches hold zeros past a common length (the arithmetic is the
+    same as a real context's); the passes of 1 and 8 alternate, and the medians are kept."""
+    cache = BatchCache(engine.runtime, max(BATCH_SIZES))
+    for _ in range(max(BATCH_SIZES)):
+        cache.claim().length = NEW_TOKENS
+    times: dict[int, list[float]] = {1: [], 8: []}
+    for _ in range(PASSES):
+        for n in times:
+            start = time.perf_counter()
+            decode_pass(engine.runtime, cache, list(range(100, 100 + n)), lens)
+            times[n].append(time.perf_counter() - start)
+    one, eight = statistics.median(times[1]), statistics.median(times[8])
+    return {
+        "pass_1_ms": round(one * 1000, 1),
+        "pass_8_ms": round(eight * 1000, 1),
+        "per_token_ratio": round(8 * one / eight, 2),
+    }
