@@ -13,7 +13,6 @@ import base64
 import os
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -21,6 +20,7 @@ from explainer.classroom.events import PhonesChanged, RoundOffer, VotesChanged
 from explainer.classroom.queue import ClassQueue
 from explainer.content.assets import load_texts
 from tests.conftest import in_ci
+from tests.engine.test_trace import ended
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 WIDTH, HEIGHT = 360, 740
@@ -146,7 +146,7 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
         answer += token
         _wait(driver, lambda b, expected=answer: _answer(b) == expected, f"the token {token!r}")
     assert not driver.find_elements("css selector", "#answer *")  # a token is text, never HTML
-    queue.finished(life.number, SimpleNamespace(stop_reason="eos"))  # type: ignore[arg-type]
+    queue.finished(life.number, ended("eos"))
     _wait(driver, lambda b: _text(b, "figures") != "", "the figures")
     done = queue.life(life.number)
     assert done is not None and done.ttft_s is not None and done.ttft_s >= (done.wait_s or 0)

@@ -5,13 +5,13 @@ the queue's clock. The test plays the worker (take, prefill_began, token_made, f
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
 
 import aiohttp
 
 from explainer.classroom.events import RoundOffer
 from explainer.classroom.queue import ClassQueue
 from tests.classroom.conftest import Phone, run
+from tests.engine.test_trace import ended
 
 
 def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
@@ -51,7 +51,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
                 queue.token_made(1, text)
                 assert await a.next() == ("token", {"number": 1, "text": text, "n": len(queue.life(1).token_times)})
             now[0] = 7.0
-            queue.finished(1, SimpleNamespace(stop_reason="max_tokens"))  # type: ignore[arg-type]
+            queue.finished(1, ended("max_tokens"))
             done = {
                 "number": 1,
                 "state": "done",
@@ -108,7 +108,7 @@ def test_nothing_is_written_to_disk(serve, tmp_path, monkeypatch):
             life = queue.take()
             assert life is not None
             queue.token_made(life.number, "ok")
-            queue.finished(life.number, SimpleNamespace(stop_reason="eos"))  # type: ignore[arg-type]
+            queue.finished(life.number, ended("eos"))
             while (await phone.next())[0] != "done":
                 pass
             phone.close()

@@ -21,6 +21,7 @@ from explainer.engine.trace import (
     Layers,
     ModelInfo,
     Step,
+    StopReason,
     TokenRef,
     Trace,
 )
@@ -98,6 +99,13 @@ def make_trace(n_steps: int = 4) -> Trace:
         start, tokens = step.end, [step.sampling.chosen]
     t.stop_reason = "max_tokens"
     return t
+
+
+def ended(stop_reason: StopReason) -> Trace:
+    """A small real run that ended for ``stop_reason`` (for a class request's end)."""
+    trace = make_trace(2)
+    trace.stop_reason = stop_reason
+    return trace
 
 
 def v1_dict() -> dict[str, Any]:

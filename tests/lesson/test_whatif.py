@@ -113,7 +113,8 @@ def test_a_sampled_step_made_greedy_takes_the_favourite(real_trace):
 def test_an_old_trace_without_logits_says_so():
     trace = load_trace(V1)
     w = what_if(TEXTS, trace.steps[0], SamplingSettings(temperature=1.0), names_for(trace))
-    assert not w.available and w.bars == () and "raw scores were recorded" in w.message
+    assert not w.available and w.bars == () and w.message == TEXTS.text("whatif", "not_recorded")
+    assert "raw scores" in w.message
     assert what_if_stages(trace.steps[0], SamplingSettings()) is None
 
 
