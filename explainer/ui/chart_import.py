@@ -11,14 +11,6 @@ imports it when first drawn, by when this has usually done it. It is done in two
    classes are not made to be created from two threads at once.
 2. Then the import itself in a thread of its own, which finds every class made already: Python
    code, which gives the GIL back every half millisecond (app.SWITCH_INTERVAL_S).
-
-Beside them, from the start, a thread imports the Qt-free library the window meets only later,
-numpy.random (LATER_MODULES): numpy imports it lazily, on first use, and its first use was the
-lesson game's first round (lesson/game.py, at the first token's sampling stage), 12-20 ms of that
-turn on the GUI thread: the one GUI block of 16 ms or more left in `bench --gui`, at about 2.4 s.
-Being Qt-free it need not wait for the first part; started with it, it has long ended by then
-(imported later, behind pyqtgraph, it was still under way in one run of three, and the GUI
-thread waited for it).
 """
 
 from __future__ import annotations
@@ -35,7 +27,6 @@ from PySide6.QtCore import QObject, QTimer
 CHART_QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
                     "PySide6.QtOpenGLWidgets", "PySide6.QtTest")  # fmt: skip
 SLICE_S = 0.004  # GUI-thread time per event-loop turn
-LATER_MODULES = ("numpy.random",)  # Qt-free: imported in a thread of their own at once
 
 
 def _qt_classes() -> Iterator[None]:
@@ -51,17 +42,10 @@ def _qt_classes() -> Iterator[None]:
             yield
 
 
-def _import_later_modules() -> None:
-    for name in LATER_MODULES:
-        importlib.import_module(name)
-
-
 def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
-    """Start both parts, and the import of LATER_MODULES (call it on the GUI thread; the first
-    part stops with ``parent``);
+    """Start both parts (call it on the GUI thread; the first part stops with ``parent``);
     ``done`` runs in the import's thread when the import has ended, whether or not it
     succeeded. Returns the timer of the first part."""
-    threading.Thread(target=_import_later_modules, name="import-later-modules", daemon=True).start()
     steps = _qt_classes()
     timer = QTimer(parent)
     timer.setInterval(0)

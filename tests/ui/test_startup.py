@@ -88,9 +88,6 @@ def watched(name):
         mods = [sys.modules[m] for m in chart_import.CHART_QT_MODULES if m in sys.modules]
         seen["qt_modules"] = len(mods)
         seen["classes_not_made"] = sum(n not in vars(m) for m in mods for n in dir(m))
-    if name == "numpy.random":
-        seen["random_before"] = name in sys.modules
-        seen["random_thread"] = threading.current_thread() is not threading.main_thread()
     return real_import(name)
 
 chart_import.importlib.import_module = watched
@@ -103,10 +100,6 @@ poll.start(20)
 QTimer.singleShot(60000, app.quit)
 app.exec()
 seen["imported"] = "pyqtgraph" in sys.modules
-for thread in threading.enumerate():  # (numpy.random's import, when a thread of its own does it)
-    if thread is not threading.main_thread() and thread.name.startswith("import-"):
-        thread.join(30)
-seen["random_imported"] = "numpy.random" in sys.modules
 print(json.dumps(seen))
 """
 
@@ -118,12 +111,3 @@ def test_the_chart_library_is_imported_in_a_thread_only_once_qt_is_ready_for_it(
     seen = json.loads(last_line_of_fresh_python(CHART_IMPORT))
     assert seen["imported"] and seen["thread"]
     assert seen["qt_modules"] >= 3 and seen["classes_not_made"] == 0
-
-
-def test_numpy_random_is_imported_beside_the_chart_library_not_by_the_first_game_round():
-    """numpy imports numpy.random on first use, and its first use is the lesson game's first
-    round, on the GUI thread in the middle of a run (12-20 ms): a thread started with the chart
-    library's import imports it first, when nothing else had (pyqtgraph does not)."""
-    seen = json.loads(last_line_of_fresh_python(CHART_IMPORT))
-    assert seen["random_imported"] and seen["random_thread"]
-    assert seen["random_before"] is False  # (it was this import that brought it, not pyqtgraph's)
