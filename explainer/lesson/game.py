@@ -9,17 +9,20 @@ greedy versus sampled with the step's real numbers.
 
 Everything is deterministic given ``seed`` (the long shot and the order come from a generator
 seeded with the seed and the step), so tests, replays and a saved lesson show the same round.
+Python's own generator, not numpy's (as lesson/questions.py): numpy imports numpy.random on
+first use, and the first round was its first use in the window's process, on the GUI thread in
+the middle of the first run: 12-20 ms of one turn, the GUI block of 16 ms or more that
+`bench --gui` met at about 2.4 s in 20 runs of 22.
 The score is a frozen :class:`GameState`; with the passes played this run (:class:`Play`) it is
 part of the learner's record, :class:`explainer.lesson.state.LessonState`.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any
-
-import numpy as np
 
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
@@ -110,10 +113,11 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
     pool = [c for c in below if c.rank >= LONG_SHOT_FROM] or below
     if not pool:
         return None
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, step])
-    long_shot = pool[int(rng.integers(len(pool)))]
+    rng = random.Random(((seed & 0xFFFFFFFF) << 32) | (step & 0xFFFFFFFF))
+    long_shot = pool[rng.randrange(len(pool))]
     four = [*top, long_shot]
-    shuffled = tuple(four[int(i)] for i in rng.permutation(len(four)))
+    rng.shuffle(four)
+    shuffled = tuple(four)
     context = _context_end(trace, step, names)
     chosen = s.sampling.chosen
     return Round(

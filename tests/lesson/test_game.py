@@ -43,6 +43,21 @@ def test_rounds_are_deterministic_given_the_seed(real_trace):
     assert len(orders) > 1
 
 
+def test_a_round_needs_no_numpy_random(real_trace, monkeypatch):
+    """numpy.random is imported on first use, and a round was its first use in the window's
+    process: on the GUI thread, mid-run. The game draws with Python's own generator."""
+    import numpy.random
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("the game used numpy.random")
+
+    for name in ("default_rng", "Generator", "RandomState", "permutation", "randint", "choice"):
+        monkeypatch.setattr(numpy.random, name, refused)
+    trace = real_trace("sampled")
+    rounds = [new_round(TEXTS, trace, step, names_for(trace), seed=3) for step in range(len(trace.steps))]
+    assert any(r is not None and len(r.candidates) == 4 for r in rounds)
+
+
 def test_rounds_are_made_once_per_pass_until_a_new_run(real_trace):
     """The session's memo: a pass's round is made on first asking and then the same object
     (stepping over a pass stays cheap); cleared for a new run, its passes are made anew."""
