@@ -47,6 +47,7 @@ def run_size(trace: Trace) -> RunSize:
 
 def _arrays_bytes(step: Step) -> int:
     layers, sampling = step.layers, step.sampling
+    stages = (sampling.raw, sampling.after_temperature, sampling.after_top_k, sampling.after_top_p)
     arrays: Iterable[np.ndarray | None] = (
         step.embeddings,
         layers.change,
@@ -54,8 +55,7 @@ def _arrays_bytes(step: Step) -> int:
         layers.lens_probs,
         layers.attention_ids,
         layers.attention_weights,
-        *(t.ids for t in (sampling.raw, sampling.after_temperature, sampling.after_top_k, sampling.after_top_p)),
-        *(t.probs for t in (sampling.raw, sampling.after_temperature, sampling.after_top_k, sampling.after_top_p)),
+        *(a for t in stages for a in (t.ids, t.probs)),
     )
     return sum(a.nbytes for a in arrays if a is not None)
 
