@@ -11,6 +11,10 @@ imports it when first drawn, by when this has usually done it. It is done in two
    classes are not made to be created from two threads at once.
 2. Then the import itself in a thread of its own, which finds every class made already: Python
    code, which gives the GIL back every half millisecond (app.SWITCH_INTERVAL_S).
+
+The app waits for that thread before it ends (``wait_for_import``): a daemon thread still inside
+an import when the interpreter finalizes is stopped where it stands, which can leave the import
+lock held (the exit hangs) or unwind through Qt's C++ (the process aborts).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from PySide6.QtCore import QObject, QTimer
 CHART_QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
                     "PySide6.QtOpenGLWidgets", "PySide6.QtTest")  # fmt: skip
 SLICE_S = 0.004  # GUI-thread time per event-loop turn
+_started: list[threading.Thread] = []  # the import's thread, once started
 
 
 def _qt_classes() -> Iterator[None]:
@@ -62,8 +67,19 @@ def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
             if time.perf_counter() >= end:
                 return
         timer.stop()
-        threading.Thread(target=run_import, name="import-pyqtgraph", daemon=True).start()
+        thread = threading.Thread(target=run_import, name="import-pyqtgraph", daemon=True)
+        _started.append(thread)
+        thread.start()
 
     timer.timeout.connect(slice_)
     timer.start()
     return timer
+
+
+def wait_for_import(timeout_s: float) -> bool:
+    """Wait up to ``timeout_s`` for the import's thread, if one started (call it as the app
+    ends, on the GUI thread); True when none is left running."""
+    end = time.monotonic() + timeout_s
+    for thread in _started:
+        thread.join(max(0.0, end - time.monotonic()))
+    return not any(thread.is_alive() for thread in _started)

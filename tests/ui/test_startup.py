@@ -111,3 +111,34 @@ def test_the_chart_library_is_imported_in_a_thread_only_once_qt_is_ready_for_it(
     seen = json.loads(last_line_of_fresh_python(CHART_IMPORT))
     assert seen["imported"] and seen["thread"]
     assert seen["qt_modules"] >= 3 and seen["classes_not_made"] == 0
+
+
+CLOSED_DURING_IMPORT = """
+import json, sys, threading
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
+from explainer.ui.app import make_app
+from explainer.ui import chart_import
+app = make_app(["explainer"])
+host = QWidget()
+chart_import.import_chart_library(host, lambda: None)
+poll = QTimer()  # the app is closed the moment the import's thread has begun
+poll.timeout.connect(lambda: chart_import._started and app.quit())
+poll.start(0)
+QTimer.singleShot(60000, app.quit)
+app.exec()
+began_alive = chart_import._started[0].is_alive()
+ended = chart_import.wait_for_import(60)
+names = [t.name for t in threading.enumerate()]
+print(json.dumps({"began_alive": began_alive, "ended": ended, "names": names,
+                  "whole": "pyqtgraph.graphicsItems.PlotItem" in sys.modules}))
+"""
+
+
+def test_an_app_closed_while_the_chart_library_imports_waits_for_that_import_to_end():
+    """A daemon thread still importing when the interpreter finalizes can hang the exit or abort
+    it (Ctrl+C right after the window opened): the ending app waits for the import first."""
+    seen = json.loads(last_line_of_fresh_python(CLOSED_DURING_IMPORT))
+    assert seen["began_alive"]  # (else this test closed too late to show anything)
+    assert seen["ended"] and seen["whole"]
+    assert "import-pyqtgraph" not in seen["names"]
