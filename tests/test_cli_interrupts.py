@@ -21,7 +21,8 @@ OLD = b"the old file, which must stay whole"
 
 def interrupt(args: list[str], folder, after: float = 0.0, at_fraction: float | None = None) -> tuple[int, str]:
     """Start `explainer ARGS`, and send SIGINT once its JSON progress on stderr reports at least
-    ``at_fraction`` done (or ``after`` seconds after its start); its exit code and stderr. A fraction, not a sleep: a fast machine drew the whole file inside a guessed sleep."""
+    ``at_fraction`` done (or ``after`` seconds after its start); its exit code and stderr.
+    A fraction, not a sleep: a fast machine drew the whole file inside a guessed sleep."""
     env = {**os.environ, "PYTHONPATH": ROOT}  # this checkout's explainer, run from the target's folder
     proc = subprocess.Popen(
         [sys.executable, "-m", "explainer", *args],
