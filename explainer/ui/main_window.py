@@ -136,9 +136,13 @@ class MainWindow(QMainWindow):
         self.apply_theme("system")
         yield
         self.registry.fill_menus()  # every action is made: the menus list them (ui_model/actions.py)
+        yield
         self.scene.show_empty(self.word("window", "welcome"))
+        yield
         self.settings.restore_window(self)
         self.commands.refresh()
+        yield
+        self.view.setUpdatesEnabled(True)
         self.built = True
 
     def word(self, section: str, key: str) -> str:
@@ -191,7 +195,9 @@ class MainWindow(QMainWindow):
     def _build_central(self) -> Iterator[None]:
         from explainer.ui import window_parts as parts
 
-        self.view.setUpdatesEnabled(False)  # its first paint (every text's first rendering) in a turn of its own
+        # its first paint (every text's first rendering) once the window is laid out as the learner
+        # left it, in a turn of its own: painted earlier, it was painted again at the restored size
+        self.view.setUpdatesEnabled(False)
         central = parts.Central(self.view, self.actions_by_name, self.texts)
         self.setCentralWidget(central)
         c = self.central = central
@@ -201,7 +207,6 @@ class MainWindow(QMainWindow):
         self.view_toggles = parts.ViewToggles(self.registry, self.scene, self.view, panels, self.texts)
         self.registry.adopt("controls", self.control_dock.toggleViewAction())
         yield
-        self.view.setUpdatesEnabled(True)
 
     def _build_lesson(self) -> Iterator[None]:
         """The Lesson dock (tour, predict, what if?, questions, glossary, lesson complete), its
