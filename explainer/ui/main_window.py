@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from explainer.engine.trace import Trace
     from explainer.illustration.vocab import Vocabulary
     from explainer.illustration.walk import Walk
+    from explainer.ui.classroom.mode import ClassMode
     from explainer.ui.controller import EngineController
 
 
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.scene.show_empty(self.word("window", "welcome"))
         yield
         self.settings.restore_window(self)
+        self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
         self.commands.refresh()
         yield
         self.view.setUpdatesEnabled(True)
@@ -225,7 +227,7 @@ class MainWindow(QMainWindow):
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
         yield
-        self.class_mode = parts.install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
+        self.class_mode: ClassMode = parts.install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
         yield
 
     def _build_view_settings(self) -> Iterator[None]:
@@ -349,12 +351,12 @@ class MainWindow(QMainWindow):
             if made is not None:
                 made.shutdown()
             return
+        self.class_mode.stop()  # the class page closes with the app; its panel's dock is not kept open
         if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
             self.compact.set_compact(False)  # the layout kept is the unfolded one
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()
-        self.class_mode.stop()  # the class page closes with the app
         self.files.shutdown()
         self.controller.shutdown()
         with contextlib.suppress(RuntimeError, TypeError):
