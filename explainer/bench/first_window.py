@@ -8,9 +8,10 @@ what the app's start-up adds, and it compares across machines.
 
     python -m explainer.bench.first_window app|bare   prints one figure, in seconds
 
-The app's process builds the window as `explainer` does (make_app, MainWindow over the model's
-own process, open_window) and leaves right after the first paint, before the model's load
-starts; the bare window's process imports nothing of explainer but the clock.
+The app's process builds the window as `explainer` does (make_app, its frame, open_window, the
+rest in turns over the model's own process) and leaves once the window is whole, before the
+model's load starts: it prints both moments, the first paint and the whole window. The bare
+window's process imports nothing of explainer but the clock.
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ import os
 import statistics
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from explainer.bench.clock import process_start
+
+if TYPE_CHECKING:
+    from explainer.ui.controller import EngineController
 
 RUNS = 3  # each, alternated: app, bare, app, bare, ...
 
@@ -53,28 +58,40 @@ def _bare() -> float:
     return painted[0] - started
 
 
-def _app() -> float:
+def _app() -> tuple[float, float]:
+    from PySide6.QtCore import QTimer
+
     from explainer.bench.screen import use_offscreen_screen
-    from explainer.inference.process import process_factory
     from explainer.ui.app import collect_later, make_app, open_window
-    from explainer.ui.controller import EngineController
+    from explainer.ui.background_import import wait_for_import
     from explainer.ui.main_window import MainWindow
 
     started = process_start()
     use_offscreen_screen()
     collect_later()
     app = make_app([sys.argv[0]])
-    window = MainWindow(EngineController(model_factory=process_factory(None)))
+
+    def controller() -> EngineController:
+        from explainer.inference.process import process_factory
+        from explainer.ui.controller import EngineController
+
+        return EngineController(model_factory=process_factory(None))
+
+    window = MainWindow(controller, in_turns=True)
     painted: list[float] = []
 
-    def done() -> None:
+    def whole() -> None:
         painted.append(_now())
         window.shutdown()
         app.quit()
 
-    open_window(window, painted=done)
+    def built() -> None:  # every part made (painted in the next turn), the model's load not yet started
+        QTimer.singleShot(0, whole)
+
+    open_window(window, painted=lambda: painted.append(_now()), ready=built)
     app.exec()
-    return painted[0] - started
+    wait_for_import(60)  # (the chart library's, begun as the window was built)
+    return painted[0] - started, painted[1] - started
 
 
 def _now() -> float:
@@ -84,20 +101,24 @@ def _now() -> float:
 
 
 def first_window_peer(runs: int = RUNS) -> dict[str, object]:
-    """Medians of ``runs`` fresh processes each, app and bare window alternated, and their ratio.
+    """Medians of ``runs`` fresh processes each, app and bare window alternated, and their ratio;
+    and when the app's window was whole (every part made, the model's load about to start).
     A bundle has no interpreter of its own to start the bare window with: it says so instead."""
     if getattr(sys, "frozen", False):
         return {"first_window_ratio": "not measured in a bundle (no separate Python for the bare window)"}
-    figures: dict[str, list[float]] = {"app": [], "bare": []}
+    figures: dict[str, list[float]] = {"app": [], "bare": [], "built": []}
     _measure("app")  # not counted: it leaves the modules' bytecode cached, as an install has it
     for _ in range(runs):
         for kind in ("app", "bare"):
-            figures[kind].append(_measure(kind))
+            first, *built = _measure(kind)
+            figures[kind].append(first)
+            figures["built"].extend(built)
     app, bare = statistics.median(figures["app"]), statistics.median(figures["bare"])
     return {
         "first_window_app_s": round(app, 3),
         "first_window_bare_qt_s": round(bare, 3),
         "first_window_ratio": round(app / bare, 2),
+        "window_built_s": round(statistics.median(figures["built"]), 3),
         "first_window_runs": {k: [round(v, 3) for v in vs] for k, vs in figures.items()},
     }
 
@@ -110,7 +131,7 @@ def _bytecode_cached(env: os._Environ[str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _measure(kind: str) -> float:
+def _measure(kind: str) -> list[float]:
     done = subprocess.run(
         [sys.executable, "-m", "explainer.bench.first_window", kind],
         capture_output=True,
@@ -119,11 +140,11 @@ def _measure(kind: str) -> float:
         env=_bytecode_cached(os.environ),
         check=False,
     )
-    lines = done.stdout.split()
+    lines = done.stdout.splitlines()
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"the {kind} window's process failed: {done.stderr.strip()[-300:]}")
-    return float(lines[-1])
+    return [float(figure) for figure in lines[-1].split()]
 
 
 if __name__ == "__main__":
-    print(_app() if sys.argv[1:] == ["app"] else _bare())
+    print(*_app()) if sys.argv[1:] == ["app"] else print(_bare())

@@ -10,6 +10,8 @@ Measured, never asserted:
 - ``fps``: frames of the diagram's viewport shown per second while the scene was animating,
   counted as 60 Hz display refreshes that got at least one new paint (two paints within one
   refresh are one frame on screen, so this cannot pass 60; ``paints_per_s`` counts them all);
+- ``window_built_s``: from the same start to the moment the window is whole (it is built in
+  turns of the event loop after its first paint, ui/build_in_turns.py);
 - ``first_window_s``: from the start (``started``: the command passes the process's start, the
   OS's record of it, as a learner waits from the launch) to the end of the window's first
   complete paint, with the model loading in the background. A caller that ran before, such as
@@ -33,12 +35,13 @@ from PySide6.QtWidgets import QApplication
 from explainer.bench.memory import current_rss_mb, peak_rss_mb
 from explainer.bench.screen import sizes, use_offscreen_screen
 from explainer.bench.stalls import StallSampler
-from explainer.inference.events import Failed, GenerationFinished, LoadedModel, ModelMissing, ModelReady, StepReady
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.ui.app import collect_later, make_app, open_window
 
 if TYPE_CHECKING:
     from explainer.engine.trace import Trace
+    from explainer.inference.events import LoadedModel
+    from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
 
 PROMPT = "Once upon a time"
@@ -106,7 +109,7 @@ class _GuiBench:
             self.max_gap = max(self.max_gap, gap)
             if gap > 0.017:
                 self.gaps.append((self.heartbeat_last - (self.heartbeat_start or self.heartbeat_last), gap))
-            if self.window.scene.is_animating():
+            if self.window.built and self.window.scene.is_animating():
                 self.animating_s += gap
         self.heartbeat_last = now
         if self.finished_at is not None and (
@@ -123,6 +126,17 @@ class _GuiBench:
     # --- driving the window -------------------------------------------------
 
     def start(self) -> None:
+        self.deadline.start(int(TIMEOUT_S * 1000))
+        # as the app: the window's frame first, the rest in turns once it is painted, then the
+        # model's load; the first frame is on screen once the pass that painted it is over,
+        # which is timed before the rest is built
+        open_window(self.window, painted=self.first_frame_done, ready=self.wire)
+
+    def wire(self) -> None:
+        """The window is whole: listen to it."""
+        from explainer.inference.events import Failed, GenerationFinished, ModelMissing, ModelReady, StepReady
+
+        self.result["window_built_s"] = time.time() - self.t_start
         w = self.window
         w.view.viewport().installEventFilter(self.probe)
         c = w.controller
@@ -133,10 +147,6 @@ class _GuiBench:
         c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
         w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
-        self.deadline.start(int(TIMEOUT_S * 1000))
-        # as the app: the model loads once the first frame is painted; the first frame is on
-        # screen once the pass that painted it is over, which is timed before the load starts
-        open_window(w, painted=self.first_frame_done)
 
     def on_model_ready(self, model: LoadedModel) -> None:
         self.result["model"] = model.info.name
@@ -256,13 +266,15 @@ def run_gui_bench(
 def _run(model: str, device: str | None, tokens: int, prompt: str, started: float) -> dict[str, object]:
     collect_later()  # start up as `explainer` does (see run_app)
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
-    from explainer.inference.process import process_factory
-    from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
 
-    # the app's own model process, on this model and device
-    controller = EngineController(model=model, model_factory=process_factory(device))
-    window = MainWindow(controller)
+    def controller() -> EngineController:  # the app's own model process, on this model and device
+        from explainer.inference.process import process_factory
+        from explainer.ui.controller import EngineController
+
+        return EngineController(model=model, model_factory=process_factory(device))
+
+    window = MainWindow(controller, in_turns=True)
     bench = _GuiBench(window, app, tokens, prompt, started)
     bench.start()
     bench.loop.exec()

@@ -15,6 +15,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "title",
             "controls",
             "welcome",
+            "starting",
             "not_built",
             "reading",
             "waiting",

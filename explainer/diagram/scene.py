@@ -61,13 +61,17 @@ class LifecycleScene(QGraphicsScene):
     candidate_activated = Signal(int)  # a bar of the chart clicked at the sampling stage ("Your turn")
     frame_changed = Signal()  # the frame on screen is another one (its words changed: frames/describe.py)
 
-    def __init__(self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None, interactive: bool = False
+    ) -> None:
+        """``interactive``: tuned for a window from the start (see :meth:`set_interactive`): the
+        first frame's panels that can wait are drawn one per event-loop turn too."""
         super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
         self.theme = theme or THEMES["light"]
         self.spotlight = False
         self._dimmed = False  # whether the last spotlight pass left any panel dimmed
         self._new_texts = True  # a panel was drawn since the texts' cache modes were last set
-        self.interactive = False  # see set_interactive
+        self.interactive = interactive  # see set_interactive
         self.builder = FrameBuilder(texts)
         self.panels: dict[str, QGraphicsItem] = {spec.name: _make(spec) for spec in PANELS}
         for spec in PANELS:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
-from explainer.ui.chart_import import import_chart_library, wait_for_import
+from explainer.ui.background_import import import_chart_library, wait_for_import
 from explainer.ui.style import use_focus_ring_style
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def freeze_long_lived() -> None:
 
 
 def chart_library_imported() -> None:
-    """When the chart library's import has ended (ui/chart_import.py, in its thread). The
+    """When the chart library's import has ended (ui/background_import.py, in its thread). The
     collector, off since start-up (:func:`collect_later`), comes on only now: a collection
     inside the import held the GIL, and froze the window, for 20-45 ms at a time. First the
     import's modules and classes leave its sight, like the start-up's."""
@@ -132,23 +132,36 @@ def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
 LOAD_AFTER_PAINT_MS = 100
 
 
-def open_window(window: MainWindow, painted: Callable[[], object] | None = None) -> None:
-    """Show the window, and only once its first frame is painted start what it does not draw:
-    the model's load (in a process of its own) and the chart library's import; start-up
-    objects then leave the collector's sight, and so do the model's once it is ready. The
-    first paint imports none of onnxruntime, tokenizers or pyqtgraph, and the window's process
-    never imports the first two (tests/ui/test_startup.py, test_model_process.py). ``painted``
-    runs first, before any of that (the bench's clock of the first window)."""
-    from explainer.inference.events import ModelReady  # (the window has imported it: no cost here)
+def open_window(
+    window: MainWindow, painted: Callable[[], object] | None = None, ready: Callable[[], object] | None = None
+) -> None:
+    """Show the window; once its first frame is painted, build what it has not built yet (a
+    window made ``in_turns``: ui/build_in_turns.py), then start what it does not draw: the
+    model's load (in a process of its own) and the chart library's import; start-up objects
+    then leave the collector's sight, and so do the model's once it is ready. The first paint
+    imports none of onnxruntime, tokenizers or pyqtgraph (nor numpy, in turns), and the window's
+    process never imports the first two (tests/ui/test_startup.py, test_model_process.py).
+    ``painted`` runs first, before any of that (the bench's clock of the first window);
+    ``ready`` once the window is built, before the model's load starts."""
+
+    def built() -> None:
+        from explainer.inference.events import ModelReady  # (the window has imported it: no cost here)
+
+        freeze_long_lived()
+        window.controller.on(ModelReady, lambda _event: freeze_long_lived())
+        QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
+        import_chart_library(window, chart_library_imported)
+        if ready is not None:
+            ready()
 
     def started() -> None:
         if painted is not None:
             painted()
-        freeze_long_lived()
-        QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
-        import_chart_library(window, chart_library_imported)
+        if window.built:
+            built()
+        else:
+            window.build_in_turns(built)
 
-    window.controller.on(ModelReady, lambda _event: freeze_long_lived())
     after_first_paint(window, started)
     window.show()
 
@@ -195,12 +208,15 @@ def _run_window(
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
 
-    window = MainWindow(model=model)
-    open_window(window)
-    if open_file is not None:
-        QTimer.singleShot(0, lambda: window.files.open_trace(open_file))
-    if class_at is not None:
-        _start_class(window, *class_at)
+    window = MainWindow(model=model, in_turns=True)
+
+    def ready() -> None:
+        if open_file is not None:
+            window.files.open_trace(open_file)
+        if class_at is not None:
+            _start_class(window, *class_at)
+
+    open_window(window, ready=ready)
 
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between
     # Qt events, so a slow timer gives it the chance).

@@ -9,52 +9,28 @@ commands and menus from the action table (ui/actions.py), the settings through t
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Generator, Iterator
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QWidget
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
-from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.theme import THEMES, system_theme_name
-from explainer.diagram.view import DiagramView
-from explainer.engine.trace import Trace
-from explainer.illustration.vocab import Vocabulary
-from explainer.illustration.walk import Walk
-from explainer.inference import events as ev
-from explainer.inference.events import Activity
 from explainer.stages import Cursor
-from explainer.ui.accessible_role import install_diagram_role
-from explainer.ui.actions import ActionRegistry, build_actions, transport_icons
-from explainer.ui.central import Central
-from explainer.ui.classroom.install import install_class
-from explainer.ui.command_state import CommandState
-from explainer.ui.compact import CompactControls
-from explainer.ui.control_dock import control_dock
-from explainer.ui.controller import EngineController
-from explainer.ui.focus_keys import FocusKeys
-from explainer.ui.generation import Generation
-from explainer.ui.lesson.install import install_lesson
-from explainer.ui.model_events import ModelEvents, first_model
-from explainer.ui.motion import Motion
-from explainer.ui.presenter import PresenterMode
-from explainer.ui.prompt_panel import PromptPanel
-from explainer.ui.queue_install import install_queue
-from explainer.ui.recent_menu import RecentMenu
-from explainer.ui.run_files import RunFiles
 from explainer.ui.screen_fit import keep_on_screen_settled, open_place, open_size
 from explainer.ui.settings import AppSettings
-from explainer.ui.stage_announcer import StageAnnouncer
-from explainer.ui.status import StatusLine
-from explainer.ui.stepper import Stepper
-from explainer.ui.style import use_focus_ring_style
-from explainer.ui.text_size import TextSize
-from explainer.ui.view_toggles import ViewToggles
-from explainer.ui.window_areas import focus_area
-from explainer.ui.window_theme import apply_theme
-from explainer.ui.your_turn import Runs
+from explainer.ui.style import palette_for, use_focus_ring_style
 from explainer.ui_model.actions import THEME_CHOICES, MenuId
+
+if TYPE_CHECKING:
+    from explainer.engine.trace import Trace
+    from explainer.illustration.vocab import Vocabulary
+    from explainer.illustration.walk import Walk
+    from explainer.ui.classroom.mode import ClassMode
+    from explainer.ui.controller import EngineController
 
 
 class MainWindow(QMainWindow):
@@ -63,14 +39,20 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        controller: EngineController | None = None,
+        controller: EngineController | Callable[[], EngineController] | None = None,
         parent: QWidget | None = None,
         texts: LessonTexts | None = None,
         model: str | None = None,
+        in_turns: bool = False,
     ) -> None:
         """``texts``: the words to show (the installed language's by default; a test passes a
         pseudo-locale to find any word still written in the code). ``model``: the model to load
-        (`explainer --model NAME`); by default the one shown last, else the default model."""
+        (`explainer --model NAME`); by default the one shown last, else the default model.
+        ``controller``: the engine's controller, or what makes it (the build's last part).
+
+        ``in_turns``: build only the window's frame now (its title, place, size, colours and a
+        line saying what comes), and the rest with :meth:`build_in_turns` once it is on screen,
+        as `explainer` does; otherwise the whole window now (tests, the benches' peers)."""
         super().__init__(parent)
         app = QApplication.instance()
         if isinstance(app, QApplication):
@@ -80,50 +62,90 @@ class MainWindow(QMainWindow):
         self.resize(open_size(self))  # the whole screen (ui/screen_fit.py)
         open_place(self)
         self._closed = False
+        self.built = False
         self.theme_choice, self.theme_name = "system", system_theme_name()
         self.text_scale = 1.0  # View > Text size (ui/text_size.py), read by the theme shown
         self.settings = AppSettings()
-        self._build_diagram()
-        self.stepper = Stepper(self.scene, self)
-        self.presenter = PresenterMode(self, self)
-        self.files = RunFiles(self, self)
-        self.controls = PromptPanel(self.texts)
+        self.setPalette(palette_for(THEMES[self.theme_name], self.palette()))
+        self.setCentralWidget(QLabel(self.word("window", "starting"), alignment=Qt.AlignmentFlag.AlignCenter))
+        self.settings.restore_geometry(self)
+        self._parts: Generator[None, None, None] = self._build(controller, model)
+        if not in_turns:
+            for _ in self._parts:
+                pass
+
+    def build_in_turns(self, built: Callable[[], object]) -> None:
+        """Build the rest of the window without holding the event loop: its parts' modules are
+        imported in a thread (ui/background_import.py), then each part is made in a turn of
+        the event loop of its own (ui/build_in_turns.py); ``built`` runs once all are made."""
+        from explainer.ui.build_in_turns import build_in_turns
+
+        build_in_turns(self, self._parts, lambda: self.built and built())
+
+    def _build(
+        self, controller: EngineController | Callable[[], EngineController] | None, model: str | None
+    ) -> Generator[None, None, None]:
+        """The window's parts, one per step (a step takes a few milliseconds once the modules
+        are imported: the first frame's 16 ms are not held up by any of them)."""
+        from explainer.ui import window_parts as parts
+
+        yield from self._build_diagram()
+        self.stepper = parts.Stepper(self.scene, self)
+        self.presenter = parts.PresenterMode(self, self)
+        self.files = parts.RunFiles(self, self)
+        yield
+        self.controls = parts.PromptPanel(self.texts)
         self.prompt, self.chat, self.sampling = self.controls.prompt, self.controls.chat, self.controls.sampling
         self.generate_button, self.stop_button = self.controls.generate_button, self.controls.stop_button
         self.example_buttons = self.controls.example_buttons
-        self.control_dock = control_dock(self, self.controls, self.word("window", "controls"))
-        self.registry = ActionRegistry(self, self.texts, self.settings)  # every command and menu, by id (ui/actions.py)
-        build_actions(self, self, self.registry)
+        yield
+        self.control_dock = parts.control_dock(self, self.controls, self.word("window", "controls"))
+        # every command and menu, by id (ui/actions.py)
+        self.registry = parts.ActionRegistry(self, self.texts, self.settings)
+        parts.build_actions(self, self, self.registry)
         self.actions_by_name: dict[str, QAction] = self.registry.actions
         self.theme_actions = {c: self.registry[f"theme_{c}"] for c in THEME_CHOICES}
-        self._build_central()
-        self.recent = RecentMenu(self.registry.menu(MenuId.RECENT), self.settings, self.files.open_trace)
+        yield
+        yield from self._build_central()
+        yield
+        self.recent = parts.RecentMenu(self.registry.menu(MenuId.RECENT), self.settings, self.files.open_trace)
         self.recent_menu = self.recent.menu
-        self.status = StatusLine(self.statusBar(), self.texts)
+        self.status = parts.StatusLine(self.statusBar(), self.texts)
         self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
         self.model_label = self.status.model_label
-        self.commands = CommandState(
-            self.registry, transport_icons(self), self.stepper, self.transport, self.stop_button, self.texts
+        self.commands = parts.CommandState(
+            self.registry, parts.transport_icons(self), self.stepper, self.transport, self.stop_button, self.texts
         )
-        self.announcer = StageAnnouncer(self.view, self)
-        self.run = Generation(self, self.announcer)
-        # last: a worker thread started before a failure above would outlive the window
-        self.controller = controller or EngineController(parent=self, model=first_model(self.settings, model))
-        self.model_events = ModelEvents(self, self, self.registry)
+        self.announcer = parts.StageAnnouncer(self.view, self)
+        self.run = parts.Generation(self, self.announcer)
+        yield
+        # last of the parts that can fail: a worker thread started before a failure would outlive the window
+        made = controller() if callable(controller) else controller
+        self.controller = made or parts.EngineController(parent=self, model=parts.first_model(self.settings, model))
+        self.model_events = parts.ModelEvents(self, self, self.registry)
         self.model_menu = self.model_events.menu
-        self.runs = Runs(self, self)  # "Your turn": the model's run and the learner's branch
+        self.runs = parts.Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._wire_controls()
         self._wire_controller()
         self._wire_views()
-        self._build_lesson()
-        self._build_view_settings()
-        self._keys = FocusKeys(self, home=self.view)  # the focused control keeps the keys it uses (ui/focus_keys.py)
+        yield
+        yield from self._build_lesson()
+        yield from self._build_view_settings()
+        # the focused control keeps the keys it uses (ui/focus_keys.py)
+        self._keys = parts.FocusKeys(self, home=self.view)
         QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
         self.apply_theme("system")
+        yield
         self.registry.fill_menus()  # every action is made: the menus list them (ui_model/actions.py)
+        yield
         self.scene.show_empty(self.word("window", "welcome"))
+        yield
         self.settings.restore_window(self)
+        self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
         self.commands.refresh()
+        yield
+        self.view.setUpdatesEnabled(True)
+        self.built = True
 
     def word(self, section: str, key: str) -> str:
         """One of the window's own words (app.json)."""
@@ -159,44 +181,65 @@ class MainWindow(QMainWindow):
 
     # --- building -------------------------------------------------------------------------
 
-    def _build_diagram(self) -> None:
-        self.scene = LifecycleScene(self.texts, THEMES[self.theme_name])
-        self.scene.set_interactive(True)
-        install_diagram_role()  # read as an image with the frame as its description, not a filler
-        self.view = DiagramView(self.scene)
+    def _build_diagram(self) -> Iterator[None]:
+        from explainer.ui import window_parts as parts
+
+        self.scene = parts.LifecycleScene(self.texts, THEMES[self.theme_name], interactive=True)
+        yield
+        parts.install_diagram_role()  # read as an image with the frame as its description, not a filler
+        self.view = parts.DiagramView(self.scene)
         self.view.setObjectName("diagram")
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.view.setAccessibleName(self.word("access", "diagram"))  # its description: the frame in words
         self.view.viewport().setAccessibleName(self.word("access", "diagram"))
+        yield
 
-    def _build_central(self) -> None:
-        central = Central(self.view, self.actions_by_name, self.texts)
+    def _build_central(self) -> Iterator[None]:
+        from explainer.ui import window_parts as parts
+
+        # its first paint (every text's first rendering) once the window is laid out as the learner
+        # left it, in a turn of its own: painted earlier, it was painted again at the restored size
+        self.view.setUpdatesEnabled(False)
+        central = parts.Central(self.view, self.actions_by_name, self.texts)
         self.setCentralWidget(central)
         c = self.central = central
         self.banner, self.build_panel, self.transport = c.banner, c.build_panel, c.transport
         self.answer_view, self.describe_view, self.chart_table = c.answer_view, c.describe_view, c.chart_table
         panels = (self.describe_view, self.chart_table)
-        self.view_toggles = ViewToggles(self.registry, self.scene, self.view, panels, self.texts)
+        self.view_toggles = parts.ViewToggles(self.registry, self.scene, self.view, panels, self.texts)
         self.registry.adopt("controls", self.control_dock.toggleViewAction())
+        yield
 
-    def _build_lesson(self) -> None:
+    def _build_lesson(self) -> Iterator[None]:
         """The Lesson dock (tour, predict, what if?, questions, glossary, lesson complete), its
         keys and menu entries, wired to this window in one call: the window does not know the
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
         it recorded. Before restore_window, so the dock's place is restored with the layout."""
-        self.lesson = install_lesson(self, self)
-        self.queue_panel = install_queue(self, self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
-        self.compact = CompactControls(
+        from explainer.ui import window_parts as parts
+
+        sections = yield from parts.made_sections(self.texts)
+        dock = parts.LessonDock(self.texts, self, sections)
+        yield
+        self.lesson = parts.install_lesson(self, self, dock)
+        yield
+        self.queue_panel = parts.install_queue(self, self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
+        self.compact = parts.CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
-        self.class_mode = install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
+        yield
+        self.class_mode: ClassMode = parts.install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
+        yield
 
-    def _build_view_settings(self) -> None:
+    def _build_view_settings(self) -> Iterator[None]:
         """View > Text size and Animations, both remembered (ui/text_size.py, ui/motion.py);
         Motion also saves the transport's speed and gives the stepper the one in effect."""
-        self.motion = Motion(self.registry.add("animations"), self.settings, self.transport, self.stepper)
+        from explainer.ui import window_parts as parts
+
+        self.motion = parts.Motion(self.registry.add("animations"), self.settings, self.transport, self.stepper)
+        yield
         text_size_menu = self.registry.menu(MenuId.TEXT_SIZE)
-        self.text_size = TextSize(self, self.settings, self.texts, self._set_text_scale, text_size_menu)
+        self.text_size = parts.TextSize(self, self.settings, self.texts, self._set_text_scale, text_size_menu)
+        yield
 
     # --- wiring ---------------------------------------------------------------------------
 
@@ -209,6 +252,8 @@ class MainWindow(QMainWindow):
 
     def _wire_controller(self) -> None:
         """What the controller reports, to the part of the window that shows it."""
+        from explainer.ui.window_parts import Activity, ev
+
         c, m, run = self.controller, self.model_events, self.run
         c.on(ev.ModelLoading, lambda _e: self.set_activity(self.word("activity", Activity.LOADING.value)))
         c.on(ev.ModelReady, lambda e: m.on_ready(e.model))
@@ -259,10 +304,14 @@ class MainWindow(QMainWindow):
 
     def focus_area(self, forward: bool) -> None:
         """F6 / Shift+F6 (ui/window_areas.py)."""
+        from explainer.ui.window_parts import focus_area
+
         focus_area(self, forward)
 
     def apply_theme(self, choice: str, remember: bool = True) -> None:
         """View > Theme: 'system', 'light', 'dark' or 'projector' (ui/window_theme.py)."""
+        from explainer.ui.window_parts import apply_theme
+
         apply_theme(self, self, choice, remember)
 
     def _on_system_scheme(self, *_args: object) -> None:
@@ -290,16 +339,24 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop playing and animating, cancel the generation and join the worker thread."""
+        """Stop playing and animating, cancel the generation and join the worker thread. A
+        window closed before it was built stops its build (nothing of it runs yet)."""
         if self._closed:
             return
         self._closed = True
+        if not self.built:
+            self._parts.close()
+            self.settings.sync()
+            made = getattr(self, "controller", None)  # (made in the build's later parts)
+            if made is not None:
+                made.shutdown()
+            return
+        self.class_mode.stop()  # the class page closes with the app; its panel's dock is not kept open
         if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
             self.compact.set_compact(False)  # the layout kept is the unfolded one
             self.settings.save_window(self)
         self.settings.sync()
         self.stepper.stop()
-        self.class_mode.stop()  # the class page closes with the app
         self.files.shutdown()
         self.controller.shutdown()
         with contextlib.suppress(RuntimeError, TypeError):

@@ -72,6 +72,13 @@ class AppSettings:
 
     # --- the window ----------------------------------------------------------------------
 
+    def restore_geometry(self, window: QMainWindow) -> None:
+        """Size and position as they were left (the window's first frame is already there)."""
+        geometry = self.get(S.WINDOW_GEOMETRY)
+        if geometry is not None:
+            window.restoreGeometry(QByteArray(geometry))
+        keep_on_screen(window)
+
     def restore_window(self, window: QMainWindow) -> None:
         """Size, position, docks and toolbars as they were left; a bad record is ignored, and a
         window saved on a larger screen than this one is brought inside this one's area."""

@@ -113,7 +113,7 @@ class ClassMode(QObject):
         st.frame_shown.connect(self.on_frame_shown)
         st.changed.connect(self._on_stepper_changed)
         st.swapped.connect(lambda *_a: self._new_run())
-        host.presenter_changed.connect(lambda _on: self._place())
+        host.presenter_changed.connect(lambda _on: self.place())
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
@@ -142,7 +142,7 @@ class ClassMode(QObject):
         self.queue, self.server, self.listening = queue, server, outcome
         self._serve(queue)
         self.panel.show_state(PanelState(url=outcome.url, room=outcome.room))
-        self._place()
+        self.place()
         self.host.set_activity(self.host.word("class", "started").format(url=outcome.url))
         self.changed.emit(True)
         if self.host.trace is not None and self.host.stepper.cursor is not None:
@@ -162,14 +162,14 @@ class ClassMode(QObject):
         self.rounds = ClassRounds()
         self.last = None
         self.panel.show_state(PanelState())
-        self._place()
+        self.place()
         self.host.set_activity(self.host.word("class", "stopped"))
         self.changed.emit(False)
 
     def _serve(self, queue: ClassQueue | None) -> None:
         self.host.controller.serve_class(queue, self.batch)  # (the worker's side of the queue)
 
-    def _place(self) -> None:
+    def place(self) -> None:
         """The panel's dock shown while class mode is on (presenter mode hid every dock on entering)."""
         self.dock.setVisible(self.active)
         if self.active:

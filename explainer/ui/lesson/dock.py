@@ -10,6 +10,9 @@ instruction. The completion page is a tab that appears once the lesson is comple
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from typing import NamedTuple
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
 
@@ -53,8 +56,55 @@ class _Page(QScrollArea):
             self.setWidget(section)  # (shows it)
 
 
+class Sections(NamedTuple):
+    """The dock's sections, made before the dock (a window built in turns makes one a turn)."""
+
+    tour: TourSection
+    predict: PredictSection
+    whatif: WhatIfSection
+    your_turn: YourTurnSection
+    questions: QuestionsSection
+    glossary: GlossarySection
+    request: RequestSection
+    scale: ScaleSection
+    completion: CompletionSection
+
+
+def made_sections(texts: LessonTexts) -> Generator[None, None, Sections]:
+    """Make the sections, one per step (a few milliseconds each; all at once, 30-40 ms, held
+    the event loop of a window built in turns: ui/build_in_turns.py)."""
+    tour = TourSection(texts)
+    yield
+    predict = PredictSection(texts)
+    yield
+    whatif = WhatIfSection(texts)
+    yield
+    your_turn = YourTurnSection(texts)
+    yield
+    questions = QuestionsSection(texts)
+    yield
+    glossary = GlossarySection(texts)
+    yield
+    request = RequestSection(texts)
+    yield
+    scale = ScaleSection(texts)
+    yield
+    return Sections(tour, predict, whatif, your_turn, questions, glossary, request, scale, CompletionSection(texts))
+
+
+def sections_now(texts: LessonTexts) -> Sections:
+    """All the sections at once."""
+    steps = made_sections(texts)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as made:
+            return made.value  # type: ignore[no-any-return]
+
+
 class LessonDock(QDockWidget):
-    def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: LessonTexts, parent: QWidget | None = None, sections: Sections | None = None) -> None:
+        """``sections``: made already (:func:`made_sections`), else made here."""
         super().__init__(texts.text("ui", "dock_title"), parent)
         self.setObjectName("lesson")  # (the window's saved layout knows docks by name)
         self.setFeatures(
@@ -64,15 +114,10 @@ class LessonDock(QDockWidget):
         )
         self.setMinimumWidth(320)
         self.texts = texts
-        self.tour = TourSection(texts)
-        self.predict = PredictSection(texts)
-        self.whatif = WhatIfSection(texts)
-        self.your_turn = YourTurnSection(texts)
-        self.questions = QuestionsSection(texts)
-        self.glossary = GlossarySection(texts)
-        self.request = RequestSection(texts)
-        self.scale = ScaleSection(texts)
-        self.completion = CompletionSection(texts)
+        made = sections or sections_now(texts)
+        self.tour, self.predict, self.whatif, self.your_turn = made.tour, made.predict, made.whatif, made.your_turn
+        self.questions, self.glossary, self.request = made.questions, made.glossary, made.request
+        self.scale, self.completion = made.scale, made.completion
         self.queue_page = QWidget()  # the Queue view goes here once class mode starts (ui/queue_install.py)
         self.queue_page.setObjectName("lesson_queue_page")
         self.tabs = QTabWidget()

@@ -84,8 +84,21 @@ def test_quitting_the_app_stops_class_mode(qtbot, make_window):
     started = w.class_mode.start("127.0.0.1", 0)
     assert isinstance(started, Listening) and not refused(started.port)
     assert w.registry["class_mode"].isChecked()
+    assert w.class_mode.dock.isVisible()
     w.close()
     assert refused(started.port)
+    again = make_window(load=False)  # the next start: class mode off, and its panel too
+    assert again.lesson.dock.isVisible() and not again.class_mode.dock.isVisible()
+
+
+def test_a_layout_saved_with_the_class_panel_open_opens_without_it(qtbot, make_window):
+    """As an earlier version saved it (the layout kept before class mode stopped): a panel of a
+    room that is not there, "0 phones joined", beside the lesson."""
+    w = make_window(load=False)
+    w.class_mode.dock.show()
+    w.close()
+    again = make_window(load=False)
+    assert not again.class_mode.dock.isVisible() and not again.class_mode.active
 
 
 class _Room:

@@ -1,7 +1,8 @@
-"""The chart library's import, once the window is on screen, without freezing it or racing Qt.
+"""Imports done once the window is on screen, without freezing it or racing Qt: the window's
+own parts (ui/window_parts.py, some 0.3 s) and then the chart library (pyqtgraph, a quarter of a
+second; the chart imports it when first drawn, by when this has usually done it).
 
-pyqtgraph takes a quarter of a second to import; the window opens without it, and the chart
-imports it when first drawn, by when this has usually done it. It is done in two parts:
+Each is done in two parts:
 
 1. On the GUI thread, a few milliseconds per event-loop turn: the Qt modules pyqtgraph imports,
    and every Qt class of them made real. PySide6 makes a module's Python classes only when one
@@ -12,7 +13,7 @@ imports it when first drawn, by when this has usually done it. It is done in two
 2. Then the import itself in a thread of its own, which finds every class made already: Python
    code, which gives the GIL back every half millisecond (app.SWITCH_INTERVAL_S).
 
-The app waits for that thread before it ends (``wait_for_import``): a daemon thread still inside
+The app waits for those threads before it ends (``wait_for_import``): a daemon thread still inside
 an import when the interpreter finalizes is stopped where it stands, which can leave the import
 lock held (the exit hangs) or unwind through Qt's C++ (the process aborts).
 """
@@ -31,7 +32,7 @@ from PySide6.QtCore import QObject, QTimer
 CHART_QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
                     "PySide6.QtOpenGLWidgets", "PySide6.QtTest")  # fmt: skip
 SLICE_S = 0.004  # GUI-thread time per event-loop turn
-_started: list[threading.Thread] = []  # the import's thread, once started
+_started: list[threading.Thread] = []  # the imports' threads, once started
 
 
 def _qt_classes() -> Iterator[None]:
@@ -48,16 +49,21 @@ def _qt_classes() -> Iterator[None]:
 
 
 def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
-    """Start both parts (call it on the GUI thread; the first part stops with ``parent``);
-    ``done`` runs in the import's thread when the import has ended, whether or not it
-    succeeded. Returns the timer of the first part."""
+    """Import pyqtgraph in the background (see :func:`import_in_background`)."""
+    return import_in_background(parent, "pyqtgraph", done)
+
+
+def import_in_background(parent: QObject, module: str, done: Callable[[], None]) -> QTimer:
+    """Start both parts for ``module`` (call it on the GUI thread; the first part stops with
+    ``parent``); ``done`` runs in the import's thread when the import has ended, whether or not
+    it succeeded. Returns the timer of the first part (the second finds the classes made)."""
     steps = _qt_classes()
     timer = QTimer(parent)
     timer.setInterval(0)
 
     def run_import() -> None:
         try:
-            importlib.import_module("pyqtgraph")
+            importlib.import_module(module)
         finally:
             done()
 
@@ -67,7 +73,7 @@ def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
             if time.perf_counter() >= end:
                 return
         timer.stop()
-        thread = threading.Thread(target=run_import, name="import-pyqtgraph", daemon=True)
+        thread = threading.Thread(target=run_import, name=f"import-{module}", daemon=True)
         _started.append(thread)
         thread.start()
 
@@ -77,8 +83,8 @@ def import_chart_library(parent: QObject, done: Callable[[], None]) -> QTimer:
 
 
 def wait_for_import(timeout_s: float) -> bool:
-    """Wait up to ``timeout_s`` for the import's thread, if one started (call it as the app
-    ends, on the GUI thread); True when none is left running."""
+    """Wait up to ``timeout_s`` for the imports' threads that started (call it as the app ends,
+    on the GUI thread); True when none is left running."""
     end = time.monotonic() + timeout_s
     for thread in _started:
         thread.join(max(0.0, end - time.monotonic()))
