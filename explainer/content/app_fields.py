@@ -169,7 +169,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "not_number": ("label", "shown"),
         "not_whole": ("label", "shown"),
     },
-    "answer": plain("name", "description", "empty"),
+    "answer": {**plain("name", "description", "empty"), "earlier": ("n",)},
     # View > Chart as a table (ui/chart_table_view.py): the chart's candidates one per row
     "chart_table": plain(
         "title",

@@ -75,3 +75,29 @@ def test_after_your_turn_the_status_line_times_the_run_on_screen(qtbot, make_win
     assert w.metrics.text() == w.status.metrics_text(yours)
     w.runs.show(Which.MODEL)
     assert w.trace is model and w.metrics.text() == w.status.metrics_text(model)
+
+
+def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
+    """A pasted document of 8k tokens: the box shows the prompt's last 2,000 characters (the
+    prompt box holds it whole) and the answer after them, as it grows token by token."""
+    from types import SimpleNamespace
+
+    from explainer.content.assets import load_texts
+    from explainer.ui.answer_view import PROMPT_CHARS, AnswerView
+
+    box = AnswerView(load_texts())
+    qtbot.addWidget(box)
+    box.resize(700, 90)
+    box.show()
+    prompt = " ".join(f"word{i}" for i in range(8000))  # one paragraph, 70,000 characters
+    chips = [SimpleNamespace(text=prompt)] + [SimpleNamespace(text=t) for t in (" And", " then", " it", " ended")]
+    for n in range(2, len(chips) + 1):
+        box.show_tokens(SimpleNamespace(prompt_text=prompt, chips=chips[:n], prompt_count=1), chat=False)
+        written = "".join(c.text for c in chips[1:n])
+        qtbot.waitUntil(lambda w=written: box.toPlainText().endswith(w))
+    text = box.toPlainText()
+    first_line, shown = text.split("\n", 1)
+    before = len(prompt) - len(shown.removesuffix(" And then it ended"))
+    assert f"{before:,} characters of the prompt come before this" in first_line
+    assert prompt.endswith(shown.removesuffix(" And then it ended")) and shown.startswith("word")  # from a word's start
+    assert PROMPT_CHARS - 40 < len(prompt) - before <= PROMPT_CHARS
