@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, Qt, QTim
 
 from explainer.bench.memory import current_rss_mb
 from explainer.bench.screen import sizes, use_offscreen_screen
+from explainer.bench.stalls import StallSampler
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
@@ -80,9 +82,12 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     presser = QTimer()
     presser.setInterval(PRESS_EVERY_MS)
     presser.timeout.connect(press)
+    stalls = StallSampler(threading.get_ident(), lambda: last[0])
     heartbeat.start()
     presser.start()
+    stalls.start()
     loop.exec()
+    stalls.stop()
     heartbeat.stop()
     presser.stop()
     report: dict[str, object] = {
@@ -97,6 +102,7 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
         "gui_max_block_ms": max(0.0, (max(gaps[1:], default=0.001) - 0.001) * 1000),
         "gui_blocks_over_16ms": sum(g > 0.017 for g in gaps[1:]),
         "gui_blocks_over_16ms_after_press": long_gaps[:40],  # (0: before the first press)
+        "gui_late_where_ms": stalls.report(),
         "rss_mb_before_window": rss_before,
         "rss_mb_after": current_rss_mb(),
         "qt_platform": app.platformName(),
