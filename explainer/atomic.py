@@ -124,14 +124,14 @@ def check_destination(path: str | os.PathLike[str], what: str = "the file") -> P
             f"cannot save {what}: the folder {folder} does not exist", "create it first or choose another path"
         )
     try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}{TEMP_MARK}{os.getpid()}-", suffix=".tmp")
+        # a file without a name where the system allows it (O_TMPFILE): a Ctrl-C between its
+        # making and its removal cannot leave it behind, as one did with a named probe
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as exc:
         raise ExplainerError(
             f"cannot save {what} into {folder}: {exc.strerror or exc}", "choose a folder you can write to"
         ) from None
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
     return target
 
 
