@@ -24,6 +24,7 @@ from explainer.bench.stalls import StallSampler
 
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
+    from explainer.ui.main_window import MainWindow
 from explainer.ui.app import make_app
 
 PRESS_EVERY_MS = 40
@@ -34,19 +35,8 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     app = make_app([sys.argv[0] if sys.argv else "explainer"])
     import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
 
-    from explainer.ui.controller import EngineController
-    from explainer.ui.main_window import MainWindow
-
     rss_before = current_rss_mb()
-    window = MainWindow(EngineController(_no_model))
-    window.resize(1600, 900)
-    window.show()
-    window.transport.set_speed(0.0)
-    _settle(app)  # the window's own first paint, before the file is opened
-    t0 = time.perf_counter()
-    window.files.open_trace(str(Path(path)))
-    _settle(app)  # its first frame painted: the opening's, not a press's
-    open_s = time.perf_counter() - t0
+    window, open_s = _open(app, path)
     trace, lesson = window.trace, window.walk
     if trace is None or lesson is None:
         window.close()
@@ -110,6 +100,23 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     }
     window.close()
     return report
+
+
+def _open(app: QCoreApplication, path: str | os.PathLike[str]) -> tuple[MainWindow, float]:
+    """The window, painted, then ``path`` opened in it; the seconds from the open's start to
+    its first frame painted."""
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    window = MainWindow(EngineController(_no_model))
+    window.resize(1600, 900)
+    window.show()
+    window.transport.set_speed(0.0)
+    _settle(app)  # the window's own first paint, before the file is opened
+    t0 = time.perf_counter()
+    window.files.open_trace(str(Path(path)))
+    _settle(app)  # its first frame painted: the opening's, not a press's
+    return window, time.perf_counter() - t0
 
 
 def _settle(app: QCoreApplication) -> None:
