@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from explainer.illustration.vocab import Vocabulary
     from explainer.illustration.walk import Walk
     from explainer.ui.classroom.mode import ClassMode
+    from explainer.ui.compact import CompactControls
     from explainer.ui.controller import EngineController
 
 
@@ -142,6 +143,9 @@ class MainWindow(QMainWindow):
         yield
         self.settings.restore_window(self)
         self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
+        self.compact.update()  # fold the controls if the window is narrow (it was shown before this part was made)
+        if self.focusWidget() is None:  # (shown with nothing to focus: the prompt, first in the Tab order)
+            self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)
         self.commands.refresh()
         yield
         self.view.setUpdatesEnabled(True)
@@ -223,7 +227,7 @@ class MainWindow(QMainWindow):
         self.lesson = parts.install_lesson(self, self, dock)
         yield
         self.queue_panel = parts.install_queue(self, self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
-        self.compact = parts.CompactControls(
+        self.compact: CompactControls = parts.CompactControls(
             self, self, self.lesson.dock, lambda: self.presenter.active
         )  # a narrow window: ui/compact.py
         yield

@@ -154,3 +154,45 @@ def test_a_file_given_on_the_command_line_opens_once_the_window_is_built(real_tr
     seen = json.loads(last_line_of_fresh_python(OPEN_FILE, str(path), EXPLAINER_CACHE_DIR=str(tmp_path / "cache")))
     assert seen["prompt"] == trace.prompt and seen["steps"] == len(trace.steps)
     assert str(path) in seen["activity"]
+
+
+FIRST_START = """
+import json, sys
+from PySide6.QtCore import QSettings, QTimer
+QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[1])
+import explainer.bench.screen as screen
+screen.WIDTH, screen.HEIGHT = 1366, 768
+screen.use_offscreen_screen()
+from PySide6.QtWidgets import QApplication, QDockWidget
+from explainer.ui.app import make_app, open_window
+app = make_app(["explainer"])
+from explainer.ui.main_window import MainWindow
+seen = {}
+
+def state(w):
+    focus = QApplication.focusWidget()
+    return {"compact": w.compact.active, "bar": w.compact.bar.isVisible(),
+            "docks": sorted(d.objectName() for d in w.findChildren(QDockWidget) if d.isVisible()),
+            "focus": focus is w.prompt}
+
+in_turns = MainWindow(in_turns=True)
+
+def ready():
+    QTimer.singleShot(300, lambda: (seen.__setitem__("in_turns", state(in_turns)), in_turns.close()))
+
+open_window(in_turns, ready=ready)
+QTimer.singleShot(60000, app.quit)
+app.exec()
+print(json.dumps(seen))
+"""
+
+
+def test_a_first_start_on_a_laptop_screen_folds_the_controls_and_focuses_the_prompt(tmp_path):
+    """1366 x 768, no saved layout: the controls fold into the bar above the diagram and the
+    prompt has the keyboard, as when the window was built before it was shown (it is now shown
+    first, so no resize or show event came once its parts were made: both docks stayed open,
+    the diagram squeezed between them, and nothing had the keyboard)."""
+    seen = json.loads(
+        last_line_of_fresh_python(FIRST_START, str(tmp_path / "settings"), EXPLAINER_CACHE_DIR=str(tmp_path / "cache"))
+    )
+    assert seen["in_turns"] == {"compact": True, "bar": True, "docks": ["lesson"], "focus": True}
