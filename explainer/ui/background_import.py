@@ -13,9 +13,12 @@ Each is done in two parts:
 2. Then the import itself in a thread of its own, which finds every class made already: Python
    code, which gives the GIL back every half millisecond (app.SWITCH_INTERVAL_S).
 
-The app waits for those threads before it ends (``wait_for_import``): a daemon thread still inside
-an import when the interpreter finalizes is stopped where it stands, which can leave the import
-lock held (the exit hangs) or unwind through Qt's C++ (the process aborts).
+The threads are not daemons: Python's exit waits for an import still under way, whichever way the
+process ends (a script, a test, the app). A daemon thread still inside an import when the
+interpreter finalizes is stopped where it stands, which can leave the import lock held (the exit
+hangs) or unwind through Qt's C++ (the process aborts: a test that closed its window just after it
+was built did, once in a CI run). The app also waits for them itself, for a bounded time, as it
+ends (``wait_for_import``).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def import_in_background(parent: QObject, module: str, done: Callable[[], None])
             if time.perf_counter() >= end:
                 return
         timer.stop()
-        thread = threading.Thread(target=run_import, name=f"import-{module}", daemon=True)
+        thread = threading.Thread(target=run_import, name=f"import-{module}", daemon=False)
         _started.append(thread)
         thread.start()
 

@@ -142,3 +142,30 @@ def test_an_app_closed_while_the_chart_library_imports_waits_for_that_import_to_
     assert seen["began_alive"]  # (else this test closed too late to show anything)
     assert seen["ended"] and seen["whole"]
     assert "import-pyqtgraph" not in seen["names"]
+
+
+EXIT_DURING_IMPORT = """
+import atexit, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
+from explainer.ui.app import make_app
+from explainer.ui import background_import
+app = make_app(["explainer"])
+host = QWidget()
+background_import.import_chart_library(host, lambda: None)
+poll = QTimer()  # the app quits the moment the import's thread has begun, and does not wait for it
+poll.timeout.connect(lambda: background_import._started and app.quit())
+poll.start(0)
+QTimer.singleShot(60000, app.quit)
+app.exec()
+began_alive = background_import._started[0].is_alive()
+# what the interpreter's exit finds, once it has joined the threads it joins
+atexit.register(lambda: print(began_alive, "pyqtgraph.graphicsItems.PlotItem" in sys.modules, flush=True))
+"""
+
+
+def test_a_script_that_ends_during_the_import_ends_after_it_whatever_it_waits_for():
+    """A test or a script that closes its window just after it was built (the chart library's
+    import just begun) and never calls wait_for_import: Python's exit waits for the import (its
+    thread is not a daemon), so nothing is cut off inside an import (an abort, once in CI)."""
+    assert last_line_of_fresh_python(EXIT_DURING_IMPORT) == "True True"
