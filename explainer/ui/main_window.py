@@ -144,8 +144,8 @@ class MainWindow(QMainWindow):
         self.settings.restore_window(self)
         self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
         self.compact.update()  # fold the controls if the window is narrow (it was shown before this part was made)
-        if self.focusWidget() is None:  # (shown with nothing to focus: the prompt, first in the Tab order)
-            self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)
+        if self.prompt.isVisibleTo(self):  # the keyboard to the prompt, first in the Tab order, as when the
+            self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)  # window was shown whole (a part took it)
         self.commands.refresh()
         yield
         self.view.setUpdatesEnabled(True)
