@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
-from explainer.ui.background_import import import_chart_library, wait_for_import
+from explainer.ui.background_import import import_chart_library
 from explainer.ui.style import use_focus_ring_style
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 
 SWITCH_INTERVAL_S = 0.0005  # Python's default is 0.005
-IMPORT_WAIT_S = 10.0  # how long an ending app waits for the chart import (it takes a quarter second)
 
 
 def skip_pyside_source_scan() -> None:
@@ -230,4 +229,3 @@ def _run_window(
         wake.stop()
         window.shutdown()
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        wait_for_import(IMPORT_WAIT_S)  # (a closed window may not have finished importing it)

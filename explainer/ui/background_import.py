@@ -17,8 +17,7 @@ The threads are not daemons: Python's exit waits for an import still under way, 
 process ends (a script, a test, the app). A daemon thread still inside an import when the
 interpreter finalizes is stopped where it stands, which can leave the import lock held (the exit
 hangs) or unwind through Qt's C++ (the process aborts: a test that closed its window just after it
-was built did, once in a CI run). The app also waits for them itself, for a bounded time, as it
-ends (``wait_for_import``).
+was built did, once in a CI run).
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from PySide6.QtCore import QObject, QTimer
 CHART_QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
                     "PySide6.QtOpenGLWidgets", "PySide6.QtTest")  # fmt: skip
 SLICE_S = 0.004  # GUI-thread time per event-loop turn
-_started: list[threading.Thread] = []  # the imports' threads, once started
 
 
 def _qt_classes() -> Iterator[None]:
@@ -77,18 +75,8 @@ def import_in_background(parent: QObject, module: str, done: Callable[[], None])
                 return
         timer.stop()
         thread = threading.Thread(target=run_import, name=f"import-{module}", daemon=False)
-        _started.append(thread)
         thread.start()
 
     timer.timeout.connect(slice_)
     timer.start()
     return timer
-
-
-def wait_for_import(timeout_s: float) -> bool:
-    """Wait up to ``timeout_s`` for the imports' threads that started (call it as the app ends,
-    on the GUI thread); True when none is left running."""
-    end = time.monotonic() + timeout_s
-    for thread in _started:
-        thread.join(max(0.0, end - time.monotonic()))
-    return not any(thread.is_alive() for thread in _started)

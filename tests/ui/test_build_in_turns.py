@@ -77,23 +77,20 @@ def test_the_first_paint_needs_neither_numpy_nor_the_windows_parts_and_the_windo
 CLOSED_WHILE_BUILT = (
     START
     + """
-from explainer.ui import background_import
 ran = []
 open_window(window, painted=lambda: QTimer.singleShot(0, window.close), ready=lambda: ran.append(1))
 QTimer.singleShot(60000, app.quit)
 code = app.exec()
 window.shutdown()
-imports_ended = background_import.wait_for_import(60)
 print(json.dumps({"code": code, "built": window.built, "ready_ran": bool(ran),
-                  "controller": getattr(window, "controller", None) is not None,
-                  "imports_ended": imports_ended}))
+                  "controller": getattr(window, "controller", None) is not None}))
 """
 )
 
 
 def test_a_window_closed_before_it_is_built_ends_cleanly(tmp_path):
     seen = json.loads(last_line_of_fresh_python(CLOSED_WHILE_BUILT, EXPLAINER_CACHE_DIR=str(tmp_path / "cache")))
-    assert seen == {"code": 0, "built": False, "ready_ran": False, "controller": False, "imports_ended": True}
+    assert seen == {"code": 0, "built": False, "ready_ran": False, "controller": False}
 
 
 A_PART_FAILS = (

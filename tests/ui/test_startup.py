@@ -113,39 +113,8 @@ def test_the_chart_library_is_imported_in_a_thread_only_once_qt_is_ready_for_it(
     assert seen["qt_modules"] >= 3 and seen["classes_not_made"] == 0
 
 
-CLOSED_DURING_IMPORT = """
-import json, sys, threading
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QWidget
-from explainer.ui.app import make_app
-from explainer.ui import background_import
-app = make_app(["explainer"])
-host = QWidget()
-background_import.import_chart_library(host, lambda: None)
-poll = QTimer()  # the app is closed the moment the import's thread has begun
-poll.timeout.connect(lambda: background_import._started and app.quit())
-poll.start(0)
-QTimer.singleShot(60000, app.quit)
-app.exec()
-began_alive = background_import._started[0].is_alive()
-ended = background_import.wait_for_import(60)
-names = [t.name for t in threading.enumerate()]
-print(json.dumps({"began_alive": began_alive, "ended": ended, "names": names,
-                  "whole": "pyqtgraph.graphicsItems.PlotItem" in sys.modules}))
-"""
-
-
-def test_an_app_closed_while_the_chart_library_imports_waits_for_that_import_to_end():
-    """A daemon thread still importing when the interpreter finalizes can hang the exit or abort
-    it (Ctrl+C right after the window opened): the ending app waits for the import first."""
-    seen = json.loads(last_line_of_fresh_python(CLOSED_DURING_IMPORT))
-    assert seen["began_alive"]  # (else this test closed too late to show anything)
-    assert seen["ended"] and seen["whole"]
-    assert "import-pyqtgraph" not in seen["names"]
-
-
 EXIT_DURING_IMPORT = """
-import atexit, sys
+import atexit, sys, threading
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 from explainer.ui.app import make_app
@@ -153,19 +122,24 @@ from explainer.ui import background_import
 app = make_app(["explainer"])
 host = QWidget()
 background_import.import_chart_library(host, lambda: None)
+def importing():
+    return any(t.name == "import-pyqtgraph" and t.is_alive() for t in threading.enumerate())
+
 poll = QTimer()  # the app quits the moment the import's thread has begun, and does not wait for it
-poll.timeout.connect(lambda: background_import._started and app.quit())
+poll.timeout.connect(lambda: importing() and app.quit())
 poll.start(0)
 QTimer.singleShot(60000, app.quit)
 app.exec()
-began_alive = background_import._started[0].is_alive()
+began_alive = importing()
 # what the interpreter's exit finds, once it has joined the threads it joins
 atexit.register(lambda: print(began_alive, "pyqtgraph.graphicsItems.PlotItem" in sys.modules, flush=True))
 """
 
 
-def test_a_script_that_ends_during_the_import_ends_after_it_whatever_it_waits_for():
-    """A test or a script that closes its window just after it was built (the chart library's
-    import just begun) and never calls wait_for_import: Python's exit waits for the import (its
-    thread is not a daemon), so nothing is cut off inside an import (an abort, once in CI)."""
+def test_a_process_that_ends_during_the_chart_librarys_import_ends_after_it():
+    """An app, a test or a script that ends just after its window was built (the chart library's
+    import just begun): Python's exit waits for the import (its thread is not a daemon), so
+    nothing is cut off inside an import. A daemon thread cut off there can leave the import lock
+    held (the exit hangs: Ctrl+C of `explainer --class` under load, rarely) or unwind through
+    Qt's C++ (an abort, once in CI)."""
     assert last_line_of_fresh_python(EXIT_DURING_IMPORT) == "True True"
