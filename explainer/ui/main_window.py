@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
         yield
         self.scene.show_empty(self.word("window", "welcome"))
         yield
-        self.settings.restore_window(self)
+        self.settings.restore_docks(self)
         self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
         self.compact.update()  # fold the controls if the window is narrow (it was shown before this part was made)
         if self.prompt.isVisibleTo(self):  # the keyboard to the prompt, first in the Tab order, as when the
@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
         """The Lesson dock (tour, predict, what if?, questions, glossary, lesson complete), its
         keys and menu entries, wired to this window in one call: the window does not know the
         lesson's parts, and the lesson only listens to the window's signals and reads the trace
-        it recorded. Before restore_window, so the dock's place is restored with the layout."""
+        it recorded. Before restore_docks, so the dock's place is restored with the layout."""
         from explainer.ui import window_parts as parts
 
         sections = yield from parts.made_sections(self.texts)

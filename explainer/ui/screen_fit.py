@@ -35,7 +35,7 @@ def open_size(window: QWidget) -> QSize:
     """The size a new window opens at: the whole of its screen's area (the illustration's text
     is read at the size the window gives it; a 1440 x 900 window on a 1920 x 1080 screen drew
     it at 5 px), or the preferred size without a screen. A layout the learner saved wins
-    (settings.restore_window), and :func:`keep_on_screen` then takes the title bar off."""
+    (settings.restore_geometry), and :func:`keep_on_screen` then takes the title bar off."""
     area = available(window)
     return PREFERRED if area is None else area.size()
 

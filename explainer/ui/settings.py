@@ -73,18 +73,18 @@ class AppSettings:
     # --- the window ----------------------------------------------------------------------
 
     def restore_geometry(self, window: QMainWindow) -> None:
-        """Size and position as they were left (the window's first frame is already there)."""
+        """Size and position as they were left, on the window's frame (before its first paint);
+        a bad record is ignored, and a window saved on a larger screen than this one is brought
+        inside this one's area."""
         geometry = self.get(S.WINDOW_GEOMETRY)
         if geometry is not None:
             window.restoreGeometry(QByteArray(geometry))
         keep_on_screen(window)
 
-    def restore_window(self, window: QMainWindow) -> None:
-        """Size, position, docks and toolbars as they were left; a bad record is ignored, and a
-        window saved on a larger screen than this one is brought inside this one's area."""
-        geometry, state = self.get(S.WINDOW_GEOMETRY), self.get(S.WINDOW_STATE)
-        if geometry is not None:
-            window.restoreGeometry(QByteArray(geometry))
+    def restore_docks(self, window: QMainWindow) -> None:
+        """Docks and toolbars as they were left, once they are all made (their size and place
+        came earlier, with :meth:`restore_geometry`); a bad record is ignored."""
+        state = self.get(S.WINDOW_STATE)
         if state is not None:
             window.restoreState(QByteArray(state))
         keep_on_screen(window)
