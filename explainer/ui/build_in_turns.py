@@ -4,7 +4,7 @@ for a frame's time.
 `explainer` shows the window's frame first (its title, place, size and colours: a bare Qt
 window's cost), then builds the rest here. Its parts' modules (ui/window_parts.py, some 0.3 s
 with numpy) are imported in a thread, after Qt's classes are made on this thread in slices
-(ui/background_import.py says why); then the parts are made, a few at a time, in turns of the
+(ui/background_import.py says why); then the parts are made, one at a time, in turns of the
 event loop of their own, each a few milliseconds. The window paints what has been made as it
 goes; the model's load starts once all is made (ui/app.py).
 """
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from explainer.ui.background_import import import_in_background
 
 PARTS_MODULE = "explainer.ui.window_parts"
-TURN_S = 0.0  # one part a turn: a part and the paint it brings share a frame
 BUSY_S = 0.004  # a turn that finds this much of Qt's own work since the last part waits a turn
 
 
@@ -32,10 +31,10 @@ class _Relay(QObject):
 
 
 def build_in_turns(window: QMainWindow, parts: Iterator[None], built: Callable[[], object]) -> None:
-    """Make ``parts`` (a generator that makes one part per step) once their modules are
-    imported, then run ``built``. A part that fails ends the app as a failure of the window's
-    build at start-up always did: its traceback on stderr, exit status 1. Closing the window
-    first closes ``parts`` (MainWindow.shutdown): ``built`` then never runs."""
+    """Make ``parts`` (a generator that makes one part per step), one part a turn of the event
+    loop, once their modules are imported, then run ``built``. A part that fails ends the app as
+    a failure of the window's build at start-up always did: its traceback on stderr, exit status
+    1. Closing the window first closes ``parts`` (MainWindow.shutdown): ``built`` then never runs."""
     relay = _Relay(window)
     turns = QTimer(window)
     turns.setInterval(0)
@@ -50,10 +49,9 @@ def build_in_turns(window: QMainWindow, parts: Iterator[None], built: Callable[[
             last[0] = began
             return
         try:
-            while next(parts, finished) is not finished:
+            if next(parts, finished) is not finished:
                 last[0] = time.perf_counter()
-                if last[0] - began >= TURN_S:
-                    return
+                return
             turns.stop()
             built()
         except Exception:  # noqa: BLE001 - an error of the build: as an error in MainWindow() at start-up

@@ -10,7 +10,6 @@ here, about 0.3 s of imports that would otherwise stand between the launch and t
 from __future__ import annotations
 
 from explainer.diagram.scene import LifecycleScene
-from explainer.diagram.theme import THEMES
 from explainer.diagram.view import DiagramView
 from explainer.inference import events as ev
 from explainer.inference.events import Activity
@@ -43,7 +42,7 @@ from explainer.ui.window_theme import apply_theme
 from explainer.ui.your_turn import Runs
 
 __all__ = [
-    "THEMES", "ActionRegistry", "Activity", "Central", "CommandState", "CompactControls", "DiagramView",
+    "ActionRegistry", "Activity", "Central", "CommandState", "CompactControls", "DiagramView",
     "EngineController", "FocusKeys", "Generation", "LessonDock", "LifecycleScene", "ModelEvents", "Motion",
     "PresenterMode", "PromptPanel", "RecentMenu", "RunFiles", "Runs", "StageAnnouncer", "StatusLine",
     "Stepper", "TextSize", "ViewToggles", "apply_theme", "build_actions", "control_dock", "ev", "first_model",

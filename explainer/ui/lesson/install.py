@@ -92,13 +92,12 @@ def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget]
     scroll_into_view(controls[name])
 
 
-def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDock | None = None) -> LessonSession:
+def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDock) -> LessonSession:
     """Put the lesson into ``qt_window`` (the same object as ``window``: seen as a Qt main
     window, whose docks, actions and menus it adds to, and as ours). ``dock``: the Lesson dock,
-    made already (a window built in turns makes it in a turn of its own), else made here."""
+    made already (the window builds it in a turn of its own)."""
     texts = window.texts
     ui = texts.lesson.strings["ui"]
-    dock = dock or LessonDock(texts, qt_window)
     qt_window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     qt_window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
     controls: dict[str, QWidget] = {
