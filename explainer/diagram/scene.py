@@ -64,14 +64,20 @@ class LifecycleScene(QGraphicsScene):
     def __init__(
         self, texts: LessonTexts, theme: Theme | None = None, parent: QObject | None = None, interactive: bool = False
     ) -> None:
-        """``interactive``: tuned for a window from the start (see :meth:`set_interactive`): the
-        first frame's panels that can wait are drawn one per event-loop turn too."""
+        """``interactive``: tuned for a window rather than for export, from the first frame on.
+
+        - Each text keeps its rendering as a pixmap between changes, so a repaint blits text
+          instead of laying it out again (a full repaint took half the time: 13 -> 7 ms at
+          1240x800). In export it would turn every text into an embedded image.
+        - A stage change draws the panels that matter to it at once and the others one per
+          event-loop turn (scheduler.py); the first frame's too.
+        """
         super().__init__(0, 0, R.WIDTH, R.HEIGHT, parent)
         self.theme = theme or THEMES["light"]
         self.spotlight = False
         self._dimmed = False  # whether the last spotlight pass left any panel dimmed
         self._new_texts = True  # a panel was drawn since the texts' cache modes were last set
-        self.interactive = interactive  # see set_interactive
+        self.interactive = interactive
         self.builder = FrameBuilder(texts)
         self.panels: dict[str, QGraphicsItem] = {spec.name: _make(spec) for spec in PANELS}
         for spec in PANELS:
@@ -123,20 +129,11 @@ class LifecycleScene(QGraphicsScene):
 
     # --- settings -------------------------------------------------------------------
 
-    def set_interactive(self, on: bool) -> None:
-        """Tune the scene for a window rather than for export.
-
-        - Each text keeps its rendering as a pixmap between changes, so a repaint blits text
-          instead of laying it out again (a full repaint took half the time: 13 -> 7 ms at
-          1240x800). In export it would turn every text into an embedded image.
-        - A stage change draws the panels that matter to it at once and the others one per
-          event-loop turn (scheduler.py).
-        """
-        self.interactive = on
-        self._cached_items = 0
-        self._cache_texts()
-
     def set_theme(self, theme: Theme) -> None:
+        """Draw the frame on screen in ``theme``; an unchanged theme draws nothing (a whole
+        redraw of the illustration takes 10-15 ms)."""
+        if theme == self.theme:
+            return
         self.finish_animation()
         self.theme = theme
         self._apply(self._frame, force=True)

@@ -153,9 +153,7 @@ class CompactControls(QObject):
 
     def fit_text(self) -> None:
         """The view's scale changed, or the controls (un)folded: the smallest text follows."""
-        theme = self.shown_theme()
-        if self.host.scene.theme != theme:
-            self.host.scene.set_theme(theme)
+        self.host.scene.set_theme(self.shown_theme())
 
     def wanted(self) -> bool:
         return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()

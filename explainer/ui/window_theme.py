@@ -41,7 +41,6 @@ def apply_theme(window: QMainWindow, w: ThemeHost, choice: str, remember: bool =
             w.theme_actions[choice].setChecked(True)
     w.theme_name = name
     theme = w.compact.shown_theme()  # at the learner's text size, readable at the window's width
-    if w.scene.theme != theme:  # (a whole redraw of the illustration, 10-15 ms)
-        w.scene.set_theme(theme)
+    w.scene.set_theme(theme)
     w.view.setBackgroundBrush(qcolor(theme.background))
     window.setPalette(palette_for(theme, window.palette()))
