@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -53,6 +54,25 @@ def own_user_folders(tmp_path_factory):
             folder.mkdir()
             mp.setenv(name, str(folder))
         yield root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def collect_on_the_main_thread():
+    """Garbage is collected as the app collects it (explainer/ui/gui_thread_gc.py): never by
+    whichever thread allocates, and here after each test, on the main thread. The window tests
+    run the model in a thread of this process; a cycle of an earlier test's window, collected
+    there while the GUI thread painted, crashed a CI run."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def collect_what_is_due():
+    from explainer.ui.gui_thread_gc import collect_due
+
+    yield
+    collect_due()
 
 
 @pytest.fixture(autouse=True)

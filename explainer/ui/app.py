@@ -6,6 +6,7 @@ import contextlib
 import gc
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from explainer.errors import ExplainerError
 from explainer.resources import data_dir
 from explainer.ui.background_import import import_chart_library
+from explainer.ui.gui_thread_gc import collect_on_gui_thread
 from explainer.ui.style import use_focus_ring_style
 
 if TYPE_CHECKING:
@@ -93,13 +95,20 @@ def freeze_long_lived() -> None:
     gc.freeze()
 
 
-def chart_library_imported() -> None:
-    """When the chart library's import has ended (ui/background_import.py, in its thread). The
-    collector, off since start-up (:func:`collect_later`), comes on only now: a collection
-    inside the import held the GIL, and froze the window, for 20-45 ms at a time. First the
-    import's modules and classes leave its sight, like the start-up's."""
-    freeze_long_lived()
-    gc.enable()
+def collect_once_imported(window: QWidget) -> None:
+    """Import the chart library in the background (ui/background_import.py), then collect
+    garbage on the GUI thread only (ui/gui_thread_gc.py). The collector, off since start-up
+    (:func:`collect_later`), starts only once the import has ended: a collection inside the
+    import held the GIL, and froze the window, for 20-45 ms at a time. The import's modules and
+    classes first leave its sight, like the start-up's."""
+    imported = threading.Event()
+
+    def chart_library_imported() -> None:  # (in the import's thread)
+        freeze_long_lived()
+        imported.set()
+
+    import_chart_library(window, chart_library_imported)
+    collect_on_gui_thread(window, imported.is_set)
 
 
 class _AfterFirstPaint(QObject):
@@ -149,7 +158,7 @@ def open_window(
         freeze_long_lived()
         window.controller.on(ModelReady, lambda _event: freeze_long_lived())
         QTimer.singleShot(LOAD_AFTER_PAINT_MS, window, window.controller.load_model)
-        import_chart_library(window, chart_library_imported)
+        collect_once_imported(window)
         if ready is not None:
             ready()
 
@@ -180,11 +189,13 @@ def run_app(
         from explainer.model.catalog import check_known
 
         check_known(model)  # a typo is one line on the terminal, before any window
+    collecting = gc.isenabled()
     collect_later()
     try:
         return _run_window(argv, model, open_file, class_at)
     finally:
-        gc.enable()  # (a window closed before its first paint never enabled it)
+        if collecting:  # (as it was: a caller that goes on, a test, gets its collector back)
+            gc.enable()
 
 
 def _start_class(window: MainWindow, bind: str | None, port: int) -> None:
