@@ -115,6 +115,9 @@ def _open(app: QCoreApplication, path: str | os.PathLike[str]) -> tuple[MainWind
     _settle(app)  # the window's own first paint, before the file is opened
     t0 = time.perf_counter()
     window.files.open_trace(str(Path(path)))
+    while window.files.reading:  # (read in a thread: ui/file_reader.py)
+        time.sleep(0.005)
+        app.processEvents()
     _settle(app)  # its first frame painted: the opening's, not a press's
     return window, time.perf_counter() - t0
 

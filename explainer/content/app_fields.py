@@ -35,6 +35,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "done_one": ("n", "why"),
         "position": ("n", "total", "more", "stage", "phase"),
         "saved": ("path",),
+        "opening": ("path",),
         "opened": ("path", "n"),
         "opened_one": ("path", "n"),
         "exported": ("path",),

@@ -20,10 +20,11 @@ from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
-from explainer.lesson.lesson_file import open_run, save_lesson
+from explainer.lesson.lesson_file import OpenedRun, open_run, save_lesson
 from explainer.lesson.place import LessonPlace
 from explainer.lesson.state import LessonState
 from explainer.lesson.tour import TourState
+from explainer.ui.file_reader import FileReader
 from explainer.ui.stepper import RunOnScreen
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class RunFiles:
         self.parent = parent  # the dialogs' parent (the same object as ``window``, seen as a widget)
         self.window = window
         self.exporting: RunExport | None = None  # the run's last export (File > Export the run…)
+        self.reader = FileReader(parent)
 
     def save_trace_dialog(self) -> None:
         self._ask_where("save_trace", "explainer-run.trace", self.save_trace)
@@ -118,15 +120,26 @@ class RunFiles:
 
     def open_trace(self, path: str) -> None:
         """Step through a saved run from its first stage, or a lesson from where it was saved;
-        nothing is recomputed. A file that does not read (or whose lesson record does not fit
-        its run) changes nothing on screen."""
+        nothing is recomputed. The file is read and checked in a thread (ui/file_reader.py), and
+        shown once read; a file that does not read (or whose lesson record does not fit its run)
+        changes nothing on screen."""
         w = self.window
-        try:
-            opened = open_run(path, w.texts.tour)
-        except ExplainerError as exc:
+        script = w.texts.tour
+        w.set_activity(w.word("window", "opening").format(path=path))
+        self.reader.read(lambda: open_run(path, script), lambda outcome: self._show_opened(path, outcome))
+
+    @property
+    def reading(self) -> bool:
+        """Whether a file is being read (it shows when read)."""
+        return self.reader.busy
+
+    def _show_opened(self, path: str, outcome: OpenedRun | ExplainerError) -> None:
+        w = self.window
+        if isinstance(outcome, ExplainerError):
             what = "lesson" if path.lower().endswith(".lesson") else "trace"
-            w.show_error(w.word("window", f"open_failed_{what}").format(error=exc.message), exc.hint)
+            w.show_error(w.word("window", f"open_failed_{what}").format(error=outcome.message), outcome.hint)
             return
+        opened = outcome
         trace = opened.trace
         w.show_recorded(trace)
         w.remember_file(path)
@@ -193,9 +206,11 @@ class RunFiles:
         self.exporting = start_export(self.parent, w, w.trace, path)
 
     def shutdown(self) -> None:
-        """The window is closing: an export under way is stopped, its half-written file removed."""
+        """The window is closing: an export under way is stopped, its half-written file removed;
+        a file being read is waited for, and not shown."""
         if self.exporting is not None:
             self.exporting.abort()
+        self.reader.shutdown()
 
 
 def with_kind(path: str, chosen_filter: str) -> str:

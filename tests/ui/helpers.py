@@ -67,6 +67,13 @@ def generate(qtbot, w, prompt: str, max_new_tokens: int = 3, chat: bool = False,
     return finished.event.trace
 
 
+def open_file(qtbot, w, path) -> None:
+    """File > Open on ``path``, waited for: the file is read in a thread and shown once read
+    (explainer/ui/file_reader.py)."""
+    w.files.open_trace(str(path))
+    qtbot.waitUntil(lambda: not w.files.reading, timeout=30_000)
+
+
 def press(qtbot, w, key, times: int = 1, target=None) -> None:
     for _ in range(times):
         qtbot.keyClick(target or w.view, key)

@@ -129,12 +129,18 @@ import explainer.ui.app as app_module
 real_open_window = app_module.open_window
 
 def spied(window, painted=None, ready=None):
-    def then():
-        ready()
+    def shown():  # (the file is read in a thread: ui/file_reader.py)
+        if window.files.reading:
+            QTimer.singleShot(10, shown)
+            return
         trace = window.trace
         print(json.dumps({"prompt": trace.prompt if trace else None, "steps": len(trace.steps) if trace else 0,
                           "activity": window.activity.text()}))
         QTimer.singleShot(0, window.close)
+
+    def then():
+        ready()
+        shown()
     real_open_window(window, painted, then)
 
 app_module.open_window = spied
@@ -150,7 +156,7 @@ def test_a_file_given_on_the_command_line_opens_once_the_window_is_built(real_tr
     save_trace(trace, path)
     seen = json.loads(last_line_of_fresh_python(OPEN_FILE, str(path), EXPLAINER_CACHE_DIR=str(tmp_path / "cache")))
     assert seen["prompt"] == trace.prompt and seen["steps"] == len(trace.steps)
-    assert str(path) in seen["activity"]
+    assert str(path) in seen["activity"] and "Opened" in seen["activity"]
 
 
 FIRST_START = """

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from explainer.inference.events import ModelMissing
 from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
-from tests.ui.helpers import forward_to, generate, press, wait_event
+from tests.ui.helpers import forward_to, generate, open_file, press, wait_event
 
 pytestmark = pytest.mark.slow
 
@@ -62,7 +62,7 @@ def test_a_saved_lesson_replays_where_it_was_saved_without_the_model(qtbot, wind
     w.lesson.dock.hide()
     w.prompt.setPlainText("something else")
 
-    w.files.open_trace(str(path))
+    open_file(qtbot, w, str(path))
     assert not w.banner.isVisible(), w.banner.message.text()
     assert w.trace == trace and w.trace is not trace
     assert w.prompt.toPlainText() == PROMPT
@@ -93,7 +93,7 @@ def test_a_tampered_lesson_is_refused_and_nothing_changes(qtbot, window, tmp_pat
     generate(qtbot, w, "Once upon a time", max_new_tokens=2)
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
     trace, cursor, tour = w.trace, w.position, w.lesson.state
-    w.files.open_trace(str(tmp_path / "bad.lesson"))
+    open_file(qtbot, w, str(tmp_path / "bad.lesson"))
     message = w.banner.message.text()
     assert w.banner.isVisible() and "could not open the lesson" in message.lower() and named in message, message
     assert (w.trace, w.position, w.lesson.state) == (trace, cursor, tour)
@@ -108,7 +108,7 @@ def test_a_lesson_whose_run_was_tampered_with_is_refused(qtbot, window, tmp_path
     data[len(data) // 2] ^= 0xFF  # one flipped byte inside the arrays
     (tmp_path / "bad.lesson").write_bytes(bytes(data))
 
-    w.files.open_trace(str(tmp_path / "bad.lesson"))
+    open_file(qtbot, w, str(tmp_path / "bad.lesson"))
     assert w.banner.isVisible() and "could not open the lesson" in w.banner.message.text().lower()
     assert w.trace is trace
 
@@ -129,7 +129,7 @@ def test_a_lesson_opens_on_a_pc_where_the_model_was_never_built(qtbot, real_trac
     w = make_window(load=False)
     with wait_event(qtbot, w.controller, ModelMissing, timeout=10_000):
         w.controller.load_model()
-    w.files.open_trace(str(path))
+    open_file(qtbot, w, str(path))
     assert not w.banner.isVisible(), w.banner.message.text()
     assert w.trace == trace
     assert (w.position, w.lesson.state.tour.index) == (Cursor(1, Stage.PROBABILITIES), 4)

@@ -15,7 +15,17 @@ from PySide6.QtGui import QImage
 from explainer.inference.events import Failed, GenerationFinished, StepReady
 from explainer.stages import Cursor, Stage
 from tests.support import readback as rb
-from tests.ui.helpers import click, forward_to, generate, press, set_chat, settle_layout, type_into, wait_event
+from tests.ui.helpers import (
+    click,
+    forward_to,
+    generate,
+    open_file,
+    press,
+    set_chat,
+    settle_layout,
+    type_into,
+    wait_event,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -316,12 +326,12 @@ def test_a_saved_run_reopens_and_steps_without_the_model(qtbot, window, generate
     w.files.save_trace(str(path))
     assert path.is_file()
 
-    w.files.open_trace(str(tmp_path / "missing.json"))  # a bad file: a message, and the run stays
+    open_file(qtbot, w, str(tmp_path / "missing.json"))  # a bad file: a message, and the run stays
     assert w.banner.isVisible() and "could not open the trace" in w.banner.message.text().lower()
     assert w.trace is trace
 
     w.prompt.setPlainText("something else")
-    w.files.open_trace(str(path))
+    open_file(qtbot, w, str(path))
     assert not w.banner.isVisible()
     assert w.trace == trace and w.trace is not trace
     assert w.position == Cursor(0, Stage.PRETRAINING)
@@ -414,6 +424,7 @@ def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, s
     assert [a.text() for a in again.recent_menu.actions()][:2] == ["second.trace", "first.trace"]
     assert not again.control_dock.isVisible()  # the docks as they were left
     again.recent_menu.actions()[1].trigger()  # File > Open recent > first.trace: no model run
+    qtbot.waitUntil(lambda: not again.files.reading)
     assert again.trace is not None and again.trace.prompt == PARIS and len(generate_calls) == 1
     again.control_dock.show()
 

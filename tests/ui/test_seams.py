@@ -79,6 +79,8 @@ def test_a_file_that_is_not_a_run_changes_nothing(qtbot, tmp_path):
     qtbot.addWidget(w)
     bad = tmp_path / "notes.trace"
     bad.write_text("not a recorded run", encoding="utf-8")
-    RunFiles(w, w).open_trace(str(bad))
+    files = RunFiles(w, w)
+    files.open_trace(str(bad))
+    qtbot.waitUntil(lambda: not files.reading)
     assert len(w.errors) == 1 and w.shown == []
     assert w.errors[0].startswith(w.word("window", "open_failed_trace").split("{")[0])
