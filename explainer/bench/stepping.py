@@ -13,6 +13,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     import pyqtgraph  # noqa: F401  (the app imports it in the background after its first paint)
 
     rss_before = current_rss_mb()
-    window, open_s = _open(app, path)
+    window, open_s, open_held_ms = _open(app, path)
     trace, lesson = window.trace, window.walk
     if trace is None or lesson is None:
         window.close()
@@ -85,6 +86,7 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
         "context_tokens": trace.steps[-1].end if trace.steps else 0,
         "steps": len(trace.steps),
         "open_s": open_s,  # the file read, the run checked and its first frame painted
+        "open_gui_max_block_ms": open_held_ms,  # (read in a thread; shown on the GUI thread)
         "presses": len(step_ms),
         "step_median_ms": statistics.median(step_ms) if step_ms else None,
         "step_max_ms": max(step_ms) if step_ms else None,
@@ -102,9 +104,9 @@ def run_stepping_bench(path: str | os.PathLike[str], presses: int | None = None)
     return report
 
 
-def _open(app: QCoreApplication, path: str | os.PathLike[str]) -> tuple[MainWindow, float]:
+def _open(app: QCoreApplication, path: str | os.PathLike[str]) -> tuple[MainWindow, float, float]:
     """The window, painted, then ``path`` opened in it; the seconds from the open's start to
-    its first frame painted."""
+    its first frame painted, and the longest the GUI thread was held meanwhile (ms)."""
     from explainer.ui.controller import EngineController
     from explainer.ui.main_window import MainWindow
 
@@ -114,12 +116,35 @@ def _open(app: QCoreApplication, path: str | os.PathLike[str]) -> tuple[MainWind
     window.transport.set_speed(0.0)
     _settle(app)  # the window's own first paint, before the file is opened
     t0 = time.perf_counter()
-    window.files.open_trace(str(Path(path)))
-    while window.files.reading:  # (read in a thread: ui/file_reader.py)
-        time.sleep(0.005)
-        app.processEvents()
+    held = _held_while(lambda: window.files.open_trace(str(Path(path))), lambda: window.files.reading)
     _settle(app)  # its first frame painted: the opening's, not a press's
-    return window, time.perf_counter() - t0
+    return window, time.perf_counter() - t0, held
+
+
+def _held_while(start: Callable[[], object], busy: Callable[[], bool]) -> float:
+    """Call ``start``, then run the event loop while ``busy()`` (a file read in a thread:
+    ui/file_reader.py); the longest the GUI thread was held meanwhile, ``start`` included, in
+    milliseconds (a 1 ms timer's longest gap)."""
+    loop = QEventLoop()
+    last = [time.perf_counter()]
+    longest = [0.0]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        longest[0] = max(longest[0], now - last[0])
+        last[0] = now
+        if not busy():
+            loop.quit()
+
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(1)
+    heartbeat.timeout.connect(beat)
+    heartbeat.start()
+    start()
+    loop.exec()
+    heartbeat.stop()
+    return max(0.0, (longest[0] - 0.001) * 1000)
 
 
 def _settle(app: QCoreApplication) -> None:
