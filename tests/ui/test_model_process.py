@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from explainer.engine.sampler import SamplingSettings
 from explainer.errors import Cancelled, ExplainerError
 from explainer.inference.events import Failed, GenerationFinished
-from explainer.inference.process import ModelProcess, ModelProcessLost
+from explainer.inference.process import ENGINE_NICENESS, ModelProcess, ModelProcessLost, spawn
 from explainer.inference.runner import InProcess
 from tests.ui.helpers import click, last_line_of_fresh_python, type_into, wait_event
 
@@ -61,6 +62,44 @@ def test_the_process_answers_as_the_engine_here_does(model_process, shared_engin
         np.testing.assert_allclose(a.logits, b.logits, atol=1e-5)
         assert a.layers is not None and b.layers is not None and a.layers.lens_ids is not None
         np.testing.assert_array_equal(a.layers.lens_ids, b.layers.lens_ids)  # the guesses came whole
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads each thread's nice value from /proc (Linux)")
+def test_every_thread_of_the_model_runs_below_the_window(model_process):
+    """The window's GUI thread gets a CPU the moment it wakes, however busy the model is: every
+    thread of the model's process (ONNX Runtime's included, made after its start) has a nice
+    value at least ENGINE_NICENESS above the window's."""
+    _quietly(model_process, "The capital of France is", 2)  # (its threads have all run)
+    nice = _nice_by_thread(model_process.pid)
+    # (the thread that hashes the weights puts itself lower still: model/changed.py)
+    assert len(nice) >= 2 and min(nice.values()) == _below_the_window(), nice
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads each thread's nice value from /proc (Linux)")
+def test_the_model_process_is_below_the_window_from_its_start(built_model):
+    """Its start too (a fresh interpreter importing the engine and loading the model, most of a
+    second of CPU while the window fills in) runs below the window, not only what comes after."""
+    proc, *pipes = spawn(built_model.name)
+    try:
+        nice = _nice_by_thread(proc.pid)  # at once: the child has not begun its imports
+    finally:
+        proc.kill()
+        proc.join()
+        for pipe in pipes:
+            pipe.close()
+    assert set(nice.values()) == {_below_the_window()}, nice
+
+
+def _nice_by_thread(pid: int) -> dict[str, int]:
+    nice = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        nice[task.name] = int(fields[16])  # (stat's 19th field; fields[0] is its 3rd)
+    return nice
+
+
+def _below_the_window() -> int:
+    return min(19, os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS)
 
 
 def test_its_labels_name_every_token_as_the_window_would(model_process, shared_engine):
