@@ -34,6 +34,8 @@ class _Bug:
 
 
 class FileReader(QObject):
+    """Reads in threads of their own and shows, on this object's thread, the latest read only."""
+
     _read = Signal(object)  # (ticket, outcome, show), from the reading thread
 
     def __init__(self, parent: QObject | None = None) -> None:
