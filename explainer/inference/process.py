@@ -5,9 +5,9 @@ and parts of loading and running a model hold it for long stretches. Reading the
 (`tokenizers`' Tokenizer.from_file) holds it for 0.1–0.15 s, naming every vocabulary token for
 the chart ~0.1 s, and numpy's per-step work holds it in pieces; each froze the window for as
 long (`bench --gui` measured blocks of 90–145 ms while the model loaded). A child process has an
-interpreter and a GIL of its own, so nothing it does can hold the window's. Its nice value also
-puts every thread of the model below the window at once, where a thread of our own process
-could lower only the threads it started.
+interpreter and a GIL of its own, so nothing it does can hold the window's. Its nice value, set
+by the window as it starts, puts all of the model below the window, its start included, so the
+GUI thread gets a CPU when it wakes (a thread of ours could lower only the threads it started).
 
 Nothing here imports Qt: the child loads no GUI, and the proxy is called from the worker thread
 (ui/worker.py), which turns what it hears into events. What crosses the pipe is messages.py's
@@ -202,24 +202,13 @@ def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection
         daemon=True,  # never outlives the app
     )
     proc.start()
-    _below_the_window(proc.pid)
+    if proc.pid is not None and hasattr(os, "setpriority"):  # below the window from its very start
+        with contextlib.suppress(OSError):  # (its later threads, ONNX Runtime's, inherit it)
+            os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS)
     child_end.close()
     stop_end.close()
     weights_end.close()
     return proc, conn, stop, weights
-
-
-def _below_the_window(pid: int | None) -> None:
-    """Lower the child's priority ENGINE_NICENESS below this process's (Unix), the moment it
-    starts: every thread it makes later (ONNX Runtime's) inherits it, and so does its own start
-    (a fresh interpreter importing the engine and loading the model, most of a second of CPU
-    while the window fills in). On two cores the model's two threads otherwise held the CPU the
-    GUI thread woke up for: `bench --gui` had 1-2 blocks of 16-22 ms a run at 5 (set by the
-    child once it ran, after its start), none in three at 10; `--context 8192`, 12 against 2."""
-    if pid is None or not hasattr(os, "setpriority"):
-        return
-    with contextlib.suppress(OSError):  # (a child already gone: its start will say so)
-        os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS)
 
 
 # --- the parent's proxy ------------------------------------------------------------------
