@@ -192,30 +192,42 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return out
 
 
+_BLOCK = 64  # ids in each block whose maximum bounds the top of a distribution (see _top_order)
+
+
 def _order(probs: np.ndarray) -> np.ndarray:
     """Ids by probability descending, lower id first on ties."""
     return np.argsort(-probs, kind="stable")
 
 
 def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
-    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary: every
-    id at least as likely as the n-th largest, in id order, stably sorted by probability. (The full
-    sort of a 50k vocabulary's probabilities took 2 ms, four times a step: a batch of 8 spent more time here
-    than in its forward pass.)"""
+    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary (2 ms
+    for 50k ids, four times a step). They are the ids at least as likely as the n-th largest, in
+    id order, stably sorted; found from a bound, not a partition (0.4 ms, a third of a batched
+    row's recording): with the ids in blocks of :data:`_BLOCK`, the n largest block maxima come
+    from n blocks, each holding an id at least that likely, so the n-th largest maximum is at most
+    the n-th largest probability, and the ids at or above it are a few more than n (0.05 ms)."""
     if n >= probs.size:
         return _order(probs)[:n]
     if n <= 0:
         return np.zeros(0, np.int64)
-    negated = -probs
-    threshold = np.partition(negated, n - 1)[n - 1]
-    if threshold == 0:
-        # fewer than n ids have any probability (a greedy step's one-hot stage, a top-k cut): the
-        # rest tie at 0 and come in id order, so the whole vocabulary is not sorted for them
-        positive = np.flatnonzero(negated < 0)
-        ordered = positive[np.argsort(negated[positive], kind="stable")]
-        return np.concatenate([ordered, np.flatnonzero(negated == 0)[: n - ordered.size]])
-    candidates = np.flatnonzero(negated <= threshold)
-    return candidates[np.argsort(negated[candidates], kind="stable")][:n]
+    likely = probs > 0  # (a mask: numpy finds the nonzero entries of a float array 10x slower)
+    if np.count_nonzero(likely) <= n:
+        # k <= n ids have any probability (one-hot, a top-k cut): the first n - k zeros follow
+        positive = np.flatnonzero(likely)
+        ordered = positive[np.argsort(-probs[positive], kind="stable")]
+        return np.concatenate([ordered, np.flatnonzero(probs[:n] == 0)[: n - ordered.size]])
+    whole = probs.size - probs.size % _BLOCK
+    # block j holds the ids j, j + size/_BLOCK, ... (any split bounds alike; this one reads rows)
+    maxima = probs[:whole].reshape(_BLOCK, -1).max(axis=0)
+    if whole < probs.size:
+        maxima = np.append(maxima, probs[whole:].max())
+    if maxima.size > n:
+        bound = np.partition(maxima, maxima.size - n)[maxima.size - n]
+        candidates = np.flatnonzero(probs >= bound if bound > 0 else likely)
+    else:
+        candidates = np.flatnonzero(probs >= np.partition(probs, probs.size - n)[probs.size - n])
+    return candidates[np.argsort(-probs[candidates], kind="stable")][:n]
 
 
 def _renormalise(probs: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -240,7 +252,7 @@ def pick_from(final_probs: np.ndarray, draw: float) -> int:
         )
     if not 0.0 <= draw < 1.0:
         raise ExplainerError(f"The random draw must be in [0, 1), got {draw!r}.", "This is a bug in the engine.")
-    kept = np.flatnonzero(p)  # the ids :func:`_order` puts first; the zeros after them add nothing to the sum
+    kept = np.flatnonzero(p > 0)  # the ids :func:`_order` puts first; the zeros after them add nothing to the sum
     order = kept[np.argsort(-p[kept], kind="stable")]
     cum = np.cumsum(p[order])
     cum = cum / cum[-1]
@@ -320,13 +332,14 @@ def sampling_stages(logits: np.ndarray, settings: SamplingSettings) -> SamplingS
 
     after_p = after_k.copy()
     if s.top_p < 1.0:
-        order = _order(after_k)
+        kept = np.flatnonzero(after_k > 0)  # the nucleus is among them: the zeros add nothing to the sum
+        order = kept[np.argsort(-after_k[kept], kind="stable")]
         cum = np.cumsum(after_k[order])
         n = int(np.searchsorted(cum, s.top_p - TOP_P_TOLERANCE, side="left")) + 1
-        n = max(1, min(n, int(np.count_nonzero(after_k))))
+        n = max(1, min(n, kept.size))
         after_p = _renormalise(after_k, order[:n])
 
-    return SamplingStages(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p)), None)
+    return SamplingStages(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p > 0)), None)
 
 
 class Sampler:

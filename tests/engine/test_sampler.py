@@ -363,3 +363,25 @@ def test_the_top_lists_and_the_pick_equal_a_full_sort_with_zeros_and_ties(seed):
             assert list(_top_order(p, n)) == list(full[:n]), (kept, n)
         for draw in [*rng.random(20), 0.0, float(np.nextafter(1.0, 0.0))]:
             assert pick_from(p, float(draw)) == _full_sort_pick(p, float(draw))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_top_lists_of_a_real_sized_vocabulary_equal_a_full_sort(seed):
+    """At a model's vocabulary size the top ids come from a bound on blocks' maxima, not a
+    partition: the lists still equal a full stable sort's, with a ragged last block, ties across
+    blocks at the cut, the top crowded into one block, and most ids at 0 but more than n left."""
+    rng = np.random.default_rng(seed)
+    v = 49152 + int(rng.integers(0, 64))
+    x = rng.standard_normal(v) * (1.0, 4.0, 30.0)[seed % 3]
+    if seed % 4 == 1:
+        x = np.round(x)  # many ties, some of them at the n-th place
+    if seed % 4 == 2:
+        x[rng.choice(64, 20, replace=False) * (v // 64)] += 50.0  # the top in one block (ids j*v//64)
+    p = np.exp(x - x.max())
+    if seed % 4 == 3:
+        p[rng.random(v) < 0.995] = 0.0  # ~250 ids left: more than a list, far fewer than blocks
+    p[-1] = p.max() if seed % 2 else p[-1]  # the ragged block holds one of the most likely
+    p /= p.sum()
+    full = np.argsort(-p, kind="stable")
+    for n in (1, 10, 40, 50, 200, 1000):
+        assert list(_top_order(p, n)) == list(full[:n]), n
