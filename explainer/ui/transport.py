@@ -6,8 +6,8 @@ are one thing) and shows where the cursor is; the stepping logic lives in the wi
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from explainer.content.texts import LessonTexts
@@ -54,7 +54,9 @@ class TransportBar(QWidget):
         self.speed.setToolTip(texts.app_text("transport", "speed_tip"))
         self.speed.currentIndexChanged.connect(lambda _i: self.speed_changed.emit(self.speed_factor()))
         row.addWidget(self.speed)
-        self.position = QLabel("")
+        holder = _Holder()
+        self.position = QLabel("", holder)
+        holder.label = self.position
         self.position.setObjectName("position")
         # reachable by Tab, read-only: a screen reader reads where the run is (its text is its name)
         self.position.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
@@ -64,9 +66,9 @@ class TransportBar(QWidget):
         self._texts = texts
         # the position may be cut short rather than widen the window (with the lesson dock open,
         # the centre is narrower than the whole text at some sizes); its tooltip has it whole
-        self.position.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        holder.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.position.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        row.addWidget(self.position, 1)
+        row.addWidget(holder, 1)
 
     def speed_factor(self) -> float:
         return float(self.speed.currentData())
@@ -82,3 +84,25 @@ class TransportBar(QWidget):
         word = self._texts.app_text
         name = word("access", "position")
         self.position.setAccessibleName(word("access", "value").format(label=name, value=text) if text else name)
+
+
+class _Holder(QWidget):
+    """The position label's place in the bar, without a layout of its own.
+
+    Why: a QLabel's new text asks its parent's layout again, and a layout once redone asks the one
+    above it, up to the window: the whole window was laid out again at every press of Next (0.9
+    ms of a turn that also paints the pass). A parent without a layout ends that chain, and the
+    label's height is the only size that counts here (its width is whatever the bar leaves)."""
+
+    label: QLabel | None = None
+
+    def sizeHint(self) -> QSize:
+        return QSize(0, self.label.sizeHint().height()) if self.label is not None else QSize(0, 0)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self.sizeHint()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if self.label is not None:
+            self.label.setGeometry(self.rect())
+        super().resizeEvent(event)
