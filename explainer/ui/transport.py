@@ -55,8 +55,7 @@ class TransportBar(QWidget):
         self.speed.currentIndexChanged.connect(lambda _i: self.speed_changed.emit(self.speed_factor()))
         row.addWidget(self.speed)
         holder = _Holder()
-        self.position = QLabel("", holder)
-        holder.label = self.position
+        self.position = holder.label
         self.position.setObjectName("position")
         # reachable by Tab, read-only: a screen reader reads where the run is (its text is its name)
         self.position.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
@@ -94,15 +93,16 @@ class _Holder(QWidget):
     ms of a turn that also paints the pass). A parent without a layout ends that chain, and the
     label's height is the only size that counts here (its width is whatever the bar leaves)."""
 
-    label: QLabel | None = None
+    def __init__(self) -> None:
+        super().__init__()
+        self.label = QLabel("", self)
 
     def sizeHint(self) -> QSize:
-        return QSize(0, self.label.sizeHint().height()) if self.label is not None else QSize(0, 0)
+        return QSize(0, self.label.sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         return self.sizeHint()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        if self.label is not None:
-            self.label.setGeometry(self.rect())
+        self.label.setGeometry(self.rect())
         super().resizeEvent(event)
