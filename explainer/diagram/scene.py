@@ -229,7 +229,7 @@ class LifecycleScene(QGraphicsScene):
         transition = TRANSITIONS.get(frame.stage) if animate and not self.animator.instant and follows else None
         if transition is not None:
             transition.prepare(self.actors)
-        self._apply(frame)
+        self._apply(frame, now=transition.moves if transition is not None else ())
         if transition is not None:
             phases = transition.start(self.actors, frame, self.theme)
             if phases:
@@ -256,7 +256,9 @@ class LifecycleScene(QGraphicsScene):
             self._frame = self.builder.empty(self._frame[F.CAPTION].text if self._cursor is None else "", self._model)
         self._apply(self._frame)
 
-    def _apply(self, frame: Frame, force: bool = False) -> None:
+    def _apply(self, frame: Frame, force: bool = False, now: tuple[str, ...] = ()) -> None:
+        """Draw the panels whose value changed: at once those urgent at the frame's stage and
+        ``now`` (the panels the stage's animation moves, when it plays), the others in later turns."""
         if frame != self._told:
             self._told = frame
             self.frame_changed.emit()
@@ -271,7 +273,7 @@ class LifecycleScene(QGraphicsScene):
         for spec in PANELS:
             if self._drawn.get(spec.name, _NOTHING) == frame.panel(spec.name):
                 continue
-            if self.interactive and not force and frame.stage not in spec.panel.urgent_at:
+            if self.interactive and not force and frame.stage not in spec.panel.urgent_at and spec.name not in now:
                 later.append(spec.name)
             else:
                 self._draw_panel(spec.name)
@@ -359,7 +361,7 @@ class LifecycleScene(QGraphicsScene):
             # animations to that): nothing to redraw
             self._drawn.update(self._moving)
         else:
-            self._apply(self._frame)
+            self._apply(self._frame, now=tuple(self._moving))  # (cut short: its end state at once)
         self._moving = {}
         self.animation_finished.emit()
 

@@ -143,7 +143,9 @@ KVCACHE: FramePanel[KVCacheValue] = FramePanel(
     describe_kvcache,
     {"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
     lit_at=frozenset({Stage.LAYERS, Stage.APPEND}),
-    urgent_at=frozenset({Stage.LAYERS, Stage.APPEND}),
+    # at LAYERS drawn at once only when the sweep animates its new blocks (transitions.py): a
+    # press of Next then draws the layers in its turn and the cache in the next one
+    urgent_at=frozenset({Stage.APPEND}),
     waiting=lambda v, frame: not v.lit,
 )
 COUNTERS: FramePanel[CountersValue] = FramePanel(
