@@ -47,6 +47,7 @@ def type_into(qtbot, widget, text: str) -> None:
 
 def click(qtbot, widget) -> None:
     qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+    settle()
 
 
 def set_chat(qtbot, w, on: bool) -> None:
@@ -75,8 +76,24 @@ def open_file(qtbot, w, path) -> None:
 
 
 def press(qtbot, w, key, times: int = 1, target=None) -> None:
+    """Press ``key`` as a person does: the event loop turns between two presses, so what the
+    window does in the turn after one (the lesson hears of a frame then, ui/next_turn.py) is
+    done before the next."""
     for _ in range(times):
         qtbot.keyClick(target or w.view, key)
+        settle(w)
+
+
+def settle(w=None) -> None:
+    """What a window does in the turn after a move, done now (every window's when ``w`` is
+    None): the lesson hears of the frame shown in a turn of its own (ui/next_turn.py), and a
+    person's next key press comes after that turn; qtbot's presses come at once."""
+    from PySide6.QtWidgets import QApplication
+
+    for window in [w] if w is not None else QApplication.topLevelWidgets():
+        frames = getattr(getattr(window, "lesson", None), "frames", None)
+        if frames is not None:
+            frames.settle()
 
 
 def forward_to(qtbot, w, step: int, stage: Stage, limit: int = 300) -> None:

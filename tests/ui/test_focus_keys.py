@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from explainer.content.texts import QuestionKind
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import forward_to, generate
+from tests.ui.helpers import forward_to, generate, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -27,6 +27,7 @@ def key(qtbot, widget, k, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     widget.setFocus(Qt.FocusReason.TabFocusReason)
     assert widget.hasFocus(), widget
     qtbot.keyClick(widget, k, modifier)
+    settle()
 
 
 def test_a_focused_control_keeps_its_keys_and_page_down_steps_from_anywhere(qtbot, window):
@@ -109,6 +110,7 @@ def test_a_focused_control_keeps_its_keys_and_page_down_steps_from_anywhere(qtbo
     # on to the prompt, where a clicker's keys would be the text field's)
     assert w.focusWidget() is w.view
     qtbot.keyClick(w.focusWidget(), K.Key_PageUp)
+    settle()
     assert w.position == at and slider.value() == moved
     key(qtbot, slider, K.Key_Escape)
     assert w.view.hasFocus(), "Esc gives the focus back to the diagram"

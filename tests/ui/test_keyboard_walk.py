@@ -27,7 +27,7 @@ from explainer.inference.events import GenerationFinished
 from explainer.lesson.questions import QuizState
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import wait_event
+from tests.ui.helpers import settle, wait_event
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -57,6 +57,7 @@ def press(qtbot, k, modifier=Qt.KeyboardModifier.NoModifier, times: int = 1) -> 
     for _ in range(times):
         PRESSES[0] += 1
         qtbot.keyClick(focused(), k, modifier)
+        settle()
 
 
 def type_text(qtbot, widget, text: str) -> None:

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMenu
 
 from explainer.ui.lesson.show_me import Section
-from tests.ui.helpers import generate, settle_layout
+from tests.ui.helpers import generate, settle, settle_layout
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -25,6 +25,7 @@ def press(qtbot, k, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     focus = QApplication.focusWidget()
     assert focus is not None
     qtbot.keyClick(focus, k, modifier)
+    settle()
 
 
 def focus_in(widget) -> bool:

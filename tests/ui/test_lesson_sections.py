@@ -21,8 +21,15 @@ from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.support import readback as rb
 from tests.support.images import output_dir
-from tests.ui.helpers import click, forward_to, generate, press, type_into
+from tests.ui.helpers import click, forward_to, generate, press, settle, type_into
 from tests.ui.lesson_helpers import first_anchor_point, tour_key
+
+
+def show_at(w, cursor) -> None:
+    """The window at ``cursor``, and the turn after it (the lesson's update) done."""
+    w.stepper.show(cursor)
+    settle(w)
+
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -168,7 +175,7 @@ def test_an_open_guess_hides_the_answer_until_the_pick(qtbot, window):
     assert rnd.top.label.strip("“”") in lens_labels(w) and not w.scene.layers.hidden_note.isVisible()
     assert rnd.top.label in rb.caption_text(w.scene)
     # a pick reveals the chart and the guesses
-    w.stepper.show(Cursor(0, Stage.LAYERS))
+    show_at(w, Cursor(0, Stage.LAYERS))
     first = game.round
     assert first is not None and lens_labels(w) == []
     click(qtbot, game.buttons[0])
@@ -180,14 +187,14 @@ def test_an_open_guess_hides_the_answer_until_the_pick(qtbot, window):
     assert first.top.label in rb.caption_text(w.scene)
     # leaving the stage of an open guess closes it: the next pass's embeddings name no answer yet,
     # and the pass after its layers (the chart) is drawn with its guesses
-    w.stepper.show(Cursor(2, Stage.LAYERS))
+    show_at(w, Cursor(2, Stage.LAYERS))
     assert game.round is not None and lens_labels(w) == []
     press(qtbot, w, Qt.Key.Key_Left)
     assert w.position == Cursor(2, Stage.EMBEDDINGS) and game.round is None
-    w.stepper.show(Cursor(2, Stage.SAMPLING))
+    show_at(w, Cursor(2, Stage.SAMPLING))
     assert lens_labels(w) and not w.scene.layers.hidden_note.isVisible()
     # with the lesson closed no round is on screen: the guesses are drawn
-    w.stepper.show(Cursor(2, Stage.LAYERS))
+    show_at(w, Cursor(2, Stage.LAYERS))
     assert lens_labels(w) == []
     w.lesson.dock.hide()
     assert lens_labels(w) and w.lesson.dock.predict.round is not None
@@ -202,7 +209,7 @@ def test_the_tour_names_no_pick_while_a_guess_is_open(qtbot, window):
     w = window
     session, game = w.lesson, w.lesson.dock.predict
     generate(qtbot, w, PARIS, max_new_tokens=3)
-    w.stepper.show(Cursor(0, Stage.LAYERS))
+    show_at(w, Cursor(0, Stage.LAYERS))
     rnd = game.round
     assert rnd is not None
     top = [c.label for c in sorted(rnd.candidates, key=lambda c: c.rank)[:3]]
@@ -210,11 +217,11 @@ def test_the_tour_names_no_pick_while_a_guess_is_open(qtbot, window):
     assert {s.id for s in guessing} >= {"in-lens", "choose-probs"}
     for step in guessing:
         session.go_to(TOUR.index_of(step.id) or 0)
-        w.stepper.show(Cursor(0, Stage.LAYERS))  # (going to a step may step the illustration)
+        show_at(w, Cursor(0, Stage.LAYERS))  # (going to a step may step the illustration)
         shown = w.lesson.dock.tour.text.plain
         assert not [label for label in top if label in shown], (step.id, shown)
     session.go_to(TOUR.index_of("in-lens") or 0)
-    w.stepper.show(Cursor(0, Stage.LAYERS))
+    show_at(w, Cursor(0, Stage.LAYERS))
     assert "Predict" in w.lesson.dock.tour.text.plain
     click(qtbot, game.buttons[0])  # the guess is in: the probe's reading is named
     assert rnd.top.label in w.lesson.dock.tour.text.plain
@@ -242,7 +249,7 @@ def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
     on = [i for i, s in enumerate(trace.steps) if s.sampling.chosen.id == int(s.sampling.raw.ids[0])]
     assert off and on, "the seeded run takes the favourite at some steps and not at others"
     for step, explained in ((off[0], True), (on[0], False)):
-        w.stepper.show(Cursor(step, Stage.LAYERS))
+        show_at(w, Cursor(step, Stage.LAYERS))
         click(qtbot, game.buttons[0])
         assert (not game.explanation.isHidden()) is explained
         if explained:
@@ -277,7 +284,7 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     assert section.step is trace.steps[1] and section.value is None and section.computed == 0
     w.lesson.dock.open_section(Section.WHATIF)
     qtbot.waitUntil(lambda: section.value is not None)
-    w.stepper.show(Cursor(1, Stage.PROBABILITIES))
+    show_at(w, Cursor(1, Stage.PROBABILITIES))
     assert section.step is None and not section.hint.isHidden()  # the sampling stage only
     forward_to(qtbot, w, 1, Stage.SAMPLING)
     step = trace.steps[1]
@@ -320,7 +327,7 @@ def test_what_if_says_when_it_cannot_reshape(qtbot, window):
     assert section.message.text().startswith(TEXTS.text("whatif", "greedy_recorded").split("{")[0])
     old = dataclasses.replace(trace, steps=[dataclasses.replace(s, logits=None) for s in trace.steps])
     w.show_recorded(old)  # a trace saved before logits were recorded
-    w.stepper.show(Cursor(0, Stage.SAMPLING))
+    show_at(w, Cursor(0, Stage.SAMPLING))
     qtbot.waitUntil(lambda: section.value is not None)
     assert section.message.text() == TEXTS.text("whatif", "not_recorded")
     assert section.chart.drawn_bars() == []

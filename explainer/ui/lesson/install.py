@@ -25,6 +25,7 @@ from explainer.ui.lesson.pointer import TourPointer, scroll_into_view
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.lesson.show_me import POINTED_SECTIONS, Section
+from explainer.ui.next_turn import NextTurn
 from explainer.ui.sampling_panel import SamplingPanel
 from explainer.ui.your_turn import Runs, Which
 
@@ -133,7 +134,9 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     """What the window reports, to the session: frames shown, runs, the model, terms clicked
     and every setting the learner changes."""
     st = window.stepper
-    st.frame_shown.connect(session.on_frame_shown)
+    # the game's question and buttons in a turn after the diagram's (ui/next_turn.py)
+    session.frames = NextTurn(session.on_frame_shown, session)
+    st.frame_shown.connect(session.frames.later)
     st.finished.connect(session.on_run_finished)
     st.changed.connect(session.on_changed)
     window.scene.set_answer_rule(session.answer_open)  # an open guess: nothing drawn names the answer

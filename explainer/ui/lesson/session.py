@@ -44,6 +44,7 @@ from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
 from explainer.ui.lesson.task_opener import TaskOpener
+from explainer.ui.next_turn import NextTurn
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import RunOnScreen
@@ -86,6 +87,7 @@ class LessonSession(QObject):
         self._shown: tuple[TourView | None, bool] | None = None
         self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
         self.note: ProjectorNote | None = None  # the step's task over the illustration in presenter mode
+        self.frames: NextTurn[Cursor] | None = None  # install.py: frames shown reach on_frame_shown a turn later
         d = dock
         d.tour.next_clicked.connect(self.next)
         d.tour.back_clicked.connect(self.back)
