@@ -1,7 +1,8 @@
 """A press of Next at the layers stage is split over turns of the event loop, so no single turn
 holds the window past a frame: the layers in the press's turn, the KV cache in a later one
 (at once only when the sweep animates its blocks), and the lesson's guessing game in a turn of
-its own (ui/next_turn.py). Each still shows what it must, one turn later."""
+its own (ui/next_turn.py). Each still shows what it must, one turn later. A long paste into the
+prompt box is wrapped once, not again when its scrollbar appears."""
 
 from __future__ import annotations
 
@@ -76,3 +77,13 @@ def test_an_animated_sweep_reveals_the_new_keys_and_values_after_the_layers(qtbo
     assert w.scene.is_animating() and w.scene.kvcache.count.text() == count
     w.stepper.finish_animation()
     assert w.scene.kvcache.count.text() != count  # the pass's new token is in the cache now
+
+
+def test_a_long_paste_keeps_the_prompt_boxs_width(qtbot, stepped):
+    w = stepped
+    box = w.prompt
+    width = box.viewport().width()
+    box.setPlainText("A language model reads text one token at a time. " * 400)  # one long paragraph
+    QApplication.processEvents()
+    assert box.viewport().width() == width  # so Qt wrapped the paragraph once, not again
+    assert box.verticalScrollBar().maximum() > 0  # (and it is long enough to scroll)
