@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
+from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QPlainTextEdit, QPushButton, QWidget
 
@@ -143,9 +143,9 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     session.answer_changed.connect(window.scene.answer_changed)
     # in an event-loop turn of its own: rebuilding the questions and the scale for the new model
     # takes ~10 ms, which with the window's own work made the model's arrival a 20-30 ms stall
-    window.controller.on(
-        ModelReady, lambda event: QTimer.singleShot(0, session, lambda: _model_ready(session, event.model))
-    )
+    # (a timer's turn, ui/next_turn.py: a zero-delay call was handled in the same pass)
+    arrivals: NextTurn[LoadedModel] = NextTurn(lambda model: _model_ready(session, model), session)
+    window.controller.on(ModelReady, lambda event: arrivals.later(event.model))
     window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
         lambda term: dock.open_glossary(term, show=not window.presenter.active)
     )
