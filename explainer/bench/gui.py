@@ -49,7 +49,7 @@ TOKENS = 64
 AFTER_GENERATION_S = 4.0  # keep playing (animating) this long after the last token
 TIMEOUT_S = 300.0
 REFRESH_HZ = 60
-PAUSE_BEFORE_GENERATE_MS = 300  # from the prompt pasted to Generate pressed
+PAUSE_MS = 300  # a person's pause between two actions: the model ready, the paste, Generate
 
 
 class _Probe(QObject):
@@ -153,10 +153,10 @@ class _GuiBench:
         self.result["model"] = model.info.name
         self.result["device"] = model.info.provider
         self.result["model_load_s"] = model.load_s
-        # the prompt typed (or pasted) and Generate pressed each in a turn of the event loop of
-        # its own, as a learner does them: not inside the model's arrival, whose handlers would
-        # then be timed as one block with them
-        QTimer.singleShot(0, self.fill_in)
+        # the prompt typed (or pasted) and Generate pressed each after a pause, as a learner does
+        # them: a zero-delay call is posted, and Qt handled it in the same pass as the model's
+        # arrival (or the paste's layout and paint), timing the two as one block no learner makes
+        QTimer.singleShot(PAUSE_MS, self.fill_in)
 
     def fill_in(self) -> None:
         w = self.window
@@ -165,9 +165,7 @@ class _GuiBench:
         w.sampling.greedy.setChecked(True)
         w.sampling.max_new_tokens.setText(str(self.tokens))
         w.transport.set_speed(2.0)  # "Fast": more frames in the time the model takes
-        # a person's pause, not 0 ms: a zero-delay call is posted, and Qt handled it in the same
-        # pass as the paste's layout and paint, timing the two as one block no learner makes
-        QTimer.singleShot(PAUSE_BEFORE_GENERATE_MS, self.press_generate)
+        QTimer.singleShot(PAUSE_MS, self.press_generate)
 
     def press_generate(self) -> None:
         self.generation_started = time.perf_counter()
