@@ -173,8 +173,8 @@ class _GuiBench:
 
     def on_step(self, trace: Trace) -> None:
         n = len(trace.steps)
-        if n == 1:
-            self.window.stepper.set_playing(True)
+        if n == 1:  # Play pressed once the first frame is on screen: a press of its own, not in its turn
+            QTimer.singleShot(PAUSE_MS, lambda: self.window.stepper.set_playing(True))
         if n == 1 or n % max(1, self.tokens // 20) == 0:
             self.rss_curve.append([n, round(current_rss_mb(), 1)])
 
