@@ -146,3 +146,17 @@ def make_window(qtbot):
 def window(make_window, shared_engine, generate_calls):
     """A window on the shared real engine, model loaded, speed Instant."""
     return make_window(lambda: shared_engine)
+
+
+@pytest.fixture
+def stepped(qtbot, make_window, real_trace, tmp_path):
+    """A window without a model on a saved real run ("paris"), opened from its file, laid out."""
+    from explainer.engine.trace_file import save_trace
+    from tests.ui.helpers import open_file, settle_layout
+
+    w = make_window(load=False)
+    path = tmp_path / "paris.trace"
+    save_trace(real_trace("paris"), path)
+    open_file(qtbot, w, path)
+    settle_layout(qtbot, w)
+    return w

@@ -6,13 +6,11 @@ prompt box is wrapped once, not again when its scrollbar appears."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtWidgets import QApplication
 
-from explainer.engine.trace_file import save_trace
 from explainer.stages import Cursor, Stage
 from explainer.ui.next_turn import NextTurn
-from tests.ui.helpers import forward_to, open_file, settle_layout
+from tests.ui.helpers import forward_to
 
 
 def test_next_turn_makes_every_call_in_order_after_the_event_loop_turns(qtbot):
@@ -27,16 +25,6 @@ def test_next_turn_makes_every_call_in_order_after_the_event_loop_turns(qtbot):
     assert seen == [1, 2, 3]
     QApplication.processEvents()
     assert seen == [1, 2, 3]  # each once
-
-
-@pytest.fixture
-def stepped(qtbot, make_window, real_trace, tmp_path):
-    w = make_window(load=False)
-    path = tmp_path / "paris.trace"
-    save_trace(real_trace("paris"), path)
-    open_file(qtbot, w, path)
-    settle_layout(qtbot, w)
-    return w
 
 
 def _cache_text(w) -> str:

@@ -5,12 +5,10 @@ rest of the bar, right-aligned, and stays a label that Tab reaches and a screen 
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
-from explainer.engine.trace_file import save_trace
-from tests.ui.helpers import open_file, settle_layout
+from tests.ui.helpers import settle_layout
 
 
 class _LayoutRequests(QObject):
@@ -22,16 +20,6 @@ class _LayoutRequests(QObject):
         if event.type() == QEvent.Type.LayoutRequest:
             self.seen.append(obj)
         return False
-
-
-@pytest.fixture
-def stepped(qtbot, make_window, real_trace, tmp_path):
-    w = make_window(load=False)
-    path = tmp_path / "paris.trace"
-    save_trace(real_trace("paris"), path)
-    open_file(qtbot, w, path)
-    settle_layout(qtbot, w)
-    return w
 
 
 def test_stepping_through_a_run_does_not_lay_out_the_window_again(qtbot, stepped):
