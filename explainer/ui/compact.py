@@ -11,8 +11,9 @@ and everything stays reachable by Tab. A wider window, or the lesson closed, unf
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Protocol
 
@@ -96,6 +97,7 @@ class CompactControls(QObject):
         self.window, self.host, self.lesson = window, host, lesson
         self.presenting = presenting
         self.active = False
+        self._held = False  # (see restoring)
         self._moved: list[tuple[QWidget, QBoxLayout, int]] = []
         self._dock_was_visible = True
         c = host.controls
@@ -158,10 +160,23 @@ class CompactControls(QObject):
     def wanted(self) -> bool:
         return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()
 
+    @contextlib.contextmanager
+    def restoring(self) -> Iterator[None]:
+        """Unfolded, and held so, while the saved layout is restored: it is the unfolded one
+        (closing unfolds before saving), and QMainWindow.restoreState shows the lesson dock
+        before it hides the bar as saved, so a fold made in between lost the bar, with the
+        prompt and Generate in it. The caller then calls :meth:`update`."""
+        self.set_compact(False)
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
+
     def update(self) -> None:
         if not shiboken6.isValid(self.window):
             return  # the window is being destroyed: its closing hides the dock, which lands here
-        if not self.presenting() and self.wanted() != self.active:
+        if not self._held and not self.presenting() and self.wanted() != self.active:
             self.set_compact(not self.active)
 
     def set_compact(self, on: bool) -> None:

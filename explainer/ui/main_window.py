@@ -141,7 +141,8 @@ class MainWindow(QMainWindow):
         yield
         self.scene.show_empty(self.word("window", "welcome"))
         yield
-        self.settings.restore_docks(self)
+        with self.compact.restoring():  # (the saved layout is the unfolded one: ui/compact.py)
+            self.settings.restore_docks(self)
         self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
         self.compact.update()  # fold the controls if the window is narrow (it was shown before this part was made)
         if self.prompt.isVisibleTo(self):  # the keyboard to the prompt, first in the Tab order, as when the

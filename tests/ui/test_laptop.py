@@ -156,6 +156,42 @@ def test_the_layout_kept_from_a_laptop_is_the_unfolded_one(qtbot, make_window, s
     assert again.control_dock.isAncestorOf(again.prompt)
 
 
+def test_a_layout_kept_from_a_desktop_still_folds_the_controls_on_a_laptop(qtbot, make_window, shared_engine, desktop):
+    """The layout saved on a desktop has the Controls dock and no bar; opened on a laptop the
+    window folds the controls into the bar, and the saved layout, restored after the fold, must
+    not hide the bar again (it did: no prompt box, no Generate)."""
+    desktop.area = DESKTOP
+    w = make_window(lambda: shared_engine, load=False)
+    assert not w.compact.active and w.control_dock.isVisible()
+    w.close()
+    desktop.area = LAPTOP
+    again = _built_as_the_app_does(qtbot, shared_engine)
+    settle_layout(qtbot, again)
+    assert again.compact.active and again.compact.bar.isVisible() and not again.control_dock.isVisible()
+    for widget in (again.prompt, again.generate_button):
+        assert again.compact.bar.isAncestorOf(widget) and widget.isVisible()
+    again.lesson.dock.hide()  # the lesson closed: the dock comes back as the desktop left it
+    assert not again.compact.active and again.control_dock.isVisible() and again.control_dock.isAncestorOf(again.prompt)
+    again.close()
+
+
+def _built_as_the_app_does(qtbot, engine):
+    """The window shown first and the rest built in turns after its first paint (app.py's
+    open_window, without the model's load): the saved layout is restored once the window is
+    already on screen, folded if it is narrow."""
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    w = MainWindow(EngineController(lambda: engine), in_turns=True)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    done: list[bool] = []
+    w.build_in_turns(lambda: done.append(True))
+    qtbot.waitUntil(lambda: bool(done), timeout=10_000)
+    return w
+
+
 def test_the_controls_never_scroll_sideways(qtbot, make_window, shared_engine, desktop):
     """A check box does not wrap: the Controls dock is never narrower than its controls (it
     scrolled sideways by 4 px at 1400 x 900 once the focus ring gave check boxes room)."""
