@@ -162,16 +162,22 @@ class CompactControls(QObject):
 
     @contextlib.contextmanager
     def restoring(self) -> Iterator[None]:
-        """Unfolded, and held so, while the saved layout is restored: it is the unfolded one
-        (closing unfolds before saving), and QMainWindow.restoreState shows the lesson dock
-        before it hides the bar as saved, so a fold made in between lost the bar, with the
-        prompt and Generate in it. The caller then calls :meth:`update`."""
-        self.set_compact(False)
+        """Held while the saved layout is restored (QMainWindow.restoreState), then folded
+        again. The layout is the unfolded one (closing unfolds before saving): restored over a
+        fold, it shows or hides the Controls dock as saved and hides the bar, the prompt and
+        Generate in it; and restoring the lesson dock folded the controls midway, a fold the
+        rest of the restore then undid. The dock's restored visibility is what unfolding
+        brings back. The caller then calls :meth:`update`."""
         self._held = True
         try:
             yield
         finally:
             self._held = False
+        if self.active:
+            dock = self.host.control_dock
+            self._dock_was_visible = not dock.isHidden()
+            dock.hide()
+            self.bar.show()
 
     def update(self) -> None:
         if not shiboken6.isValid(self.window):
