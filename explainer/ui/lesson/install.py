@@ -134,9 +134,7 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     """What the window reports, to the session: frames shown, runs, the model, terms clicked
     and every setting the learner changes."""
     st = window.stepper
-    # the game's question and buttons in a turn after the diagram's (ui/next_turn.py)
-    session.frames = NextTurn(session.on_frame_shown, session)
-    st.frame_shown.connect(session.frames.later)
+    st.frame_shown.connect(session.frames.later)  # the game's question and buttons after the diagram's
     st.finished.connect(session.on_run_finished)
     st.changed.connect(session.on_changed)
     window.scene.set_answer_rule(session.answer_open)  # an open guess: nothing drawn names the answer

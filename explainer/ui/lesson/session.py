@@ -87,7 +87,7 @@ class LessonSession(QObject):
         self._shown: tuple[TourView | None, bool] | None = None
         self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
         self.note: ProjectorNote | None = None  # the step's task over the illustration in presenter mode
-        self.frames: NextTurn[Cursor] | None = None  # install.py: frames shown reach on_frame_shown a turn later
+        self.frames = NextTurn(self.on_frame_shown, self)  # frames shown, heard a turn later (ui/next_turn.py)
         d = dock
         d.tour.next_clicked.connect(self.next)
         d.tour.back_clicked.connect(self.back)
