@@ -86,10 +86,10 @@ class Engine:
         limit = self.config["context_length"]
         check_prompt_size(prompt, limit, self.tokenizer.max_token_bytes)
         text = self._chat_template.replace("{prompt}", prompt) if chat else prompt
-        tokens = [TokenRef(t.id, t.text) for t in self.tokenizer.encode(text)]
+        tokens = [TokenRef.of(i, self.tokenizer.token_bytes(i)) for i in self.tokenizer.encode_ids(text)]
         bos = self.tokenizer.bos_id
         if self.tokenizer.add_bos and bos is not None and (not tokens or tokens[0].id != bos):
-            tokens.insert(0, TokenRef(bos, self.tokenizer.piece(bos)))  # (Gemma: "<bos>" first)
+            tokens.insert(0, TokenRef.of(bos, self.tokenizer.token_bytes(bos)))  # (Gemma: "<bos>" first)
         if len(tokens) > limit - 1:
             raise ExplainerError(
                 f"the prompt is {len(tokens)} tokens long, but the model reads at most {limit} "
@@ -177,7 +177,7 @@ class Engine:
         t0 = time.perf_counter()
         sample = sampler.sample(result.logits, forced)
         sample_s = time.perf_counter() - t0
-        chosen = TokenRef(sample.chosen, self.tokenizer.piece(sample.chosen))
+        chosen = TokenRef.of(sample.chosen, self.tokenizer.token_bytes(sample.chosen))
         step = Step(
             index=len(trace.steps),
             phase="prefill" if not trace.steps else "decode",
@@ -186,7 +186,7 @@ class Engine:
             embeddings=result.embeddings.astype(np.float16),
             embedding_dim=int(result.embeddings.shape[1]),
             layers=layers_record(result, lens),
-            sampling=step_sampling(sample, TOP_N, chosen.text),
+            sampling=step_sampling(sample, TOP_N, chosen),
             forward_s=result.seconds,
             sample_s=sample_s,
             logits=result.logits.astype(np.float32),

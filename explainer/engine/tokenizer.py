@@ -43,17 +43,26 @@ class Token:
 
     ``text`` is ``source[start:end]`` (character offsets). When a token holds only
     part of a multi-byte character (e.g. half an emoji), ``text`` is the token's own
-    bytes decoded with U+FFFD replacement characters and ``start:end`` is the span
-    of the character(s) it contributes to.
+    bytes decoded with U+FFFD replacement characters, ``start:end`` is the span
+    of the character(s) it contributes to, and ``partial`` is True. ``data`` is the
+    token's bytes either way.
     """
 
     id: int
     text: str
     start: int
     end: int
+    data: bytes = b""
+    partial: bool = False
 
-    def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "text": self.text, "start": self.start, "end": self.end}
+    def to_dict(self, source: str) -> dict[str, object]:
+        """As `tokenize --json` prints it: a piece of a character has no text of its own (null),
+        its bytes in hex and the character it helps make; every token has its bytes."""
+        d: dict[str, object] = {"id": self.id, "text": None if self.partial else self.text}
+        d.update(start=self.start, end=self.end, bytes=self.data.hex())
+        if self.partial:
+            d["character"] = source[self.start : self.end]
+        return d
 
 
 class TextTokenizer:
@@ -162,7 +171,8 @@ class TextTokenizer:
         return self._max_bytes
 
     def piece(self, token_id: int) -> str:
-        """How a single token reads on its own, e.g. ``" Paris"``."""
+        """How a single token reads on its own, e.g. ``" Paris"`` (U+FFFD for a piece of a
+        character: engine/text_bytes.py says how such a token is shown)."""
         return self.token_bytes(token_id).decode("utf-8", errors="replace")
 
     def encode(self, text: str) -> list[Token]:
@@ -182,14 +192,14 @@ class TextTokenizer:
                 piece = text[start:end]
             else:
                 piece = raw.decode("utf-8", errors="replace")
-            out.append(Token(tid, piece, start, end))
+            out.append(Token(tid, piece, start, end, raw, whole is None))
         return out
 
     def encode_ids(self, text: str) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=False).ids)
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Decode ids to text; incomplete UTF-8 sequences become U+FFFD."""
+        """Decode ids to text as one stream; bytes that make no character become U+FFFD."""
         return b"".join(self.token_bytes(int(i)) for i in ids).decode("utf-8", errors="replace")
 
 

@@ -27,6 +27,7 @@ from typing import Literal, overload
 import numpy as np
 
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.text_bytes import SHOWN, Spelled, is_control, is_whole, spell
 from explainer.engine.trace_equality import record_eq
 
 PHASES = ("prefill", "decode")
@@ -38,10 +39,33 @@ ATTENTION_TOP = 16  # attended positions kept per layer and head
 
 @dataclass(frozen=True, slots=True)
 class TokenRef:
-    """A token id and its text as the tokenizer shows it."""
+    """A token id and its text as the tokenizer shows it.
+
+    A token that is only part of a character (byte-level tokens split CJK, emoji, Greek...) has no
+    text of its own: ``text`` is then its bytes decoded with U+FFFD, as the files of earlier
+    versions hold it, and ``raw`` keeps the bytes themselves, so the text a run spells can be
+    decoded whole (engine/text_bytes.py). ``raw`` is None for every token that reads on its own,
+    whose bytes are its text's UTF-8.
+    """
 
     id: int
     text: str
+    raw: bytes | None = None
+
+    @classmethod
+    def of(cls, token_id: int, data: bytes) -> TokenRef:
+        """The token ``token_id`` whose bytes are ``data``."""
+        return cls(token_id, data.decode("utf-8", "replace"), None if is_whole(data) else data)
+
+    @property
+    def data(self) -> bytes:
+        """The bytes this token adds to the text."""
+        return self.text.encode("utf-8", "surrogatepass") if self.raw is None else self.raw
+
+    @property
+    def partial(self) -> bool:
+        """Only part of a character: shown by its bytes."""
+        return self.raw is not None
 
 
 @dataclass(eq=False, slots=True)
@@ -266,8 +290,24 @@ class Trace:
 
     @property
     def text(self) -> str:
-        """The prompt followed by the text of every chosen token."""
-        return self.prompt + "".join(t.text for t in self.output_tokens)
+        """The prompt followed by the text the chosen tokens spell (a character the last ones
+        leave unfinished is left out: see :meth:`answer`)."""
+        return self.prompt + self.answer().text
+
+    def answer(self, steps: int | None = None, specials: bool = True, errors: str = SHOWN) -> Spelled:
+        """What the first ``steps`` chosen tokens spell (all of them by default), decoded as one
+        stream; ``specials=False`` leaves out control tokens such as ``<|im_end|>``; ``errors``:
+        how bytes that make no character are written (engine/text_bytes.py)."""
+        chosen = self.output_tokens if steps is None else [s.sampling.chosen for s in self.steps[:steps]]
+        return spell((t.data for t in chosen if specials or not is_control(t.text)), errors)
+
+    def unfinished_before(self, step_index: int) -> bytes:
+        """The bytes of a character the answer leaves unfinished before the given step's token
+        (b"" when the text so far ends whole): what a candidate at that step may finish."""
+        first = step_index
+        while first > 0 and self.steps[first - 1].sampling.chosen.raw is not None:
+            first -= 1  # (a token that reads on its own ends any character before it)
+        return spell(s.sampling.chosen.data for s in self.steps[first:step_index]).unfinished
 
     def context_used(self, step_index: int) -> int:
         """Tokens in the context after the given step's pass."""

@@ -132,6 +132,44 @@ def model_dict(m: ModelInfo) -> dict[str, Any]:
     return {name: getattr(m, name) for name in (*MODEL_FIELDS, *OPTIONAL_MODEL_FIELDS)}
 
 
+MAX_TOKEN_BYTES = 1024  # hex digits of one token's bytes: pieces of a character are a few bytes long
+
+
 def token(d: object, path: str) -> TokenRef:
-    d = obj(d, path, ("id", "text"))
-    return TokenRef(integer(d["id"], join(path, "id"), 0), text(d["text"], join(path, "text")))
+    d = obj(d, path, ("id", "text", "bytes"), optional=("bytes",))
+    t = text(d["text"], join(path, "text"))
+    return TokenRef(integer(d["id"], join(path, "id"), 0), t, raw_bytes(d.get("bytes"), t, join(path, "bytes")))
+
+
+def raw_bytes(v: object, token_text: str, path: str) -> bytes | None:
+    """A token's bytes as written beside its text (absent or null: the text's own UTF-8). They
+    must be the bytes that text was decoded from, so a file cannot make a token say one thing in
+    its text and spell another."""
+    if v is None:
+        return None
+    if not isinstance(v, str) or len(v) > MAX_TOKEN_BYTES or len(v) % 2:
+        raise trace_error(path, "expected an even number of hex digits (a token's bytes)")
+    try:
+        data = bytes.fromhex(v)
+    except ValueError:
+        raise trace_error(path, "expected hex digits (a token's bytes)") from None
+    ref = TokenRef.of(0, data)
+    if ref.raw is None or ref.text != token_text:
+        raise trace_error(path, "these bytes are not the token's text (or are whole characters, written as text)")
+    return data
+
+
+def token_dict(t: TokenRef) -> dict[str, Any]:
+    """How a token is written: its id, its text, and its bytes when they are not the text's."""
+    d: dict[str, Any] = {"id": t.id, "text": t.text}
+    if t.raw is not None:
+        d["bytes"] = t.raw.hex()
+    return d
+
+
+def tokens_dict(tokens: list[TokenRef]) -> dict[str, Any]:
+    """The prompt's tokens as parallel lists (the bytes only when one of them is a piece)."""
+    d: dict[str, Any] = {"ids": [t.id for t in tokens], "texts": [t.text for t in tokens]}
+    if any(t.raw is not None for t in tokens):
+        d["bytes"] = [None if t.raw is None else t.raw.hex() for t in tokens]
+    return d

@@ -8,7 +8,11 @@ Layout (version 2): one zip file holding
   tokens read, embedding width, the draw, the chosen token, its probabilities, the timings) and,
   for a run the learner branched ("Your turn"), ``branch``: the step whose token the learner
   picked and what the original run picked there (``{"step": 3, "model_pick": {"id", "text"}}``;
-  absent in every other trace, and in files written before it existed);
+  absent in every other trace, and in files written before it existed). A token that is only
+  part of a character (its text is U+FFFD) also has its bytes in hex: ``"bytes": "e58c"`` beside
+  a chosen token's text, and ``"bytes": [null, "e58c", ...]`` beside the prompt's texts (one per
+  token, null for a token that reads on its own); files written before they were recorded have
+  none, and read as before;
 - one ``.npy`` array per recorded output, the steps concatenated (see ``ARRAYS``): embeddings
   (float16, one row per token read), each layer's change (float32), lens guesses (int32 ids,
   float32 probabilities; -1 where a layer's guess was not computed), the most attended positions
@@ -98,7 +102,7 @@ def _header(trace: Trace) -> dict[str, Any]:
         "settings": trace.settings.to_dict(),
         "created": trace.created,
         "stop_reason": trace.stop_reason,
-        "prompt_tokens": {"ids": [t.id for t in trace.prompt_tokens], "texts": [t.text for t in trace.prompt_tokens]},
+        "prompt_tokens": f.tokens_dict(trace.prompt_tokens),
         "steps": [
             {
                 "phase": s.phase,
@@ -107,7 +111,7 @@ def _header(trace: Trace) -> dict[str, Any]:
                 "embedding_dim": s.embedding_dim,
                 "kept": s.sampling.kept,
                 "draw": s.sampling.draw,
-                "chosen": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
+                "chosen": f.token_dict(s.sampling.chosen),
                 "chosen_prob": s.sampling.chosen_prob,
                 "chosen_raw_prob": s.sampling.chosen_raw_prob,
                 "forward_s": s.forward_s,
@@ -118,7 +122,7 @@ def _header(trace: Trace) -> dict[str, Any]:
     }
     if trace.branch is not None:  # (written only for a branch, so other runs read as before)
         b = trace.branch
-        header["branch"] = {"step": b.step, "model_pick": {"id": b.model_pick.id, "text": b.model_pick.text}}
+        header["branch"] = {"step": b.step, "model_pick": f.token_dict(b.model_pick)}
         if b.by_class:  # (written only when the class picked, so a learner's branch reads as before)
             header["branch"]["by_class"] = True
     return header

@@ -132,24 +132,24 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
         settings = SamplingSettings.from_dict(d["settings"])
     except ExplainerError as e:
         raise trace_error("settings", e.message) from e
-    pt = f.obj(d["prompt_tokens"], "prompt_tokens", ("ids", "texts"))
+    pt = f.obj(d["prompt_tokens"], "prompt_tokens", ("ids", "texts", "bytes"), optional=("bytes",))
     ids = f.array(pt["ids"], "prompt_tokens.ids")
     texts = f.array(pt["texts"], "prompt_tokens.texts")
+    raws = f.array(pt["bytes"], "prompt_tokens.bytes") if pt.get("bytes") is not None else [None] * len(ids)
     context = f.model_info(d["model"], "model").context_length
     if len(ids) > context:
         raise trace_error("prompt_tokens.ids", f"{len(ids):,} tokens, more than the context of {context:,}")
     if len(ids) != len(texts):
         raise trace_error("prompt_tokens.texts", f"expected {len(ids)} texts (one per id), got {len(texts)}")
+    if len(raws) != len(ids):
+        raise trace_error("prompt_tokens.bytes", f"expected {len(ids)} entries (one per id), got {len(raws)}")
     stop = d["stop_reason"]
     trace = Trace(
         model=f.model_info(d["model"], "model"),
         prompt=f.text(d["prompt"], "prompt", most=f.MAX_PROMPT_CHARS),
         chat=f.boolean(d["chat"], "chat"),
         settings=settings,
-        prompt_tokens=[
-            TokenRef(f.integer(i, f"prompt_tokens.ids[{j}]", 0), f.text(t, f"prompt_tokens.texts[{j}]"))
-            for j, (i, t) in enumerate(zip(ids, texts))
-        ],
+        prompt_tokens=[_prompt_token(j, i, t, r) for j, (i, t, r) in enumerate(zip(ids, texts, raws))],
         stop_reason=None if stop is None else cast(StopReason, f.choice(stop, "stop_reason", STOP_REASONS)),
         created=f.text(d["created"], "created"),
         branch=_branch(d.get("branch")),
@@ -164,6 +164,12 @@ def _parse_header(d: object) -> tuple[Trace, list[dict[str, Any]]]:
             "steps", f"{total:,} tokens read in all, more than the context of {trace.model.context_length:,}"
         )
     return trace, steps
+
+
+def _prompt_token(j: int, token_id: object, token_text: object, raw: object) -> TokenRef:
+    t = f.text(token_text, f"prompt_tokens.texts[{j}]")
+    data = f.raw_bytes(raw, t, f"prompt_tokens.bytes[{j}]")
+    return TokenRef(f.integer(token_id, f"prompt_tokens.ids[{j}]", 0), t, data)
 
 
 def _branch(d: object) -> Branch | None:

@@ -22,8 +22,11 @@ def top_list(probs: np.ndarray, n: int) -> TopList:
     return TopList(ids.astype(np.int32), top.astype(np.float32), float(np.float32(rest)))
 
 
-def step_sampling(result: SampleResult, n: int, chosen_text: str) -> StepSampling:
-    """Summarise a :class:`SampleResult` keeping the top ``n`` of each stage."""
+def step_sampling(result: SampleResult, n: int, chosen: TokenRef) -> StepSampling:
+    """Summarise a :class:`SampleResult` keeping the top ``n`` of each stage; ``chosen`` is the
+    token ``result.chosen`` names, with its text and bytes."""
+    if chosen.id != int(result.chosen):
+        raise ValueError(f"the token {chosen.id} is not the one sampled, {int(result.chosen)}")
     return StepSampling(
         raw=top_list(result.raw, n),
         after_temperature=top_list(result.after_temperature, n),
@@ -31,7 +34,7 @@ def step_sampling(result: SampleResult, n: int, chosen_text: str) -> StepSamplin
         after_top_p=top_list(result.after_top_p, n),
         kept=int(result.kept),
         draw=None if result.draw is None else float(result.draw),
-        chosen=TokenRef(int(result.chosen), chosen_text),
+        chosen=chosen,
         chosen_prob=float(result.after_top_p[result.chosen]),
         chosen_raw_prob=float(result.raw[result.chosen]),
     )

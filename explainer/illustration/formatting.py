@@ -5,13 +5,14 @@ Shared by captions and the diagram so a token reads the same in both places.
 
 from __future__ import annotations
 
-import re
 import unicodedata
+
+from explainer.engine.text_bytes import is_control, split_piece_label
+from explainer.illustration.characters import count, first
 
 SPACE = "␣"
 NEWLINE = "↵"
 TAB = "⇥"
-_SPECIAL = re.compile(r"^<\|[^|<>]+\|>$|^<s>$|^</s>$")
 _VISIBLE = str.maketrans({" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": "␍"})
 
 # What an end token means to a beginner: the key of its words in captions.json "panels".
@@ -24,12 +25,12 @@ SPECIAL_MEANING = {
 
 def is_special(text: str) -> bool:
     """True for control tokens such as ``<|im_end|>`` (drawn in their own colour)."""
-    return bool(_SPECIAL.match(text))
+    return is_control(text)
 
 
 def visible(text: str) -> str:
     """Token text with spaces, newlines and tabs made visible (``" Paris"`` -> ``"␣Paris"``)."""
-    if is_special(text):
+    if is_special(text) or split_piece_label(text) is not None:  # (a piece's label is made visible already)
         return text
     out = text.translate(_VISIBLE)
     # Every other kind of space (a no-break space, a thin space) is a space to a learner: ␣ too.
@@ -96,9 +97,10 @@ def byte_size(n: float) -> str:
 
 
 def clipped(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, ending in … when cut (a long prompt inside a sentence)."""
+    """``text`` cut to ``limit`` characters, ending in … when cut (a long prompt inside a sentence);
+    a character of several code points (a flag, a family emoji) is kept whole or left out."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "…"
+    return text if count(text) <= limit else first(text, max(1, limit - 1)).rstrip() + "…"
 
 
 def number(x: float, digits: int = 0) -> str:

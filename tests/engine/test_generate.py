@@ -11,6 +11,7 @@ import pytest
 from explainer.engine import generate
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.text_bytes import LIKE_TOKENIZERS
 from explainer.engine.trace_file import load_trace, save_trace
 from explainer.errors import Cancelled, ExplainerError
 
@@ -128,7 +129,7 @@ def test_the_engine_records_what_its_sampler_makes_of_the_recorded_logits(engine
     for sa, sb in zip(a.steps, b.steps, strict=True):
         assert np.array_equal(sa.logits, sb.logits) and sa.sampling == sb.sampling
         again = replay.sample(sa.logits)
-        assert step_sampling(again, TOP_N, sa.sampling.chosen.text) == sa.sampling
+        assert step_sampling(again, TOP_N, sa.sampling.chosen) == sa.sampling
 
 
 LONG_PROMPT = "A language model reads the text it is given, one token at a time. " * 8
@@ -248,3 +249,33 @@ def test_running_out_of_memory_while_recording_is_a_clear_message(engine, monkey
     monkeypatch.setattr(generate, "layers_record", no_memory)
     with pytest.raises(ExplainerError, match="not enough memory to record this run"):
         engine.generate("The capital of France is", SamplingSettings(max_new_tokens=2))
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Reply with three emoji",
+        "Translate to Greek: good morning",
+        "Translate to Chinese: good morning",
+        "Translate to Japanese: thank you",
+        "Translate to Arabic: peace",
+        "Translate to Hindi: water",
+    ],
+)
+def test_an_answer_in_any_script_is_the_text_the_tokenizers_library_decodes(engine, prompt):
+    """Each token's bytes are recorded where they are only part of a character, so the answer is
+    decoded whole: no U+FFFD where the bytes make characters, and exactly the library's text."""
+    trace = engine.generate(prompt, SamplingSettings(temperature=0.0, max_new_tokens=24), chat=True)
+    tok = engine.tokenizer
+    for t in [*trace.prompt_tokens, *trace.output_tokens]:
+        assert t.data == tok.token_bytes(t.id)
+        assert (t.raw is not None) == ("\ufffd" in tok.piece(t.id))
+    assert any(t.partial for t in trace.output_tokens)  # the answer has tokens that are pieces of a character
+    ids = [t.id for t in trace.output_tokens]
+    theirs = tok.hf.decode(ids)  # (control tokens skipped, as the answer without them)
+    answer = trace.answer(specials=False, errors=LIKE_TOKENIZERS)
+    if answer.unfinished:  # the limit cut a character: the library shows U+FFFD for its bytes
+        assert theirs == answer.text + "\ufffd"
+    else:
+        assert theirs == answer.text
+    assert "\ufffd" not in answer.text

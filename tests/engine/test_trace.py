@@ -80,7 +80,7 @@ def _step(i: int, start: int, tokens: list[TokenRef], sampler: Sampler, rng: np.
         embeddings=rng.normal(size=(len(tokens), 4)).astype(np.float16),  # a 4-of-8 sample
         embedding_dim=MODEL.d_model,
         layers=Layers(rng.random(n).astype(np.float32), lens_ids.astype(np.int32), lens_probs, att_ids, att_w),
-        sampling=step_sampling(result, 5, VOCAB[result.chosen]),
+        sampling=step_sampling(result, 5, TokenRef(result.chosen, VOCAB[result.chosen])),
         forward_s=TIMES[i][0],
         sample_s=TIMES[i][1],
         logits=logits,
@@ -175,8 +175,10 @@ def test_version_1_json_traces_still_open(tmp_path: Path):
 def test_step_sampling_summarises_the_sample_result():
     sampler = Sampler(SamplingSettings(temperature=1.0, top_k=3, seed=3))
     r = sampler.sample(np.array([0.0, 1.0, 2.0, 3.0, -1.0]))
-    s = step_sampling(r, 2, "tok")
+    s = step_sampling(r, 2, TokenRef(r.chosen, "tok"))
     assert s.chosen == TokenRef(r.chosen, "tok") and s.kept == 3 and s.draw == r.draw
+    with pytest.raises(ValueError, match="not the one sampled"):  # a token other than the sampler's pick
+        step_sampling(r, 2, TokenRef(r.chosen + 1, "other"))
     assert s.chosen_prob == r.after_top_p[r.chosen] and s.chosen_raw_prob == r.raw[r.chosen]
     # candidate lists are kept at float32, as the chart shows them
     assert s.after_top_k.ids.tolist() == [3, 2] and math.isclose(s.after_top_k.rest, r.after_top_k[1], rel_tol=1e-6)

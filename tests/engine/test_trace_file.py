@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.engine.trace import Trace
+from explainer.engine.trace import TokenRef, Trace
 from explainer.engine.trace_checks import TraceError, check_trace
 from explainer.engine.trace_file import load_trace, save_trace
 from tests.engine.test_trace import make_trace
@@ -252,3 +252,71 @@ def test_a_prompt_in_a_trace_passes_the_bound_a_typed_one_does(tmp_path, saved):
     header = json.loads(m["trace.json"])
     header["prompt_tokens"]["texts"][0] = "x" * 5000
     _refused(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}), r"prompt_tokens\.texts\[0\]: 5,000")
+
+
+def _with_pieces() -> Trace:
+    """A trace whose prompt starts with a piece of a character and whose first pass picks the piece
+    that finishes it (the next pass reads that piece back)."""
+    trace = make_trace()
+    first = trace.prompt_tokens[0]
+    trace.prompt_tokens[0] = trace.steps[0].tokens[0] = TokenRef.of(first.id, b"\xe5\x8c")
+    chosen = trace.steps[0].sampling.chosen
+    piece = TokenRef.of(chosen.id, b"\x97")
+    trace.steps[0].sampling.chosen = piece
+    trace.steps[1].tokens[0] = piece
+    return trace
+
+
+def test_the_bytes_of_pieces_of_characters_are_kept_and_checked(tmp_path):
+    path = tmp_path / "pieces.trace"
+    trace = _with_pieces()
+    save_trace(trace, path)
+    again = load_trace(path)
+    assert again == trace
+    assert again.prompt_tokens[0].raw == b"\xe5\x8c" and again.steps[0].sampling.chosen.raw == b"\x97"
+    assert again.steps[1].tokens[0].raw == b"\x97"
+    header = json.loads(_members(path.read_bytes())["trace.json"])
+    assert header["prompt_tokens"]["bytes"][:2] == ["e58c", None]  # one per token, null for whole ones
+    assert header["steps"][0]["chosen"]["bytes"] == "97" and "bytes" not in header["steps"][1]["chosen"]
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "match"),
+    [
+        (("steps", 0, "chosen", "bytes"), "9", r"steps\[0\].chosen.bytes: expected an even number"),
+        (("steps", 0, "chosen", "bytes"), "zz", r"steps\[0\].chosen.bytes: expected hex digits"),
+        (("steps", 0, "chosen", "bytes"), "e58c97", r"steps\[0\].chosen.bytes: these bytes are not"),  # whole: "北"
+        (("steps", 0, "chosen", "bytes"), 151, r"steps\[0\].chosen.bytes"),
+        (("prompt_tokens", "bytes", 0), "f09f", None),  # other bytes, the same U+FFFD text: any piece reads
+        (("prompt_tokens", "bytes", 1), "41", r"prompt_tokens.bytes\[1\]: these bytes are not"),  # not its text
+        (("prompt_tokens", "bytes"), ["e58c"], r"prompt_tokens.bytes: expected \d+ entries"),
+    ],
+)
+def test_tampered_bytes_of_a_piece_are_named(tmp_path, where, value, match):
+    path = tmp_path / "pieces.trace"
+    save_trace(_with_pieces(), path)
+    m = _members(path.read_bytes())
+    header = json.loads(m["trace.json"])
+    node = header
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    data = _zip({**m, "trace.json": json.dumps(header).encode()})
+    if match is None:
+        assert _load(tmp_path, data).prompt_tokens[0].raw == bytes.fromhex(value)
+    else:
+        _refused(tmp_path, data, match)
+
+
+def test_a_file_written_before_the_bytes_were_recorded_still_opens(tmp_path):
+    """Its pieces hold U+FFFD and no bytes: they open as such (the app then names them by the
+    vocabulary, illustration/vocab.py)."""
+    path = tmp_path / "pieces.trace"
+    save_trace(_with_pieces(), path)
+    m = _members(path.read_bytes())
+    header = json.loads(m["trace.json"])
+    del header["prompt_tokens"]["bytes"]
+    del header["steps"][0]["chosen"]["bytes"]
+    trace = _load(tmp_path, _zip({**m, "trace.json": json.dumps(header).encode()}))
+    assert trace.prompt_tokens[0] == TokenRef(trace.prompt_tokens[0].id, "\ufffd")
+    assert trace.steps[0].sampling.chosen.raw is None

@@ -87,7 +87,7 @@ def test_the_runs_own_settings_give_back_what_was_recorded(real_trace):
             result = SampleResult(
                 st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, step.sampling.draw, choice
             )
-            again = step_sampling(result, TOP_N, step.sampling.chosen.text)
+            again = step_sampling(result, TOP_N, step.sampling.chosen)
             assert again == step.sampling
 
 
