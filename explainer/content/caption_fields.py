@@ -33,6 +33,7 @@ CAPTION_FIELDS = (
     "pass_no",
     "n_chars",
     "ratio",
+    "example",
     "n_read",
     "token",
     "used",
@@ -78,6 +79,9 @@ CAPTION_KEYS = (
     "append_max_tokens",
     "append_max_tokens_untimed",
     "append_context",
+    # sentences added to another where a token on show is only part of a character
+    "piece_prompt",
+    "piece_token",
 )
 
 # captions.json's other sections: key -> the fields the one call formatting it passes
@@ -137,6 +141,7 @@ CAPTION_SECTIONS: dict[str, dict[str, Fields]] = {
         "loop_end": ("reason",),
         "special": ("name",),
         "bytes": ("bytes",),
+        "bytes_of": ("bytes", "char"),
         "quote": ("piece",),
     },
     # the few keys of "panels" that illustration/captions.py reads (settings_parts, caption_fields);

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from explainer.engine.text_bytes import characters, label_bytes, spell
 from explainer.engine.trace import TokenRef, Trace
 from explainer.illustration.formatting import NEWLINE, SPACE, TAB, is_special, visible
 from explainer.illustration.vocab import TokenNames
@@ -23,9 +24,15 @@ WHITESPACE_MARKS = frozenset((SPACE, NEWLINE, TAB))  # what a label shows for in
 class Chip:
     id: int
     text: str  # as recorded
-    label: str  # as drawn: visible whitespace, a piece of a character as its bytes
+    label: str  # as drawn: visible whitespace, a piece of a character as its bytes (and the character)
     kind: ChipKind
     special: bool
+    raw: bytes | None = None  # a piece of a character: its bytes (engine/trace.py TokenRef.raw)
+
+    @property
+    def data(self) -> bytes:
+        """The bytes this token adds to the text."""
+        return self.text.encode("utf-8", "surrogatepass") if self.raw is None else self.raw
 
 
 def shows_whitespace(chips: Iterable[Chip]) -> bool:
@@ -49,7 +56,7 @@ class PromptFacts:
         return PromptFacts(
             count=len(chips),
             special=any(c.special for c in chips),
-            text="".join(c.text for c in chips),
+            text=spell(c.data for c in chips).text,
             marked=shows_whitespace(chips),
         )
 
@@ -58,26 +65,40 @@ NO_PROMPT = PromptFacts(0, False, "", False)
 
 
 class ChipMaker:
-    """Chips for one request's tokens, made once each (see the module docstring)."""
+    """Chips for one request's tokens, made once each (see the module docstring).
+
+    A piece of a character is labelled with the character it helps make once the tokens that
+    finish it are in the context (``⟨E5·8C⟩ 北``), so its chip can differ from frame to frame
+    of the same run: such chips are keyed by that character too.
+    """
 
     def __init__(self) -> None:
         self._prompt_of: list[TokenRef] | None = None  # the prompt list the cached chips were made for
         self._prompt: tuple[Chip, ...] = ()
         self._facts = NO_PROMPT
-        self._made: dict[tuple[int, str, ChipKind], Chip] = {}
+        self._made: dict[tuple[int, str, ChipKind, str], Chip] = {}
 
-    def chip(self, token: TokenRef, kind: ChipKind, names: TokenNames) -> Chip:
-        key = (token.id, token.text, kind)
+    def chip(self, token: TokenRef, kind: ChipKind, names: TokenNames, char: str = "") -> Chip:
+        key = (token.id, token.text, kind, char)
         chip = self._made.get(key)
         if chip is None:
-            label = visible(names.display(token.id, token.text))
-            chip = self._made[key] = Chip(token.id, token.text, label, kind, is_special(token.text))
+            label = visible(names.display(token, char))
+            raw = token.raw if token.raw is not None else label_bytes(label)
+            chip = Chip(token.id, token.text, label, kind, is_special(token.text), raw)
+            self._made[key] = chip
         return chip
+
+    def _chips(self, tokens: list[TokenRef], kind: ChipKind, names: TokenNames) -> tuple[Chip, ...]:
+        chips = [self.chip(t, kind, names) for t in tokens]
+        if any(c.raw is not None for c in chips):  # pieces of characters: name the characters they make
+            chars = characters([c.data for c in chips])
+            chips = [self.chip(t, kind, names, ch) if ch else c for t, c, ch in zip(tokens, chips, chars)]
+        return tuple(chips)
 
     def prompt(self, trace: Trace, names: TokenNames) -> tuple[Chip, ...]:
         if trace.prompt_tokens is not self._prompt_of:
             self._prompt_of = trace.prompt_tokens
-            self._prompt = tuple(self.chip(t, "input", names) for t in trace.prompt_tokens)
+            self._prompt = self._chips(trace.prompt_tokens, "input", names)
             self._facts = PromptFacts.of(self._prompt)
         return self._prompt
 
@@ -87,5 +108,5 @@ class ChipMaker:
 
     def context(self, trace: Trace, names: TokenNames, n_outputs: int) -> tuple[Chip, ...]:
         """The prompt's chips and the first ``n_outputs`` chosen tokens'."""
-        outputs = tuple(self.chip(st.sampling.chosen, "output", names) for st in trace.steps[:n_outputs])
+        outputs = self._chips([st.sampling.chosen for st in trace.steps[:n_outputs]], "output", names)
         return self.prompt(trace, names) + outputs

@@ -91,6 +91,6 @@ def describe_embeddings(v: EmbeddingsValue, frame: FrameView, w: Mapping[str, st
     cells = len(v.rows[0].values)
     out = [w["embeddings"].format(cells=f"{cells:,}", dim=f"{v.dim:,}", every=max(1, round(v.dim / cells)))]
     if v.full is not None:
-        out.append(w["embeddings_full"].format(dim=f"{len(v.full.values):,}", token=quote(v.full.chip.text, w)))
+        out.append(w["embeddings_full"].format(dim=f"{len(v.full.values):,}", token=quote(v.full.chip.label, w)))
     out.append(w["embeddings_scale"].format(scale=f"{v.scale:.2f}"))
     return out

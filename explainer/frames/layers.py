@@ -40,7 +40,11 @@ def layers_value(m: Moment) -> LayersValue:
     changes = tuple(step.layers.change.tolist())
     if m.answer_hidden:  # the lens guesses would give the answer away: the change bars only
         return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=True)
-    guesses = tuple(m.names(i) if i is not None else "" for i in step.layers.guesses())
+    before = m.trace.unfinished_before(step.index) if m.trace is not None else b""  # a guess may finish a character
+    ids = step.layers.guesses()
+    labels = m.names.candidates([i for i in ids if i is not None], before)
+    named = iter(labels)
+    guesses = tuple(next(named) if i is not None else "" for i in ids)
     return LayersValue(title, n, known, True, changes, guesses, lens_settles_at(step), m.words)
 
 

@@ -71,6 +71,7 @@ TOKENS: FramePanel[TokensValue] = FramePanel(
         "counter": ("used", "window"),
         "counter_empty": (),
         "tokens_message": (),
+        "unfinished_end": (),
         "tokens_stats": ("used", "chars", "ratio", "vocab"),
         "tokens_prompt": (),
         "tokens_answer": (),

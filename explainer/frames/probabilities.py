@@ -83,10 +83,12 @@ def nice_scale(x: float) -> float:
     return 1.0
 
 
-def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
+def bar_phases(step: Step, names: TokenNames, before: bytes = b"") -> tuple[tuple[Bars, ...], float]:
+    """``before``: the unfinished character the text ends with before this pass's token (a bar
+    that finishes it is labelled with the character)."""
     s = step.sampling
     ids = s.raw.ids[:N_BARS].tolist()
-    labels = tuple(names(i) for i in ids)
+    labels = tuple(names.candidates(ids, before))
     greedy = s.draw is None
     lists = [s.raw] if greedy else [s.raw, s.after_temperature, s.after_top_k, s.after_top_p]
     out = []
@@ -103,7 +105,7 @@ def bar_phases(step: Step, names: TokenNames) -> tuple[tuple[Bars, ...], float]:
     return tuple(out), nice_scale(peak)
 
 
-def segments(step: Step, names: TokenNames) -> tuple[Segment, ...]:
+def segments(step: Step, names: TokenNames, before: bytes = b"") -> tuple[Segment, ...]:
     """The final distribution as consecutive spans of [0, 1] in the sampler's draw order."""
     final = step.sampling.after_top_p
     kept = final.probs > 0  # the kept candidates come first: the lists are sorted by probability
@@ -111,9 +113,9 @@ def segments(step: Step, names: TokenNames) -> tuple[Segment, ...]:
     ids = final.ids[kept].tolist()
     total = float(probs.sum() + final.rest)
     out, start = [], 0.0
-    for tid, p in zip(ids, probs):
+    for tid, label, p in zip(ids, names.candidates(ids, before), probs):
         end = start + float(p) / total
-        out.append(Segment(names(tid), start, end, tid == step.sampling.chosen.id))  # (tid: a Python int)
+        out.append(Segment(label, start, end, tid == step.sampling.chosen.id))  # (tid: a Python int)
         start = end
     if final.rest > 0:
         out.append(Segment("…", start, 1.0, False))
@@ -159,14 +161,17 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
             m.words,
         )
     s = step.sampling
-    phases, scale = bar_phases(step, m.names)
+    before = trace.unfinished_before(step.index) if trace is not None else b""
+    phases, scale = bar_phases(step, m.names, before)
     top = s.raw.ids[:N_BARS].tolist()
     branch = trace.branch if trace is not None and trace.learner_picked(step.index) else None
+    chosen_text = m.names.label(s.chosen, before)
+    model_pick = m.names.label(branch.model_pick, before) if branch is not None else ""
     pick_note = (
         m.words(
             "probabilities_class" if branch is not None and branch.by_class else "probabilities_yours",
-            token=visible(m.names.display(s.chosen.id, s.chosen.text)),
-            model=visible(m.names.display(branch.model_pick.id, branch.model_pick.text)),
+            token=visible(chosen_text),
+            model=visible(model_pick),
         )
         if branch is not None and sampling
         else ""
@@ -179,19 +184,19 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
         scale=scale,
         sampling=sampling,
         chosen_index=top.index(s.chosen.id) if s.chosen.id in top else None,
-        chosen_text=m.names.display(s.chosen.id, s.chosen.text),
+        chosen_text=chosen_text,
         greedy=greedy,
         ribbon=ribbon,
         kept=s.kept,
         draw_shown=sampling,
         draw=s.draw if sampling and not pick_note else None,
-        segments=segments(step, m.names) if sampling and s.draw is not None and not pick_note else (),
+        segments=segments(step, m.names, before) if sampling and s.draw is not None and not pick_note else (),
         phase_labels=labels,
         phase_label=labels[AFTER_TOP_P if sampling else RAW],
         words=m.words,
         ids=tuple(int(i) for i in top),
         pick_note=pick_note,
-        model_pick_text=m.names.display(branch.model_pick.id, branch.model_pick.text) if pick_note and branch else "",
+        model_pick_text=model_pick if pick_note else "",
         by_class=bool(pick_note and branch and branch.by_class),
         chosen_raw_prob=s.chosen_raw_prob,
         chosen_prob=s.chosen_prob,
@@ -212,7 +217,7 @@ def describe_probabilities(v: ProbabilitiesValue, frame: FrameView, w: Mapping[s
         out.extend(_candidates(v, w))
     tokens = frame.of(TokensValue)
     if frame.stage is Stage.APPEND and tokens.appended is not None:
-        out.append(_appended(tokens.chips[tokens.appended].text, v, w))
+        out.append(_appended(tokens.chips[tokens.appended].label, v, w))
     return out
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from explainer.engine.text_bytes import TextStream, spell
 from explainer.frames.chips import Chip, shows_whitespace
 from explainer.frames.moment import Moment, Words
 from explainer.frames.panel import FrameView
 from explainer.frames.telling import quote
 from explainer.illustration.spoken import spoken
-from explainer.illustration.vocab import spelled
 from explainer.stages import Stage
 
 MAX_TOLD = 40  # tokens told at the tokens stage before "and N more" (a long prompt has thousands)
@@ -32,6 +32,9 @@ class TokensValue:
     message: str  # shown instead of chips when there are none ("" shows nothing)
     legend: str = ""  # what ␣ and ↵ mean, when a chip shows one ("" otherwise)
     words: Words = field(default_factory=lambda: Words({}))  # the colour legend, the "… N more" chip
+    # the run ended with a token that is only part of a character: said after the answer, which
+    # holds back those bytes ("" otherwise)
+    unfinished: str = ""
 
 
 def tokens_value(m: Moment) -> TokensValue:
@@ -45,7 +48,8 @@ def tokens_value(m: Moment) -> TokensValue:
         else panels["counter_empty"]
     )
     outputs = chips[m.prompt.count :]  # (only the answer's chips are read one by one: see PromptFacts)
-    answer = spelled([(c.text, c.label) for c in outputs])
+    spelled = spell(c.data for c in outputs)
+    answer = spelled.text  # (a character not yet finished is held back)
     message = ""
     if not chips and (m.message or m.cursor is not None):
         message = m.message or panels["tokens_message"]
@@ -80,6 +84,19 @@ def tokens_value(m: Moment) -> TokensValue:
         message=message,
         legend=m.texts.legend if m.prompt.marked or shows_whitespace(outputs) else "",
         words=m.words,
+        unfinished=panels["unfinished_end"] if spelled.unfinished and _ended(m) else "",
+    )
+
+
+def _ended(m: Moment) -> bool:
+    """The frame shows the run's last token appended, and the run is over."""
+    trace, cursor = m.trace, m.cursor
+    return (
+        trace is not None
+        and cursor is not None
+        and trace.stop_reason is not None
+        and cursor.step == len(trace.steps) - 1
+        and cursor.stage is Stage.APPEND
     )
 
 
@@ -89,6 +106,8 @@ def describe_tokens(v: TokensValue, frame: FrameView, w: Mapping[str, str]) -> l
     if frame.cursor is not None:
         text = _text_so_far(v, w)
         out.append(w["text"].format(text=text) if text else w["text_empty"])
+        if v.unfinished:
+            out.append(v.unfinished)
     if frame.stage is Stage.TOKENS and v.reading[1] > v.reading[0]:
         out.append(_told(v.chips[v.reading[0] : v.reading[1]], w))
     return out
@@ -99,8 +118,9 @@ def _text_so_far(tokens: TokensValue, w: Mapping[str, str]) -> str:
     (the prompt wrapped in a template of control tokens) the reply on a line of its own."""
     outputs = tokens.chips[tokens.prompt_count :]
     parts = [tokens.prompt_text + ("\n" if tokens.prompt_special and outputs else "")]
+    stream = TextStream()  # pieces of a character are said as the character, once it is whole
     for c in outputs:
-        parts.append(f" {spoken(c.text, w)} " if c.special else c.text)
+        parts.append(f" {spoken(c.text, w)} " if c.special else stream.push(c.data))
     return "".join(parts).strip()
 
 

@@ -12,23 +12,30 @@ from typing import Any
 from explainer.content.texts import LessonTexts
 from explainer.engine.analysis import lens_settles_at
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.text_bytes import characters, spell
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import milliseconds, percent, quoted, short_count
-from explainer.illustration.vocab import TokenNames
+from explainer.illustration.vocab import TokenNames, token_label
 from explainer.stages import Cursor, Stage
 
-_counted: tuple[object, int] = (None, 0)  # (a trace's prompt tokens, their characters)
+_counted: tuple[object, int, str] = (None, 0, "")  # (a trace's prompt tokens, their characters, a piece's label)
 
 
-def _prompt_chars(trace: Trace) -> int:
-    """Characters of the prompt's tokens, counted once per prompt: every caption of every press of
-    Next asks, and at 8k tokens counting them again was a millisecond of each."""
+def _prompt_chars(trace: Trace) -> tuple[int, str]:
+    """Characters of the prompt's tokens, and the label of its first token that is only part of a
+    character ("" when none is), found once per prompt: every caption of every press of Next
+    asks, and at 8k tokens counting them again was a millisecond of each."""
     global _counted
-    tokens, chars = _counted
+    tokens, chars, piece = _counted
     if tokens is not trace.prompt_tokens:
-        chars = len("".join(t.text for t in trace.prompt_tokens))
-        _counted = (trace.prompt_tokens, chars)
-    return chars
+        chars = len(spell(t.data for t in trace.prompt_tokens).text)  # (a character of two tokens counts once)
+        at = next((i for i, t in enumerate(trace.prompt_tokens) if t.raw is not None), None)
+        piece = ""
+        if at is not None:  # labelled with its character, as its chip is
+            run = trace.prompt_tokens[at : at + 8]  # (a character is at most 4 bytes: 8 tokens hold it)
+            piece = token_label(run[0], characters([t.data for t in run])[0])
+        _counted = (trace.prompt_tokens, chars, piece)
+    return chars, piece
 
 
 def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: TokenNames) -> dict[str, Any]:
@@ -51,8 +58,9 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
         "max_new": trace.settings.max_new_tokens,
         "pass_no": cursor.step + 1,
     }
-    chars = _prompt_chars(trace)
+    chars, piece = _prompt_chars(trace)
     n_tok = max(1, len(trace.prompt_tokens))
+    f["example"] = quoted(piece) if piece else ""
     f["n_chars"] = f"{chars:,}"
     f["ratio"] = f"{chars / n_tok:.1f}"
     if not 0 <= cursor.step < len(trace.steps):
@@ -63,18 +71,20 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
     lens_layer = lens_settles_at(step)
     names.use(trace)
     last = step.tokens[-1]
+    before = trace.unfinished_before(cursor.step)  # what this pass's token may finish
+    read_before = trace.unfinished_before(cursor.step - 1) if step.phase == "decode" and cursor.step > 0 else b""
     f.update(
         n_read=f"{len(step.tokens):,}",
-        token=quoted(names.display(last.id, last.text)),
+        token=quoted(names.label(last, read_before)),
         used=f"{step.end:,}",
         used_after=f"{step.end + 1:,}",
         cached=f"{step.start:,}",
-        top=quoted(names(int(raw.ids[0]))) if len(raw.ids) else "?",
+        top=quoted(names.candidates([int(raw.ids[0])], before)[0]) if len(raw.ids) else "?",
         top_pct=percent(float(raw.probs[0])) if len(raw.probs) else "?",
-        second=quoted(names(int(raw.ids[1]))) if len(raw.ids) > 1 else "?",
+        second=quoted(names.candidates([int(raw.ids[1])], before)[0]) if len(raw.ids) > 1 else "?",
         second_pct=percent(float(raw.probs[1])) if len(raw.probs) > 1 else "?",
         lens_layer=lens_layer if lens_layer is not None else m.n_layers,
-        chosen=quoted(names.display(s.chosen.id, s.chosen.text)),
+        chosen=quoted(names.label(s.chosen, before)),
         chosen_pct=percent(s.chosen_prob),
         chosen_raw_pct=percent(s.chosen_raw_prob),
         draw=f"{s.draw:.3f}" if s.draw is not None else p["caption_no_draw"],
@@ -86,7 +96,7 @@ def caption_fields(texts: LessonTexts, trace: Trace, cursor: Cursor, names: Toke
     # original run's token at the pass of the learner's pick; elsewhere the token chosen
     branch = trace.branch
     model_pick = branch.model_pick if branch is not None and trace.learner_picked(cursor.step) else s.chosen
-    f["model_pick"] = quoted(names.display(model_pick.id, model_pick.text))
+    f["model_pick"] = quoted(names.label(model_pick, before))
     return f
 
 
@@ -139,7 +149,22 @@ def caption(
         key = f"append_{trace.stop_reason}" if last and trace.stop_reason else "append"
         if not timings and f"{key}_untimed" in templates:
             key += "_untimed"
-    return templates[key].format(**f)
+    return templates[key].format(**f) + _pieces(templates, trace, cursor, f)
+
+
+def _pieces(templates: dict[str, str], trace: Trace, cursor: Cursor, f: dict[str, Any]) -> str:
+    """A sentence more where a token on show is only part of a character: one character can
+    take several tokens, and such a token is shown by its bytes. At the tokens stage of the
+    prompt, for the first such token of the prompt; where one token is read or picked, for it."""
+    step = trace.steps[cursor.step]
+    stage = cursor.stage
+    if stage is Stage.TOKENS and step.phase == "prefill":
+        return " " + templates["piece_prompt"].format(**f) if f["example"] else ""
+    if stage in (Stage.TOKENS, Stage.EMBEDDINGS) and step.tokens[-1].raw is not None:
+        return " " + templates["piece_token"].format(**f)
+    if stage in (Stage.SAMPLING, Stage.APPEND) and step.sampling.chosen.raw is not None:
+        return " " + templates["piece_token"].format(**{**f, "token": f["chosen"]})
+    return ""
 
 
 def settings_parts(texts: LessonTexts, settings: SamplingSettings) -> tuple[str, ...]:

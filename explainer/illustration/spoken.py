@@ -13,25 +13,28 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from explainer.engine.text_bytes import split_piece_label
 from explainer.illustration.formatting import NEWLINE, SPACE, TAB, is_special
 
 # a control token's key among the words (captions.json "describe"); others are "special"
 _SPECIAL_WORD = {"<|im_end|>": "end_answer", "<|endoftext|>": "end_text", "</s>": "end_text"}
-_BYTES = re.compile(r"^⟨([0-9A-F]{2}(?:·[0-9A-F]{2})*)⟩$")  # a piece of a character (vocab.display_piece)
 _QUOTED_SPECIAL = re.compile(r"“(<\|[^|<>]+\|>|</?s>)”")
 _MARKS = {SPACE: "space", NEWLINE: "line_break", TAB: "tab"}
 
 
 def spoken(text: str, words: Mapping[str, str]) -> str:
     """One token piece in words: ``" Paris"`` -> "space Paris", ``"\\n\\n"`` -> "line break line
-    break", ``"<|endoftext|>"`` -> "end of text", ``"⟨E6·97⟩"`` -> "bytes E6 97". ``words``:
+    break", ``"<|endoftext|>"`` -> "end of text", ``"⟨E6·97⟩"`` -> "bytes E6 97", ``"⟨E5·8C⟩ 北"``
+    -> "bytes E5 8C, part of 北". ``words``:
     captions.json ``describe``. Both the recorded text and the drawn label (``␣Paris``) read the same."""
     if is_special(text):
         key = _SPECIAL_WORD.get(text)
         return words[key] if key else words["special"].format(name=text.strip("<|>/"))
-    match = _BYTES.match(text)
-    if match:
-        return words["bytes"].format(bytes=match.group(1).replace("·", " "))
+    piece = split_piece_label(text)
+    if piece is not None:
+        data, char = piece
+        told = " ".join(f"{b:02X}" for b in data)
+        return words["bytes_of"].format(bytes=told, char=char) if char else words["bytes"].format(bytes=told)
     out: list[str] = []
     run = ""
     for c in text:

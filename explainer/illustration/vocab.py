@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from explainer.engine.trace import Trace
+from explainer.engine.text_bytes import byte_label, characters, is_whole, label_bytes
+from explainer.engine.trace import TokenRef, Trace
+from explainer.illustration.formatting import visible
 
 Vocabulary = Callable[[int], str]  # token id -> label, for ids the trace does not name
 
@@ -26,56 +28,25 @@ class _PieceSource(Protocol):
 def display_piece(tokenizer: _PieceSource, token_id: int) -> str:
     """A token's text for labels; a piece of a character (CJK and emoji are several byte
     tokens each) has no text of its own, so it is shown as its bytes, e.g. ``⟨E6·97⟩``."""
-    text = tokenizer.piece(token_id)
-    if "\ufffd" not in text:
-        return text
-    return "⟨" + "·".join(f"{b:02X}" for b in tokenizer.token_bytes(token_id)) + "⟩"
+    data = tokenizer.token_bytes(token_id)
+    return tokenizer.piece(token_id) if is_whole(data) else byte_label(data)
 
 
-def label_bytes(label: str) -> bytes | None:
-    """The bytes a ``⟨E6·97⟩`` label stands for (None for any other label)."""
-    if not (label.startswith("⟨") and label.endswith("⟩")):
-        return None
-    try:
-        return bytes(int(h, 16) for h in label[1:-1].split("·"))
-    except ValueError:
-        return None
+def piece_label(data: bytes, char: str = "") -> str:
+    """How a piece of a character is labelled: its bytes, then the character it helps make when
+    its neighbours finish it (``⟨E5·8C⟩ 北``), that character's invisible parts made visible."""
+    return byte_label(data) + (" " + visible(char) if char else "")
 
 
-def spelled(pieces: Sequence[tuple[str, str]]) -> str:
-    """The text a run of tokens spells, from each token's (text, label): the pieces of a character
-    that several tokens share (an emoji, CJK) are joined back into it, and bytes that make no
-    character show as their label (``⟨E6⟩``), never as "\ufffd"."""
-    out: list[str] = []
-    pending: list[tuple[bytes, str]] = []  # the byte pieces not yet a character, with their labels
+def char_made(data: bytes, before: bytes) -> str:
+    """The character(s) a piece ``data`` finishes after the unfinished bytes ``before`` ("" when
+    it finishes none, or reads on its own)."""
+    return characters([data], before)[0] if before or not is_whole(data) else ""
 
-    def flush() -> None:
-        data = b"".join(b for b, _ in pending)
-        text = data.decode("utf-8", "replace")
-        if "\ufffd" in text:
-            out.extend(label for _, label in pending)
-        else:
-            out.append(text)
-        pending.clear()
 
-    for text, label in pieces:
-        raw = label_bytes(label) if "\ufffd" in text else None
-        if raw is None:
-            if pending:
-                flush()
-            out.append(text.replace("\ufffd", "⟨?⟩"))
-            continue
-        pending.append((raw, label))
-        try:
-            b"".join(b for b, _ in pending).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            if exc.reason != "unexpected end of data":
-                flush()
-            continue
-        flush()
-    if pending:
-        flush()
-    return "".join(out)
+def token_label(token: TokenRef, char: str = "") -> str:
+    """A recorded token's label: its text, or, when it is a piece of a character, its bytes."""
+    return token.text if token.raw is None else piece_label(token.raw, char)
 
 
 def vocabulary_of(tokenizer: _PieceSource) -> Vocabulary:
@@ -84,14 +55,14 @@ def vocabulary_of(tokenizer: _PieceSource) -> Vocabulary:
 
 
 def trace_pieces(trace: Trace, table: dict[int, str] | None = None, first_step: int = 0) -> dict[int, str]:
-    """id -> text for every token the trace names with its text (prompt, read, chosen); with
+    """id -> label for every token the trace names (prompt, read, chosen); with
     ``table``, only the steps from ``first_step`` on are added to it (a longer snapshot)."""
     if table is None:
-        table = {t.id: t.text for t in trace.prompt_tokens}
+        table = {t.id: token_label(t) for t in trace.prompt_tokens}
     for st in trace.steps[first_step:]:
         for t in st.tokens:
-            table[t.id] = t.text
-        table[st.sampling.chosen.id] = st.sampling.chosen.text
+            table[t.id] = token_label(t)
+        table[st.sampling.chosen.id] = token_label(st.sampling.chosen)
     return table
 
 
@@ -125,17 +96,46 @@ class TokenNames:
         self._trace, self._n = trace, len(trace.steps)
         return self
 
-    def display(self, token_id: int, text: str) -> str:
-        """``text`` as recorded, or, when it is a piece of a character, its bytes (see above)."""
-        if "\ufffd" not in text or self.vocabulary is None:
-            return text
-        label = self._lookup(token_id)
-        return label if label is not None and "\ufffd" not in label else text
+    def display(self, token: TokenRef, char: str = "") -> str:
+        """A recorded token's label: its text, or, for a piece of a character, its bytes (and
+        ``char``, the character it helps make, when the caller knows it). A trace saved before
+        the bytes were recorded holds only U+FFFD for such a piece: the vocabulary says which."""
+        if token.raw is not None or "\ufffd" not in token.text or self.vocabulary is None:
+            return token_label(token, char)
+        label = self._lookup(token.id)
+        data = label_bytes(label) if label is not None else None
+        return piece_label(data, char) if data is not None else token.text
+
+    def data(self, token_id: int) -> bytes | None:
+        """The bytes of an id the trace names only by number (None: not known)."""
+        label = self(token_id)
+        if label.startswith("#"):
+            return None
+        return label_bytes(label) if label.startswith("⟨") else label.encode("utf-8", "surrogatepass")
+
+    def candidates(self, token_ids: Sequence[int], before: bytes = b"") -> list[str]:
+        """The labels of candidate next tokens after a text whose last ``before`` bytes are an
+        unfinished character: a candidate that finishes it is labelled with the character it
+        makes (``⟨98·80⟩ 😀`` after ``⟨F0·9F⟩``)."""
+        labels = [self(i) for i in token_ids]
+        if not before:
+            return labels
+        out = []
+        for i, label in zip(token_ids, labels):
+            data = self.data(i) if label.startswith("⟨") else None
+            char = char_made(data, before) if data is not None else ""
+            out.append(piece_label(data, char) if data is not None and char else label)
+        return out
+
+    def label(self, token: TokenRef, before: bytes = b"") -> str:
+        """A recorded token's label at its step, where ``before`` is the unfinished character the
+        text before it ends with: a piece is labelled with the character it finishes."""
+        return self.display(token, char_made(token.data, before) if token.raw is not None else "")
 
     def __call__(self, token_id: int) -> str:
         text = self._table.get(token_id)
-        if text is not None and "\ufffd" in text:  # a piece of a character: show its bytes
-            text = self._table[token_id] = self.display(token_id, text)
+        if text is not None and "\ufffd" in text:  # a piece of a character from an older file: its bytes
+            text = self._table[token_id] = self.display(TokenRef(token_id, text))
         if text is None:
             text = self._table[token_id] = self._lookup(token_id) or f"#{token_id}"
         return text

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from explainer.content.texts import LessonInfo, LessonTexts, Provenance
 from explainer.engine.analysis import lens_settles_at
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.text_bytes import spell
 from explainer.engine.trace import ModelInfo, Trace
 from explainer.illustration.formatting import (
     byte_size,
     clipped,
-    is_special,
     milliseconds,
     number,
     percent,
@@ -58,7 +58,7 @@ class Conversions:
 
 def prompt_text(trace: Trace) -> str:
     """What the first pass tokenized (in chat mode, the template's text too)."""
-    return "".join(t.text for t in trace.prompt_tokens) if trace.chat else trace.prompt
+    return spell(t.data for t in trace.prompt_tokens).text if trace.chat else trace.prompt
 
 
 def conversions(trace: Trace, lesson: LessonInfo) -> Conversions:
@@ -284,8 +284,9 @@ def model_fields(texts: LessonTexts, model: ModelInfo) -> dict[str, str]:
 
 
 def answer_text(trace: Trace) -> str:
-    """What the model wrote, without its control tokens."""
-    return "".join(t.text for t in trace.output_tokens if not is_special(t.text))
+    """What the model wrote, without its control tokens (a character its last token leaves
+    unfinished is left out)."""
+    return trace.answer(specials=False).text
 
 
 def trace_fields(texts: LessonTexts, trace: Trace, names: TokenNames) -> dict[str, str]:
@@ -325,7 +326,7 @@ def trace_fields(texts: LessonTexts, trace: Trace, names: TokenNames) -> dict[st
         first_pick=milliseconds(first.sample_s),
         decode_total=milliseconds(sum(s.forward_s + s.sample_s for s in decode)),
         n_decode=str(len(decode)),
-        first=quoted(names.display(first.sampling.chosen.id, first.sampling.chosen.text)),
+        first=quoted(names.label(first.sampling.chosen)),
         top=quoted(names(int(raw.ids[0]))),
         top_pct=percent(float(raw.probs[0])),
         second=quoted(names(int(raw.ids[1]))) if len(raw.ids) > 1 else "—",

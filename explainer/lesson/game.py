@@ -25,7 +25,9 @@ from itertools import chain
 from typing import Any
 
 from explainer.content.texts import LessonTexts
-from explainer.engine.trace import Trace
+from explainer.engine.text_bytes import byte_label, spell
+from explainer.engine.trace import TokenRef, Trace
+from explainer.illustration.characters import MAX_CODE_POINTS_PER_CHAR, count, last
 from explainer.illustration.formatting import is_special, percent, quoted
 from explainer.illustration.vocab import TokenNames
 
@@ -74,22 +76,28 @@ class Play:
     reveal: Reveal
 
 
-def _context_end(trace: Trace, step: int, names: TokenNames) -> str:
+def _context_end(trace: Trace, step: int) -> str:
     """The last words before ``step``, read backwards from the step only as far as the quote
-    needs: every frame of an 8k-token prompt asks for it, and the whole text is long."""
+    needs: every frame of an 8k-token prompt asks for it, and the whole text is long. The tokens
+    are decoded together, so a character of several tokens reads as itself; one the text leaves
+    unfinished before the step shows as its bytes (the next token may finish it)."""
     before = chain((s.sampling.chosen for s in reversed(trace.steps[:step])), reversed(trace.prompt_tokens))
-    pieces: list[str] = []
+    tokens: list[TokenRef] = []
     text = ""
     for token in before:
         if is_special(token.text):
             continue
-        pieces.append(names.display(token.id, token.text))
+        tokens.append(token)
+        if token.raw is not None:
+            continue  # (a piece: the tokens before it may hold the rest of its character)
         # whitespace runs collapse to one space, so the end of the collapsed whole is the
         # collapsed end: once that is longer than the quote, earlier tokens cannot change it
-        text = " ".join("".join(reversed(pieces)).split())
-        if len(text) > CONTEXT_CHARS:
+        text = " ".join(spell(t.data for t in reversed(tokens)).text.split())
+        if len(text) > CONTEXT_CHARS * MAX_CODE_POINTS_PER_CHAR or count(text) > CONTEXT_CHARS:
             break
-    return f"“{text if len(text) <= CONTEXT_CHARS else '…' + text[-(CONTEXT_CHARS - 1) :]}”"
+    spelled = spell(t.data for t in reversed(tokens))
+    text = " ".join(spelled.text.split()) + (byte_label(spelled.unfinished) if spelled.unfinished else "")
+    return f"“{text if count(text) <= CONTEXT_CHARS else '…' + last(text, CONTEXT_CHARS - 1)}”"
 
 
 def _playable(label: str) -> bool:
@@ -106,7 +114,9 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
     probs = [float(p) for p in raw.probs.tolist()]
     if len(ids) < N_TOP + 1:
         return None
-    cands = [Candidate(i, quoted(names(i)), p, r) for r, (i, p) in enumerate(zip(ids, probs))]
+    before = trace.unfinished_before(step)
+    labels = names.candidates(ids, before)
+    cands = [Candidate(i, quoted(label), p, r) for r, (i, label, p) in enumerate(zip(ids, labels, probs))]
     top = cands[:N_TOP]
     taken = {c.label for c in top}
     below = [c for c in cands[N_TOP:] if c.prob > 0 and _playable(names(c.id)) and c.label not in taken]
@@ -118,7 +128,7 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
     four = [*top, long_shot]
     rng.shuffle(four)
     shuffled = tuple(four)
-    context = _context_end(trace, step, names)
+    context = _context_end(trace, step)
     chosen = s.sampling.chosen
     return Round(
         step,
@@ -126,7 +136,7 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
         shuffled,
         top[0],
         chosen.id,
-        quoted(names.display(chosen.id, chosen.text)),
+        quoted(names.label(chosen, before)),
         texts.text("game", "ask").format(context=context),
     )
 
@@ -157,8 +167,9 @@ def explain_choice(texts: LessonTexts, trace: Trace, step: int, names: TokenName
     """Greedy vs sampled, with the real numbers: why the run took the token it took."""
     s = trace.steps[step].sampling
     names.use(trace)
-    top = quoted(names(int(s.raw.ids[0])))
-    chosen = quoted(names.display(s.chosen.id, s.chosen.text))
+    before = trace.unfinished_before(step)
+    top = quoted(names.candidates([int(s.raw.ids[0])], before)[0])
+    chosen = quoted(names.label(s.chosen, before))
     if s.draw is None or s.chosen.id == int(s.raw.ids[0]):
         return texts.text("game", "greedy_same").format(chosen=chosen, top=top)
     st = trace.settings

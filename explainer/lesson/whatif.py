@@ -20,6 +20,7 @@ full arrays for anything else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,7 +89,14 @@ def what_if_stages(step: Step, settings: SamplingSettings) -> SamplingStages | N
     return sampling_stages(step.logits, settings)
 
 
-def _spans(final: np.ndarray, landed: int | None, names: TokenNames, n: int, other: str) -> tuple[DrawSpan, ...]:
+def _labeller(names: TokenNames, before: bytes) -> Callable[[int], str]:
+    """A candidate id's label after ``before`` (see TokenNames.candidates)."""
+    return lambda token_id: names.candidates([token_id], before)[0]
+
+
+def _spans(
+    final: np.ndarray, landed: int | None, label: Callable[[int], str], n: int, other: str
+) -> tuple[DrawSpan, ...]:
     """The draw bar as :func:`pick_from` reads it: by probability, lower id first on ties."""
     order = np.argsort(-final, kind="stable")
     kept = int(np.count_nonzero(final))
@@ -98,7 +106,7 @@ def _spans(final: np.ndarray, landed: int | None, names: TokenNames, n: int, oth
     for j in range(min(n, kept)):
         tid = int(order[j])
         end = float(cum[j])
-        out.append(DrawSpan(quoted(names(tid)), start, end, tid == landed))
+        out.append(DrawSpan(quoted(label(tid)), start, end, tid == landed))
         start = end
     if kept > n:
         rest = [int(t) for t in order[n:kept]]
@@ -107,11 +115,19 @@ def _spans(final: np.ndarray, landed: int | None, names: TokenNames, n: int, oth
 
 
 def what_if(
-    texts: LessonTexts, step: Step, settings: SamplingSettings, names: TokenNames, n_bars: int = N_BARS
+    texts: LessonTexts,
+    step: Step,
+    settings: SamplingSettings,
+    names: TokenNames,
+    n_bars: int = N_BARS,
+    before: bytes = b"",
 ) -> WhatIf:
-    """This step's sampling redone with ``settings`` (see the module docstring)."""
+    """This step's sampling redone with ``settings`` (see the module docstring). ``before``: the
+    unfinished character the text ends with before the step (Trace.unfinished_before), which a
+    candidate that finishes it is labelled with."""
     s = step.sampling
-    recorded_label = quoted(names.display(s.chosen.id, s.chosen.text))
+    recorded_label = quoted(names.label(s.chosen, before))
+    label = _labeller(names, before)
     labels = chart_labels(texts, settings)
     st = what_if_stages(step, settings)
     if st is None:
@@ -143,7 +159,7 @@ def what_if(
     else:
         landed = None
     top = np.argsort(-st.raw, kind="stable")[:n_bars]
-    bars = [_bar(texts, stages, int(t), greedy, landed, s.chosen.id, names) for t in top]
+    bars = [_bar(texts, stages, int(t), greedy, landed, s.chosen.id, label) for t in top]
     shown = [b.id for b in bars]
     other_vals = [max(0.0, 1.0 - float(a[shown].sum())) for a in stages]
     other = (other_vals[0], other_vals[1], other_vals[2], other_vals[3])
@@ -152,11 +168,11 @@ def what_if(
         message = texts.text("whatif", "greedy_recorded").format(kept=kept_text)
         landed_label, landed_prob, same = "", 0.0, False
     else:
-        landed_label = quoted(names(landed))
+        landed_label = quoted(label(landed))
         landed_prob = float(st.after_top_p[landed])
         same = landed == s.chosen.id
         message = _summary(texts, settings, kept_text, s.draw, greedy, landed_label, landed_prob, same, recorded_label)
-    spans = () if greedy else _spans(st.after_top_p, landed, names, n_bars, texts.text("whatif", "other"))
+    spans = () if greedy else _spans(st.after_top_p, landed, label, n_bars, texts.text("whatif", "other"))
     return WhatIf(
         True,
         message,
@@ -184,7 +200,7 @@ def _bar(
     greedy: bool,
     landed: int | None,
     chosen: int,
-    names: TokenNames,
+    label: Callable[[int], str],
 ) -> WhatIfBar:
     """Token ``tid``'s bar: its probability at each stage and the cut that removed it, if any."""
     probs = (float(stages[0][tid]), float(stages[1][tid]), float(stages[2][tid]), float(stages[3][tid]))
@@ -198,7 +214,7 @@ def _bar(
         else ""
     )
     cut_label = texts.text("whatif", f"cut_{cut}") if cut else ""
-    return WhatIfBar(tid, quoted(names(tid)), probs, cut, cut_label, tid == landed, tid == chosen)
+    return WhatIfBar(tid, quoted(label(tid)), probs, cut, cut_label, tid == landed, tid == chosen)
 
 
 def _summary(

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from explainer.engine.text_bytes import TextStream, characters
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import percent, visible
 from explainer.illustration.vocab import TokenNames
@@ -52,17 +53,20 @@ class Ending:
 
 
 def ending(trace: Trace, start: int, names: TokenNames) -> Ending:
+    """The text and the tokens of ``trace`` from ``start`` on, decoded as one stream after the
+    unfinished character the text before ``start`` may end with (its first token may finish it)."""
     names.use(trace)
     steps = trace.steps[start:]
+    before = trace.unfinished_before(start)
+    chosen = [s.sampling.chosen for s in steps]
+    chars = characters([t.data for t in chosen], before)
     tokens = tuple(
-        EndingToken(
-            visible(names.display(s.sampling.chosen.id, s.sampling.chosen.text)),
-            percent(s.sampling.chosen_raw_prob),
-            trace.learner_picked(s.index),
-        )
-        for s in steps
+        EndingToken(visible(names.display(t, ch)), percent(s.sampling.chosen_raw_prob), trace.learner_picked(s.index))
+        for s, t, ch in zip(steps, chosen, chars)
     )
-    return Ending("".join(s.sampling.chosen.text for s in steps), tokens)
+    stream = TextStream()
+    stream.push(before)
+    return Ending("".join(stream.push(t.data) for t in chosen), tokens)
 
 
 class YourTurnHost(RunOnScreen, Protocol):

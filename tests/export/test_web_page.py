@@ -268,3 +268,27 @@ def test_the_description_is_outside_the_closed_details(light):
     details = re.search(r"<details.*?</details>", html, re.S)
     assert details is not None and f'id="{target.group(1)}"' not in details.group(0)
     assert re.search(rf'<p class="sr" id="{target.group(1)}"', html)
+
+
+@pytest.mark.slow
+def test_a_run_in_other_scripts_reads_whole_on_the_page(real_engine, texts):
+    """A Chinese prompt and a Greek answer: what the page says of the text is what the tokenizers
+    library decodes from the same ids, never "\ufffd", and each piece of a character is named by
+    its bytes and the character it helps make."""
+    from explainer.engine.sampler import SamplingSettings
+    from explainer.engine.text_bytes import LIKE_TOKENIZERS
+    from explainer.illustration.vocab import vocabulary_of
+
+    prompt = "北京是中国的首都。Say it in Greek."
+    run = real_engine.generate(prompt, SamplingSettings(temperature=0.0, max_new_tokens=12), chat=True)
+    assert any(t.partial for t in run.prompt_tokens) and any(t.partial for t in run.output_tokens)
+    page = build_page(run, texts, ("light",), vocabulary=vocabulary_of(real_engine.tokenizer))
+    data = page_data(page.html)
+    words = [f["words"] + " " + "".join(p for p, _ in f["caption"]) for f in data["frames"]]
+    assert all("\ufffd" not in w for w in words)
+    answer = run.answer(specials=False, errors=LIKE_TOKENIZERS).text
+    theirs = real_engine.tokenizer.hf.decode([t.id for t in run.output_tokens])
+    assert theirs.startswith(answer) and answer.strip()
+    assert any(answer.strip() in w for w in words)  # the text so far, at the last frame
+    said = texts.describe["bytes_of"].format(bytes="E5 8C", char="北")
+    assert any(said in w for w in words)  # the first prompt token told in words at the tokens stage

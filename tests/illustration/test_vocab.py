@@ -21,17 +21,38 @@ def test_whole_tokens_keep_their_text_and_byte_pieces_show_their_bytes(built_mod
     assert shown == "🍕".encode()
 
 
-def test_spelled_joins_the_pieces_of_a_character_and_never_shows_a_replacement_character():
-    from explainer.illustration.vocab import label_bytes, spelled
+def test_a_recorded_piece_is_labelled_by_its_bytes_and_the_character_it_helps_make():
+    from explainer.engine.trace import TokenRef
+    from explainer.illustration.vocab import TokenNames
 
-    smile = "🙂".encode()
-    pieces = [(" a", " a"), ("\ufffd", "⟨F0·9F⟩"), ("\ufffd", "⟨99·82⟩"), ("!", "!")]
-    assert spelled(pieces) == " a🙂!"  # two tokens that only make a character together
-    assert label_bytes("⟨F0·9F⟩") + label_bytes("⟨99·82⟩") == smile
-    assert spelled([("\ufffd", "⟨E6⟩"), ("x", "x")]) == "⟨E6⟩x"  # a byte that makes no character
-    assert spelled([("\ufffd", "⟨86⟩"), ("\ufffd", "⟨86⟩")]) == "⟨86⟩⟨86⟩"
-    assert spelled([("\ufffd", "\ufffd")]) == "⟨?⟩"  # no vocabulary to say which bytes
-    assert "\ufffd" not in spelled([("\ufffd", "⟨F0⟩")])
+    names = TokenNames()  # no vocabulary: a recorded token carries its own bytes
+    half = TokenRef.of(10813, b"\xf0\x9f")
+    assert names.display(half) == "⟨F0·9F⟩"
+    assert names.display(half, "😀") == "⟨F0·9F⟩ 😀"
+    rest = TokenRef.of(218, b"\x98\x80")
+    assert names.label(rest, before=b"\xf0\x9f") == "⟨98·80⟩ 😀"  # it finishes the character begun before it
+    assert names.label(rest) == "⟨98·80⟩"  # alone it finishes nothing
+    assert names.display(TokenRef.of(7042, b" Paris")) == " Paris"
+    zwj = TokenRef.of(321, b"\xe2\x80")
+    assert names.display(zwj, "\u200d") == "⟨E2·80⟩ U+200D"  # an invisible character is named, not left blank
+
+
+def test_candidates_that_finish_a_character_begun_before_are_labelled_with_it():
+    from explainer.illustration.vocab import TokenNames, vocabulary_from_labels
+
+    labels = ["a", "⟨98·80⟩", "⟨98⟩", " Paris"]
+    names = TokenNames(vocabulary_from_labels(labels))
+    assert names.candidates([0, 1, 2, 3]) == labels  # nothing unfinished before: the vocabulary's labels
+    assert names.candidates([0, 1, 2, 3], before=b"\xf0\x9f") == ["a", "⟨98·80⟩ 😀", "⟨98⟩", " Paris"]
+
+
+def test_a_piece_from_a_file_written_before_the_bytes_were_recorded_is_named_by_the_vocabulary():
+    from explainer.engine.trace import TokenRef
+    from explainer.illustration.vocab import TokenNames, vocabulary_from_labels
+
+    old = TokenRef(1, "\ufffd")  # what such a file holds: U+FFFD, no bytes
+    assert TokenNames(vocabulary_from_labels(["a", "⟨E5·8C⟩"])).display(old) == "⟨E5·8C⟩"
+    assert TokenNames().display(old) == "\ufffd"  # no vocabulary: nothing better to say
 
 
 def test_names_of_a_growing_run_are_those_of_the_whole_run_and_a_new_run_starts_afresh(real_trace):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explainer.content.assets import load_texts
+from explainer.engine.text_bytes import byte_label, spell
 from explainer.illustration.formatting import is_special, percent
 from explainer.lesson.game import GameState, Rounds, new_round, reveal
 from tests.support.lesson import names_for
@@ -129,7 +130,8 @@ def test_the_round_quotes_the_end_of_the_text_so_far(real_trace, name):
     names = names_for(trace)
     for step in range(len(trace.steps)):
         tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
-        whole = " ".join("".join(names.display(t.id, t.text) for t in tokens if not is_special(t.text)).split())
+        spelled = spell(t.data for t in tokens if not is_special(t.text))
+        whole = " ".join(spelled.text.split()) + (byte_label(spelled.unfinished) if spelled.unfinished else "")
         quoted = new_round(TEXTS, trace, step, names, seed=7).context
         inner = quoted.removeprefix("“").removesuffix("”")
         if len(whole) <= 40:

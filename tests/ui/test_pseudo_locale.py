@@ -46,7 +46,7 @@ from explainer.content.texts import LessonTexts
 from explainer.diagram.items.base import KEY
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import visible
-from explainer.illustration.vocab import TokenNames, spelled
+from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
 from explainer.inference.events import ModelReady
 from explainer.stages import Stage
@@ -72,10 +72,15 @@ def run_data(trace: Trace, vocabulary=None) -> set[str]:
     ``vocabulary``: that of the model that ran (by default the default model's)."""
     names = TokenNames(vocabulary or model_vocabulary()).use(trace)
     ids: set[int] = {t.id for t in trace.prompt_tokens}
+    labels: set[str] = set()
     for step in trace.steps:
         ids |= {t.id for t in step.tokens} | {step.sampling.chosen.id} | set(step.sampling.raw.ids.tolist())
         ids |= {i for i in step.layers.guesses() if i is not None}
-    labels = {names(i) for i in ids} | {names.display(t.id, t.text) for t in trace.prompt_tokens}
+        # a candidate or a guess that finishes a character begun before the pass: labelled with it
+        before = trace.unfinished_before(step.index)
+        here = [*step.sampling.raw.ids.tolist(), *(i for i in step.layers.guesses() if i is not None)]
+        labels |= set(names.candidates(here, before)) | {names.label(step.sampling.chosen, before)}
+    labels |= {names(i) for i in ids} | {names.display(t) for t in trace.prompt_tokens}
     return {visible(x) for x in labels} | labels | {trace.model.name, trace.model.provider}
 
 
@@ -135,10 +140,8 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, les
         for name in RUNS:
             trace = lesson_model.trace(name)
             data = run_data(trace, lesson_model.vocabulary)
-            # the answer as the title line spells it: byte pieces that make no character as their bytes
-            names = TokenNames(lesson_model.vocabulary).use(trace)
-            chosen = [s.sampling.chosen for s in trace.steps]
-            run_text = trace.prompt + spelled([(t.text, visible(names.display(t.id, t.text))) for t in chosen])
+            # the answer as the title line spells it: the tokens' bytes decoded as one stream
+            run_text = trace.prompt + trace.answer().text
             scene.set_model_info(trace.model)
             for cursor in Walk(trace).cursors():
                 scene.show_frame(trace, cursor, animate=False)

@@ -221,7 +221,8 @@ class WhatIfSection(QWidget):
             return
         self.computed += 1
         try:
-            value = what_if(self.texts, self.step, self.settings(), self._names)
+            before = self.trace.unfinished_before(self.step.index) if self.trace is not None else b""
+            value = what_if(self.texts, self.step, self.settings(), self._names, before=before)
         except InvalidSetting as exc:
             self.message.setText(f"{exc.message} {exc.hint}")
             return
