@@ -20,22 +20,29 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QFrame, QPlainTextEdit, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextEdit, QWidget
 
 from explainer.content.texts import LessonTexts
+from explainer.engine.text_bytes import spell
 from explainer.frames.tokens import TokensValue
-from explainer.illustration.formatting import NEWLINE, is_special
+from explainer.illustration.characters import start_at_or_after
+from explainer.illustration.formatting import NEWLINE
 
 LINES = 3  # lines shown before the box scrolls
 PROMPT_CHARS = 2000  # of a longer prompt, the end shown (some 25 lines of the box to scroll back)
 
 
-class AnswerView(QPlainTextEdit):
+class AnswerView(QTextEdit):
+    """The text so far, each paragraph in its own direction: an Arabic or Hebrew answer from the
+    right edge. (A QTextEdit, not a QPlainTextEdit: the plain one lays every paragraph out from the
+    left whatever its script; the text here is short, PROMPT_CHARS of the prompt and the answer.)"""
+
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("answer")
         self.setReadOnly(True)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.setAcceptRichText(False)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName(texts.app_text("answer", "name"))
         self.setAccessibleDescription(texts.app_text("answer", "description"))
@@ -82,7 +89,10 @@ class AnswerView(QPlainTextEdit):
             self._asked = ("", "")
         else:
             outputs = value.chips[value.prompt_count :]
-            answer = "".join(c.text for c in outputs if not is_special(c.text)).replace("\n", NEWLINE + "\n")
+            # decoded as one stream: a character split over two tokens is shown once both are in
+            answer = spell(c.data for c in outputs if not c.special).text.replace("\n", NEWLINE + "\n")
+            if value.unfinished:
+                answer += "\n" + value.unfinished
             self._asked = (self._prompt_end(value.prompt_text) + ("\n" if chat and answer else ""), answer)
         if self._asked != self._shown:
             self._later.start()
@@ -94,7 +104,7 @@ class AnswerView(QPlainTextEdit):
             return prompt
         cut = len(prompt) - PROMPT_CHARS
         space = prompt.find(" ", cut, cut + 40)
-        cut = space + 1 if space >= 0 else cut
+        cut = space + 1 if space >= 0 else start_at_or_after(prompt, cut)  # (never half an emoji)
         return self._earlier.format(n=f"{cut:,}") + "\n" + prompt[cut:]
 
     def _write(self) -> None:

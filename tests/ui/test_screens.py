@@ -41,15 +41,16 @@ def test_the_text_so_far_marks_the_line_breaks_it_ends_in(qtbot):
     qtbot.addWidget(box)
     box.resize(500, 80)
     box.show()
-    chips = [SimpleNamespace(text=t) for t in ("Hi", " there", ".", "\n", "\n", "\n")]
-    box.show_tokens(SimpleNamespace(prompt_text="Hi", chips=chips, prompt_count=1), chat=False)
+    chips = _chips("Hi", " there", ".", "\n", "\n", "\n")
+    box.show_tokens(SimpleNamespace(prompt_text="Hi", chips=chips, prompt_count=1, unfinished=""), chat=False)
     qtbot.waitUntil(lambda: box.toPlainText() != "")
     assert box.toPlainText() == "Hi there.↵\n↵\n↵\n"
     # the lines in view (the box shows the newest ones) are not all empty
     top = box.cursorForPosition(box.viewport().rect().topLeft()).block()
     in_view = []
     bottom = box.viewport().height()
-    while top.isValid() and box.blockBoundingGeometry(top).translated(box.contentOffset()).top() < bottom:
+    layout, scrolled = box.document().documentLayout(), box.verticalScrollBar().value()
+    while top.isValid() and layout.blockBoundingRect(top).top() - scrolled < bottom:
         in_view.append(top.text())
         top = top.next()
     assert any(line.strip() for line in in_view), in_view
@@ -90,9 +91,9 @@ def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
     box.resize(700, 90)
     box.show()
     prompt = " ".join(f"word{i}" for i in range(8000))  # one paragraph, 70,000 characters
-    chips = [SimpleNamespace(text=prompt)] + [SimpleNamespace(text=t) for t in (" And", " then", " it", " ended")]
+    chips = _chips(prompt, " And", " then", " it", " ended")
     for n in range(2, len(chips) + 1):
-        box.show_tokens(SimpleNamespace(prompt_text=prompt, chips=chips[:n], prompt_count=1), chat=False)
+        box.show_tokens(SimpleNamespace(prompt_text=prompt, chips=chips[:n], prompt_count=1, unfinished=""), chat=False)
         written = "".join(c.text for c in chips[1:n])
         qtbot.waitUntil(lambda w=written: box.toPlainText().endswith(w))
     text = box.toPlainText()
@@ -101,3 +102,65 @@ def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
     assert f"{before:,} characters of the prompt come before this" in first_line
     assert prompt.endswith(shown.removesuffix(" And then it ended")) and shown.startswith("word")  # from a word's start
     assert PROMPT_CHARS - 40 < len(prompt) - before <= PROMPT_CHARS
+
+
+def _chips(*texts: str | bytes) -> list:
+    """Answer chips as the frame makes them: a text, or the bytes of a piece of a character."""
+    from explainer.engine.trace import TokenRef
+    from explainer.frames.chips import Chip
+
+    out = []
+    for i, t in enumerate(texts):
+        ref = TokenRef.of(i, t if isinstance(t, bytes) else t.encode())
+        out.append(Chip(ref.id, ref.text, ref.text, "output", False, ref.raw))
+    return out
+
+
+def test_the_text_so_far_holds_back_half_a_character_and_says_when_the_run_ended_in_one(qtbot):
+    """A Greek word whose letters are split over tokens shows as its letters, never as "\ufffd";
+    a run that stopped in the middle of a character says so below the answer."""
+    from types import SimpleNamespace
+
+    from explainer.content.assets import load_texts
+    from explainer.ui.answer_view import AnswerView
+
+    texts = load_texts()
+    box = AnswerView(texts)
+    qtbot.addWidget(box)
+    box.resize(500, 120)
+    box.show()
+    chips = _chips("Say", b" \xce", b"\x91", "π", b"\xf0\x9f", b"\x98\x80", b"\xf0\x9f")  # " Απ", "😀", half an emoji
+    for n, expected in ((2, "Say "), (3, "Say Α"), (4, "Say Απ"), (5, "Say Απ"), (6, "Say Απ😀"), (7, "Say Απ😀")):
+        box.show_tokens(SimpleNamespace(prompt_text="Say", chips=chips[:n], prompt_count=1, unfinished=""), chat=False)
+        qtbot.waitUntil(lambda e=expected: box.toPlainText() == e)
+    note = texts.panels["unfinished_end"]
+    box.show_tokens(SimpleNamespace(prompt_text="Say", chips=chips, prompt_count=1, unfinished=note), chat=False)
+    qtbot.waitUntil(lambda: box.toPlainText() == "Say Απ😀\n" + note)
+    assert "\ufffd" not in box.toPlainText()
+
+
+def test_a_right_to_left_answer_reads_from_the_right_edge(qtbot):
+    """An Arabic reply (chat mode: a paragraph of its own) starts at the box's right edge, the
+    English prompt above it at the left, each in its own direction."""
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import Qt
+
+    from explainer.content.assets import load_texts
+    from explainer.ui.answer_view import AnswerView
+
+    box = AnswerView(load_texts())
+    qtbot.addWidget(box)
+    box.resize(500, 120)
+    box.show()
+    chips = _chips("What is the capital of Egypt?", " القاهرة", " هي", " العاصمة")
+    box.show_tokens(SimpleNamespace(prompt_text=chips[0].text, chips=chips, prompt_count=1, unfinished=""), chat=True)
+    qtbot.waitUntil(lambda: box.answer == " القاهرة هي العاصمة")
+    prompt, answer = box.document().firstBlock(), box.document().lastBlock()
+    assert prompt.textDirection() == Qt.LayoutDirection.LeftToRight
+    assert answer.textDirection() == Qt.LayoutDirection.RightToLeft
+    width = box.viewport().width()
+    first_line = answer.layout().lineAt(0)
+    start = first_line.cursorToX(1)[0]  # where the answer's first letter is drawn
+    assert start > width / 2  # from the right edge
+    assert prompt.layout().lineAt(0).cursorToX(0)[0] < width / 4
