@@ -129,8 +129,19 @@
   }
 
   // --- the prompt -------------------------------------------------------------------------------
+  // Characters as a reader counts them (a flag or a family emoji is one), as the server counts
+  // them (explainer/illustration/characters.py): a textarea's maxlength counts UTF-16 units, so
+  // it stopped at 150 emoji. A longer text is cut back to the first MAX characters as it is typed.
+  const segmenter = typeof Intl === "object" && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+  const characters = (text) => (segmenter ? Array.from(segmenter.segment(text), (s) => s.segment) : Array.from(text));
   function count() {
-    say("counter", t("counter", { n: Array.from($("prompt").value).length, max: MAX }));
+    const box = $("prompt");
+    let chars = characters(box.value);
+    if (chars.length > MAX || Array.from(box.value).length > 8 * MAX) {
+      chars = characters(Array.from(box.value).slice(0, 8 * MAX).join("")).slice(0, MAX);
+      box.value = chars.join("");
+    }
+    say("counter", t("counter", { n: chars.length, max: MAX }));
   }
 
   async function send(event) {
@@ -169,7 +180,7 @@
     } else if (kind === "done") {
       $("send").disabled = false;
       if (data.state !== "done") { say("ask-status", t("failed")); return; }
-      say("ask-status", "");
+      say("ask-status", data.unfinished ? t("unfinished") : "");
       const fields = { wait: seconds(data.wait_s), ttft: seconds(data.ttft_s), tpot: seconds(data.tpot_s), tokens: data.tokens };
       say("figures", data.tpot_s === null ? t("figures_one", fields) : t("figures", fields));
     }

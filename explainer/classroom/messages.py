@@ -11,10 +11,12 @@ below (the phone page, class.js, reads exactly these keys):
 - ``queued``: this phone's prompt is waiting ``{number, ahead}``;
 - ``started``: the worker took it ``{number, wait_s}``;
 - ``reading``: its prompt is tokenized and the model reads it ``{number, prompt_tokens}``;
-- ``token``: one output token ``{number, text, n}`` (``n``: its place in the answer, from 1);
+- ``token``: one output token ``{number, text, n}`` (``n``: its place in the answer, from 1;
+  ``text``: the whole characters it finished, "" for a piece of a character not yet finished);
 - ``answer``: the answer so far, when a phone (re)connects mid-request ``{number, text, tokens}``;
 - ``done``: its final figures ``{number, state, stop_reason, wait_s, ttft_s, tpot_s, tokens,
-  prompt_tokens}`` (seconds on the queue's one clock; ``state`` "done" or "failed");
+  prompt_tokens, unfinished}`` (seconds on the queue's one clock; ``state`` "done" or "failed";
+  ``unfinished``: the answer ended in the middle of a character, whose bytes make no text);
 - ``replaced``: this channel is closed because the phone opened another.
 
 Pure: a RequestLife's text and device never go into a message (the phone knows its own prompt).
@@ -90,6 +92,7 @@ def request_message(change: QueueChanged, ahead: int = 0) -> Message | None:
             "tpot_s": _seconds(life.tpot_s),
             "tokens": len(life.token_times),
             "prompt_tokens": life.prompt_tokens,
+            "unfinished": bool(life.pending),
         }
     if life.state is State.WAITING:
         return "queued", {"number": life.number, "ahead": ahead}

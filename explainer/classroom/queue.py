@@ -23,9 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from explainer.classroom.kept_runs import REPLAY_BYTES, WHOLE_BYTES, RunSize, kept_runs, run_size
+from explainer.engine.text_bytes import continue_text
 from explainer.engine.trace import Trace
+from explainer.illustration.characters import within
 
-MAX_PROMPT_CHARS = 300  # a phone's prompt, in characters (code points) after trimming
+MAX_PROMPT_CHARS = 300  # a phone's prompt, in characters as a reader counts them (illustration/characters.py)
 MAX_WAITING = 40  # requests waiting at once; past that a phone is told the queue is full
 
 
@@ -63,7 +65,8 @@ class RequestLife:
     prompt_tokens: int | None = None
     token_times: tuple[float, ...] = ()  # when each output token was ready
     passes: tuple[int, ...] = ()  # the model's pass that made each token (batched: shared with others)
-    output: str = ""  # the answer so far
+    output: str = ""  # the answer so far: whole characters only
+    pending: bytes = b""  # the bytes of a character begun and not yet finished (held back from output)
     done: float | None = None
     state: State = State.WAITING
     stop_reason: str | None = None  # the trace's ("eos", "max_tokens", "context") or "failed"
@@ -132,7 +135,7 @@ class ClassQueue:
         text = text.strip()
         if not text:
             return Refusal.EMPTY
-        if len(text) > MAX_PROMPT_CHARS:
+        if not within(text, MAX_PROMPT_CHARS):
             return Refusal.TOO_LONG
         with self._lock:
             if self._closed:
@@ -184,14 +187,17 @@ class ClassQueue:
         """Its prompt is tokenized (``prompt_tokens`` long) and the model starts reading it."""
         return self._update(number, prefill_started=self.clock(), prompt_tokens=prompt_tokens)
 
-    def token_made(self, number: int, text: str, pass_id: int | None = None) -> RequestLife:
-        """An output token is ready: streamed to the phone with this change. ``pass_id``: the
-        batch's pass that made it, which other requests' tokens may share."""
+    def token_made(self, number: int, data: bytes, pass_id: int | None = None) -> RequestLife:
+        """An output token is ready: what it adds to the text is streamed to the phone with this
+        change. ``data`` is the token's bytes (b"" for a control token, which adds no text): a
+        piece of a character adds nothing until the token that finishes it (engine/text_bytes.py).
+        ``pass_id``: the batch's pass that made it, which other requests' tokens may share."""
         with self._lock:
             life = self._lives[number]
+            text, pending = continue_text(life.pending, data)
             times, output = life.token_times + (self.clock(),), life.output + text
             passes = life.passes + (pass_id,) if pass_id is not None else life.passes
-        return self._update(number, text, token_times=times, output=output, passes=passes)
+        return self._update(number, text, token_times=times, output=output, pending=pending, passes=passes)
 
     def partners(self, number: int) -> dict[int, int]:
         """The requests that shared a pass with request ``number``, and how many passes each."""

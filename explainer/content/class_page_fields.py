@@ -31,6 +31,7 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
             "sending",
             "answer",
             "failed",
+            "unfinished",
             "offline",
             "replaced",
             "reading",

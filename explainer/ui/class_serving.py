@@ -163,8 +163,8 @@ class ClassServing(QObject):
             if not began[0]:  # (a runner that reports no progress: the first step says the length)
                 began[0] = True
                 queue.prefill_began(n, len(trace.prompt_tokens))
-            text = step.sampling.chosen.text
-            queue.token_made(n, "" if is_special(text) else text)
+            chosen = step.sampling.chosen
+            queue.token_made(n, b"" if is_special(chosen.text) else chosen.data)
 
         try:
             trace = engine.generate(life.text, class_settings(self._settings()), CLASS_CHAT, on_step, stop, on_progress)
@@ -206,8 +206,8 @@ def _serve_batch(
             case ClassStep(n, step, fixed, pass_id, _rows):
                 trace = traces.setdefault(n, fixed) if fixed is not None else traces[n]
                 trace.steps.append(step)
-                text = step.sampling.chosen.text
-                queue.token_made(n, "" if is_special(text) else text, pass_id)
+                chosen = step.sampling.chosen
+                queue.token_made(n, b"" if is_special(chosen.text) else chosen.data, pass_id)
             case ClassEnded(n, stop_reason, failure):
                 made = traces.pop(n) if n in traces else None
                 if failure is not None or made is None:

@@ -40,7 +40,7 @@ def serve(queue: ClassQueue, traces: list[Trace]) -> None:
         queue.submit(f"phone {i}", f"prompt {i}")
         life = queue.take()
         assert life is not None
-        queue.token_made(life.number, "x")
+        queue.token_made(life.number, b"x")
         queue.finished(life.number, trace)
 
 

@@ -142,7 +142,7 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     queue.prefill_began(life.number, 9)
     answer = ""
     for token in (" Cats", " nap", " <img src=x>", " all", " day."):
-        queue.token_made(life.number, token)
+        queue.token_made(life.number, token.encode())
         answer += token
         _wait(driver, lambda b, expected=answer: _answer(b) == expected, f"the token {token!r}")
     assert not driver.find_elements("css selector", "#answer *")  # a token is text, never HTML
@@ -187,3 +187,59 @@ def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):
         assert driver.title.startswith("⟦")
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "direction"), [("greek", "ltr"), ("arabic", "rtl"), ("emoji", "ltr")])
+def test_an_answer_in_another_script_streams_whole_and_in_its_direction(serve, driver, built_model, name, direction):
+    """The model's real tokens for a Greek, an Arabic and an emoji answer (pieces of characters
+    among them), streamed to the phone: the page shows exactly the text the tokenizers library
+    decodes, never "\ufffd", and an Arabic answer reads right to left."""
+    from explainer.engine.tokenizer import load_tokenizer
+    from tests.engine.test_text_bytes import SCRIPTS
+
+    tok = load_tokenizer(built_model.tokenizer_path)
+    ids = tok.encode_ids(SCRIPTS[name])
+    queue = ClassQueue()
+    served = serve(queue=queue)
+    driver.get(served.listening.url)
+    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    driver.find_element("id", "prompt").send_keys("Say it in another language")
+    driver.find_element("id", "send").click()
+    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
+    life = queue.take()
+    assert life is not None
+    for k, token_id in enumerate(ids, start=1):
+        queue.token_made(life.number, tok.token_bytes(token_id))
+        so_far = tok.hf.decode(ids[:k]).rstrip("\ufffd")  # a character begun and not finished is held back
+        _wait(driver, lambda b, expected=so_far: _answer(b) == expected, f"token {k}")
+    queue.finished(life.number, ended("eos"))
+    _wait(driver, lambda b: _text(b, "figures") != "", "the figures")
+    assert _answer(driver) == SCRIPTS[name] and "\ufffd" not in _answer(driver)
+    shown = driver.execute_script("return getComputedStyle(document.getElementById('answer')).direction")
+    assert shown == direction  # dir="auto": the first strong character decides
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    _shot(driver, f"answer-{name}")
+
+
+def test_the_counter_counts_characters_as_a_reader_sees_them(serve, driver):
+    """A family emoji or a flag is one character, on the phone as on the server: the box takes
+    300 of them (a textarea's maxlength, counting UTF-16 units, stopped at 150 emoji) and cuts
+    what is typed past the limit."""
+    words = load_texts().class_page["page"]
+    queue = ClassQueue()
+    served = serve(queue=queue)
+    driver.get(served.listening.url)
+    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    box = driver.find_element("id", "prompt")
+    family = "👨\u200d👩\u200d👧"
+    text = "🍕" * 150 + "🇬🇷" * 100 + family * 50
+    typed = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))"
+    driver.execute_script(typed, box, text)
+    assert _text(driver, "counter") == words["counter"].format(n=300, max=300)
+    assert driver.execute_script("return arguments[0].value", box) == text  # all 300 taken
+    driver.execute_script("arguments[0].value += '🍕🍕'; arguments[0].dispatchEvent(new Event('input'))", box)
+    assert driver.execute_script("return arguments[0].value", box) == text  # past the limit: cut back
+    driver.find_element("id", "send").click()
+    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")  # the server counts the same way
+    assert queue.lives()[0].text == text

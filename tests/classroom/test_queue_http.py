@@ -48,7 +48,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             assert await a.next() == ("reading", {"number": 1, "prompt_tokens": 5})
             for when, text in ((5.0, " there"), (5.5, " was"), (6.5, " a")):
                 now[0] = when
-                queue.token_made(1, text)
+                queue.token_made(1, text.encode())
                 assert await a.next() == ("token", {"number": 1, "text": text, "n": len(queue.life(1).token_times)})
             now[0] = 7.0
             queue.finished(1, ended("max_tokens"))
@@ -61,6 +61,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
                 "tpot_s": 0.75,  # the median of 0.5 and 1.0
                 "tokens": 3,
                 "prompt_tokens": 5,
+                "unfinished": False,  # the answer ended on a whole character
             }
             assert await a.next() == ("done", done)
             life = queue.life(1)
@@ -107,7 +108,7 @@ def test_nothing_is_written_to_disk(serve, tmp_path, monkeypatch):
             await phone.next()
             life = queue.take()
             assert life is not None
-            queue.token_made(life.number, "ok")
+            queue.token_made(life.number, b"ok")
             queue.finished(life.number, ended("eos"))
             while (await phone.next())[0] != "done":
                 pass
@@ -126,12 +127,12 @@ def test_a_phone_that_reconnects_mid_answer_catches_up(served):
             assert (await phone.prompt("Hello"))[0] == 200
             life = served.queue.take()
             assert life is not None
-            served.queue.token_made(life.number, "Hi")
-            served.queue.token_made(life.number, " there")
+            served.queue.token_made(life.number, b"Hi")
+            served.queue.token_made(life.number, b" there")
             await phone.listen()  # the channel opens late (a reload, a dropped Wi-Fi)
             assert await phone.next() == ("answer", {"number": 1, "text": "Hi there", "tokens": 2})
             assert await phone.next() == ("started", {"number": 1, "wait_s": round(life.wait_s, 4)})
-            served.queue.token_made(life.number, "!")
+            served.queue.token_made(life.number, b"!")
             assert await phone.next() == ("token", {"number": 1, "text": "!", "n": 3})
             other = Phone(session, served)
             await other.join()

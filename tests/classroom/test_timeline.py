@@ -35,7 +35,7 @@ def test_each_part_of_a_life_is_drawn_where_it_was_measured():
     q.prefill_began(1, 12)
     for t in (103.0, 103.25, 103.5):
         clock.now = t
-        q.token_made(1, "x")
+        q.token_made(1, b"x")
     clock.now = 104.0
     q.finished(1, a_trace())
     clock.now = 105.0
@@ -74,7 +74,7 @@ def test_decode_steps_too_close_to_see_are_not_ticked():
     q.prefill_began(1, 5)
     for t in (100.1, 100.2, 100.3):
         clock.now = t
-        q.token_made(1, "x")
+        q.token_made(1, b"x")
     wide, narrow = timeline(q.lives(), 100.0, 101.0, 0.05), timeline(q.lives(), 100.0, 101.0, 0.5)
     assert len(wide.ticks.xs) == 2 and not narrow.ticks.xs
     assert wide.decode.xs == narrow.decode.xs, "the decode bar is drawn either way"
