@@ -49,8 +49,9 @@ def test_tokenize_json_schema(fake_built_model, tmp_cache):
     data = json.loads(proc.stdout.decode("utf-8"))
     assert list(data) == ["tokens"]
     for t in data["tokens"]:
-        assert set(t) == {"id", "text", "start", "end"}
+        assert set(t) == {"id", "text", "start", "end", "bytes"}
         assert isinstance(t["id"], int) and isinstance(t["text"], str)
+        assert bytes.fromhex(t["bytes"]) == t["text"].encode()  # each token's bytes beside its text
     assert [t["text"] for t in data["tokens"]] == ["t", "he", " the", " in"]
     assert [(t["start"], t["end"]) for t in data["tokens"]] == [(0, 1), (1, 3), (3, 7), (7, 10)]
 

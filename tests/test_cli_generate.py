@@ -83,14 +83,29 @@ def test_no_loader_noise_and_the_real_provider_is_reported(built_model):
 
 
 def test_streamed_text_never_splits_a_character(built_model):
-    """CJK and emoji take several byte tokens each; the stream shows whole characters only."""
+    """CJK and emoji take several byte tokens each; the stream shows whole characters only, and
+    `--json` gives the answer's whole text and each token's bytes, as the tokenizers library
+    decodes the same ids."""
     tokenizer = load_tokenizer(built_model.tokenizer_path)
-    proc = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8", "--json")
-    ids = [s["token"]["id"] for s in json.loads(proc.stdout)["steps"]]
-    assert any("\ufffd" in tokenizer.piece(i) for i in ids)  # the answer has byte-piece tokens
-    streamed = run("generate", "--prompt", "日本の首都は", "--max-new-tokens", "8").stdout.decode()
-    assert streamed == "日本の首都は" + tokenizer.decode(ids)
-    assert "\ufffd" not in streamed[:-1]  # only a character cut off by the limit may be incomplete
+    greedy = ("--prompt", "日本の首都は", "--temperature", "0")
+    out = json.loads(run("generate", *greedy, "--max-new-tokens", "8", "--json").stdout)
+    ids = [s["token"]["id"] for s in out["steps"]]
+    pieces = [s["token"] for s in out["steps"] if s["token"]["text"] is None]
+    assert pieces  # the answer has tokens that are only part of a character: they carry their bytes
+    assert all(bytes.fromhex(p["bytes"]) == tokenizer.token_bytes(p["id"]) for p in pieces)
+    whole = next(k for k in range(len(ids), 0, -1) if "\ufffd" not in tokenizer.hf.decode(ids[:k]))
+    cut = next(k for k in range(1, len(ids) + 1) if tokenizer.hf.decode(ids[:k]).endswith("\ufffd"))
+    for n in (whole, cut):  # a run that ends on a whole character, and one cut in the middle of one
+        theirs = tokenizer.hf.decode(ids[:n])
+        out = json.loads(run("generate", *greedy, "--max-new-tokens", str(n), "--json").stdout)
+        streamed = run("generate", *greedy, "--max-new-tokens", str(n))
+        assert "\ufffd" not in out["answer"] and "\ufffd" not in streamed.stdout.decode()
+        assert streamed.stdout.decode() == "日本の首都は" + out["answer"]
+        if n == whole:
+            assert out["answer"] == theirs and out["unfinished"] == ""
+        else:  # nothing of the unfinished character is printed, and the run says so
+            assert out["answer"] + "\ufffd" == theirs and out["unfinished"] == tokenizer.token_bytes(ids[n - 1]).hex()
+            assert "the last token is part of a character" in streamed.stderr.decode()
 
 
 def test_a_chat_answer_does_not_print_its_end_token_unless_asked(built_model):

@@ -25,7 +25,7 @@ from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT
 if TYPE_CHECKING:
     from explainer.engine.generate import Engine
     from explainer.engine.sampler import SamplingSettings
-    from explainer.engine.trace import Step, Trace
+    from explainer.engine.trace import Step, TokenRef, Trace
 
 
 def add_parser(sub: Subcommands) -> None:
@@ -60,30 +60,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, engine: Engine, prompt: str, settings: SamplingSettings) -> int:
+    from explainer.engine.text_bytes import LIKE_TOKENIZERS, TextStream, is_control
     from explainer.engine.trace_file import save_trace
 
     engine.prepare(prompt, args.chat)  # fail on a bad prompt before any output
 
-    # A token can be a piece of one character (CJK, emoji are several byte tokens): stream the
-    # decoded text of all output ids and hold back a trailing incomplete character.
-    output_ids: list[int] = []
-    printed = [0]
-    special = engine.tokenizer.special_ids
+    # A token can be a piece of one character (CJK, emoji are several byte tokens): the answer is
+    # decoded as one stream, which holds back a character until its last byte has come.
+    stream = TextStream(LIKE_TOKENIZERS)  # (the text the tokenizers library decodes)
 
-    def answer_text() -> str:
-        shown = output_ids if args.show_special else [i for i in output_ids if i not in special]
-        return engine.tokenizer.decode(shown)
+    def shown(token: TokenRef) -> bytes:
+        return token.data if args.show_special or not is_control(token.text) else b""
 
-    def stream(trace: Trace, step: Step) -> None:
+    def on_step(trace: Trace, step: Step) -> None:
         if args.json:
             return
         if step.index == 0:
             sys.stdout.write(trace.prompt)
-        output_ids.append(step.sampling.chosen.id)
-        text = answer_text()
-        ready = text.rstrip("\ufffd")
-        sys.stdout.write(ready[printed[0] :])
-        printed[0] = max(printed[0], len(ready))
+        sys.stdout.write(stream.push(shown(step.sampling.chosen)))
         sys.stdout.flush()
 
     trace = engine.generate(
@@ -91,14 +85,14 @@ def _run(args: argparse.Namespace, engine: Engine, prompt: str, settings: Sampli
         settings,
         chat=args.chat,
         lens=args.save_trace is not None,
-        on_step=stream,
+        on_step=on_step,
         on_progress=ReadingProgress(),
     )
-    if not args.json:
-        sys.stdout.write(answer_text()[printed[0] :])  # anything held back
     if args.save_trace is not None:
         save_trace(trace, args.save_trace)
     if not args.json:
+        if stream.pending:  # the run stopped in the middle of a character: said, not printed as "\ufffd"
+            print(f"\n[the last token is part of a character: bytes {stream.pending.hex(' ')}]", file=sys.stderr)
         ttft = f"{(trace.ttft_s or 0.0) * 1000:.0f} ms"
         tpot = f"{trace.tpot_s * 1000:.1f} ms" if trace.tpot_s is not None else "n/a"
         print(
@@ -107,27 +101,48 @@ def _run(args: argparse.Namespace, engine: Engine, prompt: str, settings: Sampli
             file=sys.stderr,
         )
         return 0
-    _print_json(engine, trace)
+    _print_json(engine, trace, args.show_special)
     return 0
 
 
-def _print_json(engine: Engine, trace: Trace) -> None:
-    piece = engine.tokenizer.piece
+def _print_json(engine: Engine, trace: Trace, show_special: bool) -> None:
+    """Every step, with the answer's whole text: a token that is only part of a character has
+    no text of its own (null), its bytes in hex, and the character it helps make once the tokens
+    after it finish it. ``unfinished``: the bytes of a character the run stopped in ("" if none)."""
+    from explainer.engine.text_bytes import LIKE_TOKENIZERS, characters
+    from explainer.engine.trace import TokenRef
+
+    tokenizer = engine.tokenizer
+    answer = trace.answer(specials=show_special, errors=LIKE_TOKENIZERS)
+    chosen_chars = characters([s.sampling.chosen.data for s in trace.steps])
+    prompt_chars = characters([t.data for t in trace.prompt_tokens])
+
+    def token(t: TokenRef, char: str = "") -> dict[str, object]:
+        d: dict[str, object] = {"id": t.id, "text": None if t.partial else t.text, "bytes": t.data.hex()}
+        if t.partial and char:
+            d["character"] = char
+        return d
+
+    def top(s: Step) -> list[dict[str, object]]:
+        """The 20 most likely next tokens, before any sampling setting."""
+        ids: list[int] = s.sampling.raw.ids[:20].tolist()
+        probs: list[float] = s.sampling.raw.probs[:20].tolist()
+        return [{**token(TokenRef.of(i, tokenizer.token_bytes(i))), "prob": p} for i, p in zip(ids, probs)]
+
     print_json(
         {
             "model": {"name": trace.model.name, "provider": engine.runtime.provider},
-            "prompt_tokens": [{"id": t.id, "text": t.text} for t in trace.prompt_tokens],
+            "prompt_tokens": [token(t, c) for t, c in zip(trace.prompt_tokens, prompt_chars)],
+            "answer": answer.text,
+            "unfinished": answer.unfinished.hex(),
             "steps": [
                 {
                     "phase": s.phase,
-                    "token": {"id": s.sampling.chosen.id, "text": s.sampling.chosen.text},
-                    "top": [
-                        {"id": i, "text": piece(i), "prob": p}
-                        for i, p in zip(s.sampling.raw.ids[:20].tolist(), s.sampling.raw.probs[:20].tolist())
-                    ],
+                    "token": token(s.sampling.chosen, char),
+                    "top": top(s),
                     "seconds": s.forward_s + s.sample_s,
                 }
-                for s in trace.steps
+                for s, char in zip(trace.steps, chosen_chars)
             ],
             "ttft_s": trace.ttft_s,
             "tpot_s": trace.tpot_s,
