@@ -163,8 +163,11 @@
   }
 
   function showRequest(kind, data) {
-    if (kind !== "done" && kind !== "answer") $("send").disabled = true; // one request at a time
-    if (kind === "queued") say("ask-status", t("queued", { number: data.number, ahead: data.ahead }));
+    const over = kind === "done" || kind === "declined";
+    if (!over && kind !== "answer") $("send").disabled = true; // one request at a time
+    if (kind === "held") say("ask-status", t("held", { number: data.number }));
+    else if (kind === "declined") { $("send").disabled = false; say("ask-status", t("declined")); }
+    else if (kind === "queued") say("ask-status", t("queued", { number: data.number, ahead: data.ahead }));
     else if (kind === "started") say("ask-status", t("started", { number: data.number, wait: seconds(data.wait_s) }));
     else if (kind === "reading") say("ask-status", t("reading"));
     else if (kind === "token") {
@@ -194,7 +197,9 @@
     on("round", showRound);
     on("ended", showEnded);
     on("reveal", showReveal);
-    for (const kind of ["queued", "started", "reading", "token", "answer", "done"]) on(kind, (d) => showRequest(kind, d));
+    for (const kind of ["held", "declined", "queued", "started", "reading", "token", "answer", "done"]) {
+      on(kind, (d) => showRequest(kind, d));
+    }
     on("replaced", () => { source.close(); say("status", t("replaced")); });
     source.addEventListener("open", () => {
       document.body.dataset.live = "open";

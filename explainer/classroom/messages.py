@@ -8,6 +8,9 @@ below (the phone page, class.js, reads exactly these keys):
 - ``ended``: no round is open any more ``{round_id}``;
 - ``reveal``: the round's result as this phone sees it: every field of RoundResult, ``choices``
   (the offered labels, [] if unknown) and ``yours`` (this phone's vote, or null);
+- ``held``: this phone's prompt waits for the instructor to approve it ``{number}`` (moderation);
+- ``declined``: it will not run ``{number}`` (the instructor declined it, or it held a blocked
+  word: the phone says the same neutral words either way);
 - ``queued``: this phone's prompt is waiting ``{number, ahead}``;
 - ``started``: the worker took it ``{number, wait_s}``;
 - ``reading``: its prompt is tokenized and the model reads it ``{number, prompt_tokens}``;
@@ -54,10 +57,11 @@ def reveal_message(result: RoundResult, yours: int | None, choices: tuple[str, .
     return "reveal", data
 
 
-def catch_up(lives: tuple[RequestLife, ...], device: str) -> list[Message]:
+def catch_up(lives: tuple[RequestLife, ...], device: str, in_line: tuple[int, ...] = ()) -> list[Message]:
     """What a phone that (re)connects is told of its latest request: the answer so far and where
-    the request is now (nothing when it sent none)."""
-    waiting = [life.number for life in lives if life.state is State.WAITING]
+    the request is now (nothing when it sent none). ``in_line``: the waiting requests' numbers in
+    the order they will run (ClassQueue.in_line)."""
+    waiting = list(in_line)
     life = next((life for life in reversed(lives) if life.device == device), None)
     if life is None:
         return []
@@ -82,6 +86,10 @@ def request_message(change: QueueChanged, ahead: int = 0) -> Message | None:
     life = change.life
     if change.token is not None:
         return "token", {"number": life.number, "text": change.token, "n": len(life.token_times)}
+    if life.state is State.HELD:
+        return "held", {"number": life.number}
+    if life.state is State.DECLINED:
+        return "declined", {"number": life.number}
     if life.state in (State.DONE, State.FAILED):
         return "done", {
             "number": life.number,

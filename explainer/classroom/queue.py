@@ -1,5 +1,11 @@
 """The class's prompts: a first-come, first-served queue with its limits, and each request's
-measured life (arrive, wait, tokenize, prefill, each decode step, done).
+measured life (arrive, held, wait, tokenize, prefill, each decode step, done).
+
+Moderation: a queue made ``moderated`` holds every prompt (``State.HELD``) until the instructor
+approves it (:meth:`ClassQueue.approve`: it joins the queue then, at its end) or declines it
+(:meth:`ClassQueue.decline`); the instructor's blocked words decline a prompt on arrival. A held
+prompt counts against its phone's one request and against the queue's limit. Approving and
+declining are the app's calls only: no endpoint of the server reaches them.
 
 The server's thread adds to it, the worker thread takes from it and records what the model did,
 and both tell their listeners what changed (the server streams a request's tokens to its phone,
@@ -22,6 +28,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from explainer.classroom.blocked import BlockedWords
 from explainer.classroom.kept_runs import REPLAY_BYTES, WHOLE_BYTES, RunSize, kept_runs, run_size
 from explainer.engine.text_bytes import continue_text
 from explainer.engine.trace import Trace
@@ -42,10 +49,15 @@ class Refusal(enum.Enum):
 
 
 class State(enum.Enum):
+    HELD = "held"  # waiting for the instructor (moderation)
     WAITING = "waiting"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    DECLINED = "declined"  # the instructor or the blocked words said no: it never ran
+
+
+ENDED = (State.DONE, State.FAILED, State.DECLINED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +72,7 @@ class RequestLife:
     device: str  # the phone's id, only to stream the answer back and hold it to one request
     text: str
     arrived: float
+    approved: float | None = None  # the instructor let it into the queue (moderation: the hold ends)
     started: float | None = None  # the worker took it (the wait ends)
     prefill_started: float | None = None  # its prompt was tokenized; the model began reading it
     prompt_tokens: int | None = None
@@ -74,12 +87,23 @@ class RequestLife:
     run_let_go: bool = False  # its run was dropped to bound memory (kept_runs.py); figures stay
 
     @property
+    def queued(self) -> float:
+        """When it joined the queue: its approval, or its arrival where nothing held it."""
+        return self.approved if self.approved is not None else self.arrived
+
+    @property
+    def held_s(self) -> float | None:
+        """How long the instructor took to approve it (None: never held, or not yet approved)."""
+        return None if self.approved is None else self.approved - self.arrived
+
+    @property
     def wait_s(self) -> float | None:
-        return None if self.started is None else self.started - self.arrived
+        """Its wait in the queue, the hold left out: the server's part of the delay."""
+        return None if self.started is None else self.started - self.queued
 
     @property
     def ttft_s(self) -> float | None:
-        """Time to first token, the queue wait included: what the phone waited."""
+        """Time to first token, the hold and the queue wait included: what the phone waited."""
         return self.token_times[0] - self.arrived if self.token_times else None
 
     @property
@@ -108,13 +132,18 @@ class ClassQueue:
         clock: Callable[[], float] = time.monotonic,
         limit: int = MAX_WAITING,
         kept_bytes: tuple[int, int] = (WHOLE_BYTES, REPLAY_BYTES),
+        moderated: bool = False,
+        blocked: BlockedWords | None = None,
     ) -> None:
         self.clock = clock
         self.limit = limit
+        self.moderated = moderated  # (set_moderated changes it while class mode runs)
+        self.blocked = blocked or BlockedWords()  # (set_blocked: the instructor edits the list)
         self.kept_bytes = kept_bytes  # (whole, replay): see kept_runs.py
         self._sizes: dict[int, RunSize] = {}  # the kept runs' sizes, measured once
         self._lock = threading.Lock()
         self._waiting: deque[int] = deque()
+        self._held: deque[int] = deque()  # held for the instructor, in arrival order
         self._lives: dict[int, RequestLife] = {}
         self._open_by_device: dict[str, int] = {}
         self._listeners: list[Listener] = []
@@ -131,37 +160,92 @@ class ClassQueue:
     # --- the server's side ------------------------------------------------------------------
 
     def submit(self, device: str, text: str) -> RequestLife | Refusal:
-        """Queue a phone's prompt, or say why not (the queue and every other request unchanged)."""
+        """Queue a phone's prompt (held for the instructor in a moderated queue; declined at once
+        when it holds a blocked word), or say why not (the queue and every other request
+        unchanged)."""
         text = text.strip()
         if not text:
             return Refusal.EMPTY
         if not within(text, MAX_PROMPT_CHARS):
             return Refusal.TOO_LONG
+        blocked = self.blocked.blocks(text)
         with self._lock:
             if self._closed:
                 return Refusal.CLOSED
             if device in self._open_by_device:
                 return Refusal.ALREADY_QUEUED
-            if len(self._waiting) >= self.limit:
+            if len(self._waiting) + len(self._held) >= self.limit:
                 return Refusal.FULL
-            life = RequestLife(len(self._lives) + 1, device, text, self.clock())
+            now = self.clock()
+            life = RequestLife(len(self._lives) + 1, device, text, now)
+            if blocked:  # (its phone hears the same neutral "not taken" as for a decline)
+                life = replace(life, state=State.DECLINED, done=now, stop_reason="declined")
+            elif self.moderated:
+                life = replace(life, state=State.HELD)
+                self._held.append(life.number)
+                self._open_by_device[device] = life.number
+            else:
+                self._waiting.append(life.number)
+                self._open_by_device[device] = life.number
             self._lives[life.number] = life
-            self._waiting.append(life.number)
-            self._open_by_device[device] = life.number
         self._tell(QueueChanged(life))
         return life
+
+    # --- the instructor's side (the app only: no endpoint reaches these) ------------------------
+
+    def approve(self, number: int) -> RequestLife | None:
+        """A held request joins the queue, at its end (None: it is not held any more)."""
+        with self._lock:
+            if number not in self._held:
+                return None
+            self._held.remove(number)
+            self._waiting.append(number)
+            life = replace(self._lives[number], approved=self.clock(), state=State.WAITING)
+            self._lives[number] = life
+        self._tell(QueueChanged(life))
+        return life
+
+    def decline(self, number: int) -> RequestLife | None:
+        """A held request is not taken: it never runs, and its phone may send another."""
+        with self._lock:
+            if number not in self._held:
+                return None
+            self._held.remove(number)
+        return self._update(number, done=self.clock(), state=State.DECLINED, stop_reason="declined")
+
+    def held(self) -> tuple[RequestLife, ...]:
+        """The requests waiting for the instructor, oldest first."""
+        with self._lock:
+            return tuple(self._lives[n] for n in self._held)
+
+    def set_moderated(self, on: bool) -> None:
+        """Moderation on or off; turned off, what was held joins the queue in arrival order."""
+        self.moderated = on
+        if not on:
+            for life in self.held():
+                self.approve(life.number)
+
+    def set_blocked(self, blocked: BlockedWords) -> None:
+        self.blocked = blocked
 
     def close(self) -> None:
         """Refuse new prompts (class mode is stopping); what waits is dropped with the queue."""
         with self._lock:
             self._closed = True
             self._waiting.clear()
+            self._held.clear()
 
     # --- the worker's side ------------------------------------------------------------------
 
     def waiting(self) -> int:
         with self._lock:
             return len(self._waiting)
+
+    def in_line(self) -> tuple[int, ...]:
+        """The numbers of the requests waiting, in the order they will run (an approved request
+        joins the line when it is approved, not when it arrived)."""
+        with self._lock:
+            return tuple(self._waiting)
 
     def take(self) -> RequestLife | None:
         """The request that waited longest, now running; None when nothing waits."""
@@ -178,7 +262,7 @@ class ClassQueue:
         with self._lock:
             life = replace(self._lives[number], **changes)  # type: ignore[arg-type]
             self._lives[number] = life
-            if life.state in (State.DONE, State.FAILED):
+            if life.state in ENDED:
                 self._open_by_device.pop(life.device, None)
         self._tell(QueueChanged(life, token))
         return life

@@ -202,7 +202,7 @@ async def events(request: web.Request) -> web.StreamResponse:
         channel.send(round_message(offer, context.room.vote_of(device, offer.round_id)))
     elif result is not None:
         channel.send(phone_reveal(context.room, result, device))
-    for news in catch_up(context.queue.lives(), device):
+    for news in catch_up(context.queue.lives(), device, context.queue.in_line()):
         channel.send(news)
     try:
         await response.write(b": open\n\n")

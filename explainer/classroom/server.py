@@ -273,6 +273,7 @@ class ClassServer:
         if message is not None:
             self._call(self._hub.send, life.device, message)
         if life.state is State.RUNNING and life.prefill_started is None and change.token is None:
-            waiting = [other for other in self.queue.lives() if other.state is State.WAITING]
-            for place, other in enumerate(waiting):
-                self._call(self._hub.send, other.device, request_message(QueueChanged(other), place))
+            for place, number in enumerate(self.queue.in_line()):
+                other = self.queue.life(number)
+                if other is not None:
+                    self._call(self._hub.send, other.device, request_message(QueueChanged(other), place))

@@ -5,9 +5,12 @@ The axis is seconds since class mode began (``ClassQueue.started_at``), every ti
 queue's one clock. A request is a row (its number); its life is, left to right: the moment it
 arrived, the wait (a thin bar, until the worker took it), tokenize (the chat template and the
 tokenizer, until the model began reading the prompt), prefill (until its first token), and the
-decode loop (a tick at each token after the first), then done, or failed. A request still waiting
-or running is drawn up to ``now``. Shapes of one kind are gathered into one list of segments
-(pairs of points), so the view draws each kind as one item however many requests there are.
+decode loop (a tick at each token after the first), then done, or failed. In a moderated queue
+the wait is preceded by the hold (until the instructor approved it), drawn apart: the hold is the
+instructor's part of the delay, the wait the server's. A declined request is its hold and a mark.
+A request still held, waiting or running is drawn up to ``now``. Shapes of one kind are gathered
+into one list of segments (pairs of points), so the view draws each kind as one item however many
+requests there are.
 
 Nothing here reads the text a student sent: the figures are the number, token counts and times.
 """
@@ -48,6 +51,7 @@ class Points:
 class Timeline:
     """The shapes of every life, by kind; ``end`` is the axis's right end (seconds)."""
 
+    held: Segments = field(default_factory=Segments)  # until the instructor approved or declined it
     wait: Segments = field(default_factory=Segments)
     tokenize: Segments = field(default_factory=Segments)
     prefill: Segments = field(default_factory=Segments)
@@ -56,6 +60,7 @@ class Timeline:
     ticks: Points = field(default_factory=Points)  # each decode step's token
     done: Points = field(default_factory=Points)
     failed: Points = field(default_factory=Points)
+    declined: Points = field(default_factory=Points)
     end: float = 0.0
 
 
@@ -73,9 +78,17 @@ def timeline(lives: tuple[RequestLife, ...], origin: float, now: float, min_tick
 def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap: float) -> None:
     y = float(life.number)
     arrived = life.arrived - origin
-    started = (life.started if life.started is not None else now) - origin
     t.arrive.add(arrived, y)
-    t.wait.add(arrived, started, y)
+    if life.state is State.HELD or life.approved is not None or life.state is State.DECLINED:
+        ended = life.approved if life.approved is not None else life.done if life.done is not None else now
+        t.held.add(arrived, ended - origin, y)
+        if life.state is State.DECLINED:
+            t.declined.add(ended - origin, y)
+        if life.approved is None:
+            return
+    queued = life.queued - origin
+    started = (life.started if life.started is not None else now) - origin
+    t.wait.add(queued, started, y)
     if life.started is None:
         return
     end = (life.done if life.done is not None else now) - origin
@@ -104,6 +117,7 @@ class Row:
     number: int
     prompt_tokens: str
     output_tokens: str
+    held: str  # how long the instructor held it ("—" where nothing held it)
     wait: str
     ttft: str
     tpot: str
@@ -111,12 +125,21 @@ class Row:
 
 
 def row(life: RequestLife, now: float) -> Row:
-    """The figures of one request; a request still waiting shows how long it has waited so far."""
-    wait = life.wait_s if life.wait_s is not None else now - life.arrived
+    """The figures of one request; a request still held or waiting shows how long so far (the
+    hold and the wait apart: the instructor's part of the delay and the server's)."""
+    held = life.held_s
+    if life.state is State.HELD:
+        held = now - life.arrived
+    elif life.state is State.DECLINED and life.done is not None and life.done > life.arrived:
+        held = life.done - life.arrived  # (declined by the instructor; the blocked words take no time)
+    wait = life.wait_s
+    if wait is None and life.state is State.WAITING:
+        wait = now - life.queued
     return Row(
         life.number,
         str(life.prompt_tokens) if life.prompt_tokens is not None else "—",
         str(len(life.token_times)) if life.started is not None else "—",
+        milliseconds(held),
         milliseconds(wait),
         milliseconds(life.ttft_s),
         milliseconds(life.tpot_s),

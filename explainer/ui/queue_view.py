@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explainer.classroom.queue import ClassQueue, QueueChanged, RequestLife, State
+from explainer.classroom.queue import ENDED, ClassQueue, QueueChanged, RequestLife, State
 from explainer.classroom.timeline import batch_partners, row, timeline
 from explainer.content.texts import LessonTexts
 from explainer.diagram.theme import Theme
@@ -249,7 +249,7 @@ class QueueView(QWidget):
         for r, life in enumerate(lives):
             if life.number in self._final:
                 continue  # (a finished request's figures no longer change)
-            if life.state in (State.DONE, State.FAILED):
+            if life.state in ENDED:
                 self._final.add(life.number)
             figures = row(life, now)
             cells = (
