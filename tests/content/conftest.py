@@ -6,6 +6,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,14 +16,14 @@ from explainer.frames import FrameBuilder
 
 
 @pytest.fixture
-def broken(tmp_path) -> Callable[[str, Callable[[dict], None]], ExplainerError]:
+def broken(tmp_path) -> Callable[[str, Callable[[dict[str, Any]], None]], ExplainerError]:
     """broken(file, edit) -> the error the app's start raises after ``edit`` changed a copy of
     ``file``: reading the texts (past the cache: this copy, not the real files), then making a
     frame builder (which checks them against the panels)."""
     root = tmp_path / "assets"
     shutil.copytree(assets_dir() / "en", root / "en")
 
-    def run(name: str, edit: Callable[[dict], None]) -> ExplainerError:
+    def run(name: str, edit: Callable[[dict[str, Any]], None]) -> ExplainerError:
         path: Path = root / "en" / name
         data = json.loads(path.read_text(encoding="utf-8"))
         edit(data)

@@ -18,7 +18,8 @@ from .llama_numpy import forward
 
 def softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(x - x.max())
-    return e / e.sum()
+    out: np.ndarray = e / e.sum()
+    return out
 
 
 def compare(runtime: Any, baseline: Any, weights: Any, ids: list[int], steps: int = 4) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from gguf import GGMLQuantizationType as Q
 from gguf import GGUFWriter
 from gguf.quants import dequantize, quantize
 
-from explainer.model.gguf_weights import LayerWeights, ModelConfig, ModelWeights, llama_cpp_permute
+from explainer.model.gguf_config import ModelConfig
+from explainer.model.gguf_weights import LayerWeights, ModelWeights, llama_cpp_permute
 
 TINY = ModelConfig(
     name="tiny-llama",
@@ -128,12 +129,17 @@ def write_tiny_gguf(
         "eos": lambda: writer.add_eos_token_id(c.eos_id),
     }
     if hd != c.d_model // c.n_heads:
-        meta["key_length"] = lambda: (writer.add_key_length(hd), writer.add_value_length(hd))
+
+        def key_and_value_length() -> None:
+            writer.add_key_length(hd)
+            writer.add_value_length(hd)
+
+        meta["key_length"] = key_and_value_length
     if c.sliding_window:
         meta["sliding_window"] = lambda: writer.add_sliding_window(c.sliding_window)
-    for key, add in meta.items():
+    for key, write_key in meta.items():
         if key not in skip:
-            add()
+            write_key()
     if tokenizer:
         pieces = ["<pad>", "<eos>", "<bos>", "<unk>"] + [chr(ord("a") + i) for i in range(26)]
         pieces += ["\u2581"] + [f"\u2581{chr(ord('a') + i)}" for i in range(26)]

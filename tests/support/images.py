@@ -43,10 +43,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QGraphicsScene
 
 from explainer.atomic import write_atomic
 from explainer.diagram.render import png_bytes, render_scene_image
+from explainer.diagram.scene import LifecycleScene
 
 APPROVED = Path(__file__).parent.parent / "diagram" / "approved"
 ROOT = Path(__file__).parent.parent.parent
@@ -97,7 +97,8 @@ class ImageDiff:
 
 def pixel_diff(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """(h, w): each pixel's largest absolute channel difference."""
-    return np.abs(actual - expected).max(axis=2)
+    out: np.ndarray = np.abs(actual - expected).max(axis=2)
+    return out
 
 
 def compare(
@@ -121,12 +122,12 @@ def diff_image(actual: np.ndarray, expected: np.ndarray, threshold: int = PIXEL_
     up to the threshold (antialiasing), red over it (what fails the test)."""
     per_pixel = pixel_diff(actual, expected)
     grey = expected[..., :3].mean(axis=2)
-    out = np.empty(expected.shape[:2] + (4,), dtype=np.uint8)
+    h, w = per_pixel.shape
+    out = np.empty((h, w, 4), dtype=np.uint8)
     out[..., :3] = (200 + grey * 55 / 255).astype(np.uint8)[..., None]
     out[..., 3] = 255
     out[(per_pixel > 0) & (per_pixel <= threshold)] = (255, 170, 0, 255)
     out[per_pixel > threshold] = (220, 0, 0, 255)
-    h, w = out.shape[:2]
     return QImage(out.tobytes(), w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
 
 
@@ -135,7 +136,7 @@ def _write(path: Path, img: QImage) -> Path:
     return write_atomic(path, png_bytes(img), "the test image")
 
 
-def check_image(scene: QGraphicsScene, name: str) -> ImageDiff | None:
+def check_image(scene: LifecycleScene, name: str) -> ImageDiff | None:
     """Compare ``scene`` rendered at SCALE with tests/diagram/approved/<name>.png (see the module
     docstring); with EXPLAINER_APPROVE=1 write it there instead. Returns the figures (None when
     approving) and prints them, so ``pytest -rP`` lists them for every image (that is how the

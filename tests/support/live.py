@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from explainer.diagram.animator import Animator
@@ -19,14 +20,14 @@ CONTROLLERS: weakref.WeakSet[EngineController] = weakref.WeakSet()
 
 
 def _track(cls: type, registry: weakref.WeakSet[Any]) -> None:
-    init = cls.__init__
+    init: Callable[..., None] = vars(cls)["__init__"]  # the class's own constructor: each tracked class has one
 
     @functools.wraps(init)
     def tracked(self: Any, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         registry.add(self)
 
-    cls.__init__ = tracked  # type: ignore[misc]
+    cls.__init__ = tracked  # type: ignore[misc]  # wrapping the constructor is the point: the classes know nothing of it
 
 
 _track(Animator, ANIMATORS)

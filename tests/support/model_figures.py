@@ -119,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(TREE))
     from explainer.model.build import load_built
 
-    ggufs = {}
+    ggufs: dict[str, Path] = {}
     for name in args.models:
-        built = load_built(name)
-        if built.gguf_path is None and not args.no_build:
+        gguf = load_built(name).gguf_path
+        if gguf is not None:
+            ggufs[name] = gguf
+        elif not args.no_build:
             sys.exit(f"{name}: its GGUF is not in the download cache (use --no-build)")
-        ggufs[name] = built.gguf_path
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in args.models}
     for r in range(args.repeats):
         for name in args.models:

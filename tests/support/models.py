@@ -15,6 +15,7 @@ from typing import Any
 
 from explainer.engine.trace import Trace
 from explainer.illustration.vocab import Vocabulary
+from explainer.model.build import BuiltModel
 from tests.lesson.real_traces import REQUESTS
 
 SECOND_LICENCE = "tiny-licence-2"
@@ -110,7 +111,7 @@ class LessonModel:
         return self._traces[name]
 
 
-def copy_with_a_flipped_bit(built: Any, cache: Path, file: str = "model.onnx.data") -> Path:
+def copy_with_a_flipped_bit(built: BuiltModel, cache: Path, file: str = "model.onnx.data") -> Path:
     """A copy of the built model ``built`` in ``cache`` (its models/ folder), with one bit of
     ``file`` flipped halfway through: the same size, so only its hash tells (issue 34). The
     shared cache is not touched. Returns the copy's folder."""

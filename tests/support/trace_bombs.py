@@ -15,6 +15,7 @@ import struct
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,11 +47,12 @@ def _npy_header(shape: tuple[int, ...], descr: str = "<f4") -> bytes:
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text
 
 
-def _header(m: dict[str, bytes]) -> dict:
-    return json.loads(m["trace.json"])
+def _header(m: dict[str, bytes]) -> dict[str, Any]:
+    header: dict[str, Any] = json.loads(m["trace.json"])
+    return header
 
 
-def _with_header(m: dict[str, bytes], header: dict) -> dict[str, bytes]:
+def _with_header(m: dict[str, bytes], header: dict[str, Any]) -> dict[str, bytes]:
     return {**m, "trace.json": json.dumps(header).encode()}
 
 

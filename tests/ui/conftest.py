@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from explainer.engine.sampler import SamplingSettings
+    from explainer.ui.controller import EngineController
 
 # The offscreen platform plugin warns about window size hints it cannot forward; that is the
 # plugin, not the app.
@@ -19,7 +24,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
 
 
-def running_controllers() -> list:
+def running_controllers() -> list[EngineController]:
     """Controllers whose worker thread is still running."""
     from tests.support.live import CONTROLLERS
 
@@ -95,7 +100,7 @@ def shared_engine(built_model):
 @pytest.fixture
 def generate_calls(shared_engine, monkeypatch):
     """Counts Engine.generate calls on the shared engine (the model must not rerun when stepping)."""
-    calls: list[tuple] = []
+    calls: list[tuple[str, SamplingSettings]] = []
     original = shared_engine.generate
 
     def counting(prompt, settings, *args, **kwargs):

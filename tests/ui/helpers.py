@@ -6,11 +6,15 @@ import contextlib
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 
 from explainer.inference.events import GenerationFinished
 from explainer.stages import Cursor, Stage
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QAbstractScrollArea
 
 
 def settle_layout(qtbot, widget, timeout: int = 5000) -> None:
@@ -22,11 +26,11 @@ def settle_layout(qtbot, widget, timeout: int = 5000) -> None:
     from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QWidget
 
-    def shape() -> list:
+    def shape() -> list[object]:
         window = widget.window()
         return [window.frameGeometry()] + [(c.geometry(), c.isVisible()) for c in widget.findChildren(QWidget)]
 
-    last: list = []
+    last: list[list[object]] = []
 
     def stable() -> bool:
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
@@ -123,7 +127,7 @@ def smallest_text_px(scene, view) -> float:
     font size in scene units, times its own scale in the scene, times the view's scale."""
     from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
 
-    sizes = []
+    sizes: list[float] = []
     for item in scene.items():
         if not isinstance(item, QGraphicsSimpleTextItem | QGraphicsTextItem) or not item.isVisible():
             continue
@@ -137,7 +141,7 @@ def smallest_text_px(scene, view) -> float:
     return min(sizes)
 
 
-def visible_horizontal_scrollbars(widget) -> list:
+def visible_horizontal_scrollbars(widget) -> list[QAbstractScrollArea]:
     """The horizontal scroll bars shown inside ``widget`` (a dock clipped by its width has one)."""
     from PySide6.QtWidgets import QAbstractScrollArea
 

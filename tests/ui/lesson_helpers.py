@@ -74,7 +74,9 @@ def first_anchor_point(doc: QTextDocument) -> tuple[QPointF, str]:
     for block, frag in link_fragments(doc):
         pos = frag.position() - block.position() + max(1, frag.length() // 2)
         line = block.layout().lineForTextPosition(pos)
-        x = line.cursorToX(pos)[0] if isinstance(line.cursorToX(pos), tuple) else line.cursorToX(pos)
+        at = line.cursorToX(pos)  # PySide6 gives (x, position) for the C++ out-parameter, or x
+        x = at[0] if isinstance(at, tuple) else at
+        assert isinstance(x, float | int), at
         origin = layout.blockBoundingRect(block).topLeft()
         return QPointF(origin.x() + x, origin.y() + line.y() + line.height() / 2), frag.charFormat().anchorHref()
     raise AssertionError("no link in the document")
