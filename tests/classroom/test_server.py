@@ -255,7 +255,7 @@ def test_a_stop_while_the_bind_is_slow_closes_it_when_it_comes(monkeypatch):
             time.sleep(0.01)
         release.set()
 
-    server._bind = slow_bind
+    monkeypatch.setattr(server, "_bind", slow_bind)
     threading.Thread(target=release_once_abandoned, daemon=True).start()
     failed = server.start("127.0.0.1", 0)
     release.set()

@@ -10,13 +10,16 @@ import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from mypy import api as mypy_api
+from PySide6.QtCore import QRectF
 
 from explainer.content.assets import load_texts
 from explainer.content.fields import CAPTION_SECTIONS
 from explainer.diagram import registry as R
+from explainer.diagram.items.header import HeaderItem
 from explainer.diagram.scene import LifecycleScene
 from explainer.errors import ExplainerError
 from explainer.frames import FrameBuilder
@@ -104,7 +107,7 @@ def test_a_panel_with_its_description_type_checks(tmp_path):
 
 
 def test_every_panel_with_a_rectangle_sits_on_the_canvas_apart_from_the_others():
-    canvas = R.PanelSpec(F.HEADER, R.HeaderItem, R.QRectF(0, 0, R.WIDTH, R.HEIGHT)).canvas_rect()
+    canvas = R.PanelSpec(F.HEADER, HeaderItem, QRectF(0, 0, R.WIDTH, R.HEIGHT)).canvas_rect()
     boxes = [(spec.name, spec.canvas_rect()) for spec in R.PANELS if spec.rect is not None]
     assert {name for name, _ in boxes} == set(F.PANEL_NAMES) - {"loop", "flow"}  # the arrows are routed
     for i, (name, rect) in enumerate(boxes):
@@ -120,8 +123,8 @@ def test_a_panel_reads_only_the_texts_its_row_declares(qapp, real_trace, monkeyp
     are the loader's, content/fields.py.)"""
     read: set[str] = set()
 
-    class Recording(dict):
-        def __getitem__(self, key):
+    class Recording(dict[str, str]):
+        def __getitem__(self, key: str) -> str:
             read.add(key)
             return super().__getitem__(key)
 
@@ -147,13 +150,14 @@ def test_a_panel_reads_only_the_texts_its_row_declares(qapp, real_trace, monkeyp
     scene = LifecycleScene(recording)
     scene.set_vocabulary(model_vocabulary())
     for name, item in scene.panels.items():
+        panel = cast(R.PanelItem[Any], item)  # each item draws its panel's value, as the scene calls it
 
-        def drawing(value, theme, name=name, original=item.draw):
+        def drawing(value, theme, name=name, original=panel.draw):
             read.clear()
             original(value, theme)
             note(name)
 
-        item.draw = drawing
+        monkeypatch.setattr(item, "draw", drawing)
     for timings in (True, False):
         scene.set_show_timings(timings)
         scene.show_empty("Loading the model…")

@@ -31,7 +31,7 @@ def test_the_layer_guesses_fit_their_rows(paris, theme):
     from explainer.export.figure import draw_scene
 
     scene = draw_scene(paris, cursor_for(paris, Stage.APPEND, 0), theme)
-    layers = scene.panels["layers"]
+    layers = scene.layers
     _left, _bottom, row_h = layers.geom
     shown = [label for label in layers.lens if label.isVisible()]
     assert len(shown) >= 3

@@ -211,13 +211,14 @@ def test_every_kind_of_space_is_shown_as_a_space():
 
 def test_other_reads_zero_once_top_k_has_cut_everything_outside_the_chart():
     """After top-k 5 the kept five hold all the mass; float32 rounding must not show '<0.01 %'."""
-    from types import SimpleNamespace
+    from dataclasses import replace
 
     import numpy as np
 
     from explainer.engine.trace_sampling import top_list
     from explainer.frames.probabilities import bar_phases
     from explainer.illustration.vocab import TokenNames
+    from tests.engine.test_trace import make_trace
 
     rng = np.random.default_rng(0)
     raw = rng.random(50).astype(np.float32)
@@ -225,8 +226,9 @@ def test_other_reads_zero_once_top_k_has_cut_everything_outside_the_chart():
     kept = np.where(raw >= np.sort(raw)[-5], raw, 0).astype(np.float32)
     kept /= kept.sum()
     lists = [top_list(p, 16) for p in (raw, raw, kept, kept)]
-    sampling = SimpleNamespace(
-        raw=lists[0], after_temperature=lists[1], after_top_k=lists[2], after_top_p=lists[3], draw=0.5
+    step = make_trace(1).steps[0]
+    sampling = replace(
+        step.sampling, raw=lists[0], after_temperature=lists[1], after_top_k=lists[2], after_top_p=lists[3], draw=0.5
     )
-    phases, _ = bar_phases(SimpleNamespace(sampling=sampling), TokenNames())
+    phases, _ = bar_phases(replace(step, sampling=sampling), TokenNames())
     assert phases[0].other > 0 and phases[2].other == 0.0 == phases[3].other

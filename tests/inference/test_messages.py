@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 import pytest
 
@@ -26,10 +28,10 @@ ENDS = (m.RunEnded, m.RunStopped, m.RunFailed, m.RunCrashed)
 class Child:
     """The model's process as spawn() starts it, and what it said while it loaded."""
 
-    proc: typing.Any
-    conn: typing.Any
-    stop: typing.Any
-    weights: typing.Any
+    proc: BaseProcess
+    conn: Connection
+    stop: Connection
+    weights: Connection
     loaded: list[m.Reply]
 
     def send(self, request: m.Request) -> None:
@@ -139,7 +141,7 @@ def test_a_learners_mistake_is_answered_run_failed_with_words_for_them(child):
 
 
 def test_a_bug_in_the_process_is_answered_run_crashed_and_it_keeps_serving(child):
-    replies = child.run(m.Generate(PARIS, None, False))  # a request no caller makes
+    replies = child.run(m.Generate(PARIS, None, False))  # type: ignore[arg-type]  # no settings: a request no caller makes
     assert isinstance(replies[-1], m.RunCrashed) and "AttributeError" in replies[-1].what
     assert isinstance(child.run(m.Generate(PARIS, SamplingSettings(max_new_tokens=1), False))[-1], m.RunEnded)
 

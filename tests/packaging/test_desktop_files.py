@@ -19,7 +19,8 @@ def _metainfo() -> ET.Element:
 
 
 def _homepage() -> str:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Homepage"]
+    homepage: str = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Homepage"]
+    return homepage
 
 
 def test_launcher_passes_desktop_file_validate():
@@ -30,9 +31,15 @@ def test_metainfo_passes_appstreamcli_validate():
     validate_metainfo(LINUX / METAINFO)
 
 
+class CaseSensitive(configparser.ConfigParser):
+    """A desktop entry's keys are case-sensitive (ConfigParser lowers them by default)."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def test_launcher_starts_explainer_with_the_installed_icon():
-    entry = configparser.ConfigParser(interpolation=None)
-    entry.optionxform = str  # keys are case-sensitive
+    entry = CaseSensitive(interpolation=None)
     entry.read(LINUX / DESKTOP_ID, encoding="utf-8")
     section = entry["Desktop Entry"]
     assert section["Exec"] == "explainer %f" and section["TryExec"] == "explainer"  # (%f: the file opened)
@@ -48,7 +55,9 @@ def test_metainfo_names_this_launcher_version_and_licences():
     assert root.findtext("project_license") == "Apache-2.0"
     newest = root.find("releases/release")
     assert newest is not None and newest.get("version") == __version__, "add a <release> for the new version"
-    description = ET.tostring(root.find("description"), encoding="unicode")
+    found = root.find("description")
+    assert found is not None
+    description = ET.tostring(found, encoding="unicode")
     assert "SmolLM2-135M-Instruct" in description and "Apache-2.0" in description
 
 

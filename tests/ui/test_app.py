@@ -3,37 +3,50 @@
 from __future__ import annotations
 
 import signal
+from dataclasses import dataclass
 
 import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+
+from explainer.ui.controller import EngineController
+
+
+@dataclass
+class Seen:
+    """What the window showed before it was closed."""
+
+    shown_before_built: bool | None = None  # shown before its parts were all made (its frame first)
+    visible: bool = False
+    title: str = ""
+    controller: EngineController | None = None
 
 
 def test_run_app_shows_the_window_at_once_and_exits_cleanly(qtbot, tmp_cache):
     from explainer.ui.app import run_app
     from explainer.ui.main_window import MainWindow
 
-    seen = {}
+    seen = Seen()
 
     def close_when_shown():
         windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
-        if windows:
-            seen.setdefault("shown_before_built", not windows[0].built)  # its frame first
+        if windows and seen.shown_before_built is None:
+            seen.shown_before_built = not windows[0].built  # its frame first
         if not windows or not windows[0].built:
             QTimer.singleShot(5, close_when_shown)
             return
         w = windows[0]
-        seen["visible"] = w.isVisible()
-        seen["controller"] = w.controller
-        seen["title"] = w.windowTitle()
+        seen.visible = w.isVisible()
+        seen.controller = w.controller
+        seen.title = w.windowTitle()
         w.close()
 
     QTimer.singleShot(0, close_when_shown)
     assert run_app([]) == 0
-    assert seen["visible"] and seen["shown_before_built"]
+    assert seen.visible and seen.shown_before_built
     # the desktop appends the app's display name to every title: the title must not say it again
-    assert QApplication.applicationDisplayName() == "explainer" and "explainer" not in seen["title"].lower()
-    assert not seen["controller"].is_running
+    assert QApplication.applicationDisplayName() == "explainer" and "explainer" not in seen.title.lower()
+    assert seen.controller is not None and not seen.controller.is_running
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -48,12 +61,15 @@ def test_bench_gui_reports_its_figures(qtbot, built_model, capsys):
     took = time.time() - called
     assert report["status"] == "done", report
     # the first window came within the run, not from this test session's start (it once said 733 s)
-    assert 0 < report["first_window_s"] < took, (report["first_window_s"], took)
+    first_window = report["first_window_s"]
+    assert isinstance(first_window, float) and 0 < first_window < took, (first_window, took)
     assert report["tokens"] == 3
     for key in ("gui_max_block_ms", "fps", "first_window_s", "peak_rss_mb"):
         assert key in report
-    assert report["frames_painted_total"] > 0 and report["peak_rss_mb"] > 0
-    assert [n for n, _ in report["rss_mb_by_tokens"]] == [1, 2, 3]  # the memory curve, a point a token here
+    painted, peak = report["frames_painted_total"], report["peak_rss_mb"]
+    assert isinstance(painted, int) and painted > 0 and isinstance(peak, float) and peak > 0
+    curve = report["rss_mb_by_tokens"]
+    assert isinstance(curve, list) and [n for n, _ in curve] == [1, 2, 3]  # the memory curve, a point a token here
     with capsys.disabled():  # figures, never asserted
         print(
             f"\nbench --gui (3 tokens): block {report['gui_max_block_ms']:.0f} ms, fps {report['fps']}, "
@@ -120,7 +136,9 @@ def test_bench_step_through_times_every_press_without_a_model(qtbot, real_trace,
     save_trace(trace, tmp_path / "run.trace")
     report = run_stepping_bench(tmp_path / "run.trace")
     assert report["presses"] == Walk(trace).count() - 1  # every stage of every step, to the end
-    assert report["steps"] == len(trace.steps) and report["step_max_ms"] >= report["step_median_ms"] > 0
+    median, most = report["step_median_ms"], report["step_max_ms"]
+    assert isinstance(median, float) and isinstance(most, float)
+    assert report["steps"] == len(trace.steps) and most >= median > 0
     with capsys.disabled():  # figures, never asserted
         print(
             f"\nbench --gui --step-through: median {report['step_median_ms']:.1f} ms a press, "
@@ -147,7 +165,8 @@ def test_bench_gui_measures_a_bare_qt_window_beside_the_app():
     peer = first_window_peer(runs=1)
     app, bare = peer["first_window_app_s"], peer["first_window_bare_qt_s"]
     assert isinstance(app, float) and isinstance(bare, float) and app > 0 and bare > 0
-    assert abs(peer["first_window_ratio"] - app / bare) < 0.01 * app / bare
+    ratio = peer["first_window_ratio"]
+    assert isinstance(ratio, float) and abs(ratio - app / bare) < 0.01 * app / bare
     built = peer["window_built_s"]  # the window whole, after its first frame (ui/build_in_turns.py)
     assert peer["first_window_runs"] == {"app": [app], "bare": [bare], "built": [built]}
     assert isinstance(built, float) and built > app

@@ -222,7 +222,7 @@ def test_each_request_reaches_its_worker_slot():
     """The worker's one inbound stream, dispatched by type (a stand-in worker records the calls)."""
     original = Trace.new(INFO, "Once", False, SamplingSettings(), [])
     generation, branch = _request(2), BranchRequest(original, 1, 2)
-    expected = [
+    expected: list[tuple[WorkerRequest, str, tuple[object, ...]]] = [
         (LoadModel(), "load", ()),
         (SelectModel("other"), "select", ("other",)),
         (BuildModel(), "build", ()),

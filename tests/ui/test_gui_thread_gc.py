@@ -73,7 +73,7 @@ def test_collect_due_collects_only_once_the_youngest_generation_has_filled_up():
         threshold = gc.get_threshold()[0]
 
         class Node:
-            pass
+            me: object = None  # itself, once cycle() makes it a cycle
 
         def cycle() -> None:
             node = Node()

@@ -20,6 +20,7 @@ from explainer.inference.events import BranchFinished
 from explainer.inference.requests import BranchRequest
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.stages import Cursor, Stage
+from explainer.ui.compact import CompactControls, CompactHost
 from explainer.ui.controller import EngineController
 from explainer.ui.model_menu import ModelHost, ModelMenu
 from explainer.ui.stepper import Stepper
@@ -211,6 +212,8 @@ class CompactStandIn(QMainWindow):
     """Only what CompactHost names: the real controls in a dock of their own, a scene and its
     view; no model, no lesson, no menus."""
 
+    compact: CompactControls  # the helper under test, made by the fixture on this stand-in
+
     def __init__(self) -> None:
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QDockWidget
@@ -241,8 +244,6 @@ class CompactStandIn(QMainWindow):
 
 @pytest.fixture
 def compact_window(qtbot):
-    from explainer.ui.compact import CompactControls, CompactHost
-
     w = CompactStandIn()
     qtbot.addWidget(w)
     host: CompactHost = w

@@ -115,10 +115,11 @@ def test_missing_model_offers_to_build_it(qtbot, make_window, tmp_cache):
 def test_build_reports_progress_and_failure(qtbot, make_window, tmp_cache, monkeypatch):
     """The build runs in the worker with a progress bar; a failure is shown with its hint."""
     import explainer.model.build as build_mod
+    from explainer.model.manifest import DEFAULT_MODEL
 
     seen_threads = []
 
-    def fake_build(name=build_mod.DEFAULT_MODEL, force=False, progress=None, log=None):
+    def fake_build(name=DEFAULT_MODEL, force=False, progress=None, log=None):
         import threading
 
         seen_threads.append(threading.current_thread())
@@ -163,7 +164,7 @@ def test_window_paints_and_stays_responsive_while_the_model_loads(qtbot, make_wi
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start(10)
-    ready_at = {}
+    ready_at: dict[str, int] = {}
     w.controller.on(ModelReady, lambda _e: ready_at.setdefault("paints", painter.count))
     w.controller.on(ModelLoading, lambda _e: w.view.viewport().update())
     with wait_event(qtbot, w.controller, ModelReady, timeout=60_000):
@@ -200,9 +201,13 @@ def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_
 
 
 def test_thread_guard_sees_a_running_controller(qtbot):
+    from explainer.engine.generate import Engine
     from explainer.ui.controller import EngineController
 
-    c = EngineController(lambda: None)
+    def no_engine() -> Engine:
+        raise AssertionError("the test never loads a model")
+
+    c = EngineController(no_engine)
     try:
         assert c in running_controllers()
     finally:
@@ -232,11 +237,12 @@ def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(
     monkeypatch.setattr(generate_mod, "PREFILL_CHUNK", 8)
     passes: list[int] = []
     forward = shared_engine.runtime.forward
-    monkeypatch.setattr(
-        shared_engine.runtime,
-        "forward",
-        lambda ids, cache, **kw: (passes.append(len(ids)), forward(ids, cache, **kw))[1],
-    )
+
+    def counted_forward(ids, cache, **kw):
+        passes.append(len(ids))
+        return forward(ids, cache, **kw)
+
+    monkeypatch.setattr(shared_engine.runtime, "forward", counted_forward)
     w = make_window(lambda: shared_engine)
     prompt = " ".join(["The quick brown fox jumps over the lazy dog."] * 30)
     n_tokens = len(shared_engine.prepare(prompt).tokens)

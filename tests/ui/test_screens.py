@@ -5,8 +5,14 @@ screen; the "Text so far" shows the line breaks a text ends in."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
+from explainer.engine.text_bytes import spell
+from explainer.engine.trace import TokenRef
+from explainer.frames.chips import Chip
+from explainer.frames.tokens import TokensValue
 from tests.ui.helpers import settle_layout
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -30,10 +36,31 @@ def test_the_tour_box_grows_to_hold_the_list_of_goals_still_open(qtbot, make_win
     qtbot.waitUntil(lambda: dock.splitter.sizes()[0] == short)
 
 
+def tokens_value(texts: Sequence[str | bytes], prompt_count: int = 1, unfinished: str = "") -> TokensValue:
+    """The Tokens panel's value for a context of these chips' texts (or, for a piece of a
+    character, its bytes), the first ``prompt_count`` of them the prompt (what the answer box
+    reads of it: the prompt, the chips, where the answer starts, a run's unfinished end)."""
+    refs = [TokenRef.of(i, t if isinstance(t, bytes) else t.encode()) for i, t in enumerate(texts)]
+    chips = tuple(Chip(r.id, r.text, r.text, "input" if r.id < prompt_count else "output", False, r.raw) for r in refs)
+    return TokensValue(
+        title="",
+        counter="",
+        prompt_text=spell(r.data for r in refs[:prompt_count]).text,
+        answer_text=spell(r.data for r in refs[prompt_count:]).text,
+        chips=chips,
+        prompt_count=prompt_count,
+        prompt_special=False,
+        reading=(0, 0),
+        appended=None,
+        stats="",
+        stats_stressed=False,
+        message="",
+        unfinished=unfinished,
+    )
+
+
 def test_the_text_so_far_marks_the_line_breaks_it_ends_in(qtbot):
     """Item 25: an answer ending in line breaks scrolled its empty last lines into view."""
-    from types import SimpleNamespace
-
     from explainer.content.assets import load_texts
     from explainer.ui.answer_view import AnswerView
 
@@ -41,8 +68,7 @@ def test_the_text_so_far_marks_the_line_breaks_it_ends_in(qtbot):
     qtbot.addWidget(box)
     box.resize(500, 80)
     box.show()
-    chips = _chips("Hi", " there", ".", "\n", "\n", "\n")
-    box.show_tokens(SimpleNamespace(prompt_text="Hi", chips=chips, prompt_count=1, unfinished=""), chat=False)
+    box.show_tokens(tokens_value(["Hi", " there", ".", "\n", "\n", "\n"]), chat=False)
     qtbot.waitUntil(lambda: box.toPlainText() != "")
     assert box.toPlainText() == "Hi there.↵\n↵\n↵\n"
     # the lines in view (the box shows the newest ones) are not all empty
@@ -81,8 +107,6 @@ def test_after_your_turn_the_status_line_times_the_run_on_screen(qtbot, make_win
 def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
     """A pasted document of 8k tokens: the box shows the prompt's last 2,000 characters (the
     prompt box holds it whole) and the answer after them, as it grows token by token."""
-    from types import SimpleNamespace
-
     from explainer.content.assets import load_texts
     from explainer.ui.answer_view import PROMPT_CHARS, AnswerView
 
@@ -91,10 +115,10 @@ def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
     box.resize(700, 90)
     box.show()
     prompt = " ".join(f"word{i}" for i in range(8000))  # one paragraph, 70,000 characters
-    chips = _chips(prompt, " And", " then", " it", " ended")
-    for n in range(2, len(chips) + 1):
-        box.show_tokens(SimpleNamespace(prompt_text=prompt, chips=chips[:n], prompt_count=1, unfinished=""), chat=False)
-        written = "".join(c.text for c in chips[1:n])
+    texts = [prompt, " And", " then", " it", " ended"]
+    for n in range(2, len(texts) + 1):
+        box.show_tokens(tokens_value(texts[:n]), chat=False)
+        written = "".join(texts[1:n])
         qtbot.waitUntil(lambda w=written: box.toPlainText().endswith(w))
     text = box.toPlainText()
     first_line, shown = text.split("\n", 1)
@@ -104,23 +128,9 @@ def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):
     assert PROMPT_CHARS - 40 < len(prompt) - before <= PROMPT_CHARS
 
 
-def _chips(*texts: str | bytes) -> list:
-    """Answer chips as the frame makes them: a text, or the bytes of a piece of a character."""
-    from explainer.engine.trace import TokenRef
-    from explainer.frames.chips import Chip
-
-    out = []
-    for i, t in enumerate(texts):
-        ref = TokenRef.of(i, t if isinstance(t, bytes) else t.encode())
-        out.append(Chip(ref.id, ref.text, ref.text, "output", False, ref.raw))
-    return out
-
-
 def test_the_text_so_far_holds_back_half_a_character_and_says_when_the_run_ended_in_one(qtbot):
     """A Greek word whose letters are split over tokens shows as its letters, never as "\ufffd";
     a run that stopped in the middle of a character says so below the answer."""
-    from types import SimpleNamespace
-
     from explainer.content.assets import load_texts
     from explainer.ui.answer_view import AnswerView
 
@@ -129,12 +139,12 @@ def test_the_text_so_far_holds_back_half_a_character_and_says_when_the_run_ended
     qtbot.addWidget(box)
     box.resize(500, 120)
     box.show()
-    chips = _chips("Say", b" \xce", b"\x91", "π", b"\xf0\x9f", b"\x98\x80", b"\xf0\x9f")  # " Απ", "😀", half an emoji
+    pieces = ["Say", b" \xce", b"\x91", "π", b"\xf0\x9f", b"\x98\x80", b"\xf0\x9f"]  # " Απ", "😀", half an emoji
     for n, expected in ((2, "Say "), (3, "Say Α"), (4, "Say Απ"), (5, "Say Απ"), (6, "Say Απ😀"), (7, "Say Απ😀")):
-        box.show_tokens(SimpleNamespace(prompt_text="Say", chips=chips[:n], prompt_count=1, unfinished=""), chat=False)
+        box.show_tokens(tokens_value(pieces[:n]), chat=False)
         qtbot.waitUntil(lambda e=expected: box.toPlainText() == e)
     note = texts.panels["unfinished_end"]
-    box.show_tokens(SimpleNamespace(prompt_text="Say", chips=chips, prompt_count=1, unfinished=note), chat=False)
+    box.show_tokens(tokens_value(pieces, unfinished=note), chat=False)
     qtbot.waitUntil(lambda: box.toPlainText() == "Say Απ😀\n" + note)
     assert "\ufffd" not in box.toPlainText()
 
@@ -142,8 +152,6 @@ def test_the_text_so_far_holds_back_half_a_character_and_says_when_the_run_ended
 def test_a_right_to_left_answer_reads_from_the_right_edge(qtbot):
     """An Arabic reply (chat mode: a paragraph of its own) starts at the box's right edge, the
     English prompt above it at the left, each in its own direction."""
-    from types import SimpleNamespace
-
     from PySide6.QtCore import Qt
 
     from explainer.content.assets import load_texts
@@ -153,8 +161,7 @@ def test_a_right_to_left_answer_reads_from_the_right_edge(qtbot):
     qtbot.addWidget(box)
     box.resize(500, 120)
     box.show()
-    chips = _chips("What is the capital of Egypt?", " القاهرة", " هي", " العاصمة")
-    box.show_tokens(SimpleNamespace(prompt_text=chips[0].text, chips=chips, prompt_count=1, unfinished=""), chat=True)
+    box.show_tokens(tokens_value(["What is the capital of Egypt?", " القاهرة", " هي", " العاصمة"]), chat=True)
     qtbot.waitUntil(lambda: box.answer == " القاهرة هي العاصمة")
     prompt, answer = box.document().firstBlock(), box.document().lastBlock()
     assert prompt.textDirection() == Qt.LayoutDirection.LeftToRight

@@ -7,9 +7,28 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGraphicsView, QMainWindow, QWidget
 
 from explainer.content.assets import load_texts
+from explainer.content.texts import TourScript
 from explainer.diagram.scene import LifecycleScene
+from explainer.engine.trace import Trace
+from explainer.illustration.vocab import Vocabulary
+from explainer.lesson.state import LessonState
+from explainer.lesson.tour import TourState
+from explainer.stages import Cursor
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.run_files import RunFiles
+from explainer.ui.stepper import Stepper
+
+
+class LessonStandIn:
+    """What Resumable names: the tour's state a file saves, and the saved states resumed at."""
+
+    def __init__(self, tour: TourScript) -> None:
+        self.state = LessonState()
+        self.tour = tour
+        self.resumed: list[TourState] = []
+
+    def resume_at(self, state: TourState) -> None:
+        self.resumed.append(state)
 
 
 class StandIn(QMainWindow):
@@ -30,12 +49,12 @@ class StandIn(QMainWindow):
         self.themes: list[tuple[str, bool]] = []
         self.errors: list[str] = []
         self.shown: list[object] = []
-        self.trace = None
-        self.position = None
+        self.trace: Trace | None = None
+        self.position: Cursor | None = None
         self.generating = False
-        self.vocabulary = None
-        self.stepper = None
-        self.lesson = None
+        self.vocabulary: Vocabulary | None = None
+        self.stepper = Stepper(self.scene, self)
+        self.lesson = LessonStandIn(self.texts.tour)
 
     def apply_theme(self, choice: str, remember: bool = True) -> None:
         self.themes.append((choice, remember))
