@@ -21,7 +21,9 @@ def chosen(trace: Trace) -> list[int]:
 def test_a_runs_size_counts_its_arrays_and_its_raw_scores_apart():
     trace = make_trace(4)
     size = run_size(trace)
-    scores = sum(s.logits.nbytes for s in trace.steps)
+    kept = [s.logits for s in trace.steps if s.logits is not None]
+    assert len(kept) == len(trace.steps)  # make_trace keeps every pass's raw scores
+    scores = sum(logits.nbytes for logits in kept)
     assert size.whole - size.replay == scores > 0
     assert run_size(without_scores(trace)) == type(size)(size.replay, size.replay)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer.classroom.events import PhonesChanged, RoundOffer, VotesChanged
+from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, VotesChanged
 from explainer.classroom.queue import ClassQueue
 from explainer.content.assets import load_texts
 from tests.conftest import in_ci
@@ -72,12 +72,15 @@ def _wait(browser, test, what: str):
 
 
 def _text(browser, element_id: str) -> str:
-    return browser.find_element("id", element_id).text
+    text: str = browser.find_element("id", element_id).text
+    return text
 
 
 def _answer(browser) -> str:
     """The answer as written (an element's .text would trim its first token's space)."""
-    return browser.execute_script("return document.getElementById('answer').textContent")
+    text = browser.execute_script("return document.getElementById('answer').textContent")
+    assert isinstance(text, str), text
+    return text
 
 
 def _shot(browser, name: str) -> None:
@@ -173,6 +176,7 @@ def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):
     words = read_texts(LANGUAGE, root=make_pseudo_assets(tmp_path)).class_page
     server = ClassServer(ClassQueue(), Recorder(), words=words)
     listening = server.start("127.0.0.1", 0)
+    assert isinstance(listening, Listening), listening
     try:
         driver.get(listening.url)
         _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")

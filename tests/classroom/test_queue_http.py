@@ -14,6 +14,12 @@ from tests.classroom.conftest import Phone, run
 from tests.engine.test_trace import ended
 
 
+def tokens_made(queue: ClassQueue, number: int) -> int:
+    life = queue.life(number)
+    assert life is not None, f"no request {number}"
+    return len(life.token_times)
+
+
 def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
     now = [0.0]
     queue = ClassQueue(clock=lambda: now[0], limit=2)
@@ -49,7 +55,7 @@ def test_prompts_are_served_in_order_and_stream_to_their_own_phone(serve):
             for when, text in ((5.0, " there"), (5.5, " was"), (6.5, " a")):
                 now[0] = when
                 queue.token_made(1, text.encode())
-                assert await a.next() == ("token", {"number": 1, "text": text, "n": len(queue.life(1).token_times)})
+                assert await a.next() == ("token", {"number": 1, "text": text, "n": tokens_made(queue, 1)})
             now[0] = 7.0
             queue.finished(1, ended("max_tokens"))
             done = {

@@ -19,6 +19,13 @@ OFFER = RoundOffer(1, "Which token comes next?", ("cat", "dog", "the", "zebra"))
 PROBS = (0.5, 0.3, 0.15, 0.05)
 
 
+def joined(room: Room, address: str) -> str:
+    """A phone let in: its device id (a refusal fails the test)."""
+    device = room.join(address)
+    assert isinstance(device, str), device
+    return device
+
+
 def test_a_room_code_is_four_unambiguous_characters():
     codes = {new_room_code() for _ in range(200)}
     assert all(len(c) == 4 and set(c) <= set(ALPHABET) for c in codes)
@@ -56,7 +63,7 @@ def test_the_room_is_full_at_its_limit():
 
 def test_one_vote_per_phone_per_round_for_an_offered_choice():
     room = Room()
-    a, b = room.join("a"), room.join("b")
+    a, b = joined(room, "a"), joined(room, "b")
     assert room.vote(a, 1, 0) is VoteRefusal.NO_ROUND
     room.offer(OFFER)
     assert room.vote(a, 1, 2) == VotesChanged(1, 1, 2, (0, 0, 1, 0))
@@ -72,7 +79,7 @@ def test_one_vote_per_phone_per_round_for_an_offered_choice():
 
 def test_an_ended_round_refuses_votes_and_a_new_round_starts_empty():
     room = Room()
-    a = room.join("a")
+    a = joined(room, "a")
     room.offer(OFFER)
     room.vote(a, 1, 1)
     assert room.end_round() == OFFER
@@ -91,7 +98,7 @@ def test_the_class_pick_is_the_most_voted_and_a_tie_goes_to_the_likelier():
 
 def test_the_result_counts_the_votes_and_keeps_the_score():
     room = Room()
-    phones = [room.join(str(i)) for i in range(5)]
+    phones = [joined(room, str(i)) for i in range(5)]
     room.offer(OFFER)
     for device, choice in zip(phones, (0, 0, 1, 2, 0), strict=True):
         room.vote(device, 1, choice)
@@ -143,7 +150,7 @@ def test_every_refusal_has_words_on_the_phone():
 
 def test_an_earlier_round_shown_again_keeps_each_phones_vote():
     room = Room()
-    a, b = room.join("a"), room.join("b")
+    a, b = joined(room, "a"), joined(room, "b")
     room.offer(OFFER)
     room.vote(a, 1, 3)
     first = room.result(1, PROBS, favourite=0)

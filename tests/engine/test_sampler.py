@@ -63,6 +63,7 @@ def test_every_stage_is_a_distribution(logits, t, k, p, seed):
 @given(logits_st, temperature_st, st.integers(0, 70), st.floats(0.01, 1.0), seed_st)
 def test_pick_from_reproduces_the_choice_from_recorded_numbers(logits, t, k, p, seed):
     r = run(logits, temperature=t, top_k=k, top_p=p, seed=seed)
+    assert r.draw is not None  # a temperature above 0 draws
     assert pick_from(r.after_top_p, r.draw) == r.chosen
 
 
@@ -336,7 +337,8 @@ def test_sampling_stages_are_the_samplers_stages(logits, t, k, p, seed):
     if t == 0:
         assert st_.greedy_choice == r.chosen and r.draw is None
     else:
-        assert st_.greedy_choice is None and pick_from(st_.after_top_p, r.draw) == r.chosen
+        assert st_.greedy_choice is None and r.draw is not None
+        assert pick_from(st_.after_top_p, r.draw) == r.chosen
 
 
 def _full_sort_pick(p: np.ndarray, draw: float) -> int:

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explainer import atomic
 from explainer.engine.sampler import Sampler, SamplingSettings
 from explainer.engine.trace import (
     ATTENTION_TOP,
@@ -110,7 +109,8 @@ def ended(stop_reason: StopReason) -> Trace:
 
 def v1_dict() -> dict[str, Any]:
     """A trace as version 1 of the app saved it (JSON; made by that version, see data/)."""
-    return json.loads((DATA / "v1_tiny.json").read_text(encoding="utf-8"))
+    d: dict[str, Any] = json.loads((DATA / "v1_tiny.json").read_text(encoding="utf-8"))
+    return d
 
 
 def test_new_trace_is_empty_and_stamped():
@@ -365,8 +365,9 @@ def test_append_refuses_a_step_that_does_not_follow():
         append_step(t, bad)
     assert len(t.steps) == 2
     first = copy.deepcopy(t.steps[0])
+    ly = first.layers
+    assert ly.lens_ids is not None and ly.lens_probs is not None
     with pytest.raises(TraceError, match=r"steps\[0\].layers: expected 2 layers, got 1"):
-        ly = first.layers
         first.layers = Layers(
             ly.change[:1], ly.lens_ids[:1], ly.lens_probs[:1], ly.attention_ids[:1], ly.attention_weights[:1]
         )
@@ -438,7 +439,7 @@ def test_failed_replace_keeps_the_old_file_and_no_temp(tmp_path: Path, monkeypat
     def boom(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(atomic.os, "replace", boom)
+    monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(ExplainerError, match="No space left on device"):
         save_trace(make_trace(), path)
     assert path.read_bytes() == before

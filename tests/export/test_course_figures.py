@@ -49,6 +49,7 @@ def placeholder_texts() -> list[str]:
 
 @pytest.mark.parametrize("theme", ["light", "dark", "projector"])
 def test_the_tokens_lesson_preset_has_no_placeholder_text(paris, theme):
+    assert LESSON.stage is not None  # the preset names the stage it shows
     cursor = cursor_for(paris, LESSON.stage, LESSON.step)
     svg = figure_bytes(paris, cursor, ".svg", theme, vocabulary=model_vocabulary(), layout=LESSON)
     text = texts_of(svg)
@@ -74,7 +75,9 @@ def test_chosen_panels_crop_the_canvas_to_them(paris):
     cursor = cursor_for(paris, Stage.EMBEDDINGS, 0)
     svg = figure_bytes(paris, cursor, ".svg", layout=parse_panels("tokens,embeddings"))
     root = ET.fromstring(svg)
-    w, h = (float(v) for v in root.get("viewBox").split()[2:])
+    view_box = root.get("viewBox")
+    assert view_box is not None
+    w, h = (float(v) for v in view_box.split()[2:])
     assert (w, h) == (1314 + 24, 466 + 252 - 56 + 24)  # the two panels' union and a margin
     text = texts_of(svg)
     assert "576 numbers per token" in text and "Transformer layers" not in text
@@ -196,10 +199,12 @@ def test_svg_rendered_by_rsvg_without_dejavu_matches_the_normal_render(paris, tm
 @pytest.mark.parametrize("scale, dpi", [(2.0, 192), (1.0, 96), (3.0, 288)])
 def test_png_carries_its_dpi_title_and_description(paris, tmp_path, scale, dpi):
     from PIL import Image
+    from PIL.PngImagePlugin import PngImageFile
 
     out = export_figure(paris, cursor_for(paris, Stage.TOKENS, 0), tmp_path / "f.png", layout=LESSON, scale=scale)
     with Image.open(out) as im:
         assert im.size == (round(1200 * scale), round(676 * scale))
         assert im.info["dpi"] == pytest.approx((dpi, dpi), abs=0.1)
+        assert isinstance(im, PngImageFile)
         assert im.text["Title"].startswith("How a language model answers: tokens")
         assert paris.prompt in im.text["Description"]

@@ -48,8 +48,9 @@ def test_svg_is_a_reusable_vector_figure(trace, tmp_path):
     root = ET.parse(out).getroot()
     assert root.get("viewBox") == "0 0 1600 900"
     assert root.get("width") == "1600px" and root.get("height") == "900px"
-    assert root.find(f"{SVG}title").text.startswith("How a language model answers")
-    assert PROMPT in root.find(f"{SVG}desc").text
+    title, desc = root.findtext(f"{SVG}title"), root.findtext(f"{SVG}desc")
+    assert title is not None and title.startswith("How a language model answers")
+    assert desc is not None and PROMPT in desc
     texts = svg_texts(out)
     joined = "\n".join(texts)
     for token in trace.prompt_tokens:
@@ -115,7 +116,7 @@ def test_tokens_lesson_figure_shows_ids_vocabulary_and_ratio(trace, tmp_path):
         assert str(token.id) in joined
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "explainer", "export", *args], capture_output=True, timeout=600)
 
 

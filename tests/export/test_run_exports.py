@@ -15,6 +15,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -51,8 +52,11 @@ def export(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]
 
 def durations(path: Path) -> list[float]:
     from PIL import Image
+    from PIL.GifImagePlugin import GifImageFile
+    from PIL.PngImagePlugin import PngImageFile
 
     with Image.open(path) as im:
+        assert isinstance(im, GifImageFile | PngImageFile), im.format  # an animation's formats
         found = []
         for i in range(im.n_frames):
             im.seek(i)
@@ -75,11 +79,14 @@ def top_level_boxes(path: Path) -> list[bytes]:
 @pytest.mark.parametrize("name", ["run.gif", "run.png"])
 def test_gif_and_apng_have_one_frame_per_stage_each_held_as_asked(paris, tmp_path, name):
     from PIL import Image
+    from PIL.GifImagePlugin import GifImageFile
+    from PIL.PngImagePlugin import PngImageFile
 
     cursors = cursors_shown(paris)
     out = write_animation(paris, cursors, tmp_path / name, seconds_per_stage=1.5, scale=0.25, layout=SMALL)
     with Image.open(out) as im:
         assert im.format == ("GIF" if name.endswith(".gif") else "PNG")
+        assert isinstance(im, GifImageFile | PngImageFile)
         assert im.n_frames == len(cursors) == 1 + 6 * len(paris.steps)
         im.seek(im.n_frames - 1)
         last = np.asarray(im.convert("RGB"))
@@ -105,9 +112,9 @@ def test_each_picture_is_in_the_file_before_the_next_is_drawn(paris, tmp_path, m
     import explainer.export.animation as animation
     from explainer.export.apng import ApngWriter
     from explainer.export.gif import GifWriter
+    from explainer.export.shots import shots as drawn
 
     events: list[tuple[str, int]] = []
-    drawn = animation.shots
 
     def counted(*args, **kwargs):
         for i, shot in enumerate(drawn(*args, **kwargs)):
@@ -136,6 +143,11 @@ def test_each_picture_is_in_the_file_before_the_next_is_drawn(paris, tmp_path, m
 
 def test_mp4_is_h264_yuv420p_fast_start_with_one_picture_per_stage(paris, tmp_path):
     import av
+    from av.video.frame import VideoFrame
+
+    def start_s(frame: VideoFrame) -> float:
+        assert frame.pts is not None and frame.time_base is not None, "a picture without its time"
+        return round(float(frame.pts * frame.time_base), 2)
 
     cursors = cursors_shown(paris)[:5]
     out = write_animation(
@@ -147,11 +159,11 @@ def test_mp4_is_h264_yuv420p_fast_start_with_one_picture_per_stage(paris, tmp_pa
         stream = container.streams.video[0]
         assert stream.codec_context.name == "h264" and stream.codec_context.pix_fmt == "yuv420p"
         frames = list(container.decode(stream))
-        assert container.duration / 1e6 == pytest.approx(2.0, abs=0.15)
+        assert container.duration is not None and container.duration / 1e6 == pytest.approx(2.0, abs=0.15)
     # a stage is one picture held 0.4 s (variable frame rate), not four copies of it; the last
     # picture is stored again just before the end, so players show it for its whole time
     assert len(frames) == 5 + 1
-    starts = [round(float(f.pts * f.time_base), 2) for f in frames]
+    starts = [start_s(f) for f in frames]
     assert starts == [0.0, 0.4, 0.8, 1.2, 1.6, 1.9]
     first, last = frames[0].to_ndarray(format="rgb24"), frames[-1].to_ndarray(format="rgb24")
     assert np.abs(first.astype(int) - last.astype(int)).mean() > 1
@@ -291,7 +303,7 @@ def test_the_deck_opens_in_libreoffice_impress(saved, tmp_path):
 # --- progress and cancel -----------------------------------------------------------------------
 
 
-def progress_lines(*args: str) -> tuple[list[dict], list[float]]:
+def progress_lines(*args: str) -> tuple[list[dict[str, Any]], list[float]]:
     """The JSON progress lines an export with ``args`` printed, after checking they rise to 1."""
     proc = export(*args, "--progress", "json")
     assert proc.returncode == 0, proc.stderr

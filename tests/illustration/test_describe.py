@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explainer.content.assets import load_texts
+from explainer.content.texts import LessonTexts
 from explainer.frames.describe import describe
 from explainer.frames.embeddings import N_CELLS
 from explainer.frames.frame import FrameBuilder
@@ -32,7 +33,7 @@ def builder(texts):
     return FrameBuilder(texts, model_vocabulary(), timings=False)
 
 
-def said(texts, text: str) -> str:
+def said(texts: LessonTexts, text: str) -> str:
     return texts.describe["quote"].format(piece=spoken(text, texts.describe))
 
 
@@ -128,10 +129,10 @@ def test_changes_with_the_cursor(texts, real_trace):
     trace = real_trace("paris")
     b = builder(texts)
     walk, cursors = Walk(trace), []
-    c = walk.first()
-    while c is not None:
-        cursors.append(c)
-        c = walk.next(c)
+    at: Cursor | None = walk.first()
+    while at is not None:
+        cursors.append(at)
+        at = walk.next(at)
     told = [describe(b.frame(trace, c), texts) for c in cursors]
     assert len(set(told)) == len(told)
 
@@ -169,9 +170,14 @@ def test_the_prompts_chips_are_read_once_per_request(texts, real_trace, monkeypa
     the frames need of them is found once per request, not on every press of Next."""
     from explainer.frames import chips
 
-    counted = []
+    counted: list[int] = []
     of = chips.PromptFacts.of
-    monkeypatch.setattr(chips.PromptFacts, "of", staticmethod(lambda c: counted.append(len(c)) or of(c)))
+
+    def counted_of(c):
+        counted.append(len(c))
+        return of(c)
+
+    monkeypatch.setattr(chips.PromptFacts, "of", staticmethod(counted_of))
     trace = real_trace("chat")
     b = builder(texts)
     frames = [b.frame(trace, c) for c in Walk(trace).cursors()]

@@ -34,7 +34,7 @@ def test_the_pass_of_the_pick_is_labelled_as_the_learners_choice(real_trace):
     builder = FrameBuilder(TEXTS)
     chart = builder.frame(trace, Cursor(k, Stage.SAMPLING))[PROBABILITIES]
     assert chart.pick_note.startswith("you picked") and chart.draw is None and chart.segments == ()
-    assert chart.ids[chart.chosen_index] == trace.steps[k].sampling.chosen.id
+    assert chart.chosen_index is not None and chart.ids[chart.chosen_index] == trace.steps[k].sampling.chosen.id
     model_chart = builder.frame(original, Cursor(k, Stage.SAMPLING))[PROBABILITIES]
     assert model_chart.pick_note == "" and model_chart.draw == original.steps[k].sampling.draw
     assert builder.frame(trace, Cursor(k, Stage.SAMPLING))[CAPTION].text == mine

@@ -132,7 +132,9 @@ def test_the_round_quotes_the_end_of_the_text_so_far(real_trace, name):
         tokens = [*trace.prompt_tokens, *(s.sampling.chosen for s in trace.steps[:step])]
         spelled = spell(t.data for t in tokens if not is_special(t.text))
         whole = " ".join(spelled.text.split()) + (byte_label(spelled.unfinished) if spelled.unfinished else "")
-        quoted = new_round(TEXTS, trace, step, names, seed=7).context
+        rnd = new_round(TEXTS, trace, step, names, seed=7)
+        assert rnd is not None, step
+        quoted = rnd.context
         inner = quoted.removeprefix("“").removesuffix("”")
         if len(whole) <= 40:
             assert inner == whole

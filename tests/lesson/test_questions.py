@@ -11,7 +11,8 @@ from explainer.content.texts import QuestionKind
 from explainer.illustration.formatting import milliseconds, quoted
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import prompt_text
-from explainer.lesson.questions import Question, QuizState, build_questions, check, parse_number, revealed
+from explainer.lesson.numbers import parse_number
+from explainer.lesson.questions import Answer, Question, QuizState, build_questions, check, revealed
 from tests.support.lesson import names_for
 
 TEXTS = load_texts()
@@ -21,7 +22,13 @@ def questions_for(trace, step: int = 0, seed: int = 0) -> dict[str, Question]:
     return {q.id: q for q in build_questions(TEXTS, trace, None, names_for(trace), step, seed)}
 
 
-def a_wrong_answer(q: Question) -> object:
+def right_option(q: Question) -> str:
+    """A choice question's right option, as shown."""
+    assert q.kind is QuestionKind.CHOICE and isinstance(q.answer, int), q.id
+    return q.options[q.answer]
+
+
+def a_wrong_answer(q: Question) -> Answer:
     if q.kind is QuestionKind.CHOICE:
         assert isinstance(q.answer, int)
         return (q.answer + 1) % len(q.options)
@@ -63,7 +70,7 @@ def test_every_wrong_option_says_why_before_the_retry(real_trace, name):
     for q in qs:
         if q.kind is not QuestionKind.CHOICE:
             continue
-        assert len(q.why_wrong) == len(q.options) and q.why_wrong[q.answer] == "", q.id
+        assert isinstance(q.answer, int) and len(q.why_wrong) == len(q.options) and q.why_wrong[q.answer] == "", q.id
         for i, why in enumerate(q.why_wrong):
             if i == q.answer:
                 continue
@@ -88,13 +95,9 @@ def test_the_right_option_is_not_given_away_by_its_length(real_trace):
     qs = build_questions(TEXTS, real_trace("paris"), None, names_for(real_trace("paris")))
     static = [q for q in qs if q.kind is QuestionKind.CHOICE and not q.live]
     assert len(static) >= 10
-    longest = [
-        q.id for q in static if all(len(q.options[q.answer]) > len(o) for o in q.options if o != q.options[q.answer])
-    ]
+    longest = [q.id for q in static if all(len(right_option(q)) > len(o) for o in q.options if o != right_option(q))]
     assert len(longest) <= len(static) // 2, longest
-    shortest = [
-        q.id for q in static if all(len(q.options[q.answer]) < len(o) for o in q.options if o != q.options[q.answer])
-    ]
+    shortest = [q.id for q in static if all(len(right_option(q)) < len(o) for o in q.options if o != right_option(q))]
     assert len(shortest) <= len(static) // 2 + 1, shortest  # nor always the shortest
 
 
@@ -116,22 +119,22 @@ def test_live_answers_come_from_the_run(real_trace):
     names = names_for(trace)
     qs = questions_for(trace, step=1)
     q = qs["prompt_tokens"]  # the rule of thumb's estimate from the characters (the real count is on screen)
-    assert q.options[q.answer] == "6" and str(len(trace.prompt_tokens)) in q.explanation
+    assert right_option(q) == "6" and str(len(trace.prompt_tokens)) in q.explanation
     assert {"24"} <= set(q.options)  # the character count stands beside it
     q = qs["greedy_pick"]  # the real top-1 at the asked step
     raw = trace.steps[1].sampling.raw
-    assert q.options[q.answer] == quoted(names(int(raw.ids[0])))
+    assert right_option(q) == quoted(names(int(raw.ids[0])))
     assert "pass 2" in q.text and "“The capital of France is Paris”" in q.text
     q = qs["ttft"]  # the prefill pass's real time (TTFT itself is on screen, so it is not the answer)
-    assert q.options[q.answer] == f"{milliseconds(trace.steps[0].forward_s)}: the prefill pass"
+    assert right_option(q) == f"{milliseconds(trace.steps[0].forward_s)}: the prefill pass"
     assert milliseconds(trace.ttft_s) in q.text
     q = qs["context_words"]  # the model's context length × 0.75
     assert q.answer == 8192 * 0.75 and q.unit == "words" and "10 %" in q.tolerance_text
     q = qs["embedding_width"]  # the width (576) is in the embeddings caption: the prompt's total is not
     n = len(trace.prompt_tokens)
-    assert q.options[q.answer] == f"{576 * n:,}" and "576" in q.options
+    assert right_option(q) == f"{576 * n:,}" and "576" in q.options
     q = qs["memory16"]
-    assert q.options[q.answer] == "269 MB" and "67 MB" in q.options
+    assert right_option(q) == "269 MB" and "67 MB" in q.options
 
 
 def test_the_memory_sum_reads_right_with_the_models_real_count(real_trace):
@@ -166,7 +169,7 @@ def test_greedy_pick_follows_the_step_asked(real_trace):
     names = names_for(trace)
     for step in range(len(trace.steps)):
         q = questions_for(trace, step)["greedy_pick"]
-        assert q.options[q.answer] == quoted(names(int(trace.steps[step].sampling.raw.ids[0])))
+        assert right_option(q) == quoted(names(int(trace.steps[step].sampling.raw.ids[0])))
 
 
 def test_numbers_within_the_stated_tolerance_count(real_trace):
@@ -257,7 +260,8 @@ def test_the_story_tasks_answers_are_the_runs_own_numbers(real_trace):
     trace = real_trace("sampled")
     qs = questions_for(trace)
     assert qs["story_wait"].answer == pytest.approx(trace.ttft_s + 59 * trace.tpot_s)
-    assert check(TEXTS, qs["story_wait"], qs["story_wait"].answer * 1.1).correct
+    wait = qs["story_wait"].answer
+    assert isinstance(wait, float) and check(TEXTS, qs["story_wait"], wait * 1.1).correct
     assert not check(TEXTS, qs["story_wait"], trace.ttft_s + trace.tpot_s).correct  # two tokens, not the reply
     first = trace.steps[0]
     assert qs["story_layer_time"].answer == pytest.approx(first.forward_s * 1000 / trace.model.n_layers)
@@ -282,7 +286,7 @@ def test_a_number_from_a_known_slip_is_named_with_why(real_trace):
     assert "whole prefill pass" in whole.message, whole.message
     times = check(TEXTS, layer, prefill_ms * trace.model.n_layers)
     assert "multiplies by the" in times.message and "divide" in times.message
-    assert "seconds" in check(TEXTS, layer, layer.answer / 1000).message
+    assert isinstance(layer.answer, float) and "seconds" in check(TEXTS, layer, layer.answer / 1000).message
     report = qs["story_report"]  # 20,000 words ÷ 0.75
     assert "multiplies the words" in check(TEXTS, report, "15000").message
     recipe = qs["story_recipe"]  # 199 exactly: prefill gave the first token

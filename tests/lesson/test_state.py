@@ -180,9 +180,9 @@ def test_the_three_old_records_read_into_one():
     tour = TourState(index_of("in-layers"), True)
     quiz = QuizState((("core", 2, True), ("stop", 1, False)))
     game = GameState(played=4, score=3, streak=2, best=2)
-    old = json.loads(json.dumps([tour.to_dict(TOUR), quiz.to_dict(), game.to_dict()]))
-    state = LessonState.from_old_keys(*old, TOUR)
+    old_tour, old_quiz, old_game = json.loads(json.dumps([tour.to_dict(TOUR), quiz.to_dict(), game.to_dict()]))
+    state = LessonState.from_old_keys(old_tour, old_quiz, old_game, TOUR)
     assert state == LessonState(tour, quiz, game)
     assert LessonState.from_dict(state.to_dict(TOUR), TOUR) == state  # and write back as one
     assert LessonState.from_old_keys(None, None, None, TOUR) == LessonState()  # a first start
-    assert LessonState.from_old_keys(old[0], "garbled", None, TOUR) == LessonState(tour)
+    assert LessonState.from_old_keys(old_tour, "garbled", None, TOUR) == LessonState(tour)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explainer.content.assets import load_texts
-from explainer.content.texts import Condition, ConditionKind, TargetKind
+from explainer.content.texts import Condition, ConditionKind, TargetKind, TourStep
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import lesson_fields
 from explainer.lesson.tour import (
@@ -27,6 +27,20 @@ from tests.support.lesson import names_for
 
 TEXTS = load_texts()
 TOUR = TEXTS.tour
+
+
+def at(step_id: str) -> TourState:
+    """The tour at the step of this id (a step the tour lacks fails the test)."""
+    index = TOUR.index_of(step_id)
+    assert index is not None, f"the tour has no step {step_id!r}"
+    return TourState(index)
+
+
+def step_of(state: TourState) -> TourStep:
+    """The step the tour is at (past its end fails the test)."""
+    step = state.step(TOUR)
+    assert step is not None, f"{state} is past the tour's end"
+    return step
 
 
 def completing_events(c: Condition) -> tuple[TourEvent, ...]:
@@ -123,8 +137,8 @@ def test_conditions(condition, event, met):
 
 def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
     """Issue #17: "Set top-k or top-p, then press Generate" was ticked on the setting alone."""
-    cuts = TourState(TOUR.index_of("choose-cuts"))
-    assert cuts.step(TOUR).done == Condition(ConditionKind.SETTING, names=("top_k", "top_p"), run=True)
+    cuts = at("choose-cuts")
+    assert step_of(cuts).done == Condition(ConditionKind.SETTING, names=("top_k", "top_p"), run=True)
     assert not cuts.observe(TOUR, Generated()).can_advance(TOUR)  # a run alone: nothing changed
     changed = cuts.observe(TOUR, SettingChanged("top_k"))
     assert not changed.done and not changed.can_advance(TOUR)  # set, not yet run
@@ -141,13 +155,13 @@ def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
 
 def test_the_temperature_step_is_done_by_what_the_learner_sees_move():
     """Issue #17: changing the temperature setting showed nothing until a run; the what-if chart moves."""
-    step = TourState(TOUR.index_of("choose-temperature"))
-    assert step.step(TOUR).done == Condition(ConditionKind.WHATIF, names=("temperature",))
-    assert "What if?" in step.step(TOUR).do and "temperature slider" in step.step(TOUR).do
+    step = at("choose-temperature")
+    assert step_of(step).done == Condition(ConditionKind.WHATIF, names=("temperature",))
+    assert "What if?" in step_of(step).do and "temperature slider" in step_of(step).do
     assert not step.observe(TOUR, SettingChanged("temperature")).done
     assert not step.observe(TOUR, WhatIfChanged("top_k")).done
     assert step.observe(TOUR, WhatIfChanged("temperature")).done
-    cuts = TOUR.steps[TOUR.index_of("choose-whatif")].done  # the cuts' own sliders, two steps later
+    cuts = step_of(at("choose-whatif")).done  # the cuts' own sliders, two steps later
     assert cuts == Condition(ConditionKind.WHATIF, names=("top_k", "top_p"))
 
 
@@ -157,7 +171,7 @@ def test_next_back_and_chapters():
     s = s.next(TOUR).next(TOUR)
     assert s.index == 2 and s.back(TOUR).index == 1
     loop = s.go_to_chapter(TOUR, "loop")
-    assert loop.step(TOUR).chapter == "loop" and loop.back(TOUR).step(TOUR).chapter == "choose"
+    assert step_of(loop).chapter == "loop" and step_of(loop.back(TOUR)).chapter == "choose"
     assert s.go_to_chapter(TOUR, "nowhere") == s
     assert s.go_to(TOUR, 10_000).finished(TOUR) and s.go_to(TOUR, -3).index == 0
     end = TourState(len(TOUR.steps))
@@ -175,7 +189,8 @@ def test_state_round_trips_and_restores_tolerantly():
     assert TourState.from_dict({"index": 5, "step": "gone"}, TOUR) == TourState(5)
     assert TourState.from_dict({"index": 999}, TOUR).finished(TOUR)
     assert TourState.from_dict({"index": -4}, TOUR) == TourState(0)
-    for junk in (None, "x", 3, [], {"index": True}, {"index": "2"}, {"step": 5}):
+    junks: tuple[object, ...] = (None, "x", 3, [], {"index": True}, {"index": "2"}, {"step": 5})
+    for junk in junks:
         assert TourState.from_dict(junk, TOUR) == TourState()
 
 
@@ -205,7 +220,7 @@ def test_steps_quote_the_learners_own_numbers(real_trace):
     assert "template" not in text["tok-rule"]
     chat = real_trace("chat")  # its characters count the chat template, and the step says so
     chat_fields = lesson_fields(TEXTS, chat, None, names_for(chat))
-    rule = tour_view(TEXTS, TourState(TOUR.index_of("tok-rule") or 0), chat_fields)
+    rule = tour_view(TEXTS, at("tok-rule"), chat_fields)
     assert rule is not None
     assert f"Your {chat_fields['n_chars']} characters (the question and the chat template" in rule.text
     assert "8,192 tokens" in text["tok-window"]  # not "6,144 words": the next step asks for them
@@ -238,7 +253,7 @@ def test_the_context_count_says_why_it_is_one_less_than_input_plus_output(real_t
     for name in ("paris", "chat"):
         trace = real_trace(name)
         fields = lesson_fields(TEXTS, trace, None, names_for(trace))
-        view = tour_view(TEXTS, TourState(TOUR.index_of("tok-window") or 0), fields)
+        view = tour_view(TEXTS, at("tok-window"), fields)
         assert view is not None
         used, n_in, n_out = (int(fields[k].replace(",", "")) for k in ("used", "n_prompt", "n_out"))
         assert used == n_in + n_out - 1, name  # the last pick is never read back
@@ -249,7 +264,7 @@ def test_the_context_count_says_why_it_is_one_less_than_input_plus_output(real_t
 def test_a_question_steps_task_asks_what_its_question_asks():
     """Step 12 asked "how many tokens did the model read?" (the screen shows that) while its
     question asks for the rule of thumb's estimate: the task now names the question's own ask."""
-    step = TOUR.steps[TOUR.index_of("tok-count") or 0]
+    step = step_of(at("tok-count"))
     assert step.done.question == "prompt_tokens"
     spec = next(q for q in TEXTS.questions if q.id == "prompt_tokens")
     assert "rule of thumb" in spec.text and "rule of thumb" in step.do and "read" not in step.do
@@ -260,7 +275,7 @@ def test_no_praise_before_the_lesson_is_complete_and_the_goals_shown_as_n_of_m(r
     trace = real_trace("paris")
     fields = lesson_fields(TEXTS, trace, None, names_for(trace))
     n = len(TEXTS.lesson.outcomes)
-    done, quiz = TourState(TOUR.index_of("finish-done") or 0), TourState(TOUR.index_of("finish-quiz") or 0)
+    done, quiz = at("finish-done"), at("finish-quiz")
     for shown in (0, 1, n - 1):
         view = tour_view(TEXTS, done, fields, goals=(shown, n))
         assert view is not None and "well done" not in view.text.lower(), shown

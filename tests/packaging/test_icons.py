@@ -8,6 +8,7 @@ import importlib.util
 from tests.packaging.conftest import ROOT
 
 _spec = importlib.util.spec_from_file_location("render_icons", ROOT / "packaging" / "render_icons.py")
+assert _spec is not None and _spec.loader is not None
 render_icons = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(render_icons)
 

@@ -13,7 +13,7 @@ from explainer.classroom.queue import ClassQueue, State
 from explainer.engine.sampler import SamplingSettings
 from explainer.inference.batch_loop import Feeder
 from explainer.inference.events import GenerationFinished, ModelReady
-from explainer.inference.messages import ClassEnded, ClassStarted, ClassStep
+from explainer.inference.messages import ClassEnded, ClassReply, ClassStarted, ClassStep
 from explainer.inference.process import ModelProcess
 from explainer.inference.requests import GenerationRequest
 from explainer.ui.class_serving import CLASS_CHAT
@@ -36,7 +36,7 @@ def alone(engine, i: int) -> list[int]:
 
 def test_the_models_process_decodes_a_batch_as_each_request_alone(built_model, shared_engine):
     waiting = list(range(len(PROMPTS)))
-    replies: list = []
+    replies: list[ClassReply] = []
 
     def _take():
         if not waiting:
@@ -90,6 +90,7 @@ def test_the_worker_serves_the_queue_in_batches(qtbot, controller, shared_engine
     lives = queue.lives()
     for life in lives:
         assert life.state is State.DONE and life.trace is not None
+        assert life.started is not None and life.prefill_started is not None and life.done is not None
         assert life.arrived <= life.started <= life.prefill_started <= life.token_times[0] <= life.done
         assert len(life.token_times) == len(life.passes) == len(life.trace.steps)
         solo = shared_engine.generate(life.text, SamplingSettings(temperature=0.0, max_new_tokens=5), chat=CLASS_CHAT)
@@ -114,5 +115,8 @@ def test_the_instructors_run_waits_for_the_batch_to_drain(qtbot, controller):
     lives = queue.lives()
     assert all(life.state is State.DONE for life in lives)
     # admitting stopped when it was asked: the requests still waiting then started after it
-    assert sum(life.started > shown[0] for life in lives) >= 2
-    assert lives[0].done < shown[0]
+    started = [life.started for life in lives if life.started is not None]
+    assert len(started) == len(lives)
+    assert sum(at > shown[0] for at in started) >= 2
+    first_done = lives[0].done
+    assert first_done is not None and first_done < shown[0]

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMenu
 
 from explainer.ui.lesson.show_me import Section
+from explainer.ui.main_window import MainWindow
 from tests.ui.helpers import generate, settle, settle_layout
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -50,7 +51,7 @@ def test_end_and_the_run_menu_go_to_the_last_step_without_running_the_model(qtbo
     assert len(generate_calls) == runs  # a replay: the model did not run again
 
 
-def test_f6_moves_between_the_areas_and_ctrl_j_lands_on_the_task(qtbot, window):
+def test_f6_moves_between_the_areas_and_ctrl_j_lands_on_the_task(qtbot, window: MainWindow):
     w = window
     w.lesson.dock.show()
     generate(qtbot, w, PARIS, max_new_tokens=2)

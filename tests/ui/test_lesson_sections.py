@@ -259,6 +259,11 @@ def test_a_sampled_pick_that_was_not_the_favourite_is_explained(qtbot, window):
 # ------------------------------------------------------------------ what if?
 
 
+def shows_only_its_hint(section) -> bool:
+    """What if? away from a sampling stage: no pass to play with, the hint that says where."""
+    return section.step is None and not section.hint.isHidden()
+
+
 def chart_matches_the_sampler(section, step) -> None:
     settings = section.settings()
     stages = sampling_stages(step.logits, settings)
@@ -285,7 +290,7 @@ def test_the_what_if_chart_shows_the_samplers_own_numbers(qtbot, window):
     w.lesson.dock.open_section(Section.WHATIF)
     qtbot.waitUntil(lambda: section.value is not None)
     show_at(w, Cursor(1, Stage.PROBABILITIES))
-    assert section.step is None and not section.hint.isHidden()  # the sampling stage only
+    assert shows_only_its_hint(section)  # the sampling stage only
     forward_to(qtbot, w, 1, Stage.SAMPLING)
     step = trace.steps[1]
     assert section.step is step

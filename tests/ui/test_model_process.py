@@ -80,6 +80,7 @@ def test_the_model_process_is_below_the_window_from_its_start(built_model):
     """Its start too (a fresh interpreter importing the engine and loading the model, most of a
     second of CPU while the window fills in) runs below the window, not only what comes after."""
     proc, *pipes = spawn(built_model.name)
+    assert proc.pid is not None  # spawn returns it started
     try:
         nice = _nice_by_thread(proc.pid)  # at once: the child has not begun its imports
     finally:
@@ -120,7 +121,7 @@ def test_a_branch_runs_there_and_says_whose_token_it_took(model_process, shared_
 
 
 def test_a_stop_ends_the_run_and_the_next_one_runs(model_process):
-    asked = []
+    asked: list[int] = []
 
     def stop_after_two_steps() -> bool:
         return len(asked) >= 2

@@ -25,7 +25,9 @@ class _LayoutRequests(QObject):
 def test_stepping_through_a_run_does_not_lay_out_the_window_again(qtbot, stepped):
     w = stepped
     requests = _LayoutRequests()
-    QApplication.instance().installEventFilter(requests)
+    app = QApplication.instance()
+    assert app is not None
+    app.installEventFilter(requests)
     texts = []
     try:
         for _ in range(12):
@@ -33,7 +35,7 @@ def test_stepping_through_a_run_does_not_lay_out_the_window_again(qtbot, stepped
             texts.append(w.transport.position.text())
             qtbot.wait(5)  # the posted layout requests and paints are handled
     finally:
-        QApplication.instance().removeEventFilter(requests)
+        app.removeEventFilter(requests)
     assert len(set(texts)) == 12, "every press moved the position line"
     window_relayouts = sum(obj is w for obj in requests.seen)
     assert window_relayouts <= 1, f"the window was laid out {window_relayouts} times in 12 presses"
