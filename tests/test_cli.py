@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 
-def run(*args: str, stdin: bytes | None = None, env: dict | None = None, timeout=120):
+def run(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout=120):
     full_env = dict(os.environ)
     full_env.pop("EXPLAINER_WHEEL", None)
     full_env.update(env or {})
@@ -24,7 +24,7 @@ def run(*args: str, stdin: bytes | None = None, env: dict | None = None, timeout
     )
 
 
-def assert_clean_error(proc, *fragments: str) -> str:
+def assert_clean_error(proc: subprocess.CompletedProcess[bytes], *fragments: str) -> str:
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 2, err
     assert "Traceback" not in err

@@ -13,7 +13,7 @@ from explainer.engine.tokenizer import load_tokenizer
 pytestmark = pytest.mark.slow
 
 
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "explainer", *args], input=stdin, capture_output=True, timeout=600)
 
 

@@ -95,7 +95,7 @@ def assert_interrupted(code: int, err: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def saved_run(real_trace, tmp_path_factory) -> Path:
+def saved_run(real_trace, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from explainer.engine.trace_file import save_trace
 
     path = tmp_path_factory.mktemp("run") / "run.trace"

@@ -31,7 +31,12 @@ def test_explainer_file_opens_the_app_with_that_file(tmp_path, monkeypatch):
     lesson = tmp_path / "week 4.lesson"
     lesson.write_bytes(b"(a file; the window reads it)")
     opened: list[str | None] = []
-    monkeypatch.setattr(app, "run_app", lambda model=None, open_file=None: opened.append(open_file) or 0)
+
+    def run_app(model=None, open_file=None) -> int:
+        opened.append(open_file)
+        return 0
+
+    monkeypatch.setattr(app, "run_app", run_app)
     assert cli.main([str(lesson)]) == 0
     assert opened == [str(lesson)]
 

@@ -22,7 +22,7 @@ LINE = (
 )
 
 
-def run(*args: str, cache: object = None) -> subprocess.CompletedProcess:
+def run(*args: str, cache: object = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     if cache is not None:
         env[paths.ENV_CACHE_DIR] = str(cache)

@@ -47,7 +47,7 @@ def _prefix(probe: Path) -> list[str] | None:
 
 
 @pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory) -> Path:
+def tiny_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache with the tiny model of tests/model/tiny_gguf.py built in it (a real model: a few
     seconds to build, a fraction of one to run)."""
     from tests.model.tiny_gguf import write_tiny_model_gguf

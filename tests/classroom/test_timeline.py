@@ -33,8 +33,8 @@ def test_each_part_of_a_life_is_drawn_where_it_was_measured():
     q.take()
     clock.now = 102.5
     q.prefill_began(1, 12)
-    for t in (103.0, 103.25, 103.5):
-        clock.now = t
+    for now in (103.0, 103.25, 103.5):
+        clock.now = now
         q.token_made(1, b"x")
     clock.now = 104.0
     q.finished(1, a_trace())

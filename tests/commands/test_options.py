@@ -29,7 +29,7 @@ def command(name: str, tmp_path, *extra: str) -> list[str]:
     return [a.replace("{out}", str(out / "x.svg")) for a in LOADING[name]] + list(extra)
 
 
-def one_error(capsys, *fragments: str) -> str:
+def one_error(capsys: pytest.CaptureFixture[str], *fragments: str) -> str:
     err = capsys.readouterr().err
     assert err.count("error: ") == 1, err
     for f in fragments:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from typing import Any
 
 import pytest
 
@@ -51,11 +52,11 @@ def test_the_unbroken_copy_loads(tmp_path, monkeypatch):
     assert read_texts("en") == load_texts()
 
 
-def _step(data: dict, step_id: str) -> dict:
+def _step(data: dict[str, Any], step_id: str) -> dict[str, Any]:
     return next(s for s in data["steps"] if s["id"] == step_id)
 
 
-def _question(data: dict, question_id: str) -> dict:
+def _question(data: dict[str, Any], question_id: str) -> dict[str, Any]:
     return next(q for q in data["questions"] if q["id"] == question_id)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -60,15 +61,19 @@ def test_every_text_of_a_table_section_is_in_its_table():
     assert set(captions) == set(fields.CAPTION_KEYS)
 
 
-def _add(obj: dict, key: str) -> None:
+def _add(obj: dict[str, Any], key: str) -> None:
     obj[key] += BOGUS
 
 
-def _question(data: dict, qid: str) -> dict:
+def _add_at(texts: list[str], index: int) -> None:
+    texts[index] += BOGUS
+
+
+def _question(data: dict[str, Any], qid: str) -> dict[str, Any]:
     return next(q for q in data["questions"] if q["id"] == qid)
 
 
-def _step(data: dict, step_id: str) -> dict:
+def _step(data: dict[str, Any], step_id: str) -> dict[str, Any]:
     return next(s for s in data["steps"] if s["id"] == step_id)
 
 
@@ -121,7 +126,7 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
             lambda d: _add(_question(d, "vocabulary"), "explanation"),
             rf"\(vocabulary\).explanation {UNKNOWN}",
         ),
-        ("questions.json", lambda d: _add(_question(d, "core")["options"], 1), rf"\(core\).options\[1\] {UNKNOWN}"),
+        ("questions.json", lambda d: _add_at(_question(d, "core")["options"], 1), rf"\(core\).options\[1\] {UNKNOWN}"),
         (
             "questions.json",
             lambda d: _add(_question(d, "prompt_tokens"), "option"),
@@ -155,7 +160,7 @@ NOT_A_TEMPLATE = r"is not a template, yet names field\(s\) bogus_field"
             lambda d: _add(d["outcomes"][0], "text"),
             rf"en/lesson.json: outcomes\[0\].text {NOT_A_TEMPLATE}",
         ),
-        ("lesson.json", lambda d: _add(d["recap"], 1), rf"en/lesson.json: recap\[1\] {NOT_A_TEMPLATE}"),
+        ("lesson.json", lambda d: _add_at(d["recap"], 1), rf"en/lesson.json: recap\[1\] {NOT_A_TEMPLATE}"),
         (
             "questions.json",
             lambda d: _add(_question(d, "words_4000"), "unit"),

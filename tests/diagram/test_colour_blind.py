@@ -46,7 +46,8 @@ def _srgb(c: np.ndarray) -> np.ndarray:
 
 def simulate(colour: str, kind: str) -> str:
     lin = _linear(np.array(C.rgb(colour)))
-    return C.hex_of(tuple(_srgb(MACHADO[kind] @ lin)))  # type: ignore[arg-type]
+    r, g, b = _srgb(MACHADO[kind] @ lin)
+    return C.hex_of((float(r), float(g), float(b)))
 
 
 def lab(colour: str) -> np.ndarray:

@@ -38,8 +38,8 @@ def full_hd_scale(scene) -> float:
     return scale
 
 
-def panel_of(item: QGraphicsItem, scene) -> str:
-    by_item = {id(v): k for k, v in scene.panels.items()}
+def panel_of(item: QGraphicsItem | None, scene) -> str:
+    by_item: dict[int, str] = {id(v): k for k, v in scene.panels.items()}
     while item is not None:
         if id(item) in by_item:
             return by_item[id(item)]
@@ -47,7 +47,7 @@ def panel_of(item: QGraphicsItem, scene) -> str:
     return "?"
 
 
-def drawn(item: QGraphicsItem) -> bool:
+def drawn(item: QGraphicsItem | None) -> bool:
     while item is not None:
         if not item.isVisible() or item.opacity() == 0:
             return False
@@ -55,7 +55,7 @@ def drawn(item: QGraphicsItem) -> bool:
     return True
 
 
-def text_px(t: QGraphicsItem) -> float:
+def text_px(t: QGraphicsSimpleTextItem | QGraphicsTextItem) -> float:
     font = t.font()
     px = font.pixelSize() if font.pixelSize() > 0 else font.pointSizeF() * 96 / 72
     m = t.sceneTransform()

@@ -52,7 +52,8 @@ def test_bars_are_the_steps_probabilities(scene, real_trace):
     raw = step.sampling.raw
     assert len(bars) == N_BARS + 1
     assert [h for _, h in bars[:-1]] == pytest.approx(raw.probs[:N_BARS], abs=1e-12)
-    assert bars[-1] == ("other", pytest.approx(1 - sum(raw.probs[:N_BARS].tolist()), abs=1e-12))
+    other, other_height = bars[-1]
+    assert other == "other" and other_height == pytest.approx(1 - sum(raw.probs[:N_BARS].tolist()), abs=1e-12)
     assert [label for label, _ in bars[:-1]] == [token_text(trace, i) for i in raw.ids[:N_BARS]]
     assert bars[0][0] == " Paris"
     assert rb.draw_marker(scene) is None

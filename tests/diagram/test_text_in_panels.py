@@ -59,9 +59,9 @@ def box_of(scene, name: str) -> QRectF | None:
     return rect.adjusted(inset, inset, -inset, -inset)
 
 
-def texts_of(item: QGraphicsItem) -> list[QGraphicsItem]:
+def texts_of(item: QGraphicsItem) -> list[QGraphicsSimpleTextItem | QGraphicsTextItem]:
     """The visible text items under ``item`` (at any depth: chips hold their labels)."""
-    found = []
+    found: list[QGraphicsSimpleTextItem | QGraphicsTextItem] = []
     for child in item.childItems():
         if not child.isVisible():
             continue  # hidden with its children

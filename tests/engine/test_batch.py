@@ -8,6 +8,7 @@ import pytest
 from explainer.engine.batch import BatchDecoder
 from explainer.engine.generate import Engine
 from explainer.engine.sampler import SamplingSettings
+from explainer.engine.trace import Trace
 
 pytestmark = pytest.mark.slow
 
@@ -27,11 +28,11 @@ REQUESTS = [
 ]
 
 
-def batched(engine: Engine, slots: int, lens: bool) -> list:
+def batched(engine: Engine, slots: int, lens: bool) -> list[Trace]:
     """Every request through a BatchDecoder of `slots`, admitted as slots free up."""
     decoder = BatchDecoder(engine, slots)
     waiting = list(enumerate(REQUESTS))
-    traces: dict[int, object] = {}
+    traces: dict[int, Trace] = {}
     shared_passes = 0
     while waiting or decoder.running:
         while waiting and decoder.free:
@@ -55,7 +56,7 @@ def assert_same_top(a, b) -> None:
         assert abs(pa[i] - pb[i]) <= 1e-5
     last = min(a.probs[-1], b.probs[-1]) if len(a.probs) else 0.0
     for i in pa.keys() ^ pb.keys():
-        assert abs(pa.get(i, pb.get(i)) - last) <= 1e-5
+        assert abs((pa[i] if i in pa else pb[i]) - last) <= 1e-5
     assert abs(b.rest - a.rest) <= 1e-5
 
 
@@ -95,13 +96,14 @@ def test_the_cuda_graph_serves_the_class_one_request_at_a_time(second_model):
     tokens, instead of failing them (run here on the CPU provider)."""
     from explainer.engine.runtime import ModelRuntime
     from explainer.inference.batch_loop import serve_batch
-    from explainer.inference.messages import Admit, BatchDone, ClassEnded, ClassStep, EndBatch
+    from explainer.inference.messages import Admit, BatchDone, BatchMessage, ClassEnded, ClassReply, ClassStep, EndBatch
 
     engine = Engine(second_model, device="cpu")
     alone = [engine.generate(prompt, settings) for prompt, settings in REQUESTS[:3]]
     engine.runtime = ModelRuntime(second_model.onnx_path, second_model.config, "cpu", graph="cuda")
-    sent: list = [Admit(i, p, s) for i, (p, s) in enumerate(REQUESTS[:3])] + [EndBatch()]
-    said: list = []
+    sent: list[BatchMessage] = [Admit(i, p, s) for i, (p, s) in enumerate(REQUESTS[:3])]
+    sent.append(EndBatch())
+    said: list[ClassReply | BatchDone] = []
     serve_batch(engine, 4, False, lambda _wait: [sent.pop(0)] if sent else [], said.append, lambda: False)
     assert isinstance(said[-1], BatchDone)
     for i, a in enumerate(alone):

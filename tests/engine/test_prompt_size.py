@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.engine.generate import check_prompt_size
+from explainer.engine.prompt_size import check_prompt_size
 from explainer.errors import ExplainerError
 
 

@@ -20,7 +20,7 @@ from tests.engine.test_trace import make_trace
 
 
 @pytest.fixture(scope="module")
-def saved(tmp_path_factory) -> bytes:
+def saved(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     path = tmp_path_factory.mktemp("saved") / "run.trace"
     save_trace(make_trace(), path)
     return path.read_bytes()

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,11 +31,12 @@ from explainer.stages import Cursor, Stage
 from tests.engine.test_trace import make_trace
 
 
-def page_data(html: bytes) -> dict:
+def page_data(html: bytes) -> dict[str, Any]:
     """The run the page replays: its one deflated JSON document, as the page's script reads it."""
     blob = re.search(rb'<script type="application/octet-stream" id="run-data">([^<]*)</script>', html)
     assert blob is not None
-    return json.loads(zlib.decompress(base64.b64decode(blob.group(1))))
+    data: dict[str, Any] = json.loads(zlib.decompress(base64.b64decode(blob.group(1))))
+    return data
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ def test_stage_order_is_teaching_order_not_alphabetical():
     assert Cursor(0, Stage.APPEND) < Cursor(1, Stage.TOKENS)
     assert Cursor(1, Stage.EMBEDDINGS) > Cursor(1, Stage.TOKENS)
     assert sorted([Cursor(0, Stage.APPEND), Cursor(0, Stage.EMBEDDINGS)])[0].stage is Stage.EMBEDDINGS
-    assert Stage("layers") is Stage.LAYERS and Stage.LAYERS == "layers"
+    assert Stage("layers") is Stage.LAYERS and Stage.LAYERS == "layers"  # type: ignore[comparison-overlap]  # a Stage is a str, and equal to its name: that is what this checks
 
 
 def test_walk_forward_and_back(real_trace):

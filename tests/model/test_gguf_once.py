@@ -18,7 +18,7 @@ from tests.model.tiny_gguf import write_tiny_model_gguf
 @pytest.fixture
 def readers(monkeypatch):
     """Every GGUFReader made (weak references), and a check at each graph built that none lives."""
-    made: list[weakref.ref] = []
+    made: list[weakref.ref[gguf.GGUFReader]] = []
     live_at_graphs: list[int] = []
     init = gguf.GGUFReader.__init__
 

@@ -21,8 +21,8 @@ def same_reading(path) -> None:
         assert (got.offset, got.name, got.data, got.types) == (field.offset, field.name, field.data, field.types)
         assert got.contents() == field.contents(), key
         assert len(got.parts) == len(field.parts)
-        for a, b in zip(got.parts, field.parts):
-            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        for part, ref_part in zip(got.parts, field.parts):
+            assert part.dtype == ref_part.dtype and part.tobytes() == ref_part.tobytes()
     assert [t.name for t in lean.tensors] == [t.name for t in ref.tensors]
     for a, b in zip(lean.tensors, ref.tensors):
         assert (a.tensor_type, a.n_elements, a.n_bytes, a.data_offset) == (

@@ -114,15 +114,29 @@ def test_the_build_reads_and_makes_each_weight_once(tmp_path, monkeypatch):
     write_tiny_gguf(tmp_path / "m.gguf", TINY_BY_ARCH["gemma3"], qtype="Q4_1", embedding_qtype="Q8_0")
     dequantised: list[int] = []
     dequantize = gguf.quants.dequantize
-    monkeypatch.setattr(gguf.quants, "dequantize", lambda *a: dequantised.append(1) or dequantize(*a))
-    reads = []
+
+    def counted_dequantize(*a):
+        dequantised.append(1)
+        return dequantize(*a)
+
+    monkeypatch.setattr(gguf.quants, "dequantize", counted_dequantize)
+    reads: list[int] = []
     read = gguf_weights.read_weights
-    monkeypatch.setattr(gguf_weights, "read_weights", lambda *a: reads.append(1) or read(*a))
+
+    def counted_read(*a):
+        reads.append(1)
+        return read(*a)
+
+    monkeypatch.setattr(gguf_weights, "read_weights", counted_read)
     made_for_cuda: list[str] = []
     call = weights_file.Referenced.__call__
 
     def watching(self, make, name):
-        return call(self, lambda: made_for_cuda.append(name) or make(), name)
+        def noted():
+            made_for_cuda.append(name)
+            return make()
+
+        return call(self, noted, name)
 
     monkeypatch.setattr(weights_file.Referenced, "__call__", watching)
     convert_gguf(tmp_path / "m.gguf", tmp_path / "out")

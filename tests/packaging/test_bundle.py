@@ -46,7 +46,7 @@ def run_bundle(bundle, built_model, tmp_path):
         XDG_DATA_HOME=str(tmp_path / "share"),
     )
 
-    def run(*args: str) -> subprocess.CompletedProcess:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run([str(bundle), *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         return proc

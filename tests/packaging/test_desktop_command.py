@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from explainer.commands import desktop
+from explainer.errors import ExplainerError
 from tests.packaging.conftest import ROOT, validate_desktop_file, validate_metainfo
 
 
@@ -98,7 +99,7 @@ def test_a_damaged_record_is_a_clear_error(tmp_path):
     home = tmp_path / "share"
     (home / "explainer").mkdir(parents=True)
     (home / desktop.RECORD).write_text("{not json")
-    with pytest.raises(desktop.ExplainerError, match="install record"):
+    with pytest.raises(ExplainerError, match="install record"):
         desktop.uninstall(home)
 
 
@@ -106,7 +107,7 @@ def test_the_command_line_uses_xdg_data_home(tmp_path):
     home = tmp_path / "xdg"
     env = {**os.environ, "XDG_DATA_HOME": str(home), "PYTHONPATH": str(ROOT)}  # this checkout's code
 
-    def run(*args: str) -> subprocess.CompletedProcess:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "explainer", "desktop", *args]
         return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
 

@@ -50,7 +50,7 @@ def _borrow_dependencies(site_packages: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     _pip("wheel", "--no-deps", "-q", "-w", str(out), str(ROOT))
     (found,) = out.glob("explainer-*.whl")
@@ -58,7 +58,7 @@ def wheel(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def venv_install(wheel, tmp_path_factory) -> Path:
+def venv_install(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed; returns its bin/ folder."""
     root = tmp_path_factory.mktemp("venv")
     venv.create(root, with_pip=False)
@@ -75,7 +75,7 @@ def venv_install(wheel, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def user_install(wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+def user_install(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """The wheel installed with --user into a temporary user base; returns (bin folder, env)."""
     root = tmp_path_factory.mktemp("user")
     base = venv.EnvBuilder(system_site_packages=True, with_pip=False)  # --user needs a user site
@@ -89,7 +89,7 @@ def user_install(wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return root / "userbase" / "bin", env
 
 
-def _run(program: Path, *args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def _run(program: Path, *args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in (env or os.environ).items() if k not in ("PYTHONPATH", "EXPLAINER_MODELS_DIR")}
     full["QT_QPA_PLATFORM"] = "offscreen"
     proc = subprocess.run([str(program), *args], capture_output=True, text=True, cwd=cwd, env=full, timeout=300)

@@ -9,6 +9,8 @@ window sends, caught where Qt hands it to the platform (QAccessible.updateAccess
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleEvent
@@ -340,7 +342,7 @@ def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(q
 
 
 @pytest.fixture
-def focus_moves(window) -> list[QWidget]:
+def focus_moves(window) -> Iterator[list[QWidget]]:
     """Every widget that takes the focus from now on, in order (QApplication.focusChanged). Qt
     tells assistive technology of each one, after the move: a move made while another is under
     way (a handler that sends the focus elsewhere) is told before it, so what a screen reader

@@ -12,7 +12,7 @@ import pytest
 from explainer.classroom.queue import MAX_WAITING, ClassQueue, Refusal, RequestLife, State
 from explainer.engine.sampler import SamplingSettings
 from explainer.errors import ExplainerError
-from explainer.inference.events import GenerationFinished, ModelReady, StepReady
+from explainer.inference.events import Event, GenerationFinished, ModelReady, StepReady
 from explainer.inference.requests import GenerationRequest
 from explainer.ui.class_serving import CLASS_MAX_NEW_TOKENS
 from explainer.ui.controller import EngineController
@@ -75,7 +75,7 @@ def check_measured(lives: tuple[RequestLife, ...]) -> None:
 def test_requests_are_served_first_come_with_their_waits_measured(qtbot, controller, prompts_run):
     ran, _gates = prompts_run
     queue = ClassQueue()
-    seen = []
+    seen: list[Event] = []
     controller.events.connect(seen.append)
     for i in range(4):
         assert isinstance(queue.submit(f"phone {i}", f"Name a colour, number {i}"), RequestLife)
@@ -95,7 +95,7 @@ def test_the_instructors_generate_goes_ahead_of_every_waiting_request(qtbot, con
     gates["first"] = threading.Event()
     for device, text in [("a", "first"), ("b", "second"), ("c", "third")]:
         queue.submit(device, text)
-    shown = []
+    shown: list[GenerationFinished] = []
     controller.on(GenerationFinished, shown.append)
     controller.serve_class(queue)
     qtbot.waitUntil(lambda: (life := queue.life(1)) is not None and life.state is State.RUNNING)

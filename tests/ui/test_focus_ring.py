@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QWidget
 
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import settle_layout
@@ -34,7 +35,7 @@ def contrast(a: QColor, b: QColor) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def render(w, widget) -> QImage:
+def render(w: QWidget, widget: QWidget) -> QImage:
     """The control and MARGIN px around it, as the window draws them."""
     w.repaint()
     top_left = widget.mapTo(w, QPoint(0, 0))
@@ -70,7 +71,7 @@ def focus(w, widget) -> None:
     assert widget.hasFocus(), widget
 
 
-def controls(w) -> dict:
+def controls(w) -> dict[str, QWidget]:
     dock = w.lesson.dock
     dock.open_section(Section.WHATIF)
     slider = dock.whatif.temperature

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -20,10 +21,10 @@ pytestmark = pytest.mark.slow
 PROMPT = "The capital of France is"
 
 
-def _walk(qtbot, w) -> dict[Cursor, object]:
+def _walk(qtbot, w) -> dict[Cursor, dict[str, Any]]:
     """Every frame of the run, from the first, read back from the scene."""
     press(qtbot, w, Qt.Key.Key_Home)
-    frames = {}
+    frames: dict[Cursor, dict[str, Any]] = {}
     while True:
         frames[w.position] = rb.frame_state(w.scene)
         before = w.position

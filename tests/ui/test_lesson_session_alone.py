@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 from unittest.mock import MagicMock
 
 import pytest
@@ -72,8 +73,9 @@ def lesson(qtbot):
     return make
 
 
-def saved(host: LessonStandIn) -> dict:
-    return json.loads(host.settings.store.value(S.LESSON_STATE.key))
+def saved(host: LessonStandIn) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(host.settings.store.value(S.LESSON_STATE.key))
+    return record
 
 
 def test_the_tours_place_is_saved_at_once_and_the_next_session_resumes_there(lesson):

@@ -448,9 +448,9 @@ def test_a_huge_prompt_is_checked_in_the_worker_and_refused_untokenized(window, 
     import threading
 
     from explainer.engine import generate as generate_mod
+    from explainer.engine.prompt_size import check_prompt_size as real_check
 
     checked_on: list[threading.Thread] = []
-    real_check = generate_mod.check_prompt_size
 
     def spy(prompt, context, max_token_bytes):
         checked_on.append(threading.current_thread())

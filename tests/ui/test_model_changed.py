@@ -10,6 +10,7 @@ from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessible
 from PySide6.QtWidgets import QApplication
 
 from explainer.inference.events import ModelChanged, ModelReady
+from explainer.inference.messages import WeightsChecked
 from explainer.model import paths
 from tests.support.models import copy_with_a_flipped_bit
 from tests.ui.helpers import wait_event
@@ -84,11 +85,11 @@ def test_a_changed_weights_file_is_a_banner_naming_it_and_the_rebuild(qtbot, fli
 
 
 @pytest.fixture
-def weights_heard(monkeypatch) -> list:
+def weights_heard(monkeypatch) -> list[WeightsChecked | None]:
     """What each model process's hash of the weights said, as the worker's thread heard it."""
     from explainer.inference.process import ModelProcess
 
-    heard: list = []
+    heard: list[WeightsChecked | None] = []
     real = ModelProcess.weights_checked
 
     def listening(self, give_up):

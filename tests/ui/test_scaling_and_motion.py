@@ -137,7 +137,9 @@ def test_where_the_desktop_prefers_reduced_motion_animations_start_off(
 
 
 @pytest.mark.parametrize("gnome_off", [True, False])
-def test_the_gnome_switch_is_read_when_no_variable_says(qtbot, make_window, shared_engine, monkeypatch, gnome_off):
+def test_the_gnome_switch_is_read_when_no_variable_says(
+    qtbot, make_window, shared_engine, monkeypatch, gnome_off: bool
+):
     """GNOME is asked on a thread (the window does not wait for gsettings) and its answer applies
     when it comes; it is not saved as the learner's choice."""
     monkeypatch.delenv(motion.ENV, raising=False)
