@@ -34,7 +34,12 @@ def test_events_from_the_servers_thread_arrive_in_the_gui_thread(qtbot):
     adapter = EventAdapter()
     got: list[tuple[object, bool]] = []
     adapter.arrived.connect(lambda e: got.append((e, threading.current_thread() is threading.main_thread())))
-    sender = threading.Thread(target=lambda: [adapter.on_event(PhonesChanged(n)) for n in (1, 2, 3)])
+
+    def send() -> None:
+        for n in (1, 2, 3):
+            adapter.on_event(PhonesChanged(n))
+
+    sender = threading.Thread(target=send)
     sender.start()
     sender.join()
     qtbot.waitUntil(lambda: len(got) == 3)
@@ -56,7 +61,9 @@ def test_the_panel_shows_the_count_the_reveal_and_the_score(qtbot, make_window):
     qtbot.waitUntil(lambda: panel.count_text() == "31 of 48 voted")
     assert "48 phones joined" in panel.lines()
     mode.adapter.on_event(VotesChanged(2, 40, 48, (10, 11, 5, 5)))  # a late event of an older round
-    qtbot.wait(1)
+    mode.adapter.on_event(PhonesChanged(49))  # delivered after it (the adapter keeps the order)
+    qtbot.waitUntil(lambda: "49 phones joined" in panel.lines())
+    assert panel.count_text() == "31 of 48 voted" and "31 of 48 voted" in panel.lines()  # the late one is dropped
     result = RoundResult(3, (0.1, 0.6, 0.25, 0.01), (10, 11, 5, 5), 1, 1, 4, 6)
     panel.change(offer=None, reveal=(OFFER, result))
     assert panel.score_text() == "The class picked the model's favourite 4 of 6 times"
@@ -146,7 +153,7 @@ def test_a_class_round_on_a_real_run_and_the_class_as_the_sampler(qtbot, window,
     assert mode.panel.score_text() == "The class missed the model's favourite in its first round"
     revealed = shown[1]
     press(qtbot, w, Qt.Key.Key_Left)  # back to the pass's layers: voted once per run, no new round
-    assert w.position is not None and w.position.stage is Stage.LAYERS and mode.panel.state.offer is None
+    assert w.position == Cursor(1, Stage.LAYERS) and mode.panel.state.offer is None
     press(qtbot, w, Qt.Key.Key_Right)
     assert mode.panel.state.reveal is not None and mode.panel.state.reveal[1] == revealed
     forward_to(qtbot, w, 2, Stage.TOKENS)
