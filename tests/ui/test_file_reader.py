@@ -12,18 +12,22 @@ from PySide6.QtCore import QTimer
 from explainer.engine.trace_file import save_trace
 from explainer.lesson import lesson_file
 from explainer.ui import run_files
+from explainer.ui.file_reader import FileReader
+
+
+class Held(dict[str, threading.Event]):
+    """``held[path]`` is the event that lets the read of ``path`` end; ``threads`` the threads the
+    reads ran on; ``arrived`` how many reads' outcomes reached the GUI thread, shown or dropped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+        self.arrived = 0
 
 
 @pytest.fixture
-def held_reads(monkeypatch):
-    """Reads that wait for the test to let them finish: ``held[path]`` is the event that lets
-    the read of ``path`` end; ``held.threads`` the threads they ran on."""
-
-    class Held(dict):
-        def __init__(self) -> None:
-            super().__init__()
-            self.threads: list[str] = []
-
+def held_reads(monkeypatch) -> Held:
+    """Reads that wait for the test to let them finish (see Held)."""
     held = Held()
 
     def held_open_run(path, script):
@@ -33,7 +37,14 @@ def held_reads(monkeypatch):
             assert gate.wait(30), "the test never let the read end"
         return lesson_file.open_run(path, script)
 
+    arrived = FileReader._arrived
+
+    def counted(self, message):  # (connected when the window makes its reader: patched before)
+        held.arrived += 1
+        arrived(self, message)
+
     monkeypatch.setattr(run_files, "open_run", held_open_run)
+    monkeypatch.setattr(FileReader, "_arrived", counted)
     return held
 
 
@@ -73,18 +84,20 @@ def test_of_two_opens_only_the_last_is_shown(qtbot, make_window, saved, held_rea
     gate = held_reads[str(saved[first][0])] = threading.Event()
     w.files.open_trace(str(saved[first][0]))
     w.files.open_trace(str(saved[last][0]))
-    qtbot.waitUntil(lambda: held_reads.threads == ["read-file", "read-file"])
-    qtbot.wait(100)  # the last read has ended and been shown; the first still waits
-    assert w.files.reading is False
+
+    def shows_the_last() -> bool:
+        if last == "bad":
+            return w.trace is None and "could not open the trace" in w.banner.message.text().lower()
+        return w.trace == saved[last][1] and not w.banner.isVisible()
+
+    qtbot.waitUntil(lambda: held_reads.arrived == 1, timeout=30_000)  # the last read, shown; the first waits
+    assert held_reads.threads == ["read-file", "read-file"] and not w.files.reading
+    assert shows_the_last()
     shown_then = w.trace
     gate.set()
-    qtbot.wait(200)  # the first read ends now, and is dropped
-    assert w.trace is shown_then
-    if last == "bad":
-        assert w.trace is None and w.banner.isVisible()
-        assert "could not open the trace" in w.banner.message.text().lower()
-    else:
-        assert w.trace == saved[last][1] and not w.banner.isVisible()
+    qtbot.waitUntil(lambda: held_reads.arrived == 2, timeout=30_000)  # the first read ended, and came back
+    assert w.trace is shown_then and shows_the_last()  # dropped: the last open stays on screen
+    assert w.banner.isVisible() == (last == "bad") and not w.files.reading
 
 
 def test_a_window_closed_while_a_file_is_read_shows_nothing_and_leaves_no_thread(qtbot, make_window, saved, held_reads):
@@ -94,7 +107,7 @@ def test_a_window_closed_while_a_file_is_read_shows_nothing_and_leaves_no_thread
     w.files.open_trace(str(path))
     threading.Timer(0.2, gate.set).start()  # the read ends while the window is closing
     w.close()
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: held_reads.arrived == 1, timeout=30_000)  # it came back to a closed window
     assert w.trace is None and not w.files.reading
     assert not [t for t in threading.enumerate() if t.name == "read-file"]
 
