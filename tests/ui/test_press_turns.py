@@ -37,7 +37,7 @@ def test_at_the_layers_stage_the_cache_and_the_game_follow_the_press(qtbot, step
     w = stepped
     w.transport.set_speed(0.0)  # Instant: nothing is animated
     forward_to(qtbot, w, 1, Stage.EMBEDDINGS)
-    qtbot.wait(50)
+    w.scene.settle()  # what the last press left to later turns is drawn: the cache as it was before
     before = _cache_text(w)
     assert w.lesson.dock.predict.round is None  # no guess is offered at the embeddings stage
     w.stepper.forward()
@@ -45,7 +45,8 @@ def test_at_the_layers_stage_the_cache_and_the_game_follow_the_press(qtbot, step
     assert all(b.isVisible() for b in w.scene.layers.bars[: w.trace.model.n_layers])  # the press's own panel
     assert _cache_text(w) == before and w.lesson.dock.predict.round is None  # not in the press's turn
     qtbot.waitUntil(lambda: _cache_text(w) != before and w.lesson.dock.predict.round is not None)
-    assert w.lesson.dock.predict.round.step == 1  # the round of the pass on screen
+    offered = w.lesson.dock.predict.round
+    assert offered is not None and offered.step == 1  # the round of the pass on screen
     assert not w.lesson.dock.predict.buttons[0].isHidden()
 
 
@@ -56,7 +57,7 @@ def test_an_animated_sweep_reveals_the_new_keys_and_values_after_the_layers(qtbo
     w.transport.set_speed(1.0)
     forward_to(qtbot, w, 1, Stage.EMBEDDINGS)
     w.stepper.finish_animation()
-    qtbot.wait(50)
+    w.scene.settle()  # what the last press left to later turns is drawn: the cache as it was before
     count = w.scene.kvcache.count.text()
     w.stepper.forward()
     assert w.scene.is_animating()
