@@ -7,13 +7,16 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QToolButton
 
-from explainer.classroom.queue import ClassQueue, RequestLife, State
+from explainer.classroom.queue import ClassQueue, State
 from explainer.content.assets import load_texts
+from explainer.diagram.theme import THEMES
 from explainer.engine.sampler import SamplingSettings
 from explainer.ui.lesson.show_me import Section
+from explainer.ui.queue_view import QueueView
+from tests.classroom.test_timeline import Clock
+from tests.engine.test_trace import ended
 from tests.ui.helpers import click, settle_layout
 
-pytestmark = pytest.mark.slow
 TEXTS = load_texts()
 PROMPTS = ("Name a fruit", "What is two plus two?", "Say hi", "Name a planet", "Name a colour")
 
@@ -39,10 +42,23 @@ def serve(qtbot, w, prompts=PROMPTS, queue: ClassQueue | None = None) -> ClassQu
     return queue
 
 
+def cell(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    assert item is not None, f"no cell at row {row}, column {column}"
+    return item.text()
+
+
 def cells(table: QTableWidget) -> list[list[str]]:
-    return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
+    return [[cell(table, r, c) for c in range(table.columnCount())] for r in range(table.rowCount())]
 
 
+def drawn_ticks(view: QueueView) -> set[tuple[float, float]]:
+    """The decode steps' ticks the plot draws, as (seconds since the queue began, request number)."""
+    xs, ys = view.shapes.ticks.getData()
+    return set(zip(xs.tolist(), ys.tolist(), strict=True))
+
+
+@pytest.mark.slow
 def test_the_queue_tab_shows_every_life_and_no_text(qtbot, window):
     w = window
     dock = w.lesson.dock
@@ -59,14 +75,12 @@ def test_the_queue_tab_shows_every_life_and_no_text(qtbot, window):
     lives = queue.lives()
     assert [r[1] for r in rows] == [str(life.prompt_tokens) for life in lives]
     assert not any(p in cell for p in PROMPTS for r in rows for cell in r), "a student's text is never listed"
-    ticks = view.shapes.ticks.data
-
-    def ticked(life: RequestLife) -> int:  # a request's steps are ticked where they are drawn apart
-        steps = len(life.token_times) - 1
-        apart = steps and (life.token_times[-1] - life.token_times[0]) / steps >= view.tick_gap_s
-        return steps if apart else 0
-
-    assert len(ticks) == sum(ticked(life) for life in lives)
+    ticks = drawn_ticks(view)
+    steps = {  # each request's decode steps after its first token, where the plot would tick them
+        life.number: {(t - queue.started_at, float(life.number)) for t in life.token_times[1:]} for life in lives
+    }
+    assert ticks <= set().union(*steps.values()), "a tick is drawn only at a decode step, on its request's row"
+    assert all(ticks & mine in (set(), mine) for mine in steps.values()), "a request's steps are ticked all or none"
     assert view.longest_redraw_s < 1.0  # (measured; the bench reports the figure)
     # the Request tab's queue row is live, with the measured waits
     queue_part = dock.request.parts["queue"]
@@ -76,6 +90,7 @@ def test_the_queue_tab_shows_every_life_and_no_text(qtbot, window):
     assert dock.tabs.indexOf(dock.queue_page) >= 0, "the last queue's lives stay to be discussed"
 
 
+@pytest.mark.slow
 def test_opening_a_request_shows_its_text_only_when_asked_then_its_run(qtbot, window, generate_calls):
     w = window
     queue = serve(qtbot, w)
@@ -100,6 +115,7 @@ def test_opening_a_request_shows_its_text_only_when_asked_then_its_run(qtbot, wi
     assert w.prompt.toPlainText() == PROMPTS[1]
 
 
+@pytest.mark.slow
 def test_a_request_whose_run_was_let_go_says_so_and_keeps_its_figures(qtbot, window):
     w = window
     queue = serve(qtbot, w, PROMPTS[:2], ClassQueue(kept_bytes=(0, 0)))  # no room: every run goes
@@ -119,6 +135,7 @@ def test_a_request_whose_run_was_let_go_says_so_and_keeps_its_figures(qtbot, win
     dialog.reject()
 
 
+@pytest.mark.slow
 def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(qtbot, window):
     w = window
     serve(qtbot, w, PROMPTS[:2])
@@ -136,3 +153,30 @@ def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(
     w.presenter.enter()
     assert not panel.presenter_dock.isVisible(), "class mode off: no panel"
     w.presenter.leave()
+
+
+def test_a_requests_steps_are_ticked_only_where_they_are_drawn_apart(qtbot):
+    """Worked by hand: request 1's tokens come a second apart (at 1, 2 and 3 s), so its second
+    and third steps are ticked at 2 and 3 s; request 2's come a millisecond apart, and on a
+    plot a few hundred pixels wide for ten seconds their ticks would cover its bar: none."""
+    clock = Clock()
+    queue = ClassQueue(clock)
+    for device in ("a", "b"):
+        queue.submit(device, "a question")
+    for number, times in ((1, (101.0, 102.0, 103.0)), (2, (104.0, 104.001, 104.002))):
+        queue.take()
+        queue.prefill_began(number, 5)
+        for at in times:
+            clock.now = at
+            queue.token_made(number, "x")
+        queue.finished(number, ended("max_tokens"))
+    clock.now = 105.0
+    view = QueueView(TEXTS, THEMES["light"])
+    qtbot.addWidget(view)
+    view.resize(600, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    settle_layout(qtbot, view)
+    view.watch(queue)
+    assert drawn_ticks(view) == {(2.0, 1.0), (3.0, 1.0)}
+    assert len(view.shapes.decode.getData()[0]) == 4, "both decode bars are drawn, ticked or not"
