@@ -132,10 +132,10 @@ fi
 "$VENV/bin/explainer" model build >/dev/null
 
 run_checks() {  # lint, formatting, types, layering (CONTRIBUTING.md): before the tests, fast
-  log "checks: ruff, ruff format, mypy, lint-imports, vulture"
+  log "checks: ruff, ruff format, mypy (explainer and tests), lint-imports, vulture"
   "$VENV/bin/ruff" check --quiet .
   "$VENV/bin/ruff" format --check --quiet .
-  "$VENV/bin/mypy"
+  "$VENV/bin/mypy"  # explainer/ and tests/: [tool.mypy] files in pyproject.toml
   "$VENV/bin/lint-imports" --no-cache >/dev/null || "$VENV/bin/lint-imports" --no-cache
   # dead code; an unused argument a signature needs (a signal handler's, __exit__'s) starts with _
   "$VENV/bin/vulture" explainer --min-confidence 80
