@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from explainer.bench.phones import Phones, loopback_url
-from explainer.classroom.events import RoundOffer, ServerEvent, VotesChanged
+from explainer.classroom.events import Listening, RoundOffer, ServerEvent, VotesChanged
 from explainer.classroom.queue import ClassQueue
 from explainer.classroom.room import Limits
 from explainer.classroom.server import ClassServer
@@ -34,7 +34,8 @@ def test_every_phone_votes_once_and_every_vote_is_counted() -> None:
     limits = Limits(phones_per_address=n + 5, rate=10_000.0, burst=10_000.0)
     server = ClassServer(ClassQueue(), on_event, limits=limits)
     listening = server.start("127.0.0.1", 0)
-    phones = Phones(listening.url, n)  # type: ignore[union-attr]
+    assert isinstance(listening, Listening), listening
+    phones = Phones(listening.url, n)
     try:
         assert phones.join() == n
         server.offer(RoundOffer(1, "Which token comes next?", ("a", "b", "c", "d")))

@@ -37,9 +37,11 @@ temperature_st = st.floats(0.05, 10.0)
 seed_st = st.integers(0, 2**63 - 1)
 
 
-def run(logits: np.ndarray, **kw: object) -> SampleResult:
-    kw.setdefault("seed", 0)
-    return Sampler(SamplingSettings(**kw)).sample(logits)  # type: ignore[arg-type]
+def run(
+    logits: np.ndarray, temperature: float = 0.0, top_k: int = 0, top_p: float = 1.0, seed: int | None = 0
+) -> SampleResult:
+    settings = SamplingSettings(temperature=temperature, top_k=top_k, top_p=top_p, seed=seed)
+    return Sampler(settings).sample(logits)
 
 
 @settings(max_examples=300, deadline=None)

@@ -193,7 +193,7 @@ def test_unwritable_target_is_refused_before_any_work(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(ExplainerError, match="is a file, not a folder"):
-        export_figure(None, None, blocker / "x.svg")  # type: ignore[arg-type]
+        export_figure(None, None, blocker / "x.svg")  # type: ignore[arg-type]  # no run: the target is refused first
     assert blocker.read_text() == "x"
 
 

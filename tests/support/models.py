@@ -9,6 +9,7 @@ default, and, being random, writes byte pieces that make no character alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,11 +101,11 @@ class LessonModel:
     engine: Any
     vocabulary: Vocabulary | None
     _traces: dict[str, Trace] = field(default_factory=dict)
-    _real: Any = None  # the default model's session-wide real_trace(name)
+    _real: Callable[[str], Trace] | None = None  # the default model's session-wide real_trace(name)
 
     def trace(self, name: str) -> Trace:
         if self._real is not None:
-            return self._real(name)  # type: ignore[no-any-return]
+            return self._real(name)
         if name not in self._traces:
             prompt, settings, chat = REQUESTS[name]
             self._traces[name] = self.engine.generate(prompt, settings, chat=chat, lens=True)

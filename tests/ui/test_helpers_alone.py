@@ -63,8 +63,8 @@ def a_branch_of(run: Trace, step: int, token_id: int) -> Trace:
     return branch
 
 
-def stand_in(**kw: object) -> tuple[YourTurnStandIn, Runs]:
-    host = YourTurnStandIn(**kw)  # type: ignore[arg-type]
+def stand_in(trace: Trace | None, position: Cursor | None, generating: bool = False) -> tuple[YourTurnStandIn, Runs]:
+    host = YourTurnStandIn(trace, position, generating)
     typed: YourTurnHost = host  # (the stand-in is what the Protocol names)
     return host, Runs(typed)
 
@@ -88,16 +88,16 @@ def test_a_pick_asks_the_worker_for_the_branch_and_shows_it_once_recorded(qtbot)
 
 
 @pytest.mark.parametrize(
-    "why, kw",
+    "why, with_a_run, position, generating",
     [
-        ("the model is still writing", {"generating": True}),
-        ("not at a sampling stage", {"position": Cursor(1, Stage.PROBABILITIES)}),
-        ("past the run's end", {"position": Cursor(9, Stage.SAMPLING)}),
-        ("no run on screen", {"trace": None}),
+        ("the model is still writing", True, Cursor(1, Stage.SAMPLING), True),
+        ("not at a sampling stage", True, Cursor(1, Stage.PROBABILITIES), False),
+        ("past the run's end", True, Cursor(9, Stage.SAMPLING), False),
+        ("no run on screen", False, Cursor(1, Stage.SAMPLING), False),
     ],
 )
-def test_no_pick_is_made_where_none_can_be(why, kw):
-    host, runs = stand_in(**{"trace": make_trace(4), "position": Cursor(1, Stage.SAMPLING), **kw})
+def test_no_pick_is_made_where_none_can_be(why, with_a_run, position, generating):
+    host, runs = stand_in(make_trace(4) if with_a_run else None, position, generating)
     assert not runs.can_pick(), why
     assert not runs.pick(5)
     host.controller.branch.assert_not_called()
