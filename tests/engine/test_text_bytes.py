@@ -92,7 +92,8 @@ def test_a_token_ref_keeps_the_bytes_of_a_piece_and_only_those():
 def test_streaming_any_text_cut_anywhere_gives_it_back_whole(texts):
     data = "".join(texts).encode()
     cuts = [len(t.encode()) for t in texts]
-    parts, at = [], 0
+    parts: list[bytes] = []
+    at = 0
     for n in cuts:  # the bytes cut at every byte boundary a tokenizer might choose, not only characters'
         parts.extend(data[at + k : at + k + 1] for k in range(n))
         at += n

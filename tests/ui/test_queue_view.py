@@ -168,7 +168,7 @@ def test_a_requests_steps_are_ticked_only_where_they_are_drawn_apart(qtbot):
         queue.prefill_began(number, 5)
         for at in times:
             clock.now = at
-            queue.token_made(number, "x")
+            queue.token_made(number, b"x")
         queue.finished(number, ended("max_tokens"))
     clock.now = 105.0
     view = QueueView(TEXTS, THEMES["light"])

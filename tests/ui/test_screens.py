@@ -6,6 +6,7 @@ screen; the "Text so far" shows the line breaks a text ends in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import pytest
 
@@ -139,7 +140,7 @@ def test_the_text_so_far_holds_back_half_a_character_and_says_when_the_run_ended
     qtbot.addWidget(box)
     box.resize(500, 120)
     box.show()
-    pieces = ["Say", b" \xce", b"\x91", "π", b"\xf0\x9f", b"\x98\x80", b"\xf0\x9f"]  # " Απ", "😀", half an emoji
+    pieces: list[str | bytes] = ["Say", b" \xce", b"\x91", "π", b"\xf0\x9f", b"\x98\x80", b"\xf0\x9f"]  # " Απ", "😀", …
     for n, expected in ((2, "Say "), (3, "Say Α"), (4, "Say Απ"), (5, "Say Απ"), (6, "Say Απ😀"), (7, "Say Απ😀")):
         box.show_tokens(tokens_value(pieces[:n]), chat=False)
         qtbot.waitUntil(lambda e=expected: box.toPlainText() == e)
@@ -167,7 +168,8 @@ def test_a_right_to_left_answer_reads_from_the_right_edge(qtbot):
     assert prompt.textDirection() == Qt.LayoutDirection.LeftToRight
     assert answer.textDirection() == Qt.LayoutDirection.RightToLeft
     width = box.viewport().width()
-    first_line = answer.layout().lineAt(0)
-    start = first_line.cursorToX(1)[0]  # where the answer's first letter is drawn
+    # where the first letter of each is drawn (QTextLine.cursorToX: the x, and the cursor's place)
+    start, _ = cast(tuple[float, int], answer.layout().lineAt(0).cursorToX(1))
     assert start > width / 2  # from the right edge
-    assert prompt.layout().lineAt(0).cursorToX(0)[0] < width / 4
+    left, _ = cast(tuple[float, int], prompt.layout().lineAt(0).cursorToX(0))
+    assert left < width / 4
