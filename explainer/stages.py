@@ -67,6 +67,15 @@ class Cursor:
     stage: Stage
 
 
+class Predictor(str, Enum):
+    """Who is predicting a pass's next token while the illustration holds the answer back: the
+    learner (the lesson's Predict) or the class (the phones' vote). Their words differ ("until
+    you guess", "until the vote is revealed"); what is hidden is the same."""
+
+    LEARNER = "learner"
+    CLASS = "class"
+
+
 def stages_of(step: int) -> tuple[Stage, ...]:
     """The stages shown for one step: pretraining only before the first pass."""
     return STAGE_ORDER if step == 0 else LOOP_STAGES

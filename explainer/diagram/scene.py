@@ -40,7 +40,7 @@ from explainer.frames import Frame, FrameBuilder
 from explainer.frames import panels as F
 from explainer.illustration.vocab import Vocabulary
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Predictor
 
 MAX_TRAVELLERS = 9
 
@@ -50,6 +50,9 @@ def _make(spec: R.PanelSpec[Any]) -> QGraphicsItem:
     if not isinstance(item, QGraphicsItem):
         raise TypeError(f"the {spec.name} panel's item {type(item).__name__} is not a QGraphicsItem")
     return item
+
+
+AnswerRule = Callable[[Trace, Cursor], bool]  # whether a prediction is open at the pass under the cursor
 
 
 class LifecycleScene(QGraphicsScene):
@@ -121,8 +124,8 @@ class LifecycleScene(QGraphicsScene):
         self._cached_items = 0
         self._trace: Trace | None = None
         self._cursor: Cursor | None = None
-        self._answer_open: Callable[[Trace, Cursor], bool] | None = None  # see set_answer_rule
-        self._frame_hidden = False  # the frame on screen hides the answer
+        self._answer_rules: dict[Predictor, AnswerRule] = {}  # see set_answer_rule
+        self._frame_hidden: Predictor | None = None  # the frame on screen hides the answer from them
         self._frame: Frame = self.builder.empty("")
         self._told: Frame | None = None  # the frame frame_changed last told of
         self._apply(self._frame)
@@ -150,12 +153,16 @@ class LifecycleScene(QGraphicsScene):
         self.builder = self.builder.with_timings(bool(on))
         self._rebuild()
 
-    def set_answer_rule(self, answer_open: Callable[[Trace, Cursor], bool] | None) -> None:
-        """Who says, for a cursor, whether the learner is guessing its pass's next token (the
-        lesson's game, passed in by the window; None: never). Asked before each frame is built,
-        so a frame at an open guess is drawn, and its sweep animated, without the answer: the
-        builder's answer-hidden switch, like the timings one."""
-        self._answer_open = answer_open
+    def set_answer_rule(self, predictor: Predictor, open_at: AnswerRule | None) -> None:
+        """Who says, for a cursor, whether ``predictor`` is predicting its pass's next token (the
+        lesson's Predict for the learner, class mode's vote for the class; passed in by the
+        window; None: never). Asked before each frame is built, so a frame at an open prediction
+        is drawn, and its sweep animated, without the answer: the builder's answer-hidden switch,
+        like the timings one. Where both predict, the class's words are shown."""
+        if open_at is None:
+            self._answer_rules.pop(predictor, None)
+        else:
+            self._answer_rules[predictor] = open_at
         self.answer_changed()
 
     def answer_changed(self) -> None:
@@ -165,8 +172,9 @@ class LifecycleScene(QGraphicsScene):
         if trace is not None and cursor is not None and self._hidden(trace, cursor) != self._frame_hidden:
             self._rebuild()
 
-    def _hidden(self, trace: Trace, cursor: Cursor) -> bool:
-        return self._answer_open is not None and bool(self._answer_open(trace, cursor))
+    def _hidden(self, trace: Trace, cursor: Cursor) -> Predictor | None:
+        rules = self._answer_rules
+        return next((p for p in (Predictor.CLASS, Predictor.LEARNER) if p in rules and rules[p](trace, cursor)), None)
 
     def _build(self, trace: Trace, cursor: Cursor) -> Frame:
         self._frame_hidden = self._hidden(trace, cursor)
@@ -216,7 +224,7 @@ class LifecycleScene(QGraphicsScene):
         """Before any trace: the training panel, the empty loop, and ``message``."""
         self.finish_animation()
         self._trace, self._cursor = None, None
-        self._frame_hidden = False
+        self._frame_hidden = None
         self._frame = self.builder.empty(message, self._model)
         self._apply(self._frame)
 

@@ -18,7 +18,7 @@ from explainer.frames.moment import Moment
 from explainer.frames.panel import FramePanel
 from explainer.frames.panels import INDEX, PANEL_NAMES, PANELS, check_texts
 from explainer.illustration.vocab import TokenNames, Vocabulary
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 
 V = TypeVar("V")
 
@@ -34,7 +34,7 @@ class Frame:
     cursor: Cursor | None
     stage: Stage
     values: tuple[object, ...]
-    answer_hidden: bool = False  # built while a guess at this pass's token is open (Moment.answer_hidden)
+    answer_hidden: Predictor | None = None  # who is predicting this pass's token, while it is hidden
 
     def __getitem__(self, panel: FramePanel[V]) -> V:
         return cast(V, self.values[INDEX[panel.name]])
@@ -69,7 +69,7 @@ class FrameBuilder:
         texts: LessonTexts,
         vocabulary: Vocabulary | None = None,
         timings: bool = True,
-        answer_hidden: bool = False,
+        answer_hidden: Predictor | None = None,
     ) -> None:
         check_texts(texts)
         self.texts = texts
@@ -93,10 +93,10 @@ class FrameBuilder:
         other.timings = timings
         return other
 
-    def with_answer_hidden(self, hidden: bool) -> FrameBuilder:
-        """A builder whose frames name the next token nowhere (``hidden``: a guess at it is open)
-        or as usual. It shares this builder's chips and names: they do not depend on the switch,
-        and a view asks for it frame by frame."""
+    def with_answer_hidden(self, hidden: Predictor | None) -> FrameBuilder:
+        """A builder whose frames name the next token nowhere (``hidden``: who is predicting it,
+        the learner or the class) or as usual (None). It shares this builder's chips and names:
+        they do not depend on the switch, and a view asks for it frame by frame."""
         if hidden == self.answer_hidden:
             return self
         other = copy.copy(self)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from explainer.engine.analysis import lens_settles_at
 from explainer.frames.moment import Moment, Words
 from explainer.frames.panel import FrameView
-from explainer.stages import Stage
+from explainer.stages import Predictor, Stage
 
 # Layers drawn before any model is known: a sketch, not any model's count (the title names no
 # number until a model is loaded, and then the stack is redrawn with that model's own layers).
@@ -25,7 +25,8 @@ class LayersValue:
     guesses: tuple[str, ...]  # each layer's lens guess as token text ("" when not computed)
     settles_at: int | None  # 1-based layer from which every guess is the final answer
     words: Words  # the column heads, the input's label, the sweep's "layer N" badge
-    hidden: bool = False  # a guess at the next token is open: no guesses, words say they come after it
+    # a prediction of the next token is open: no guesses, and this note (until when) in their place
+    hidden: str = ""
 
 
 def layers_value(m: Moment) -> LayersValue:
@@ -39,7 +40,8 @@ def layers_value(m: Moment) -> LayersValue:
         return LayersValue(title, n, known, False, (), (), None, m.words)
     changes = tuple(step.layers.change.tolist())
     if m.answer_hidden:  # the lens guesses would give the answer away: the change bars only
-        return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=True)
+        until = "layers_hidden_class" if m.answer_hidden is Predictor.CLASS else "layers_hidden"
+        return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=m.texts.panels[until])
     before = m.trace.unfinished_before(step.index) if m.trace is not None else b""  # a guess may finish a character
     ids = step.layers.guesses()
     labels = m.names.candidates([i for i in ids if i is not None], before)

@@ -15,7 +15,7 @@ from explainer.content.texts import LessonTexts
 from explainer.engine.trace import ModelInfo, Step, Trace
 from explainer.frames.chips import NO_PROMPT, Chip, PromptFacts
 from explainer.illustration.vocab import TokenNames
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,10 @@ class Moment:
     chips: tuple[Chip, ...] = ()  # the context as token chips, as it stands at this stage
     prompt: PromptFacts = NO_PROMPT  # of the first chips, the prompt's
     read_chips: tuple[Chip, ...] = ()  # the tokens the pass under the cursor reads
-    # True while the learner is asked to guess this pass's next token (the lesson's game): nothing
-    # drawn names the answer (no lens guesses, a caption without the token, no chart)
-    answer_hidden: bool = False
+    # who is predicting this pass's next token (the learner's Predict, the class's vote), while
+    # nothing drawn may name the answer (no lens guesses, a caption without the token, no chart);
+    # None: nothing is hidden
+    answer_hidden: Predictor | None = None
 
     @property
     def words(self) -> Words:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from explainer.frames.moment import Moment
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 
 V = TypeVar("V")
 V_contra = TypeVar("V_contra", contravariant=True)
@@ -35,7 +35,7 @@ class FrameView(Protocol):
     def stage(self) -> Stage: ...
 
     @property
-    def answer_hidden(self) -> bool: ...
+    def answer_hidden(self) -> Predictor | None: ...
 
     def of(self, kind: type[T]) -> T:
         """Another panel's value, by its type."""

@@ -110,6 +110,7 @@ LAYERS: FramePanel[LayersValue] = FramePanel(
         "layers_in": (),
         "layers_badge": ("n",),
         "layers_hidden": (),
+        "layers_hidden_class": (),
     },
     lit_at=frozenset({Stage.LAYERS}),
     urgent_at=frozenset({Stage.LAYERS}),

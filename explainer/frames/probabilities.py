@@ -16,7 +16,7 @@ from explainer.frames.tokens import TokensValue
 from explainer.illustration.captions import chart_labels, settings_parts
 from explainer.illustration.formatting import percent, visible
 from explainer.illustration.vocab import TokenNames
-from explainer.stages import Stage
+from explainer.stages import Predictor, Stage
 
 N_BARS = 10  # candidates drawn in the chart (plus "other")
 OTHER_ROUNDING = 1e-6  # what a float32 sum of probabilities can be off by
@@ -212,7 +212,7 @@ def describe_probabilities(v: ProbabilitiesValue, frame: FrameView, w: Mapping[s
     them while a guess is open."""
     out: list[str] = []
     if frame.answer_hidden:
-        out.append(w["hidden"])
+        out.append(w["hidden_class" if frame.answer_hidden is Predictor.CLASS else "hidden"])
     elif v.shown and frame.stage in (Stage.PROBABILITIES, Stage.SAMPLING):
         out.extend(_candidates(v, w))
     tokens = frame.of(TokensValue)

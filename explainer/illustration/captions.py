@@ -16,7 +16,7 @@ from explainer.engine.text_bytes import characters, spell
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import milliseconds, percent, quoted, short_count
 from explainer.illustration.vocab import TokenNames, token_label
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 
 _counted: tuple[object, int, str] = (None, 0, "")  # (a trace's prompt tokens, their characters, a piece's label)
 
@@ -106,13 +106,14 @@ def caption(
     cursor: Cursor,
     names: TokenNames,
     timings: bool = True,
-    answer_hidden: bool = False,
+    answer_hidden: Predictor | None = None,
 ) -> str:
     """One or two plain sentences for a beginner about this stage, with real numbers.
 
     ``timings=False`` leaves out measured times (they differ from run to run), for
-    figures that must come out the same every time. ``answer_hidden``: a guess at this pass's
-    next token is open, so the layers caption does not say what the lens reads.
+    figures that must come out the same every time. ``answer_hidden``: who is predicting this
+    pass's next token (the learner, the class), so the layers caption does not say what the lens
+    reads, and says until when.
     """
     templates = texts.captions
     if trace is None:
@@ -129,7 +130,9 @@ def caption(
         key = "embeddings_prefill" if prefill else "embeddings_decode"
     elif stage is Stage.LAYERS:
         key = "layers_prefill" if prefill else "layers_decode"
-        if answer_hidden:
+        if answer_hidden is Predictor.CLASS:
+            key += "_hidden_class"
+        elif answer_hidden is not None:
             key += "_hidden"
         elif f["lens_layer"] >= trace.model.n_layers:
             key += "_late"

@@ -14,7 +14,7 @@ from explainer.frames.layers import SKETCH_LAYERS
 from explainer.frames.probabilities import N_BARS
 from explainer.illustration.formatting import milliseconds
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 from tests.support import readback as rb
 from tests.support.lesson import token_text
 
@@ -182,7 +182,7 @@ def test_an_open_guess_names_the_answer_nowhere(scene, real_trace):
     text read so far, as a chip or the token looked up); once the guess is closed they are back."""
     trace = real_trace("paris")
     texts = scene.builder.texts
-    scene.set_answer_rule(lambda t, c: c.stage is Stage.LAYERS)
+    scene.set_answer_rule(Predictor.LEARNER, lambda t, c: c.stage is Stage.LAYERS)
     for step in range(len(trace.steps)):
         top = top_three(trace, step)
         scene.show_frame(trace, Cursor(step, Stage.EMBEDDINGS), animate=False)
@@ -200,7 +200,7 @@ def test_an_open_guess_names_the_answer_nowhere(scene, real_trace):
         assert any(names(t, top[0]) for t in drawn)
         assert top[0].strip("“”") in [lens.text() for lens in scene.layers.lens if lens.isVisible()]
     scene.show_frame(trace, Cursor(0, Stage.LAYERS), animate=False)
-    scene.set_answer_rule(None)  # the guess closed at the cursor on screen: drawn again at once
+    scene.set_answer_rule(Predictor.LEARNER, None)  # the guess closed at the cursor on screen: drawn again at once
     assert "“␣Paris”" in rb.caption_text(scene)
     assert "␣Paris" in [lens.text() for lens in scene.layers.lens if lens.isVisible()]
     state = rb.frame_state(scene)
@@ -217,14 +217,14 @@ def test_an_open_guess_is_an_input_of_the_frame(real_trace):
     trace = real_trace("paris")
     builder = FrameBuilder(load_texts())
     cursor = Cursor(0, Stage.LAYERS)
-    shown, hidden = builder.frame(trace, cursor), builder.with_answer_hidden(True).frame(trace, cursor)
+    shown, hidden = builder.frame(trace, cursor), builder.with_answer_hidden(Predictor.LEARNER).frame(trace, cursor)
     assert shown == builder.frame(trace, cursor) and hidden != shown
     assert shown[F.LAYERS].guesses and not shown[F.LAYERS].hidden
     assert hidden[F.LAYERS].guesses == () and hidden[F.LAYERS].hidden and hidden[F.LAYERS].settles_at is None
     assert hidden[F.LAYERS].changes == shown[F.LAYERS].changes
     assert "Paris" in shown[F.CAPTION].text and "Paris" not in hidden[F.CAPTION].text
     assert not hidden[F.PROBABILITIES].shown
-    assert builder.with_answer_hidden(False) is builder
+    assert builder.with_answer_hidden(None) is builder
 
 
 def test_embeddings_are_the_real_vectors(scene, real_trace):

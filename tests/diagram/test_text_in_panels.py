@@ -38,7 +38,7 @@ from explainer.diagram.placement import panel_rect
 from explainer.diagram.registry import BY_NAME, PANELS
 from explainer.diagram.theme import THEMES
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 from tests.lesson.real_traces import BRANCHES, REQUESTS
 
 ARROWS = {"loop", "flow"}  # drawn between panels, see the module docstring
@@ -143,9 +143,9 @@ def test_every_text_stays_in_its_panel_and_clear_of_the_others(scene, real_trace
         scene.show_frame(trace, cursor, animate=False)
         problems += [f"{cursor}: {p}" for p in problems_at(scene)]
         if cursor.stage is Stage.LAYERS:  # and while the lesson's game asks for the next token
-            scene.set_answer_rule(lambda _t, _c: True)
+            scene.set_answer_rule(Predictor.LEARNER, lambda _t, _c: True)
             problems += [f"{cursor} (guess open): {p}" for p in problems_at(scene)]
-            scene.set_answer_rule(None)
+            scene.set_answer_rule(Predictor.LEARNER, None)
     assert not problems, "\n".join(problems[:20]) + (f"\n… {len(problems) - 20} more" if len(problems) > 20 else "")
 
 

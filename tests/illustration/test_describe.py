@@ -20,7 +20,7 @@ from explainer.frames.probabilities import TOP
 from explainer.illustration.formatting import NEWLINE, SPACE, percent
 from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.illustration.walk import Walk
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 from tests.support.lesson import model_vocabulary
 
 
@@ -143,7 +143,7 @@ def test_an_open_guess_is_not_named(texts, real_trace):
     top = said(texts, " Paris")
     shown = describe(builder(texts).frame(trace, Cursor(0, Stage.LAYERS)), texts)
     assert top in shown  # the caption says what the lens reads ...
-    hidden = describe(builder(texts).with_answer_hidden(True).frame(trace, Cursor(0, Stage.LAYERS)), texts)
+    hidden = describe(builder(texts).with_answer_hidden(Predictor.LEARNER).frame(trace, Cursor(0, Stage.LAYERS)), texts)
     assert top not in hidden and "Paris" not in hidden  # ... and, while a guess is open, nothing does
     assert texts.describe["hidden"] in hidden
 

@@ -49,7 +49,7 @@ from explainer.illustration.formatting import visible
 from explainer.illustration.vocab import TokenNames
 from explainer.illustration.walk import Walk
 from explainer.inference.events import ModelReady
-from explainer.stages import Stage
+from explainer.stages import Predictor, Stage
 from tests.support.lesson import model_vocabulary
 from tests.support.pseudo import ELLIPSIS, LANGUAGE, NUMBER, has_words, make_pseudo_assets, unwrapped
 from tests.ui.helpers import generate, wait_event
@@ -152,9 +152,9 @@ def test_every_word_the_scene_shows_comes_from_the_texts(qapp, pseudo_texts, les
                     scene.layers.set_progress(scene.layers.n_layers / 2)
                     words += scene_texts(scene)
                     scene.redraw()
-                    scene.set_answer_rule(lambda _t, _c: True)  # a guess at the next token open
+                    scene.set_answer_rule(Predictor.LEARNER, lambda _t, _c: True)  # a guess at the next token open
                     words += scene_texts(scene)
-                    scene.set_answer_rule(None)
+                    scene.set_answer_rule(Predictor.LEARNER, None)
                 for key, text in words:
                     if "\ufffd" in text or "U+00A0" in text:
                         bad.setdefault(f"{key}: {text!r} (shows a broken character)", f"{name} {cursor}")

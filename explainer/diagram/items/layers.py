@@ -107,12 +107,12 @@ class LayerStackItem(Panel):
         self.bottom.place(left, self.h - 8, "bl")
         bottom = self.h - 8 - self.bottom.boundingRect().height() - 4
         row_h = (bottom - top) / max(n, 1)
-        hidden = value.hidden and value.shown
+        hidden = bool(value.hidden) and value.shown
         self.hidden_note.setVisible(hidden)
         self.hidden_card.setVisible(hidden)
-        if hidden:  # the learner guesses the next token: the lens waits for the guess
+        if hidden:  # the learner or the class predicts the next token: the lens waits for them
             x = self.LENS_X + 8
-            note = elide(value.words("layers_hidden"), hf, right - x - 14)
+            note = elide(value.hidden, hf, right - x - 14)
             self.hidden_note.show_text(note, hf, theme.foreground).place(x, (top + bottom) / 2, "ml")
             r = self.hidden_note.mapRectToParent(self.hidden_note.boundingRect()).adjusted(-6, -4, 6, 4)
             self.hidden_card.set_rect(r, 4).style(theme.panel, theme.muted, max(1.0, theme.line_width * 0.5))

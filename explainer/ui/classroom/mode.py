@@ -40,7 +40,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.game import Round, Rounds
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Predictor, Stage
 from explainer.ui.class_serving import DEFAULT_CLASS_BATCH
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import ClassPanel, PanelState
@@ -141,6 +141,7 @@ class ClassMode(QObject):
             return outcome
         self.queue, self.server, self.listening = queue, server, outcome
         self._serve(queue)
+        self.host.scene.set_answer_rule(Predictor.CLASS, self.vote_open_at)  # the projector keeps the answer back
         self.panel.show_state(PanelState(url=outcome.url, room=outcome.room))
         self.place()
         self.host.set_activity(self.host.word("class", "started").format(url=outcome.url))
@@ -156,6 +157,7 @@ class ClassMode(QObject):
             return
         self.server, self.queue, self.listening = None, None, None
         self._serve(None)
+        self.host.scene.set_answer_rule(Predictor.CLASS, None)
         server.stop()
         if queue is not None:
             queue.close()
@@ -178,6 +180,18 @@ class ClassMode(QObject):
         self.panel.update()
 
     # --- the rounds -------------------------------------------------------------------------------
+
+    def vote_open_at(self, trace: Trace, cursor: Cursor) -> bool:
+        """Whether the class votes on the pass under ``cursor``: then nothing on the projected
+        screen may name the favourite (the scene asks before it draws each frame, so the answer
+        is held back from the vote's first picture, before the round reaches the phones). As
+        :meth:`ClassRounds.at` decides: a pass's layers stage, not revealed yet in this run,
+        with a round to offer."""
+        if self.server is None or trace is not self.host.trace or cursor.stage is not Stage.LAYERS:
+            return False
+        if not 0 <= cursor.step < len(trace.steps) or self.rounds.result_at(cursor.step) is not None:
+            return False
+        return self._memo.at(self.host.texts, trace, cursor.step, self.names()) is not None
 
     def _on_stepper_changed(self) -> None:
         has = self.host.trace is not None

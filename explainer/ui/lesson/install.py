@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QPlainTex
 from explainer.content.texts import ConditionKind
 from explainer.diagram.scene import LifecycleScene
 from explainer.inference.events import LoadedModel, ModelReady
+from explainer.stages import Predictor
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_areas import first_control, takes_focus
@@ -137,7 +138,8 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     st.frame_shown.connect(session.frames.later)  # the game's question and buttons after the diagram's
     st.finished.connect(session.on_run_finished)
     st.changed.connect(session.on_changed)
-    window.scene.set_answer_rule(session.answer_open)  # an open guess: nothing drawn names the answer
+    # an open guess: nothing drawn names the answer
+    window.scene.set_answer_rule(Predictor.LEARNER, session.answer_open)
     session.answer_changed.connect(window.scene.answer_changed)
     # in an event-loop turn of its own: rebuilding the questions and the scale for the new model
     # takes ~10 ms, which with the window's own work made the model's arrival a 20-30 ms stall

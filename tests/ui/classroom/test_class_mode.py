@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, RoundResult, VotesChanged
 from explainer.engine.trace_file import load_trace, save_trace
 from explainer.inference.events import BranchFinished
-from explainer.stages import Cursor, Stage
+from explainer.stages import Cursor, Predictor, Stage
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import qr_matrix
 from explainer.ui.your_turn import Which
@@ -248,3 +248,40 @@ def test_the_batch_size_chosen_at_start_is_served_and_remembered(qtbot, make_win
     assert w.controller._class_batch == 6  # what the worker decodes together
     assert w.settings.get(S.CLASS_BATCH) == 6
     mode.stop()
+
+
+@pytest.mark.slow
+def test_while_the_class_votes_nothing_on_the_projector_names_the_favourite(qtbot, window):
+    """At a pass's layers stage with the vote open: no layer guesses (a note says they are held
+    until the reveal), a caption without the guess, no chart, and the described image says the
+    class is voting; the reveal shows them all."""
+    from PySide6.QtGui import QAccessible
+
+    w = window
+    w.sampling.greedy.setChecked(True)
+    trace = generate(qtbot, w, PARIS, max_new_tokens=3)
+    favourite = " Paris"
+    assert trace.steps[0].sampling.chosen.text == favourite
+    w.presenter.enter()
+    mode = w.class_mode
+    assert isinstance(mode.start("127.0.0.1", 0), Listening)
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    assert mode.panel.state.offer is not None  # the vote is open
+    w.scene.settle()
+    texts = w.texts
+    assert w.scene.frame.answer_hidden is Predictor.CLASS
+    drawn = drawn_texts(w.scene)
+    assert texts.panels["layers_hidden_class"] in drawn  # the visible note in the layer guesses' place
+    assert not any("Paris" in t for t in drawn)
+    assert "Paris" not in caption_text(w.scene) and "vote" in caption_text(w.scene)
+    said = QAccessible.queryAccessibleInterface(w.view).text(QAccessible.Text.Description) or ""
+    assert texts.describe["hidden_class"] in said and "Paris" not in said
+    press(qtbot, w, Qt.Key.Key_Right)  # the reveal
+    w.scene.settle()
+    assert w.scene.frame.answer_hidden is None and mode.panel.state.reveal is not None
+    assert any("Paris" in t for t in drawn_texts(w.scene))
+    press(qtbot, w, Qt.Key.Key_Left)  # back at the layers of a revealed pass: nothing is held back
+    w.scene.settle()
+    assert w.scene.frame.answer_hidden is None and any("Paris" in t for t in drawn_texts(w.scene))
+    mode.stop()
+    w.presenter.leave()
