@@ -28,8 +28,9 @@ APT_PACKAGES=(
 )
 # desktop-file-validate, appstreamcli (tests/packaging); rsvg-convert (tests/export: the SVG elsewhere);
 # LibreOffice Impress and poppler (tests/export: the slide deck opens in Impress, as a PDF); gio
-# (tests/packaging: a file manager finds the launcher for a lesson)
-TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress poppler-utils libglib2.0-bin)
+# (tests/packaging: a file manager finds the launcher for a lesson); openbox (tests/ui/screens: presenter
+# mode full screen on an X server of two screens needs a window manager)
+TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress poppler-utils libglib2.0-bin openbox)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }

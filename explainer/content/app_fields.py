@@ -6,6 +6,7 @@ lesson's texts, kept apart because the window's words are a different reader's).
 
 from __future__ import annotations
 
+from explainer.content.console_fields import CONSOLE_STRINGS
 from explainer.content.fields import Fields, plain
 
 # app.json: the window's own words (explainer/ui/, outside the Lesson dock): section -> key -> fields
@@ -369,6 +370,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "showing_class",
             "picked_by",
             "nothing_to_pick",
+            "same_pick",
         ),
         "not_an_address": ("address",),
         "not_here": ("address",),
@@ -386,6 +388,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "token_class": ("token", "pct"),
         "class_pick": ("token",),
     },
+    **CONSOLE_STRINGS,  # the presenter console (content/console_fields.py)
 }
 
 # every key the window reads (assets.py refuses an app.json without one)

@@ -131,6 +131,7 @@ class Condition:
 class Chapter:
     id: str
     title: str
+    ask: str = ""  # a question for the room, shown to the presenter (the presenter console)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
     chapters = []
     for i, c in enumerate(f.items(f.get(f.data, "chapters", ""), "chapters")):
         title = f.plain(c, "title", f"chapters[{i}]")
-        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title))
+        chapters.append(Chapter(f.text(c, "id", f"chapters[{i}]"), title, f.plain(c, "ask", f"chapters[{i}]")))
     chapter_ids = {c.id for c in chapters}
     steps: list[TourStep] = []
     for i, s in enumerate(f.items(f.get(f.data, "steps", ""), "steps")):

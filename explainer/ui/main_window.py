@@ -92,7 +92,10 @@ class MainWindow(QMainWindow):
 
         yield from self._build_diagram()
         self.stepper = parts.Stepper(self.scene, self)
-        self.presenter = parts.PresenterMode(self, self)
+        self.presenter = parts.PresenterMode(self, self, lambda on: self.lecture.plan(on))
+        self.lecture = parts.Lecture(self.settings, lambda: self.presenter.active, self)  # the room layout
+        self.presenter_changed.connect(self.lecture.refresh)
+        self.lecture.screens_changed.connect(lambda: self.presenter.refit(self.lecture.plan(True)))
         self.files = parts.RunFiles(self, self)
         yield
         self.controls = parts.PromptPanel(self.texts)
@@ -233,6 +236,9 @@ class MainWindow(QMainWindow):
         )  # a narrow window: ui/compact.py
         yield
         self.class_mode: ClassMode = parts.install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
+        self.class_mode.changed.connect(self.lecture.refresh)
+        self.lecture.follow_class(lambda: self.class_mode.active)
+        self.console = parts.Console(self, self, self.registry)  # the presenter's own window (ui/console_install.py)
         yield
 
     def _build_view_settings(self) -> Iterator[None]:
@@ -296,6 +302,10 @@ class MainWindow(QMainWindow):
 
     def show_recorded(self, trace: Trace) -> None:
         self.run.show_recorded(trace)
+
+    def private_parent(self) -> QWidget:
+        """Where a window with a student's text opens: the presenter console when it is shown."""
+        return self.console.parent_for_private() or self
 
     def show_error(self, message: str, hint: str = "") -> None:
         self.banner.show_error(message, hint)

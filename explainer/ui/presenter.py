@@ -8,18 +8,26 @@ Two things slide tools taught instructors to expect: B blanks the projected scre
 cover over the whole window; any key or click brings the picture back, and that key does
 nothing else), and a clicker can be set to step a whole token per press (View > Clicker steps
 whole tokens, kept in the settings): a 32-token run is 32 presses instead of about 190.
+
+A third: with a laptop and a projector side by side, the audience view goes on the projector
+and the laptop keeps its own screen (the presenter console, ui/presenter_console.py). Where
+it goes is the room layout's decision (ui/lecture.py, :meth:`PresenterMode.enter` asks it); a
+screen plugged or unplugged meanwhile moves the view again (:meth:`PresenterMode.refit`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QGraphicsView, QMainWindow, QToolBar, QWidget
 
 from explainer.diagram.scene import LifecycleScene
+from explainer.ui.screens import put_on
+from explainer.ui_model.room_layout import RoomLayout
 
 
 class PresenterHost(Protocol):
@@ -47,6 +55,8 @@ class _Saved:
     theme_choice: str
     window_state: Qt.WindowState
     visible: dict[str, bool]
+    geometry: QByteArray  # where the window was (it may be moved onto the projector)
+    moved: bool = False  # it was: its place is restored on leaving
 
 
 class BlankScreen(QWidget):
@@ -100,9 +110,14 @@ class BlankScreen(QWidget):
 
 
 class PresenterMode:
-    def __init__(self, window: QMainWindow, host: PresenterHost) -> None:
+    def __init__(
+        self, window: QMainWindow, host: PresenterHost, plan: Callable[[bool], RoomLayout] | None = None
+    ) -> None:
+        """``plan``: the room layout for presenter mode on or off (ui/lecture.py); without it,
+        the window's own screen."""
         self.window = window  # (the same object as ``host``: seen as a Qt window, and as ours)
         self.host = host
+        self.plan = plan or (lambda on: RoomLayout(on, None, None, False))
         self._saved: _Saved | None = None
         self.steps_tokens = False  # View > Clicker steps whole tokens (in presenter mode)
         self.blank = BlankScreen(window)
@@ -132,15 +147,31 @@ class PresenterMode:
             return
         w, st = self.window, self.host
         self._saved = _Saved(
-            st.theme_choice, w.windowState(), {name: widget.isVisible() for name, widget in self._chrome().items()}
+            st.theme_choice,
+            w.windowState(),
+            {name: widget.isVisible() for name, widget in self._chrome().items()},
+            w.saveGeometry(),
         )
         for widget in self._chrome().values():
             widget.hide()
         st.apply_theme("projector", remember=False)
         st.scene.set_spotlight(True)
         st.view.setFocus(Qt.FocusReason.OtherFocusReason)
-        w.showFullScreen()
+        self.refit(self.plan(True))
         st.presenter_changed.emit(True)
+
+    def refit(self, layout: RoomLayout) -> None:
+        """Full screen where the layout puts the audience view: the projector with two screens,
+        else the screen the window is on. Called again when the screens change while presenting."""
+        if not self.active:
+            return
+        w = self.window
+        if layout.projector is not None:
+            if w.isFullScreen():
+                w.showNormal()  # (a window full screen on one screen is moved, then filled again)
+            if self._saved is not None:
+                self._saved.moved = put_on(w, layout.projector) or self._saved.moved
+        w.showFullScreen()
 
     def leave(self) -> None:
         if not self.active:
@@ -155,9 +186,14 @@ class PresenterMode:
         if saved.window_state & Qt.WindowState.WindowFullScreen:
             w.showFullScreen()
         elif saved.window_state & Qt.WindowState.WindowMaximized:
+            w.showNormal()
+            if saved.moved:
+                w.restoreGeometry(saved.geometry)  # (back on the laptop's screen)
             w.showMaximized()
         else:
             w.showNormal()
+            if saved.moved:
+                w.restoreGeometry(saved.geometry)
         st.presenter_changed.emit(False)
 
     def toggle(self) -> None:

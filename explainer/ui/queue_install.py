@@ -55,6 +55,7 @@ class QueueHost(Protocol):
     def presenter_changed(self) -> SignalInstance: ...
 
     def show_recorded(self, trace: Trace) -> None: ...
+    def private_parent(self) -> QWidget: ...
 
 
 class QueuePanel(QObject):
@@ -153,7 +154,8 @@ class QueuePanel(QObject):
             return
         from explainer.ui.queue_open import RequestDialog
 
-        dialog = RequestDialog(life, self.host.texts, self.host.show_recorded, self.window)
+        # (over the presenter console when it is up: never on the projector)
+        dialog = RequestDialog(life, self.host.texts, self.host.show_recorded, self.host.private_parent())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog
         dialog.open()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -66,6 +67,10 @@ class AppSettings:
 
     def remove(self, setting: Setting[Any]) -> None:
         self.store.remove(setting.key)
+
+    def folder(self) -> Path:
+        """The folder the settings file is in: the app's own files beside it (blocked words)."""
+        return Path(self.store.fileName()).parent
 
     def sync(self) -> None:
         self.store.sync()

@@ -19,10 +19,12 @@ from explainer.ui.central import Central
 from explainer.ui.classroom.install import install_class
 from explainer.ui.command_state import CommandState
 from explainer.ui.compact import CompactControls
+from explainer.ui.console_install import Console
 from explainer.ui.control_dock import control_dock
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_keys import FocusKeys
 from explainer.ui.generation import Generation
+from explainer.ui.lecture import Lecture
 from explainer.ui.lesson.dock import LessonDock, made_sections
 from explainer.ui.lesson.install import install_lesson
 from explainer.ui.model_events import ModelEvents, first_model
@@ -42,8 +44,9 @@ from explainer.ui.window_theme import apply_theme
 from explainer.ui.your_turn import Runs
 
 __all__ = [
-    "ActionRegistry", "Activity", "Central", "CommandState", "CompactControls", "DiagramView",
-    "EngineController", "FocusKeys", "Generation", "LessonDock", "LifecycleScene", "ModelEvents", "Motion",
+    "ActionRegistry", "Activity", "Central", "CommandState", "CompactControls", "Console", "DiagramView",
+    "EngineController", "FocusKeys", "Generation", "Lecture", "LessonDock", "LifecycleScene", "ModelEvents",
+    "Motion",
     "PresenterMode", "PromptPanel", "RecentMenu", "RunFiles", "Runs", "StageAnnouncer", "StatusLine",
     "Stepper", "TextSize", "ViewToggles", "apply_theme", "build_actions", "control_dock", "ev", "first_model",
     "focus_area", "install_class", "install_diagram_role", "install_lesson", "install_queue", "made_sections",

@@ -28,6 +28,7 @@ class MenuId(StrEnum):
     VIEW = "view_menu"
     THEME = "theme"
     TEXT_SIZE = "text_size"  # its steps come from ui/text_size.py
+    PROJECTOR = "projector"  # the screens, one to pick for the audience view (ui/console_install.py)
 
 
 class StandardKey(Enum):
@@ -108,6 +109,7 @@ MENUS: tuple[Menu, ...] = (
     Menu(MenuId.RECENT, Words("menus", "recent"), MenuPlace(F, 1, 3)),
     Menu(MenuId.THEME, Words("menus", "theme"), MenuPlace(V, 1, 1)),
     Menu(MenuId.TEXT_SIZE, Words("menus", "text_size"), MenuPlace(V, 5, 1)),
+    Menu(MenuId.PROJECTOR, Words("console", "projector"), MenuPlace(V, 1, 8)),
 )
 
 THEME_CHOICES = ("system", "light", "dark", "projector")  # each labelled by app.json menus.theme_<choice>
@@ -153,6 +155,8 @@ ACTIONS: tuple[Action, ...] = (
         checkable=True,
     ),
     Action("class_pick", Words("class", "pick"), ("C",), Words("class", "pick_tip"), (MenuPlace(V, 1, 6),)),
+    # the presenter's own window (ui/presenter_console.py): shown by itself with two screens
+    Action("console", Words("console", "open"), (), Words("console", "open_tip"), (MenuPlace(V, 1, 7),)),
     _command("next_area", ("F6",), MenuPlace(V, 2, 1)),
     _command("prev_area", ("Shift+F6",), MenuPlace(V, 2, 2)),
     _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(V, 3, 1), tip=False),

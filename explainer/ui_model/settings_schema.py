@@ -53,6 +53,8 @@ WINDOW_STATE: Setting[bytes | None] = Setting("window/state", (bytes,), None, Co
 RECENT_FILES: Setting[list[Any]] = Setting("files/recent", (list,), [])
 MODEL_NAME: Setting[str | None] = Setting("model/name", (str,), None, Codec.TEXT)
 CLICKER_TOKENS: Setting[bool] = Setting("presenter/clicker_tokens", (bool,), False)
+# the screen presenter mode fills, by its name (None: the larger screen that is not the laptop's)
+PROJECTOR_SCREEN: Setting[str | None] = Setting("presenter/projector", (str,), None, Codec.TEXT)
 DESCRIBE: Setting[bool] = Setting("view/describe", (bool,), False)
 CHART_TABLE: Setting[bool] = Setting("view/chart_table", (bool,), False)
 TEXT_SIZES = (100, 125, 150, 200)
@@ -61,6 +63,10 @@ ANIMATIONS: Setting[bool | None] = Setting("view/animations", (bool,), None)  # 
 SPEED: Setting[float | None] = Setting("view/speed", (float, int), None)
 CLASS_BATCH_SIZES = (1, 2, 3, 4, 5, 6, 7, 8)
 CLASS_BATCH: Setting[int] = Setting("class/batch", (int,), 4, choices=CLASS_BATCH_SIZES)  # ui/class_serving.py
+# each prompt held for the instructor's approval (ui/console_install.py, the start dialog)
+CLASS_MODERATED: Setting[bool] = Setting("class/moderated", (bool,), True)
+CLASS_ADDRESS: Setting[str | None] = Setting("class/address", (str,), None, Codec.TEXT)  # where it listened last
+CLASS_PORT: Setting[int | None] = Setting("class/port", (int,), None)
 LESSON_STATE: Setting[dict[str, Any] | None] = Setting("lesson/state", (dict,), None)
 OLD_LESSON_TOUR: Setting[dict[str, Any] | None] = Setting("lesson/tour", (dict,), None, retired=True)
 OLD_LESSON_QUIZ: Setting[dict[str, Any] | None] = Setting("lesson/quiz", (dict,), None, retired=True)
@@ -72,12 +78,16 @@ SCHEMA: tuple[Setting[Any], ...] = (
     RECENT_FILES,
     MODEL_NAME,
     CLICKER_TOKENS,
+    PROJECTOR_SCREEN,
     DESCRIBE,
     CHART_TABLE,
     TEXT_SIZE,
     ANIMATIONS,
     SPEED,
     CLASS_BATCH,
+    CLASS_MODERATED,
+    CLASS_ADDRESS,
+    CLASS_PORT,
     LESSON_STATE,
     OLD_LESSON_TOUR,
     OLD_LESSON_QUIZ,

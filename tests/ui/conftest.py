@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     from explainer.engine.sampler import SamplingSettings
     from explainer.ui.controller import EngineController
 
-# The offscreen platform plugin warns about window size hints it cannot forward; that is the
-# plugin, not the app.
-OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
+# The offscreen platform plugin warns about window size hints it cannot forward, and about raising
+# a window (it has no stacking order); that is the plugin, not the app.
+OFFSCREEN_NOISE = r"This plugin does not support (propagateSizeHints|raise)\(\)"
 
 
 def pytest_collection_modifyitems(config, items):

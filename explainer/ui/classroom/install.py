@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QMainWindow
 from explainer.classroom.events import Listening, StartFailed
 from explainer.illustration.vocab import TokenNames
 from explainer.ui.actions import ActionRegistry
+from explainer.ui.blocked_words import load_blocked
 from explainer.ui.classroom.mode import ClassHost, ClassMode
 from explainer.ui.settings import AppSettings
 from explainer.ui_model import settings_schema as S
@@ -26,8 +27,14 @@ def install_class(
 ) -> ClassMode:
     mode = ClassMode(window, host, names)
     settings = getattr(window, "settings", None)  # (the app's AppSettings; a test's window may have none)
-    if isinstance(settings, AppSettings):
-        mode.batch = settings.get(S.CLASS_BATCH)  # as the instructor last chose, `explainer --class` too
+    if isinstance(settings, AppSettings):  # as the instructor last chose, `explainer --class` too
+        mode.batch = settings.get(S.CLASS_BATCH)
+        mode.moderated = settings.get(S.CLASS_MODERATED)
+        mode.blocked = load_blocked(settings)
+        address, port = settings.get(S.CLASS_ADDRESS), settings.get(S.CLASS_PORT)
+        if address is not None and port is not None:
+            mode.last_address = (address, port)
+        mode.changed.connect(lambda on: _remember(settings, mode) if on else None)
     switch = registry.add("class_mode")
     switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
     mode.changed.connect(switch.setChecked)
@@ -45,15 +52,33 @@ def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
 
     settings = getattr(window, "settings", None)
 
-    def chosen(n: int) -> None:
+    def chosen(n: int, moderated: bool) -> None:
         mode.batch = n
+        mode.moderated = moderated
         if isinstance(settings, AppSettings):
             settings.set(S.CLASS_BATCH, n)
+            settings.set(S.CLASS_MODERATED, moderated)
 
-    dialog = StartDialog(mode.host.texts, mode.start, parent=window, batch=mode.batch, on_batch=chosen)
+    dialog = StartDialog(
+        mode.host.texts,
+        mode.start,
+        parent=window,
+        batch=mode.batch,
+        on_chosen=chosen,
+        moderated=mode.moderated,
+        address=mode.last_address,
+    )
     dialog.finished.connect(lambda result: _dialog_closed(mode, result))
     mode.dialog = dialog
     dialog.open()  # (window-modal, without a nested event loop)
+
+
+def _remember(settings: AppSettings, mode: ClassMode) -> None:
+    """Where class mode listens now: the start dialog offers it again, in this run or the next."""
+    if mode.last_address is not None:
+        address, port = mode.last_address
+        settings.set(S.CLASS_ADDRESS, address)
+        settings.set(S.CLASS_PORT, port)
 
 
 def _dialog_closed(mode: ClassMode, result: int) -> None:

@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
 
+from explainer.classroom.blocked import BlockedWords
 from explainer.classroom.events import (
     Listening,
     PhonesChanged,
@@ -45,9 +46,11 @@ from explainer.ui.class_serving import DEFAULT_CLASS_BATCH
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import ClassPanel, PanelState
 from explainer.ui.controller import EngineController
+from explainer.ui.lecture import Lecture
 from explainer.ui.presenter import PresenterMode
 from explainer.ui.stepper import Stepper
 from explainer.ui.your_turn import Runs
+from explainer.ui_model.room_layout import Place
 
 if TYPE_CHECKING:
     from explainer.classroom.server import (
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
     )
 
 PANEL_SHARE = 0.3  # the panel's share of the window's width: the illustration keeps the rest
+WINDOW_SHARE = 0.45  # in the normal window, its share of the height of the column it shares with the controls
 
 
 class ClassHost(Protocol):
@@ -73,6 +77,10 @@ class ClassHost(Protocol):
     @property
     def presenter_changed(self) -> SignalInstance: ...
     @property
+    def lecture(self) -> Lecture: ...
+    @property
+    def control_dock(self) -> QDockWidget: ...
+    @property
     def runs(self) -> Runs: ...
     @property
     def trace(self) -> Trace | None: ...
@@ -88,6 +96,9 @@ class ClassMode(QObject):
 
     changed = Signal(bool)  # on / off
     panel_changed = Signal()  # the panel shows something new (tests wait on it)
+    # the class's queue changed (a prompt arrived, was approved, ran...): emitted in whichever
+    # thread changed it, so a receiver in the GUI thread hears it queued, never blocking that thread
+    queue_changed = Signal()
 
     def __init__(self, window: QMainWindow, host: ClassHost, names: Callable[[], TokenNames]) -> None:
         super().__init__(window)
@@ -99,6 +110,9 @@ class ClassMode(QObject):
         self.listening: Listening | None = None
         self.rounds = ClassRounds()
         self.batch = DEFAULT_CLASS_BATCH  # class requests decoded together (the start dialog's)
+        self.moderated = True  # each prompt held for the instructor's approval (the start dialog's)
+        self.blocked = BlockedWords()  # the instructor's blocked words (ui/blocked_words.py)
+        self.last_address: tuple[str, int] | None = None  # where it last listened: the start dialog offers it
         self._memo = Rounds()  # Predict's rounds of the run on screen: the same four, the same order
         self.last: tuple[Trace, int, Round, RoundResult] | None = None  # the reveal the class may pick from
         self.panel = ClassPanel(host.texts, lambda: host.scene.theme)
@@ -113,7 +127,7 @@ class ClassMode(QObject):
         st.frame_shown.connect(self.on_frame_shown)
         st.changed.connect(self._on_stepper_changed)
         st.swapped.connect(lambda *_a: self._new_run())
-        host.presenter_changed.connect(lambda _on: self.place())
+        host.lecture.changed.connect(lambda _layout: self.place())
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
@@ -131,7 +145,8 @@ class ClassMode(QObject):
         (the defaults suit a lecture hall; `bench --class`, whose phones share one address, raises
         the per-address ones)."""
         self.stop()
-        queue = ClassQueue()
+        queue = ClassQueue(moderated=self.moderated, blocked=self.blocked)
+        queue.listen(lambda _change: self.queue_changed.emit())
         from explainer.classroom.server import ClassServer  # (aiohttp costs the first window 0.26 s)
 
         server = ClassServer(queue, self.adapter.on_event, limits=limits)
@@ -140,6 +155,7 @@ class ClassMode(QObject):
             queue.close()
             return outcome
         self.queue, self.server, self.listening = queue, server, outcome
+        self.last_address = (bind, port)
         self._serve(queue)
         self.host.scene.set_answer_rule(Predictor.CLASS, self.vote_open_at)  # the projector keeps the answer back
         self.panel.show_state(PanelState(url=outcome.url, room=outcome.room))
@@ -168,16 +184,50 @@ class ClassMode(QObject):
         self.host.set_activity(self.host.word("class", "stopped"))
         self.changed.emit(False)
 
+    def set_moderated(self, on: bool) -> None:
+        """Hold each prompt for approval, or not (turned off, the held ones join the queue)."""
+        self.moderated = on
+        if self.queue is not None:
+            self.queue.set_moderated(on)
+
+    def set_blocked(self, blocked: BlockedWords) -> None:
+        self.blocked = blocked
+        if self.queue is not None:
+            self.queue.set_blocked(blocked)
+
     def _serve(self, queue: ClassQueue | None) -> None:
         self.host.controller.serve_class(queue, self.batch)  # (the worker's side of the queue)
 
     def place(self) -> None:
-        """The panel's dock shown while class mode is on (presenter mode hid every dock on entering)."""
-        self.dock.setVisible(self.active)
-        if self.active:
-            width = round(self.window.width() * PANEL_SHARE)
-            self.window.resizeDocks([self.dock], [width], Qt.Orientation.Horizontal)
+        """The panel where the room layout puts it (ui/lecture.py): on the audience view in
+        presenter mode, beside the illustration at the left of the normal window (under the
+        controls: the Lesson dock fills the right one's height, and a second dock there was left
+        with no room at all), hidden while class mode is off."""
+        where = self.host.lecture.layout.class_panel
+        if where is Place.HIDDEN or not self.active:
+            self.dock.hide()
+            return
+        w = self.window
+        if where is Place.AUDIENCE:
+            if w.dockWidgetArea(self.dock) is not Qt.DockWidgetArea.RightDockWidgetArea:
+                w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+            self.dock.show()
+            w.resizeDocks([self.dock], [round(w.width() * PANEL_SHARE)], Qt.Orientation.Horizontal)
+        else:
+            controls = self.host.control_dock
+            self.dock.show()
+            if controls.isVisible() and w.dockWidgetArea(controls) is Qt.DockWidgetArea.LeftDockWidgetArea:
+                w.splitDockWidget(controls, self.dock, Qt.Orientation.Vertical)
+            else:
+                w.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+            # given its height once the layout has it (a dock split in without one was never laid
+            # out at all, and a height given in the same turn as the split is not kept)
+            QTimer.singleShot(0, self._give_height)
         self.panel.update()
+
+    def _give_height(self) -> None:
+        if self.dock.isVisible() and self.window.dockWidgetArea(self.dock) is Qt.DockWidgetArea.LeftDockWidgetArea:
+            self.window.resizeDocks([self.dock], [round(self.window.height() * WINDOW_SHARE)], Qt.Orientation.Vertical)
 
     # --- the rounds -------------------------------------------------------------------------------
 
@@ -204,8 +254,9 @@ class ClassMode(QObject):
             self.server.end_round()
         self.rounds.new_run()
         self._memo.clear()
+        self.last = None  # (the class can no longer pick from a run that is gone)
         if self.active:
-            self.panel.change(offer=None)
+            self.panel.change(offer=None, reveal=None)  # the last run's reveal goes with it
 
     def on_frame_shown(self, cursor: Cursor) -> None:
         trace, server = self.host.trace, self.server
@@ -261,6 +312,11 @@ class ClassMode(QObject):
             return False
         assert self.last is not None
         trace, step, rnd, result = self.last
+        assert result.class_pick is not None
+        if rnd.candidates[result.class_pick].id == trace.steps[step].sampling.chosen.id:
+            # the class chose what the model chose: a branch would be the same run again
+            self.host.set_activity(self.host.word("class", "same_pick"))
+            return False
         runs = self.host.runs
         model_run = runs.model_run if trace.branch is not None and runs.model_run is not None else trace
         shown = self.host.trace

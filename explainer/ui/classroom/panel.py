@@ -41,8 +41,9 @@ class PanelState:
 
 
 def short_address(url: str) -> str:
-    """The class page's address without its scheme: what a student types."""
-    return url.removeprefix("http://")
+    """What a student types: the server's address without its scheme or path (the page there
+    asks for the room code, which the panel shows in big letters below it)."""
+    return url.removeprefix("http://").split("/", 1)[0]
 
 
 def qr_matrix(url: str) -> list[list[bool]]:
@@ -159,7 +160,8 @@ class ClassPanel(QWidget):
         revealing = s.reveal is not None
         if not revealing or h >= REVEAL_WITH_QR:  # (a short panel's reveal needs the room: the address stays)
             y = self._qr(p, min(inner, h * (0.26 if revealing else 0.4)), margin, y + 4, inner) + 6
-        y = self._text(p, theme, short_address(s.url), y, margin, inner, u / 22, fit=True)
+        # what a student without a camera types: as large as the room code's line allows
+        y = self._text(p, theme, short_address(s.url), y, margin, inner, u / 13, bold=True, fit=True)
         room = self.word("room").format(code=s.room)
         y = self._text(p, theme, room, y, margin, inner, u / (9 if not revealing else 12), bold=True, fit=True)
         y = self._text(p, theme, self.phones_text(), y, margin, inner, u / 24, muted=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -48,12 +49,17 @@ class StartDialog(QDialog):
         found: list[network.Address] | None = None,
         parent: QWidget | None = None,
         batch: int = DEFAULT_CLASS_BATCH,
-        on_batch: Callable[[int], None] | None = None,
+        on_chosen: Callable[[int, bool], None] | None = None,
+        moderated: bool = True,
+        address: tuple[str, int] | None = None,
     ) -> None:
-        """``batch``: the class requests answered together, as last chosen; ``on_batch`` is told
-        the choice when Start is pressed (ClassMode.batch, and the settings)."""
+        """``batch``: the class requests answered together, as last chosen; ``moderated``:
+        whether each prompt waits for the instructor's approval; ``on_chosen`` is told both when
+        Start is pressed (ClassMode's, and the settings). ``address``: where class mode listened
+        last (`explainer --class-bind/--class-port`, or this dialog), offered first when this
+        machine still has that address."""
         super().__init__(parent)
-        self._on_batch = on_batch
+        self._on_chosen = on_chosen
         self.setObjectName("class_start_dialog")
         self.texts, self._start = texts, start
         self.words = network_words(texts)
@@ -70,12 +76,14 @@ class StartDialog(QDialog):
             key = "address_loopback" if a.loopback else "address_choice"
             self.address.addItem(self.word(key).format(address=a.address, interface=a.interface), a.address)
         chosen = network.default_address(self.found)
-        if chosen is not None:
-            self.address.setCurrentIndex(self.found.index(chosen))
+        last = next((a for a in self.found if address is not None and a.address == address[0]), None)
+        pick = last or chosen
+        if pick is not None:
+            self.address.setCurrentIndex(self.found.index(pick))
         self.port = QSpinBox()
         self.port.setObjectName("class_port")
         self.port.setRange(0, 65535)
-        self.port.setValue(network.DEFAULT_PORT)
+        self.port.setValue(address[1] if address is not None else network.DEFAULT_PORT)
         self.port.setToolTip(self.word("port_tip"))
         # a combo box is named by its current item; a screen reader should say what it chooses
         self.address.setAccessibleName(self.word("address_label"))
@@ -89,6 +97,11 @@ class StartDialog(QDialog):
         form.addRow(self.word("port_label"), self.port)
         form.addRow(self.word("batch_label"), self.batch)
         col.addLayout(form)
+        self.moderate = QCheckBox(texts.app_text("console", "moderate"))
+        self.moderate.setObjectName("class_moderate")
+        self.moderate.setToolTip(texts.app_text("console", "moderate_tip"))
+        self.moderate.setChecked(moderated)
+        col.addWidget(self.moderate)
         self.problem = QLabel()
         self.problem.setObjectName("class_problem")
         self.problem.setWordWrap(True)
@@ -123,8 +136,8 @@ class StartDialog(QDialog):
         if problem is not None:
             self._say(problem.message, problem.hint)
             return
-        if self._on_batch is not None:
-            self._on_batch(self.batch.value())
+        if self._on_chosen is not None:
+            self._on_chosen(self.batch.value(), self.moderate.isChecked())
         outcome = self._start(bind, port)
         if isinstance(outcome, StartFailed):
             self._say(outcome.message, outcome.hint)

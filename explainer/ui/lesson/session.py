@@ -67,6 +67,7 @@ class LessonHost(RunOnScreen, Protocol):
 class LessonSession(QObject):
     # the record changed: whether a guess is open at the cursor on screen (answer_open) may have
     answer_changed = Signal()
+    step_shown = Signal()  # the tour's step as shown changed (the presenter console's notes follow)
 
     def __init__(self, window: LessonHost, dock: LessonDock, pointer: TourPointer) -> None:
         super().__init__(dock)  # (it lives as long as the dock it drives)
@@ -377,6 +378,7 @@ class LessonSession(QObject):
         """The step's task over the illustration while presenter mode is on (else hidden)."""
         if self.note is not None:
             self.note.show_step(self.view, self.window.presenter.active, self.pointer.scene.theme)
+        self.step_shown.emit()
 
     # --- lesson complete -------------------------------------------------------------
 

@@ -53,7 +53,7 @@ def test_the_panel_shows_the_count_the_reveal_and_the_score(qtbot, make_window):
     assert isinstance(started, Listening) and mode.dock.isVisible()
     panel = mode.panel
     assert panel.state.room == started.room and panel.state.url == started.url
-    assert f"127.0.0.1:{started.port}/r/{started.room}" in panel.lines()
+    assert f"127.0.0.1:{started.port}" in panel.lines()  # what a student types; the room code below it
     assert f"Room {started.room}" in panel.lines()
     panel.change(offer=OFFER)
     mode.adapter.on_event(PhonesChanged(48))

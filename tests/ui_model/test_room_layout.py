@@ -1,0 +1,47 @@
+"""The room layout: on which screen presenter mode puts the audience view and the console, and
+where each part of the window belongs, decided once from presenter mode, class mode and the
+screens."""
+
+from __future__ import annotations
+
+from explainer.ui_model.room_layout import Place, ScreenInfo, default_projector, mirrored, room_layout
+
+LAPTOP = ScreenInfo("eDP-1", 0, 0, 1366, 768, primary=True)
+PROJECTOR = ScreenInfo("HDMI-1", 1366, 0, 1920, 1080)
+SMALL = ScreenInfo("DP-2", -1024, 0, 1024, 768)
+
+
+def test_two_screens_side_by_side_put_the_audience_view_on_the_larger_one_that_is_not_the_laptops():
+    layout = room_layout(True, [LAPTOP, PROJECTOR, SMALL], class_on=True)
+    assert layout.projector == PROJECTOR and layout.laptop == LAPTOP and layout.two_screens
+    assert layout.private is Place.CONSOLE and layout.speaker_notes is Place.CONSOLE
+    assert layout.class_panel is Place.AUDIENCE and layout.queue is Place.AUDIENCE  # (no texts in the queue's view)
+    assert layout.task_band is Place.AUDIENCE
+
+
+def test_the_instructors_choice_of_projector_wins_while_that_screen_is_there():
+    assert room_layout(True, [LAPTOP, PROJECTOR, SMALL], chosen="DP-2").projector == SMALL
+    assert room_layout(True, [LAPTOP, PROJECTOR], chosen="gone").projector == PROJECTOR  # unplugged: the default
+
+
+def test_one_screen_or_a_mirrored_pair_keeps_everything_on_the_laptop_and_the_private_parts_on_request():
+    clone = ScreenInfo("HDMI-1", 0, 0, 1366, 768)
+    for screens in ([LAPTOP], [LAPTOP, clone]):
+        layout = room_layout(True, screens, class_on=True)
+        assert layout.projector is None and not layout.two_screens
+        assert layout.private is Place.ON_REQUEST and layout.class_panel is Place.AUDIENCE
+    assert mirrored([LAPTOP, clone]) and not mirrored([LAPTOP, PROJECTOR])
+    assert default_projector([LAPTOP, clone]) is None
+
+
+def test_separate_x_screens_at_the_same_origin_are_not_mirrored():
+    other = ScreenInfo("screen 2", 0, 0, 1920, 1080, desktop=1)  # X11's second screen: its own root at 0, 0
+    assert not mirrored([LAPTOP, other])
+    assert room_layout(True, [LAPTOP, other]).projector == other
+
+
+def test_not_presenting_everything_is_in_the_window():
+    layout = room_layout(False, [LAPTOP, PROJECTOR], class_on=True)
+    assert layout.projector is None and layout.class_panel is Place.WINDOW and layout.queue is Place.WINDOW
+    assert layout.task_band is Place.HIDDEN and layout.private is Place.ON_REQUEST
+    assert room_layout(False, [LAPTOP], class_on=False).class_panel is Place.HIDDEN
