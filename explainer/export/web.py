@@ -31,7 +31,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from explainer.atomic import check_destination, write_atomic
 from explainer.content.glossary import TextPart
@@ -57,6 +57,19 @@ THEME_NAMES = ("light", "dark", "projector")
 CANVAS_HEIGHT = 800  # the canvas without the caption's band (the page writes the caption as text)
 PLAY_MS = 1500  # each stage's time on screen while playing (the page has no animations to wait for)
 TEMPLATE_LIMIT = 1 << 20  # the template files are a few kB: anything larger is not ours
+# page.html's fields that hold words (the others hold code, styles, names and numbers)
+WORDS_FIELDS = (
+    "controls",
+    "theme_switch",
+    "describe",
+    "terms",
+    "keys",
+    "loading",
+    "needs_script",
+    "enlarge",
+    "about",
+    "words",
+)
 CSP = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:"
 
 
@@ -149,12 +162,6 @@ def build_page(
 
         built, drawings[name] = draw_run(trace, cursors, texts, THEMES[name], vocabulary, timings, drawn)
         frames = frames or built  # (the frames' words are the same in every theme)
-    chars: dict[bool, set[str]] = {}
-    for d in drawings.values():
-        for (bold, _italic), used in d.chars.items():
-            chars.setdefault(bold, set()).update(used)
-    for frame in frames:  # the caption is the page's text, in the same font
-        chars.setdefault(False, set()).update(frame[F.CAPTION].heading + frame[F.CAPTION].text)
     data = {
         "panels": list(DRAWN),
         "drawings": {name: d.fragments for name, d in drawings.items()},
@@ -169,14 +176,18 @@ def build_page(
     }
     blob = base64.b64encode(zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 9))
     _title, about = describe(texts, trace, cursors[0])
-    page = _fill(
-        texts,
-        trace,
-        themes,
-        blob.decode("ascii"),
-        font_face_css(FAMILY, {(bold, False): "".join(sorted(used)) for bold, used in chars.items() if used}),
-        about,
+    fields = _fields(texts, trace, themes, about)
+    # the page's text is in the same font as its drawings: the font carries every character of both
+    chars = _page_chars(data, fields)
+    for d in drawings.values():
+        for (bold, _italic), used in d.chars.items():
+            chars[bold].update(used)
+    fields["fonts"] = font_face_css(
+        FAMILY, {(bold, False): "".join(sorted(used)) for bold, used in chars.items() if used}
     )
+    fields["data"] = blob.decode("ascii")
+    # one pass, so a value that happens to hold "{{...}}" (a prompt can) is never filled again
+    page = re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _template("page.html"))
     counts = drawings[themes[0]].counts
     return Page(page.encode("utf-8"), len(cursors), {n: len(d.fragments) for n, d in drawings.items()}, counts)
 
@@ -256,10 +267,30 @@ def _script_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fonts: str, about: str) -> str:
-    word = texts.app_text
+def _title(texts: LessonTexts, trace: Trace) -> str:
     prompt = " ".join(trace.prompt.split())
-    prompt = prompt if len(prompt) <= 80 else prompt[:79] + "…"
+    return texts.app_text("web", "title").format(prompt=prompt if len(prompt) <= 80 else prompt[:79] + "…")
+
+
+def _page_chars(data: dict[str, Any], fields: dict[str, str]) -> dict[bool, set[str]]:
+    """What the page writes as text, by weight: bold, the title, each caption's heading and the
+    glossary's terms (page.html's h1, strong and dt); regular, the rest (its words, each frame's
+    position, caption and words, the terms' definitions)."""
+    bold, regular = set(html.unescape(fields["title"])), set[str]()
+    for key in WORDS_FIELDS:
+        regular.update(html.unescape(fields[key]))
+    for frame in data["frames"]:
+        bold.update(frame["heading"])
+        regular.update(frame["position"] + frame["words"] + "".join(piece for piece, _term in frame["caption"]))
+    for term, definition in data["terms"].items():
+        bold.update(term)
+        regular.update(definition)
+    return {False: regular, True: bold}
+
+
+def _fields(texts: LessonTexts, trace: Trace, themes: Sequence[str], about: str) -> dict[str, str]:
+    """page.html's {{fields}} but the fonts and the run's data."""
+    word = texts.app_text
     words = {
         **{k: word("actions", k) for k in ("reset", "prev", "play", "pause", "next", "next_token")},
         **{f"{k}_tip": word("actions", f"{k}_tip") for k in ("reset", "prev", "play", "next", "next_token")},
@@ -271,13 +302,12 @@ def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fo
     if len(themes) > 1:
         options = "".join(f'<option value="{n}">{e(word("menus", f"theme_{n}"))}</option>' for n in themes)
         switch = f'<label class="theme">{e(word("menus", "theme"))} <select id="theme">{options}</select></label>'
-    fields = {
+    return {
         "lang": e(texts.language),
         "csp": e(CSP),
-        "title": e(word("web", "title").format(prompt=prompt)),
+        "title": e(_title(texts, trace)),
         "theme": e(themes[0]),
         "theme_css": _theme_css(themes),
-        "fonts": fonts,
         "font_family": f"'{FAMILY}'",
         "controls": e(word("web", "controls")),
         "theme_switch": switch,
@@ -293,11 +323,8 @@ def _fill(texts: LessonTexts, trace: Trace, themes: Sequence[str], blob: str, fo
         "height": str(CANVAS_HEIGHT),
         "words": _script_json(words),
         "play_ms": str(PLAY_MS),
-        "data": blob,
         "script": _template("page.js"),
     }
-    # one pass, so a value that happens to hold "{{...}}" (a prompt can) is never filled again
-    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _template("page.html"))
 
 
 def export_web(

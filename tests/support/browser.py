@@ -48,7 +48,15 @@ def find_chromium() -> str | None:
 class Browser:
     """One headless Chromium with one tab; use as a context manager."""
 
-    def __init__(self, executable: str, width: int = 1400, height: int = 900, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        executable: str,
+        width: int = 1400,
+        height: int = 900,
+        timeout: float = 30.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """``env``: variables for Chromium on top of this process's (a fontconfig of its own, say)."""
         self.timeout = timeout
         self.events: list[dict[str, Any]] = []
         self._profile = tempfile.TemporaryDirectory(prefix="explainer-chromium-")
@@ -84,6 +92,7 @@ class Browser:
             stderr=subprocess.DEVNULL,
             preexec_fn=pipes,  # (the only way to put the pipe at fds 3 and 4)
             close_fds=False,
+            env={**os.environ, **env} if env else None,
         )
         os.close(to_browser_r)
         os.close(from_browser_w)
