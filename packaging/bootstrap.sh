@@ -20,9 +20,14 @@ VENV="$ROOT/.venv"
 MODE="${1:-setup}"
 [ $# -gt 0 ] && shift
 
+# the fonts: DejaVu Sans (the illustration's, with Greek, Cyrillic, Arabic and Hebrew), and for
+# what it lacks, Chinese and Japanese, emoji and Devanagari (Hindi, Marathi, Nepali). Lohit rather
+# than fonts-noto-core, whose Noto Sans fontconfig then prefers to DejaVu Sans as every desktop
+# program's sans-serif (the window's own font changed with it, and the approved images with it)
 APT_PACKAGES=(
   libegl1 libgl1 libopengl0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1
-  libdbus-1-3 libglib2.0-0 fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji xvfb xauth
+  libdbus-1-3 libglib2.0-0 fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji fonts-lohit-deva
+  xvfb xauth
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0
 )

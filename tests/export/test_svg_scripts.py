@@ -36,7 +36,7 @@ def has_font_for(lang: str) -> bool:
 
 needs_devanagari = pytest.mark.skipif(
     shutil.which("fc-list") is None or (not has_font_for("hi") and os.environ.get("CI") != "true"),
-    reason="no Devanagari font (Debian: fonts-noto-core)",
+    reason="no Devanagari font (Debian: fonts-lohit-deva, which packaging/bootstrap.sh installs)",
 )
 
 
