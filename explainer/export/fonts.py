@@ -20,12 +20,13 @@ librsvg, use the font list that follows it; ``--text-as-paths`` is for those.)
 What DejaVu Sans lacks (Chinese and Japanese, Devanagari and the other Indic scripts, emoji)
 Qt draws from whichever installed font has it; a reader's browser would look among its own
 fonts, and a machine without one shows empty boxes. So each such character comes from an
-installed font too: fontconfig's list of fonts in its order of preference for DejaVu Sans
-(the order Qt takes its fallbacks in), a sans face before a serif or monospaced one, and only a
-font whose licence lets it travel in a page (the SIL Open Font License, Apache 2.0, Bitstream
-Vera's: read from the font's own licence records, which the subset keeps, and never one that
-forbids embedding or subsetting). Each is a subset of exactly those characters, an @font-face
-of the same family with a ``unicode-range``, so nothing else in the page or the SVG changes and
+installed font too, from fontconfig's list in its order of preference for DejaVu Sans (the
+order Qt takes its fallbacks in): the font with the most of those characters, a sans face
+before a serif or monospaced one (:func:`fallback_fonts`), and only a font whose licence lets
+it travel in a page (the SIL Open Font License, Apache 2.0, Bitstream Vera's: read from the
+font's own licence records, which the subset keeps, and never one that forbids embedding or
+subsetting). Each is a subset of exactly those characters, an @font-face of the same family
+with a ``unicode-range``, so nothing else in the page or the SVG changes and
 the browser takes those characters, and only those, from it.
 """
 
@@ -276,21 +277,18 @@ def font_face_css(family: str, used: dict[tuple[bool, bool], str]) -> str:
     limited to those characters by its unicode-range. Every rule names one weight and style: a
     browser composes a face from the rules with the same descriptors, so a font named for both
     weights at once (``font-weight:400 700``) was a face of its own, which the browser chose
-    instead of the others, and the text lost DejaVu's and the other fonts' characters. A font
-    that draws for both weights (one without a bold face: a CJK or an emoji font) is subset
-    once, for the characters of both."""
+    instead of the others, and the text lost DejaVu's and the other fonts' characters. So a font
+    that draws for both weights (one without a bold face: a CJK or an emoji font) is in the page
+    twice, each time with only what that weight writes (the bold text is the few headings)."""
     rules = []
-    fallbacks: dict[tuple[InstalledFont, bool], dict[bool, str]] = {}
+    shaping = "".join(c for c in _SHAPER_CHARS if c == "\u25cc" or any(c in text for text in used.values()))
     for (bold, italic), text in sorted(used.items()):
         path = face_file(bold, italic) or (face_file(bold, False) if italic else None)
         if path is None:
             continue
         rules.append(_rule(family, bold, italic, subset_woff(path, text)))
-        for font, chars in fallback_fonts(text, bold, italic, path).items():
-            fallbacks.setdefault((font, italic), {})[bold] = chars
-    shaping = "".join(c for c in _SHAPER_CHARS if c == "\u25cc" or any(c in text for text in used.values()))
-    for (font, italic), weights in sorted(fallbacks.items(), key=lambda f: (f[0][1], str(f[0][0].path), f[0][0].index)):
-        data = subset_woff(font.path, "".join(sorted(set("".join(weights.values())))), font.index, shaping)
-        for bold, chars in sorted(weights.items()):
-            rules.append(_rule(family, bold, italic, data, chars))
+        fallbacks = fallback_fonts(text, bold, italic, path)
+        for font in sorted(fallbacks, key=lambda f: (str(f.path), f.index)):
+            data = subset_woff(font.path, fallbacks[font], font.index, shaping)
+            rules.append(_rule(family, bold, italic, data, fallbacks[font]))
     return "\n".join(rules)
