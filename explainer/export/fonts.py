@@ -23,11 +23,11 @@ fonts, and a machine without one shows empty boxes. So each such character comes
 installed font too, from fontconfig's list in its order of preference for DejaVu Sans (the
 order Qt takes its fallbacks in): the font with the most of those characters, a sans face
 before a serif or monospaced one (:func:`fallback_fonts`), and only a font whose licence lets
-it travel in a page (the SIL Open Font License, Apache 2.0, Bitstream Vera's: read from the
-font's own licence records, which the subset keeps, and never one that forbids embedding or
-subsetting). Each is a subset of exactly those characters, an @font-face of the same family
-with a ``unicode-range``, so nothing else in the page or the SVG changes and
-the browser takes those characters, and only those, from it.
+it travel in a page (:data:`PERMITTED_LICENCES`, read from the font's own licence records,
+which the subset keeps, and never one that forbids embedding or subsetting). Each is a subset
+of exactly those characters, an @font-face of the same family with a ``unicode-range``, so
+nothing else in the page or the SVG changes and the browser takes those characters, and only
+those, from it.
 """
 
 from __future__ import annotations
@@ -106,8 +106,9 @@ def subset_woff(path: Path, text: str, index: int = 0, extra: str = "") -> bytes
         return buf.getvalue()
 
 
-# what a font's licence records must name for it to travel in a page: the SIL Open Font License,
-# Apache 2.0, or Bitstream Vera's licence (DejaVu's)
+# what a font's licence records must name (in lower case, as they are matched) for it to travel in
+# a page: the SIL Open Font License (Noto's, Lohit's), the licence of WenQuanYi's fonts, Bitstream
+# Vera's (DejaVu's); each lets a font be embedded and subset when its notice goes with it
 PERMITTED_LICENCES = (
     "open font license",
     "scripts.sil.org/ofl",
