@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from explainer.export.figure import cursor_for, export_figure
-from explainer.export.svg import is_portable
+from explainer.export.svg_text import is_portable
 from explainer.stages import Stage
 from tests.export.test_course_figures import without_dejavu
 from tests.support.lesson import model_vocabulary

@@ -18,7 +18,8 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFont, QPainterPath
 
 from explainer.export.figure import cursor_for, export_figure
-from explainer.export.svg import SvgOptions, is_portable, needs_layout, polish_svg
+from explainer.export.svg import SvgOptions, polish_svg
+from explainer.export.svg_text import is_portable, needs_layout, path_data
 from explainer.stages import Stage
 from tests.export.test_svg_portable import needs_rsvg, placed
 
@@ -59,14 +60,12 @@ def _svg_with_text(text: str, underline: str = "") -> bytes:
 
 
 def _path_for(text: str) -> str:
-    from explainer.export.svg import _path_data
-
     font = QFont("DejaVu Sans")
     font.setPixelSize(100)
     font.setKerning(True)
     path = QPainterPath()
     path.addText(QPointF(0, 0), font, text)
-    return _path_data(path)
+    return path_data(path)
 
 
 @pytest.mark.parametrize("text", [ARABIC, "בירת צרפת"])
