@@ -87,7 +87,8 @@ def subset_woff(path: Path, text: str, index: int = 0, extra: str = "") -> bytes
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    with TTFont(str(path), fontNumber=index, recalcTimestamp=False) as font:
+    # (lazy: only the tables and glyphs the subset reaches are read, not all of a CJK font; the same bytes)
+    with TTFont(str(path), fontNumber=index, recalcTimestamp=False, lazy=True) as font:
         cmap = font.getBestCmap() or {}
         chars = {c for c in text + extra if ord(c) in cmap and not c.isspace()} | {" "}
         options = subset.Options()
