@@ -116,9 +116,10 @@ def _grown(mask: np.ndarray, r: int) -> np.ndarray:
     """``mask`` grown by ``r`` pixels each way: two rasterisers put an edge a pixel apart."""
     p = np.pad(mask, r)
     h, w = mask.shape
-    return np.logical_or.reduce(
+    grown: np.ndarray = np.logical_or.reduce(
         [p[r + dy : r + dy + h, r + dx : r + dx + w] for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
     )
+    return grown
 
 
 SCALE = 2  # both pictures at the PNG's own 2x: at 1x, a hinted stem a pixel wide decides too much
