@@ -12,9 +12,12 @@ asserted:
   with its place in the count, and the panel's count is recorded as it is shown);
   ``gui_max_block_ms`` the longest time the GUI thread did not get back to its event loop while
   the votes came (a 1 ms precise heartbeat, as `bench --gui` measures it);
-- ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), served by the worker
-  with up to 48 new tokens, at batch sizes 1 (one at a time), 4 and 8 in turn (``batch_N``, and
-  each one's throughput over batch 1's); ``served_in_order`` (started in arrival order),
+- ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), held for approval
+  (moderation on, as a lecture runs it) and approved by the instructor in bursts (``BURST`` every
+  ``APPROVE_MS``, oldest first), served by the worker with up to 48 new tokens, at batch sizes 1
+  (one at a time), 4 and 8 in turn (``batch_N``, and each one's throughput over batch 1's);
+  ``console_ms`` (median, p95, max) from a prompt leaving its phone to the presenter console
+  listing it for approval; ``served_in_order`` (started in the order approved),
   ``lost`` (requests with no final answer on their phone), ``tokens_per_s`` over all requests,
   TTFT (the wait included) and TPOT, median and p95, and the GUI's longest block meanwhile;
 - ``instructor_run``: the instructor's run before class mode (48 new tokens at most, the model
@@ -54,6 +57,8 @@ PROMPT = "Once upon a time"
 QUEUED = 40  # prompts the class sends
 CLASS_BATCHES = (1, 4, 8)  # the queue served at each of these batch sizes in turn
 QUESTION = "Write one sentence about the sea."
+BURST = 8  # held prompts the instructor approves at once
+APPROVE_MS = 500  # ... this often
 LIMITS = Limits(phones_per_address=10_000, rate=100_000.0, burst=100_000.0)
 TIMEOUT_S = 900.0
 
@@ -126,6 +131,10 @@ class _ClassBench:
         self.ready = threading.Event()
         self.run_done = threading.Event()
         self.projected: list[tuple[float, int]] = []  # (when shown, voted) as the panel shows counts
+        self.listed: dict[int, float] = {}  # a held prompt's number -> when the console first listed it
+        self.approver = QTimer()
+        self.approver.setInterval(APPROVE_MS)
+        self.approver.timeout.connect(self._approve_burst)
 
     def start(self) -> None:
         c = self.window.controller
@@ -158,6 +167,7 @@ class _ClassBench:
 
     def stop(self, why: str) -> None:
         self.result.setdefault("status", why)
+        self.approver.stop()
         self.window.class_mode.stop()
         self.window.close()
         self.loop.quit()
@@ -179,7 +189,16 @@ class _ClassBench:
         if not self.run_done.wait(TIMEOUT_S):
             raise TimeoutError("the instructor's run did not finish")
         mode = self.window.class_mode
+        mode.moderated = True  # each prompt waits for the instructor, as in a lecture
+
+        def open_console() -> None:
+            self.window.registry["console"].trigger()  # (the console's lists are what is timed)
+            view = self.window.console.view
+            assert view is not None
+            view.moderation.shown.connect(self._listed)
+
         listening = self.gui.call(lambda: mode.start("127.0.0.1", 0, limits=LIMITS))
+        self.gui.call(open_console)
         phones = PhonesProcess(listening.url, self.n)
         try:
             self.result["joined"] = phones.join()
@@ -224,9 +243,23 @@ class _ClassBench:
             "within_s": round(max(v.sent for v in votes) - min(v.sent for v in votes), 3) if votes else None,
         }
 
+    def _listed(self, numbers: frozenset[int]) -> None:
+        now = time.perf_counter()
+        for n in numbers:
+            self.listed.setdefault(n, now)
+
+    def _approve_burst(self) -> None:
+        """The instructor's approval: the oldest held prompts, a burst at a time."""
+        queue = self.window.class_mode.queue
+        if queue is None:
+            return
+        for life in queue.held()[:BURST]:
+            queue.approve(life.number)
+
     def _queue(self, phones: PhonesProcess) -> None:
         """The same prompts served at each batch size in turn (CLASS_BATCHES), in one run."""
         mode = self.window.class_mode
+        self.gui.call(self.approver.start)
         figures: dict[str, Any] = {}
         for size in CLASS_BATCHES:
             queue = mode.queue
@@ -257,7 +290,9 @@ class _ClassBench:
     def _queue_figures(self, answers: list[Answer], start: float, end: float, first: int) -> dict[str, Any]:
         queue = self.window.class_mode.queue
         lives = queue.lives()[first:] if queue is not None else ()
-        started = [life.started for life in lives if life.started is not None]
+        # in the order they joined the line (approved), each started after the one before
+        started = [life.started for life in sorted(lives, key=lambda life: life.queued) if life.started is not None]
+        listed = [(self.listed[a.number] - a.sent) * 1000 for a in answers if a.number in self.listed]
         done = [a.done for a in answers if a.done is not None]
         ttft = [d["ttft_s"] for d in done if d.get("ttft_s") is not None]
         tpot = [d["tpot_s"] for d in done if d.get("tpot_s") is not None]
@@ -272,6 +307,11 @@ class _ClassBench:
             "tokens": tokens,
             "seconds": round(last - start, 2),
             "tokens_per_s": round(tokens / (last - start), 1) if last > start else None,
+            "console_ms": {
+                "median": round(statistics.median(listed), 1) if listed else None,
+                "p95": round(_pct(listed, 0.95) or 0, 1) if listed else None,
+                "max": round(max(listed), 1) if listed else None,
+            },
             "ttft_s": {"median": _round(statistics.median(ttft)) if ttft else None, "p95": _round(_pct(ttft, 0.95))},
             "tpot_s": {"median": _round(statistics.median(tpot)) if tpot else None, "p95": _round(_pct(tpot, 0.95))},
             **self.beat.figures(start, end),

@@ -31,6 +31,7 @@ TEXT_CHARS = 160  # of a prompt, shown on its line (the list is a glance; Open r
 class ModerationView(QWidget):
     """Held prompts with Approve / Decline, the moderation switch, and the queue with texts."""
 
+    shown = Signal(object)  # the numbers of the held prompts just listed (what `bench --class` times)
     approve_requested = Signal(int)
     decline_requested = Signal(int)
     moderated_changed = Signal(bool)
@@ -108,6 +109,7 @@ class ModerationView(QWidget):
             if held:
                 self.held.setCurrentRow(0)
         self._buttons()
+        self.shown.emit(frozenset(life.number for life in held))
 
     def _fill(self, box: QListWidget, lives: list[RequestLife], empty: str) -> None:
         box.clear()
