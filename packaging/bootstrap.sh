@@ -32,10 +32,11 @@ APT_PACKAGES=(
   libxcb-randr0 libxcb-render-util0 libxcb-image0
 )
 # desktop-file-validate, appstreamcli (tests/packaging); rsvg-convert (tests/export: the SVG elsewhere);
-# LibreOffice Impress and poppler (tests/export: the slide deck opens in Impress, as a PDF); gio
-# (tests/packaging: a file manager finds the launcher for a lesson); openbox (tests/ui/screens: presenter
-# mode full screen on an X server of two screens needs a window manager)
-TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress poppler-utils libglib2.0-bin openbox)
+# LibreOffice Impress and poppler (tests/export: the slide deck opens in Impress, as a PDF); Calc
+# (tests/classroom: the class results' CSV files open in a spreadsheet); gio (tests/packaging: a
+# file manager finds the launcher for a lesson); openbox (tests/ui/screens: presenter mode full screen
+# on an X server of two screens needs a window manager)
+TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress libreoffice-calc poppler-utils libglib2.0-bin openbox)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }

@@ -389,6 +389,37 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "class_pick": ("token",),
     },
     **CONSOLE_STRINGS,  # the presenter console (content/console_fields.py)
+    # the class results' CSV files: their names and headers (explainer/classroom/results.py)
+    "class_results": {
+        **plain(
+            "head_run",
+            "head_pass",
+            "head_time",
+            "head_context",
+            "head_class_pick",
+            "head_favourite",
+            "head_model_pick",
+            "head_class_right",
+            "head_request",
+            "head_arrived",
+            "head_held",
+            "head_wait",
+            "head_ttft",
+            "head_tpot",
+            "head_prompt_tokens",
+            "head_answer_tokens",
+            "head_shared_passes",
+            "head_shared_with",
+            "head_state",
+            "head_prompt",
+            "head_answer",
+        ),
+        "rounds_file": ("name",),
+        "requests_file": ("name",),
+        "head_choice": ("n",),
+        "head_prob": ("n",),
+        "head_votes": ("n",),
+    },
 }
 
 # every key the window reads (assets.py refuses an app.json without one)
