@@ -95,6 +95,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "export_tip",
             "export_run",
             "export_run_tip",
+            "export_class_results",
+            "export_class_results_tip",
             "save_trace",
             "save_trace_tip",
             "save_lesson",
@@ -389,9 +391,24 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "class_pick": ("token",),
     },
     **CONSOLE_STRINGS,  # the presenter console (content/console_fields.py)
-    # the class results' CSV files: their names and headers (explainer/classroom/results.py)
+    # File > Export class results… (explainer/ui/classroom/results_export.py) and the CSV files'
+    # names and headers (explainer/classroom/results.py)
     "class_results": {
         **plain(
+            "title",
+            "intro",
+            "from_running",
+            "from_last",
+            "name_label",
+            "name_tip",
+            "choose",
+            "choose_tip",
+            "choose_filter",
+            "texts",
+            "texts_note",
+            "export",
+            "cancel",
+            "nothing",
             "head_run",
             "head_pass",
             "head_time",
@@ -414,6 +431,12 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "head_prompt",
             "head_answer",
         ),
+        "counts": ("rounds", "requests"),
+        "files": ("rounds", "requests"),
+        "replace_note": ("files",),
+        "failed": ("message", "hint"),
+        "saved": ("rounds", "requests"),
+        "default_name": ("date",),
         "rounds_file": ("name",),
         "requests_file": ("name",),
         "head_choice": ("n",),

@@ -127,6 +127,8 @@ ACTIONS: tuple[Action, ...] = (
     _command("save_lesson", ("Ctrl+Shift+S",), MenuPlace(F, 1, 5)),
     _command("export", ("Ctrl+E",), MenuPlace(F, 2, 1)),
     _command("export_run", ("Ctrl+Shift+E",), MenuPlace(F, 2, 2)),
+    # class mode's (ui/classroom/results_export.py): the rounds and the requests as CSV files
+    _command("export_class_results", (), MenuPlace(F, 2, 3)),
     _command("quit", (StandardKey.QUIT,), MenuPlace(F, 3, 1), tip=False),
     # Run
     _command("generate", ("Ctrl+Return", "Ctrl+Enter"), MenuPlace(R, 1, 1)),

@@ -1,4 +1,5 @@
-"""Class mode wired into the window: its View menu switch, the class-pick key, quitting.
+"""Class mode wired into the window: its View menu switch, the class-pick key, quitting, and
+File > Export class results….
 
 View > Class mode (Ctrl+Shift+C, also in presenter mode, where the menu bar is hidden) opens the
 start dialog; Start there starts the server, Cancel leaves class mode off. Unticking it stops the
@@ -18,6 +19,7 @@ from explainer.illustration.vocab import TokenNames
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.blocked_words import load_blocked
 from explainer.ui.classroom.mode import ClassHost, ClassMode
+from explainer.ui.classroom.results_export import install_results
 from explainer.ui.settings import AppSettings
 from explainer.ui_model import settings_schema as S
 
@@ -39,6 +41,7 @@ def install_class(
     switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
     mode.changed.connect(switch.setChecked)
     registry.add("class_pick", mode.class_pick)
+    install_results(window, mode, registry)  # File > Export class results… (results_export.py)
     return mode
 
 

@@ -99,6 +99,7 @@ class ClassMode(QObject):
     # the class's queue changed (a prompt arrived, was approved, ran...): emitted in whichever
     # thread changed it, so a receiver in the GUI thread hears it queued, never blocking that thread
     queue_changed = Signal()
+    round_revealed = Signal(object)  # (trace, step, round, result) at each reveal, shown again too
 
     def __init__(self, window: QMainWindow, host: ClassHost, names: Callable[[], TokenNames]) -> None:
         super().__init__(window)
@@ -284,6 +285,7 @@ class ClassMode(QObject):
 
     def _revealed(self, trace: Trace, step: int, rnd: Round, round_id: int, result: RoundResult) -> None:
         self.last = (trace, step, rnd, result)
+        self.round_revealed.emit(self.last)  # (the class's results: ui/classroom/results_export.py)
         self.panel.change(offer=None, reveal=(offer_of(rnd, round_id), result))
 
     def _on_event(self, event: ServerEvent) -> None:
