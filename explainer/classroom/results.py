@@ -15,9 +15,9 @@ or the same run after the illustration left it) is a new round and a row of its 
 column tells runs apart.
 
 The rows are plain values; :func:`write_results` turns them into the files: Python's csv module,
-UTF-8 with a byte order mark (Excel reads UTF-8 only with it, and LibreOffice's import dialog
-picks UTF-8 from it), numbers as plain decimals with a point and no thousands separator, and the
-headers from app.json's ``class_results`` section. A text cell that a spreadsheet would run as a
+UTF-8 with a byte order mark (Excel needs it to read a CSV file as UTF-8, and LibreOffice's import
+dialog picks UTF-8 from it), numbers as plain decimals with a point and no thousands separator, and
+the headers from app.json's ``class_results`` section. A text cell that a spreadsheet would run as a
 formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: a student's prompt
 may) is written with an apostrophe before it, as OWASP advises, so it stays text. Both files are
 checked before either is written (atomic.py), so a bad destination writes nothing.
