@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from dataclasses import dataclass, replace
@@ -379,3 +381,44 @@ def test_the_requests_kept_after_a_session_are_bounded(monkeypatch):
     monkeypatch.setattr(results_module, "MAX_REQUESTS", 3)
     rows = results_module.request_rows([_life(n) for n in range(1, 6)], 0.0)
     assert [r.number for r in rows] == [3, 4, 5]
+
+
+WRITE_INTO = """
+import sys
+from explainer.classroom.queue import ClassQueue
+from explainer.classroom.results import ClassResults, write_results
+from explainer.content.assets import load_texts
+from explainer.errors import ExplainerError
+queue = ClassQueue()
+queue.submit("phone", "a question")
+results = ClassResults()
+results.begin(queue)
+try:
+    write_results(results, sys.argv[1] + "/lecture", load_texts(), include_texts=True)
+except ExplainerError as exc:
+    print(exc.message, "|", exc.hint)
+"""
+
+
+def test_a_folder_the_user_may_not_write_is_refused_with_nothing_written(tmp_path):
+    """As an ordinary user (root: through setpriv without the capabilities that override a mode)."""
+    from tests.test_unprivileged import ROOT, _prefix
+
+    prefix = _prefix(tmp_path / "probe")
+    if prefix is None:
+        pytest.skip("running as root, and setpriv cannot drop the capabilities that override permissions")
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o500)
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", WRITE_INTO, str(folder)],
+            env={**os.environ, "PYTHONPATH": ROOT},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"cannot save the class results into {folder}" in done.stdout and "folder you can write" in done.stdout
+        assert list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o700)
