@@ -98,11 +98,10 @@ def model_pick(trace: Trace, step: int, rnd: Round, names: TokenNames) -> str:
 
 
 def _run_key(trace: Trace) -> tuple[object, ...]:
-    """What tells one run from another (its snapshots while it is made are the same run): as the
-    scene tells them (created, prompt), and a branch by its pass and its token there."""
-    branch = trace.branch
-    picked = None if branch is None else (branch.step, trace.steps[branch.step].sampling.chosen.id)
-    return (trace.created, trace.prompt, picked)
+    """What tells one run from another, its snapshots while it is made being the same run: as the
+    scene tells them (created, prompt), and the branch it is, if one (each branch is stamped when
+    it starts; a snapshot may not hold its branched pass yet, so that pass's token is not read)."""
+    return (trace.created, trace.prompt, trace.branch)
 
 
 def _shares(lives: Sequence[RequestLife]) -> dict[int, tuple[int, int]]:
