@@ -6,6 +6,7 @@ lesson's texts, kept apart because the window's words are a different reader's).
 
 from __future__ import annotations
 
+from explainer.content.class_results_fields import CLASS_RESULTS
 from explainer.content.console_fields import CONSOLE_STRINGS
 from explainer.content.fields import Fields, plain
 
@@ -391,58 +392,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "class_pick": ("token",),
     },
     **CONSOLE_STRINGS,  # the presenter console (content/console_fields.py)
-    # File > Export class results… (explainer/ui/classroom/results_export.py) and the CSV files'
-    # names and headers (explainer/classroom/results.py)
-    "class_results": {
-        **plain(
-            "title",
-            "intro",
-            "from_running",
-            "from_last",
-            "name_label",
-            "name_tip",
-            "choose",
-            "choose_tip",
-            "choose_filter",
-            "texts",
-            "texts_note",
-            "export",
-            "cancel",
-            "nothing",
-            "head_run",
-            "head_pass",
-            "head_time",
-            "head_context",
-            "head_class_pick",
-            "head_favourite",
-            "head_model_pick",
-            "head_class_right",
-            "head_request",
-            "head_arrived",
-            "head_held",
-            "head_wait",
-            "head_ttft",
-            "head_tpot",
-            "head_prompt_tokens",
-            "head_answer_tokens",
-            "head_shared_passes",
-            "head_shared_with",
-            "head_state",
-            "head_prompt",
-            "head_answer",
-        ),
-        "counts": ("rounds", "requests"),
-        "files": ("rounds", "requests"),
-        "replace_note": ("files",),
-        "failed": ("message", "hint"),
-        "saved": ("rounds", "requests"),
-        "default_name": ("date",),
-        "rounds_file": ("name",),
-        "requests_file": ("name",),
-        "head_choice": ("n",),
-        "head_prob": ("n",),
-        "head_votes": ("n",),
-    },
+    # File > Export class results…: the dialog and the CSV files' names and headers
+    "class_results": CLASS_RESULTS,
 }
 
 # every key the window reads (assets.py refuses an app.json without one)
