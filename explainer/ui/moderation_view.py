@@ -83,6 +83,7 @@ class ModerationView(QWidget):
         self.line.setWordWrap(True)
         line_label.setBuddy(self.line)
         col.addWidget(self.line, 2)
+        self._shown: tuple[tuple[tuple[int, State], ...], ...] | None = None  # what the lists show
         self.show_lives(())
 
     def word(self, key: str) -> str:
@@ -97,6 +98,11 @@ class ModerationView(QWidget):
         """The held prompts, oldest first, and the queue (waiting and running), with texts."""
         held = [life for life in lives if life.state is State.HELD]
         line = [life for life in lives if life.state not in ENDED and life.state is not State.HELD]
+        shown = tuple((life.number, life.state) for life in held), tuple((life.number, life.state) for life in line)
+        if shown == self._shown:  # (nothing a line says has changed: the lists stay as they are)
+            self.shown.emit(frozenset(life.number for life in held))
+            return
+        self._shown = shown
         current = self.held.currentItem()
         keep = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self._fill(self.held, held, "held_empty")

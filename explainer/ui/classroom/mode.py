@@ -96,7 +96,7 @@ class ClassMode(QObject):
 
     changed = Signal(bool)  # on / off
     panel_changed = Signal()  # the panel shows something new (tests wait on it)
-    # the class's queue changed (a prompt arrived, was approved, ran...): emitted in whichever
+    # a request of the class's queue changed state (arrived, held, approved, ran...): emitted in whichever
     # thread changed it, so a receiver in the GUI thread hears it queued, never blocking that thread
     queue_changed = Signal()
     round_revealed = Signal(object)  # (trace, step, round, result) at each reveal, shown again too
@@ -147,7 +147,8 @@ class ClassMode(QObject):
         the per-address ones)."""
         self.stop()
         queue = ClassQueue(moderated=self.moderated, blocked=self.blocked)
-        queue.listen(lambda _change: self.queue_changed.emit())
+        # (a token streamed changes no list the app shows by its lives: only a request's state does)
+        queue.listen(lambda change: self.queue_changed.emit() if change.token is None else None)
         from explainer.classroom.server import ClassServer  # (aiohttp costs the first window 0.26 s)
 
         server = ClassServer(queue, self.adapter.on_event, limits=limits)
