@@ -1,4 +1,5 @@
-"""The app's model in a process of its own, and the proxy the worker thread talks to.
+"""The app's model in a process of its own: its start, and the proxy the worker thread talks to
+(the parent's half; the child's, the request loop, is inference/model_child.py).
 
 Why a process and not only a thread: Python lets one thread at a time run Python code (the GIL),
 and parts of loading and running a model hold it for long stretches. Reading the tokenizer
@@ -24,25 +25,19 @@ worker thread instead (runner.InProcess): same calls, no second process.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import signal
-import time
-import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from explainer.engine.sampler import SamplingSettings
-from explainer.engine.trace import Step, Trace
+from explainer.engine.trace import Trace
 from explainer.errors import Cancelled, ExplainerError
-from explainer.inference.batch_loop import Feeder, feed_batch, serve_from_pipe
+from explainer.inference.batch_loop import Feeder, feed_batch
 from explainer.inference.messages import (
-    Admit,
-    ClassBatch,
     ClassReply,
     Close,
     Continue,
-    EndBatch,
     Generate,
     Labels,
     Loaded,
@@ -50,24 +45,21 @@ from explainer.inference.messages import (
     LoadReply,
     PromptRead,
     Reply,
-    Request,
     RunCrashed,
     RunEnded,
     RunFailed,
-    RunReply,
     RunStopped,
     StepMade,
     WeightsChecked,
 )
+from explainer.inference.model_child import POLL_S, serve
 from explainer.inference.runner import (
     Described,
-    InProcess,
     ModelRunner,
     OnProgress,
     OnStep,
     StopAsked,
     app_threads,
-    load_failure,
     wait_for_weights,
 )
 
@@ -75,8 +67,6 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-LABEL_CHUNK = 10_000  # vocabulary labels per message (~1 ms to unpickle)
-POLL_S = 0.02  # how often a wait looks at should_stop (a stop takes effect within one pass anyway)
 CLOSE_WAIT_S = 2.0  # a child asked to close has this long before it is killed
 ENGINE_NICENESS = 10  # how much lower than the window the model's threads run (Unix)
 
@@ -84,103 +74,6 @@ ENGINE_NICENESS = 10  # how much lower than the window the model's threads run (
 class ModelProcessLost(ExplainerError):
     """The model's process ended while it was needed (killed for memory, or a crash in native
     code): the worker drops it, and the next request starts a new one."""
-
-
-# --- the child ---------------------------------------------------------------------------
-
-
-def _serve(
-    conn: Connection,
-    stop: Connection,
-    weights: Connection,
-    cache_root: str,
-    name: str,
-    device: str | None,
-    threads: int,
-) -> None:
-    """The child's whole life: load the model, say so, then answer requests until told to close
-    or until the parent is gone (its end of the pipe closes). ``stop`` is a pipe of its own,
-    asked before every pass, that the parent writes to when the run on screen is stopped (a
-    pipe, not a multiprocessing Event: an Event's semaphore starts a resource-tracker process
-    of its own). ``weights``: where the hash of the model's weights, made in a thread once it is
-    loaded, is said (messages.WeightsChecked)."""
-    with contextlib.suppress(AttributeError, ValueError):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in a terminal is the window's to handle
-    from explainer.model import paths
-
-    paths.set_cache_dir(cache_root)
-    runner = _load(conn, name, device, threads)
-    if runner is None:
-        return
-    runner.check_weights(weights.send)
-    while True:
-        try:
-            request: Request = conn.recv()
-        except (EOFError, OSError):
-            return  # the app is gone
-        if isinstance(request, Close):
-            return
-        if isinstance(request, Admit | EndBatch):
-            continue  # left over from a class batch that failed
-        while stop.poll():  # a stop that came after the last run had ended
-            stop.recv_bytes()
-        if isinstance(request, ClassBatch):
-            if not serve_from_pipe(conn, runner.engine, request, stop.poll, POLL_S):
-                return
-            continue
-        conn.send(_answer(conn, runner, request, stop.poll))
-
-
-def _load(conn: Connection, name: str, device: str | None, threads: int) -> InProcess | None:
-    """Load the model and send what the window needs of it: :class:`Loaded` and the labels, or
-    :class:`LoadFailed` (then None: the child ends)."""
-    t0 = time.perf_counter()
-    try:
-        from explainer.engine.generate import Engine
-        from explainer.model.build import load_built
-
-        runner = InProcess(Engine(load_built(name), device, threads=threads))
-        described = runner.describe()
-    except Exception as exc:  # noqa: BLE001 - said to the window, which keeps running
-        if not isinstance(exc, ExplainerError | MemoryError):
-            traceback.print_exc()
-        failure = load_failure(exc)
-        conn.send(LoadFailed(failure.message, failure.hint))
-        return None
-    labels = described.labels
-    conn.send(Loaded(described.info, described.provider, len(labels), time.perf_counter() - t0))
-    for i in range(0, len(labels), LABEL_CHUNK):
-        conn.send(Labels(labels[i : i + LABEL_CHUNK]))
-    return runner
-
-
-def _answer(conn: Connection, runner: InProcess, request: Generate | Continue, stop: StopAsked) -> RunReply:
-    """Run one request, as the worker thread runs an engine of its own; every step is sent as
-    it is made, and the reply returned is why the run stopped."""
-
-    def on_step(trace: Trace, step: Step) -> None:
-        # the run's fixed part (its prompt, tokens, settings) comes once, with the first step
-        conn.send(StepMade(step, dataclasses.replace(trace, steps=[]) if step.index == 0 else None))
-
-    def on_progress(read: int, total: int) -> None:
-        conn.send(PromptRead(read, total))
-
-    try:
-        match request:
-            case Generate(prompt, settings, chat):
-                trace = runner.generate(prompt, settings, chat, on_step, stop, on_progress)
-            case Continue(original, step, token_id):
-                trace = runner.continue_from(original, step, token_id, stop, on_step)
-            case _:
-                assert_never(request)
-    except Cancelled:
-        return RunStopped()
-    except ExplainerError as exc:
-        return RunFailed(exc.message, exc.hint)
-    except Exception as exc:  # noqa: BLE001 - a bug: said to the window with its traceback here
-        traceback.print_exc()
-        return RunCrashed(f"{type(exc).__name__}: {exc}")
-    return RunEnded(trace.stop_reason)
 
 
 def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection, Connection, Connection]:
@@ -196,19 +89,28 @@ def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection
     stop_end, stop = ctx.Pipe(duplex=False)
     weights, weights_end = ctx.Pipe(duplex=False)
     proc = ctx.Process(
-        target=_serve,
+        target=serve,
         args=(child_end, stop_end, weights_end, str(cache_root()), name, device, app_threads()),
         name=f"explainer-model-{name}",
         daemon=True,  # never outlives the app
     )
     proc.start()
-    if proc.pid is not None and hasattr(os, "setpriority"):  # below the window from its very start
-        with contextlib.suppress(OSError):  # (its later threads, ONNX Runtime's, inherit it)
-            os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS)
+    if proc.pid is not None:
+        _below_the_window(proc.pid)
     child_end.close()
     stop_end.close()
     weights_end.close()
     return proc, conn, stop, weights
+
+
+def _below_the_window(pid: int) -> None:
+    """The child's priority, ENGINE_NICENESS below the window's, set from its very start: loading
+    the model then competes with the window filling in no more than running it does, and the
+    threads it starts later (ONNX Runtime's) inherit it. Unix only; refused: left as it is."""
+    if not hasattr(os, "setpriority"):
+        return
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS)
 
 
 # --- the parent's proxy ------------------------------------------------------------------
