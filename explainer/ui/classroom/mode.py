@@ -19,7 +19,7 @@ on, in presenter mode as one of the presenter layout's panels.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
@@ -31,6 +31,7 @@ from explainer.classroom.events import (
     RoundResult,
     ServerEvent,
     StartFailed,
+    Stopped,
     VotesChanged,
 )
 from explainer.classroom.queue import ClassQueue
@@ -266,22 +267,25 @@ class ClassMode(QObject):
             return
         rnd = self._memo.at(self.host.texts, trace, cursor.step, self.names())
         for move in self.rounds.at(cursor, rnd):
-            if isinstance(move, Close):
-                server.end_round()
-                self.panel.change(offer=None)
-            elif isinstance(move, Offer):
-                server.offer(move.offer)
-                self.panel.change(offer=move.offer, voted=0, reveal=None)
-            elif isinstance(move, Reveal):
-                result = server.result(move.offer.round_id, probs_of(move.round), favourite_of(move.round))
-                server.reveal(result)
-                self.rounds.revealed(move.step, result)
-                self._revealed(trace, move.step, move.round, move.offer.round_id, result)
-            elif isinstance(move, Show):
-                shown = self.panel.state.reveal
-                if shown is None or shown[1].round_id != move.result.round_id:  # (once per return, not per frame)
-                    server.reveal(move.result)  # the phones show that pass's reveal again, each its own vote
-                self._revealed(trace, move.step, move.round, move.result.round_id, move.result)
+            match move:
+                case Close():
+                    server.end_round()
+                    self.panel.change(offer=None)
+                case Offer(_step, _round, offer):
+                    server.offer(offer)
+                    self.panel.change(offer=offer, voted=0, reveal=None)
+                case Reveal(step, round_, offer):
+                    result = server.result(offer.round_id, probs_of(round_), favourite_of(round_))
+                    server.reveal(result)
+                    self.rounds.revealed(step, result)
+                    self._revealed(trace, step, round_, offer.round_id, result)
+                case Show(step, round_, result):
+                    shown = self.panel.state.reveal
+                    if shown is None or shown[1].round_id != result.round_id:  # (once per return, not per frame)
+                        server.reveal(result)  # the phones show that pass's reveal again, each its own vote
+                    self._revealed(trace, step, round_, result.round_id, result)
+                case _:
+                    assert_never(move)
         self.panel_changed.emit()
 
     def _revealed(self, trace: Trace, step: int, rnd: Round, round_id: int, result: RoundResult) -> None:
@@ -292,14 +296,17 @@ class ClassMode(QObject):
     def _on_event(self, event: ServerEvent) -> None:
         if self.server is None:
             return
-        if isinstance(event, PhonesChanged):
-            self.panel.change(phones=event.joined)
-        elif isinstance(event, VotesChanged):
-            offer = self.panel.state.offer
-            if offer is not None and offer.round_id == event.round_id:
-                self.panel.change(voted=event.voted, joined=event.joined)
-        else:
-            return
+        match event:
+            case PhonesChanged(joined):
+                self.panel.change(phones=joined)
+            case VotesChanged(round_id, voted, joined):
+                offer = self.panel.state.offer
+                if offer is not None and offer.round_id == round_id:
+                    self.panel.change(voted=voted, joined=joined)
+            case Listening() | StartFailed() | Stopped():
+                return  # (said by start() and stop() themselves)
+            case _:
+                assert_never(event)
         self.panel_changed.emit()
 
     # --- the class is the sampler -------------------------------------------------------------
