@@ -1,8 +1,8 @@
 """No module in explainer/ is over 400 lines and no function over 80.
 
-DESIGN.md asks for modules of one concept, a few hundred lines at most, and short functions; this
-test keeps that true, naming every module and function that grows past the limit so the failure
-says where to split.
+ARCHITECTURE.md ("Split, never squeeze") asks for modules of one concept, a few hundred lines at
+most, and short functions; this test keeps that true, naming every module and function that grows
+past the limit so the failure says where to split.
 """
 
 from __future__ import annotations

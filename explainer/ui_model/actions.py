@@ -100,76 +100,76 @@ def _command(
     return Action(id, Words("actions", id), keys, words, places, checkable=checkable, remembered=remembered)
 
 
-F, R, V = MenuId.FILE, MenuId.RUN, MenuId.VIEW
+FILE, RUN, VIEW = MenuId.FILE, MenuId.RUN, MenuId.VIEW  # (the menus most rows are placed in)
 MENUS: tuple[Menu, ...] = (
     Menu(MenuId.FILE, Words("menus", "file")),
     Menu(MenuId.RUN, Words("menus", "run")),
     Menu(MenuId.MODEL, Words("menus", "model"), tips_visible=True),
     Menu(MenuId.VIEW, Words("menus", "view")),
-    Menu(MenuId.RECENT, Words("menus", "recent"), MenuPlace(F, 1, 3)),
-    Menu(MenuId.THEME, Words("menus", "theme"), MenuPlace(V, 1, 1)),
-    Menu(MenuId.TEXT_SIZE, Words("menus", "text_size"), MenuPlace(V, 5, 1)),
-    Menu(MenuId.PROJECTOR, Words("console", "projector"), MenuPlace(V, 1, 8)),
+    Menu(MenuId.RECENT, Words("menus", "recent"), MenuPlace(FILE, 1, 3)),
+    Menu(MenuId.THEME, Words("menus", "theme"), MenuPlace(VIEW, 1, 1)),
+    Menu(MenuId.TEXT_SIZE, Words("menus", "text_size"), MenuPlace(VIEW, 5, 1)),
+    Menu(MenuId.PROJECTOR, Words("console", "projector"), MenuPlace(VIEW, 1, 8)),
 )
 
 THEME_CHOICES = ("system", "light", "dark", "projector")  # each labelled by app.json menus.theme_<choice>
 
 ACTIONS: tuple[Action, ...] = (
     # File
-    _command("open_trace", ("Ctrl+O",), MenuPlace(F, 1, 1)),
+    _command("open_trace", ("Ctrl+O",), MenuPlace(FILE, 1, 1)),
     Action(
         "open_gguf",
         Words("menus", "open_gguf"),
         tip=Words("menus", "open_gguf_tip"),
-        menus=(MenuPlace(F, 1, 2), MenuPlace(MenuId.MODEL, 9, 1)),
+        menus=(MenuPlace(FILE, 1, 2), MenuPlace(MenuId.MODEL, 9, 1)),
     ),
-    _command("save_trace", ("Ctrl+S",), MenuPlace(F, 1, 4)),
-    _command("save_lesson", ("Ctrl+Shift+S",), MenuPlace(F, 1, 5)),
-    _command("export", ("Ctrl+E",), MenuPlace(F, 2, 1)),
-    _command("export_run", ("Ctrl+Shift+E",), MenuPlace(F, 2, 2)),
+    _command("save_trace", ("Ctrl+S",), MenuPlace(FILE, 1, 4)),
+    _command("save_lesson", ("Ctrl+Shift+S",), MenuPlace(FILE, 1, 5)),
+    _command("export", ("Ctrl+E",), MenuPlace(FILE, 2, 1)),
+    _command("export_run", ("Ctrl+Shift+E",), MenuPlace(FILE, 2, 2)),
     # class mode's (ui/classroom/results_export.py): the rounds and the requests as CSV files
-    _command("export_class_results", (), MenuPlace(F, 2, 3)),
-    _command("quit", (StandardKey.QUIT,), MenuPlace(F, 3, 1), tip=False),
+    _command("export_class_results", (), MenuPlace(FILE, 2, 3)),
+    _command("quit", (StandardKey.QUIT,), MenuPlace(FILE, 3, 1), tip=False),
     # Run
-    _command("generate", ("Ctrl+Return", "Ctrl+Enter"), MenuPlace(R, 1, 1)),
-    _command("stop", (), MenuPlace(R, 1, 2)),
-    _command("prev", ("Left", "PgUp", "Backspace"), MenuPlace(R, 2, 1)),
-    _command("next", ("Space", "Right", "PgDown"), MenuPlace(R, 2, 2)),
-    _command("next_token", ("N", "Down"), MenuPlace(R, 2, 3)),
-    _command("play", ("P",), MenuPlace(R, 2, 4)),
-    _command("reset", ("Home",), MenuPlace(R, 2, 5)),
-    _command("last", ("End",), MenuPlace(R, 2, 6)),
+    _command("generate", ("Ctrl+Return", "Ctrl+Enter"), MenuPlace(RUN, 1, 1)),
+    _command("stop", (), MenuPlace(RUN, 1, 2)),
+    _command("prev", ("Left", "PgUp", "Backspace"), MenuPlace(RUN, 2, 1)),
+    _command("next", ("Space", "Right", "PgDown"), MenuPlace(RUN, 2, 2)),
+    _command("next_token", ("N", "Down"), MenuPlace(RUN, 2, 3)),
+    _command("play", ("P",), MenuPlace(RUN, 2, 4)),
+    _command("reset", ("Home",), MenuPlace(RUN, 2, 5)),
+    _command("last", ("End",), MenuPlace(RUN, 2, 6)),
     # View
     *(
         Action(f"theme_{c}", Words("menus", f"theme_{c}"), menus=(MenuPlace(MenuId.THEME, 1, i),), radio=True)
         for i, c in enumerate(THEME_CHOICES)
     ),
-    _command("presenter", ("F11",), MenuPlace(V, 1, 2), checkable=True),
-    _command("clicker_tokens", (), MenuPlace(V, 1, 3), checkable=True, remembered=S.CLICKER_TOKENS),
-    _command("blank", ("B",), MenuPlace(V, 1, 4)),
+    _command("presenter", ("F11",), MenuPlace(VIEW, 1, 2), checkable=True),
+    _command("clicker_tokens", (), MenuPlace(VIEW, 1, 3), checkable=True, remembered=S.CLICKER_TOKENS),
+    _command("blank", ("B",), MenuPlace(VIEW, 1, 4)),
     # class mode (ui/classroom/): the room votes from phones; the class's vote becomes the pick
     Action(
         "class_mode",
         Words("class", "mode"),
         ("Ctrl+Shift+C",),
         Words("class", "mode_tip"),
-        (MenuPlace(V, 1, 5),),
+        (MenuPlace(VIEW, 1, 5),),
         checkable=True,
     ),
-    Action("class_pick", Words("class", "pick"), ("C",), Words("class", "pick_tip"), (MenuPlace(V, 1, 6),)),
+    Action("class_pick", Words("class", "pick"), ("C",), Words("class", "pick_tip"), (MenuPlace(VIEW, 1, 6),)),
     # the presenter's own window (ui/presenter_console.py): shown by itself with two screens
-    Action("console", Words("console", "open"), (), Words("console", "open_tip"), (MenuPlace(V, 1, 7),)),
-    _command("next_area", ("F6",), MenuPlace(V, 2, 1)),
-    _command("prev_area", ("Shift+F6",), MenuPlace(V, 2, 2)),
-    _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(V, 3, 1), tip=False),
-    _command("zoom_out", (StandardKey.ZOOM_OUT, "Ctrl+-"), MenuPlace(V, 3, 2), tip=False),
-    _command("zoom_reset", ("Ctrl+0",), MenuPlace(V, 3, 3), tip=False),
-    Action("controls", Words("window", "controls"), menus=(MenuPlace(V, 4, 1),), made_by_qt=True),
+    Action("console", Words("console", "open"), (), Words("console", "open_tip"), (MenuPlace(VIEW, 1, 7),)),
+    _command("next_area", ("F6",), MenuPlace(VIEW, 2, 1)),
+    _command("prev_area", ("Shift+F6",), MenuPlace(VIEW, 2, 2)),
+    _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(VIEW, 3, 1), tip=False),
+    _command("zoom_out", (StandardKey.ZOOM_OUT, "Ctrl+-"), MenuPlace(VIEW, 3, 2), tip=False),
+    _command("zoom_reset", ("Ctrl+0",), MenuPlace(VIEW, 3, 3), tip=False),
+    Action("controls", Words("window", "controls"), menus=(MenuPlace(VIEW, 4, 1),), made_by_qt=True),
     Action(
         "describe",
         Words("access", "describe"),
         tip=Words("access", "describe_tip"),
-        menus=(MenuPlace(V, 4, 2),),
+        menus=(MenuPlace(VIEW, 4, 2),),
         checkable=True,
         remembered=S.DESCRIBE,
     ),
@@ -177,7 +177,7 @@ ACTIONS: tuple[Action, ...] = (
         "chart_table",
         Words("chart_table", "title"),
         tip=Words("chart_table", "tip"),
-        menus=(MenuPlace(V, 4, 3),),
+        menus=(MenuPlace(VIEW, 4, 3),),
         checkable=True,
         remembered=S.CHART_TABLE,
     ),
@@ -187,23 +187,23 @@ ACTIONS: tuple[Action, ...] = (
         Words("ui", "view_lesson", lesson=True),
         ("F1",),
         Words("ui", "view_lesson_tip", lesson=True),
-        (MenuPlace(V, 4, 4),),
+        (MenuPlace(VIEW, 4, 4),),
         made_by_qt=True,
     ),
-    Action("tour_back", Words("ui", "tour_back", lesson=True), ("Alt+Left",), menus=(MenuPlace(V, 4, 5),)),
-    Action("tour_next", Words("ui", "tour_next", lesson=True), ("Alt+Right",), menus=(MenuPlace(V, 4, 6),)),
+    Action("tour_back", Words("ui", "tour_back", lesson=True), ("Alt+Left",), menus=(MenuPlace(VIEW, 4, 5),)),
+    Action("tour_next", Words("ui", "tour_next", lesson=True), ("Alt+Right",), menus=(MenuPlace(VIEW, 4, 6),)),
     Action(
         "go_to_task",
         Words("ui", "go_to_task", lesson=True),
         ("Ctrl+J",),
         Words("ui", "go_to_task_tip", lesson=True),
-        (MenuPlace(V, 4, 7),),
+        (MenuPlace(VIEW, 4, 7),),
     ),
     Action(
         "animations",
         Words("menus", "animations"),
         tip=Words("menus", "animations_tip"),
-        menus=(MenuPlace(V, 5, 2),),
+        menus=(MenuPlace(VIEW, 5, 2),),
         checkable=True,
     ),
     # keys without a menu entry
