@@ -104,6 +104,9 @@ class ActionRegistry:
     def __getitem__(self, id: str) -> QAction:
         return self.actions[id]
 
+    def __contains__(self, id: object) -> bool:
+        return id in self.actions
+
     def menu(self, id: MenuId) -> QMenu:
         return self.menus[id]
 

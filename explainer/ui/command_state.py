@@ -29,7 +29,7 @@ class CommandState:
         self.registry, self.icons, self.stepper = registry, icons, stepper
         self.transport, self.stop_button, self.texts = transport, stop_button, texts
         for name, icon in icons.items():
-            if name in registry.actions:
+            if name in registry:
                 registry[name].setIcon(icon)
 
     def on_playing(self, on: bool) -> None:

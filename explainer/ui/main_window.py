@@ -13,7 +13,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QWidget
 
 from explainer.content.assets import load_texts
@@ -32,11 +32,16 @@ if TYPE_CHECKING:
     from explainer.ui.classroom.mode import ClassMode
     from explainer.ui.compact import CompactControls
     from explainer.ui.controller import EngineController
+    from explainer.ui.lecture import Lecture
+    from explainer.ui.transport import TransportBar
 
 
 class MainWindow(QMainWindow):
     presenter_changed = Signal(bool)
     frame_shown = Signal(Cursor)  # the cursor just shown
+    # made in _build and read by lambdas made before them
+    lecture: Lecture
+    transport: TransportBar
 
     def __init__(
         self,
@@ -107,7 +112,6 @@ class MainWindow(QMainWindow):
         # every command and menu, by id (ui/actions.py)
         self.registry = parts.ActionRegistry(self, self.texts, self.settings)
         parts.build_actions(self, self, self.registry)
-        self.actions_by_name: dict[str, QAction] = self.registry.actions
         self.theme_actions = {c: self.registry[f"theme_{c}"] for c in THEME_CHOICES}
         yield
         yield from self._build_central()
@@ -208,7 +212,7 @@ class MainWindow(QMainWindow):
         # its first paint (every text's first rendering) once the window is laid out as the learner
         # left it, in a turn of its own: painted earlier, it was painted again at the restored size
         self.view.setUpdatesEnabled(False)
-        central = parts.Central(self.view, self.actions_by_name, self.texts)
+        central = parts.Central(self.view, self.registry.actions, self.texts)
         self.setCentralWidget(central)
         c = self.central = central
         self.banner, self.build_panel, self.transport = c.banner, c.build_panel, c.transport

@@ -109,7 +109,7 @@ def test_every_focusable_element_has_a_name(qtbot, window):
     for b in dock.predict.buttons:
         assert "␣" not in accessible(b), accessible(b)  # read as words: “space a”
     forward_to(qtbot, w, 1, Stage.SAMPLING)
-    w.actions_by_name["describe"].setChecked(True)
+    w.registry["describe"].setChecked(True)
     problems += [f"window: {p}" for p in unnamed(w)]
     tabs = dock.tabs
     for i in range(tabs.count()):
@@ -170,7 +170,7 @@ def test_the_diagram_is_described_in_words(qtbot, window):
     chosen = trace.steps[1].sampling.chosen
     assert words["chosen"].format(token=words["quote"].format(piece=spoken(chosen.text, words))) in sampling
     assert sampling != tokens
-    w.actions_by_name["describe"].setChecked(True)  # View > Describe this frame shows the same text
+    w.registry["describe"].setChecked(True)  # View > Describe this frame shows the same text
     assert w.describe_view.isVisible() and w.describe_view.toPlainText() == sampling
     assert w.describe_view.focusPolicy() & Qt.FocusPolicy.TabFocus
 
@@ -407,7 +407,7 @@ def test_the_chart_as_a_table_walks_the_candidates_with_the_traces_numbers(qtbot
     w.sampling.seed.setText("7")
     view = w.chart_table
     assert view.isHidden()
-    w.actions_by_name["chart_table"].trigger()  # View > Chart as a table
+    w.registry["chart_table"].trigger()  # View > Chart as a table
     assert view.isVisible()
     iface = QAccessible.queryAccessibleInterface(view)
     assert iface.role() == QAccessible.Role.Table and accessible(view) == w.word("chart_table", "title")
@@ -457,7 +457,7 @@ def test_the_chart_as_a_table_walks_the_candidates_with_the_traces_numbers(qtbot
 def test_the_chart_table_hides_an_open_guess(qtbot, window):
     w = window
     w.lesson.dock.show()
-    w.actions_by_name["chart_table"].setChecked(True)
+    w.registry["chart_table"].setChecked(True)
     trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     assert w.chart_table.item(0, 0).text() == w.word("chart_table", "empty")  # before the probabilities
     forward_to(qtbot, w, 0, Stage.LAYERS)

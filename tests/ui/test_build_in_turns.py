@@ -36,7 +36,7 @@ class Probe(QObject):
 
 def summary(w):
     return {
-        "actions": sorted(w.actions_by_name),
+        "actions": sorted(w.registry.actions),
         "menus": [a.text() for a in w.menuBar().actions()],
         "menu_entries": sum(len(a.menu().actions()) for a in w.menuBar().actions() if a.menu()),
         "docks": sorted(d.objectName() for d in w.findChildren(QDockWidget)),

@@ -42,7 +42,7 @@ def recorded(qtbot, window):
 
 def test_the_window_exports_its_run_as_a_gif_from_the_keyboard(qtbot, recorded, tmp_path, monkeypatch):
     w, trace = recorded
-    action = w.actions_by_name["export_run"]
+    action = w.registry["export_run"]
     assert action in w.menuBar().actions()[0].menu().actions()  # in the File menu
     assert "&" in action.text() and action.shortcut().toString() == "Ctrl+Shift+E"
     w.apply_theme("dark", remember=False)
@@ -68,7 +68,7 @@ def test_the_window_exports_its_run_as_a_web_page(qtbot, recorded, tmp_path, mon
     w.apply_theme("dark", remember=False)
     out = tmp_path / "run.html"
     choose(monkeypatch, out, "Web page (*.html)")
-    w.actions_by_name["export_run"].trigger()
+    w.registry["export_run"].trigger()
     wait_done(qtbot, w)
     data = page_data(out.read_bytes())
     assert list(data["drawings"]) == ["dark"]  # in the window's theme
@@ -79,7 +79,7 @@ def test_the_window_exports_its_run_as_a_web_page(qtbot, recorded, tmp_path, mon
 def test_cancel_stops_the_export_and_leaves_no_file(qtbot, recorded, tmp_path, monkeypatch):
     w, _ = recorded
     choose(monkeypatch, tmp_path / "run.gif")
-    w.actions_by_name["export_run"].trigger()
+    w.registry["export_run"].trigger()
     export = w.files.exporting
     qtbot.waitUntil(lambda: export.dialog.value() > 0, timeout=EXPORT_S)  # the first frames are drawn
     buttons = [b.text() for b in export.dialog.findChildren(QPushButton)]
@@ -94,7 +94,7 @@ def test_cancel_stops_the_export_and_leaves_no_file(qtbot, recorded, tmp_path, m
 def test_closing_the_window_stops_the_export(qtbot, recorded, tmp_path, monkeypatch):
     w, _ = recorded
     choose(monkeypatch, tmp_path / "run.gif")
-    w.actions_by_name["export_run"].trigger()
+    w.registry["export_run"].trigger()
     export = w.files.exporting
     qtbot.waitUntil(lambda: export.dialog.value() > 0, timeout=EXPORT_S)
     w.close()
@@ -106,7 +106,7 @@ def test_a_failed_export_shows_the_commands_message(qtbot, recorded, tmp_path, m
     w, _ = recorded
     (tmp_path / "folder.gif").mkdir()  # a folder in the way
     choose(monkeypatch, tmp_path / "folder.gif")
-    w.actions_by_name["export_run"].trigger()
+    w.registry["export_run"].trigger()
     wait_done(qtbot, w)
     assert w.banner.isVisible()
     message = w.banner.message.text()
@@ -124,7 +124,7 @@ def test_a_missing_extra_gives_the_install_command(qtbot, recorded, tmp_path, mo
     (fake / "av" / "__init__.py").write_text("raise ImportError('no PyAV here')\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(fake), os.environ.get("PYTHONPATH")])))
     choose(monkeypatch, tmp_path / "run.mp4", "Video (*.mp4)")
-    w.actions_by_name["export_run"].trigger()
+    w.registry["export_run"].trigger()
     wait_done(qtbot, w)
     assert w.banner.isVisible() and "'av'" in w.banner.message.text()
     assert "pip install" in w.banner.hint.text()

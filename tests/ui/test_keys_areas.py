@@ -43,8 +43,8 @@ def test_end_and_the_run_menu_go_to_the_last_step_without_running_the_model(qtbo
     assert w.position == w.walk.last()
     press(qtbot, K.Key_Home)
     assert w.position == w.walk.first()
-    run_menu = next(m for m in w.menuBar().findChildren(QMenu) if w.actions_by_name["reset"] in m.actions())
-    last = w.actions_by_name["last"]
+    run_menu = next(m for m in w.menuBar().findChildren(QMenu) if w.registry["reset"] in m.actions())
+    last = w.registry["last"]
     assert last in run_menu.actions() and "End" in last.toolTip()
     last.trigger()
     assert w.position == w.walk.last()
@@ -79,7 +79,7 @@ def test_f6_moves_between_the_areas_and_ctrl_j_lands_on_the_task(qtbot, window: 
     press(qtbot, K.Key_J, CTRL)
     assert w.lesson.dock.isVisible()
     assert focus_in(w.lesson.dock), QApplication.focusWidget()
-    action = w.actions_by_name["go_to_task"]
+    action = w.registry["go_to_task"]
     assert any(action in m.actions() for m in w.menuBar().findChildren(QMenu))
 
 
@@ -87,7 +87,7 @@ def test_presenter_clicker_steps_whole_tokens_when_set_and_remembers_it(qtbot, m
     w = make_window(lambda: shared_engine)
     generate(qtbot, w, PARIS, max_new_tokens=4)
     w.stepper.reset()
-    setting = w.actions_by_name["clicker_tokens"]
+    setting = w.registry["clicker_tokens"]
     assert not setting.isChecked()
     w.presenter.enter()
     press(qtbot, K.Key_PageDown)
@@ -106,8 +106,8 @@ def test_presenter_clicker_steps_whole_tokens_when_set_and_remembers_it(qtbot, m
     assert w.position == w.walk.next(token)
     w.close()
     again = make_window(lambda: shared_engine, load=False)
-    assert again.actions_by_name["clicker_tokens"].isChecked()
-    again.actions_by_name["clicker_tokens"].setChecked(False)
+    assert again.registry["clicker_tokens"].isChecked()
+    again.registry["clicker_tokens"].setChecked(False)
 
 
 def test_b_blanks_the_screen_and_any_key_brings_it_back_without_stepping(qtbot, window):

@@ -155,8 +155,8 @@ def test_f1_opens_and_closes_the_lesson_wherever_the_focus_is(qtbot, window):
     qtbot.keyClick(w.prompt, Qt.Key.Key_F1)
     assert dock.isVisible()
     view_menu = w.menuBar().findChild(type(w.recent_menu), "view_menu")
-    assert w.actions_by_name["lesson"] in view_menu.actions()
-    assert w.actions_by_name["lesson"].isChecked()
+    assert w.registry["lesson"] in view_menu.actions()
+    assert w.registry["lesson"].isChecked()
 
 
 def test_the_tour_resumes_where_it_was_left(qtbot, make_window, shared_engine):

@@ -187,7 +187,7 @@ def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_
     type_into(qtbot, w.sampling.max_new_tokens, "64")
     with wait_event(qtbot, w.controller, StepReady, timeout=60_000):
         click(qtbot, w.generate_button)
-    press_play = w.actions_by_name["play"]
+    press_play = w.registry["play"]
     press_play.trigger()
     assert w.playing and w.generating
     t0 = time.perf_counter()

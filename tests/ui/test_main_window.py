@@ -295,7 +295,7 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     animated = []
     w.scene.animation_finished.connect(lambda: animated.append(w.position))
     click(qtbot, w.transport.buttons["play"])
-    assert w.playing and w.actions_by_name["play"].text() == "Pause"
+    assert w.playing and w.registry["play"].text() == "Pause"
     qtbot.waitUntil(lambda: len(animated) >= 3, timeout=30_000)
     click(qtbot, w.transport.buttons["play"])  # pause
     assert not w.playing and not w.stepper.timer.isActive()
@@ -371,9 +371,9 @@ def test_animated_window_looks_like_a_fresh_drawing(qtbot, make_window, shared_e
     set_chat(qtbot, w, False)
     with wait_event(qtbot, w.controller, StepReady, timeout=60_000):
         click(qtbot, w.generate_button)
-    w.actions_by_name["play"].trigger()
+    w.registry["play"].trigger()
     qtbot.waitUntil(lambda: w.position is not None and w.position.step == 1, timeout=30_000)
-    w.actions_by_name["play"].trigger()  # pause
+    w.registry["play"].trigger()  # pause
     w.scene.finish_animation()
     qtbot.waitUntil(lambda: not w.generating, timeout=30_000)
     settle_layout(qtbot, w)

@@ -196,7 +196,7 @@ def widget_texts(window) -> Iterable[tuple[str, str]]:
                 yield f"{where} tab {i}", w.tabText(i)
         elif isinstance(w, QMenu):
             yield f"{where} title", w.title()
-    for a in window.findChildren(type(window.actions_by_name["play"])):
+    for a in window.findChildren(type(window.registry["play"])):
         where = f"action {a.objectName()!r}"
         yield where, a.text()
         yield f"{where} tooltip", a.toolTip() if a.toolTip() != a.text().replace("&", "") else ""

@@ -15,12 +15,16 @@ WRONG = {
     S.RECENT_FILES.key: '{"a": 1}',
     S.MODEL_NAME.key: ["a", "list"],
     S.CLICKER_TOKENS.key: "3",
+    S.PROJECTOR_SCREEN.key: ["two", "screens"],
     S.DESCRIBE.key: '"yes"',
     S.CHART_TABLE.key: "not json [",
     S.TEXT_SIZE.key: "110",
     S.ANIMATIONS.key: "[]",
     S.SPEED.key: "true",
     S.CLASS_BATCH.key: "9",  # not one of the batch sizes
+    S.CLASS_MODERATED.key: "2",
+    S.CLASS_ADDRESS.key: ["a", "list"],
+    S.CLASS_PORT.key: '"eight"',
     S.LESSON_STATE.key: "[1, 2]",
     S.OLD_LESSON_TOUR.key: "7",
     S.OLD_LESSON_QUIZ.key: '"x"',
@@ -71,10 +75,10 @@ def test_a_window_with_wrong_values_opens_with_the_defaults_and_writes_only_sche
     store.sync()
     w = make_window(load=False)
     assert w.describe_view.isHidden() and w.chart_table.isHidden()
-    assert not w.actions_by_name["clicker_tokens"].isChecked()
-    w.actions_by_name["describe"].trigger()  # each remembered switch used once
-    w.actions_by_name["chart_table"].trigger()
-    w.actions_by_name["clicker_tokens"].trigger()
+    assert not w.registry["clicker_tokens"].isChecked()
+    w.registry["describe"].trigger()  # each remembered switch used once
+    w.registry["chart_table"].trigger()
+    w.registry["clicker_tokens"].trigger()
     w.text_size.set_percent(150)
     w.motion.set_animations(False)
     w.close()
