@@ -151,7 +151,7 @@ class _ClassBench:
         self.result.update(model=name, device=provider)
         w = self.window
         w.prompt.setPlainText(PROMPT)
-        w.chat.setChecked(False)
+        w.controls.chat.setChecked(False)
         w.sampling.greedy.setChecked(True)
         w.sampling.max_new_tokens.setText("48")  # the class's requests: 48 new tokens at most
         self.ready.set()

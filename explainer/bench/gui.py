@@ -161,7 +161,7 @@ class _GuiBench:
     def fill_in(self) -> None:
         w = self.window
         w.prompt.setPlainText(self.prompt)
-        w.chat.setChecked(False)
+        w.controls.chat.setChecked(False)
         w.sampling.greedy.setChecked(True)
         w.sampling.max_new_tokens.setText(str(self.tokens))
         w.transport.set_speed(2.0)  # "Fast": more frames in the time the model takes

@@ -104,9 +104,8 @@ class MainWindow(QMainWindow):
         self.files = parts.RunFiles(self, self)
         yield
         self.controls = parts.PromptPanel(self.texts)
-        self.prompt, self.chat, self.sampling = self.controls.prompt, self.controls.chat, self.controls.sampling
-        self.generate_button, self.stop_button = self.controls.generate_button, self.controls.stop_button
-        self.example_buttons = self.controls.example_buttons
+        self.prompt, self.sampling = self.controls.prompt, self.controls.sampling
+        self.generate_button = self.controls.generate_button
         yield
         self.control_dock = parts.control_dock(self, self.controls, self.word("window", "controls"))
         # every command and menu, by id (ui/actions.py)
@@ -117,12 +116,14 @@ class MainWindow(QMainWindow):
         yield from self._build_central()
         yield
         self.recent = parts.RecentMenu(self.registry.menu(MenuId.RECENT), self.settings, self.files.open_trace)
-        self.recent_menu = self.recent.menu
         self.status = parts.StatusLine(self.statusBar(), self.texts)
-        self.busy_bar, self.activity, self.metrics = self.status.busy_bar, self.status.activity, self.status.metrics
-        self.model_label = self.status.model_label
         self.commands = parts.CommandState(
-            self.registry, parts.transport_icons(self), self.stepper, self.transport, self.stop_button, self.texts
+            self.registry,
+            parts.transport_icons(self),
+            self.stepper,
+            self.transport,
+            self.controls.stop_button,
+            self.texts,
         )
         self.announcer = parts.StageAnnouncer(self.view, self)
         self.run = parts.Generation(self, self.announcer)
@@ -131,7 +132,6 @@ class MainWindow(QMainWindow):
         made = controller() if callable(controller) else controller
         self.controller = made or parts.EngineController(parent=self, model=parts.first_model(self.settings, model))
         self.model_events = parts.ModelEvents(self, self, self.registry)
-        self.model_menu = self.model_events.menu
         self.runs = parts.Runs(self, self)  # "Your turn": the model's run and the learner's branch
         self._wire_controls()
         self._wire_controller()
@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
         self.banner.show_error(message, hint)
 
     def set_activity(self, text: str) -> None:
-        self.activity.setText(text)
+        self.status.activity.setText(text)
 
     def remember_file(self, path: str) -> None:
         """A run saved or opened: first in File > Open recent."""

@@ -65,9 +65,9 @@ def click(qtbot, widget) -> None:
 
 
 def set_chat(qtbot, w, on: bool) -> None:
-    if w.chat.isChecked() != on:
-        click(qtbot, w.chat)
-    assert w.chat.isChecked() == on
+    if w.controls.chat.isChecked() != on:
+        click(qtbot, w.controls.chat)
+    assert w.controls.chat.isChecked() == on
 
 
 def generate(qtbot, w, prompt: str, max_new_tokens: int = 3, chat: bool = False, timeout: int = 60_000):

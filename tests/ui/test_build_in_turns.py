@@ -135,7 +135,7 @@ def spied(window, painted=None, ready=None):
             return
         trace = window.trace
         print(json.dumps({"prompt": trace.prompt if trace else None, "steps": len(trace.steps) if trace else 0,
-                          "activity": window.activity.text()}))
+                          "activity": window.status.activity.text()}))
         QTimer.singleShot(0, window.close)
 
     def then():

@@ -58,7 +58,7 @@ def test_a_focused_control_keeps_its_keys_and_page_down_steps_from_anywhere(qtbo
     key(qtbot, w.transport.buttons["reset"], K.Key_Return)
     assert w.position == start
     # Return on a push button presses it: an example fills the prompt
-    example = w.example_buttons[1]
+    example = w.controls.example_buttons[1]
     key(qtbot, example, K.Key_Enter)  # (the keypad's Enter too)
     assert w.prompt.toPlainText() == w.texts.examples[1].prompt and w.position == start
 

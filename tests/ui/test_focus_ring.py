@@ -78,7 +78,7 @@ def controls(w) -> dict[str, QWidget]:
     slider.setEnabled(True)  # (bound at a run's sampling stage; the ring does not need a run)
     return {
         "diagram": w.view,
-        "example button": w.example_buttons[0],
+        "example button": w.controls.example_buttons[0],
         "default button": w.generate_button,
         "check box": w.sampling.greedy,
         "combo box": w.transport.speed,
@@ -106,7 +106,7 @@ def test_a_focused_control_shows_a_2px_ring_at_3_to_1(qtbot, make_window, theme)
 def test_the_default_button_unfocused_does_not_look_focused(qtbot, make_window, theme):
     w = make_window(load=False)
     w.apply_theme(theme)
-    default, other = w.generate_button, w.example_buttons[0]
+    default, other = w.generate_button, w.controls.example_buttons[0]
     assert default.isDefault() and not other.isDefault()
     focus(w, w.prompt)
     plain = render(w, other)
@@ -137,7 +137,7 @@ def test_text_that_tab_stops_at_shows_the_ring(qtbot, make_window, theme):
     link = dock.completion.next_link
     link.setText('<a href="https://example.org/">Lesson 5</a>')
     settle_layout(qtbot, w)
-    for name, widget in {"position": w.transport.position, "status": w.activity, "next lesson": link}.items():
+    for name, widget in {"position": w.transport.position, "status": w.status.activity, "next lesson": link}.items():
         focus(w, w.prompt)
         unfocused = render(w, widget)
         focus(w, widget)

@@ -88,14 +88,14 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
 ):
     w = _filling(qtbot, make_window, shared_engine, desktop, LAPTOP)
     bar = w.compact.bar
-    for widget in (w.prompt, w.generate_button, w.stop_button):
+    for widget in (w.prompt, w.generate_button, w.controls.stop_button):
         assert bar.isAncestorOf(widget) and widget.isVisible() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
     w.prompt.setFocus()
     for expected in (w.generate_button, w.compact.examples, w.compact.sampling_button):  # (Stop: disabled)
         qtbot.keyClick(w.focusWidget(), Qt.Key.Key_Tab)
         assert w.focusWidget() is expected, w.focusWidget()
     w.compact.sampling_button.click()
-    assert w.compact.popup.isVisible() and w.sampling.isVisible() and w.chat.hasFocus()
+    assert w.compact.popup.isVisible() and w.sampling.isVisible() and w.controls.chat.hasFocus()
     assert LAPTOP.contains(w.compact.popup.frameGeometry())  # under its button, inside the screen
     w.compact.popup.hide()
     runs = len(generate_calls)
@@ -118,7 +118,9 @@ def test_folded_controls_are_all_reachable_and_unfold_when_the_lesson_closes(
     assert not w.compact.active and not bar.isVisible() and w.control_dock.isVisible()
     assert w.control_dock.isAncestorOf(w.prompt) and w.control_dock.isAncestorOf(w.sampling)
     layout = w.controls.layout()
-    order = [layout.indexOf(x) for x in (w.prompt, w.chat, w.generate_button, w.stop_button, w.sampling)]
+    order = [
+        layout.indexOf(x) for x in (w.prompt, w.controls.chat, w.generate_button, w.controls.stop_button, w.sampling)
+    ]
     assert order == sorted(order) and -1 not in order
     w.lesson.dock.show()
     assert w.compact.active

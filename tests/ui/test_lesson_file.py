@@ -73,7 +73,7 @@ def test_a_saved_lesson_replays_where_it_was_saved_without_the_model(qtbot, wind
     assert w.lesson.state.quiz == quiz  # the learner's own answers are not the file's
     assert _walk(qtbot, w) == frames
     assert len(generate_calls) == 1
-    assert w.recent_menu.actions()[0].toolTip() == str(path)
+    assert w.recent.menu.actions()[0].toolTip() == str(path)
 
 
 @pytest.mark.parametrize(

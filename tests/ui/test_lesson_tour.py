@@ -154,7 +154,7 @@ def test_f1_opens_and_closes_the_lesson_wherever_the_focus_is(qtbot, window):
     assert not dock.isVisible()
     qtbot.keyClick(w.prompt, Qt.Key.Key_F1)
     assert dock.isVisible()
-    view_menu = w.menuBar().findChild(type(w.recent_menu), "view_menu")
+    view_menu = w.menuBar().findChild(type(w.recent.menu), "view_menu")
     assert w.registry["lesson"] in view_menu.actions()
     assert w.registry["lesson"].isChecked()
 

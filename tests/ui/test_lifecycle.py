@@ -169,15 +169,15 @@ def test_window_paints_and_stays_responsive_while_the_model_loads(qtbot, make_wi
     w.controller.on(ModelLoading, lambda _e: w.view.viewport().update())
     with wait_event(qtbot, w.controller, ModelReady, timeout=60_000):
         w.controller.load_model()
-        qtbot.waitUntil(lambda: w.busy_bar.isVisible(), timeout=10_000)
+        qtbot.waitUntil(lambda: w.status.busy_bar.isVisible(), timeout=10_000)
     timer.stop()
     w.view.viewport().removeEventFilter(painter)
     assert ready_at["paints"] >= 1, "the window painted before the model was ready"
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) > 20, "the event loop kept running during the load"
     print(f"load: {len(ticks)} ticks, longest GUI gap {max(gaps) * 1000:.0f} ms")  # figures, not asserted
-    assert "SmolLM2" in w.model_label.text()
-    qtbot.waitUntil(lambda: not w.busy_bar.isVisible())
+    assert "SmolLM2" in w.status.model_label.text()
+    qtbot.waitUntil(lambda: not w.status.busy_bar.isVisible())
 
 
 @pytest.mark.slow
@@ -219,10 +219,10 @@ def test_thread_guard_sees_a_running_controller(qtbot):
 def test_examples_fill_the_prompt_and_chat_mode(qtbot, make_window):
     w = make_window(lambda: None, load=False)
     examples = [(e.label, e.prompt, e.chat) for e in w.texts.examples]  # app.json "examples"
-    assert len(w.example_buttons) == len(examples) >= 4
-    for button, (_label, text, chat) in zip(w.example_buttons, examples):
+    assert len(w.controls.example_buttons) == len(examples) >= 4
+    for button, (_label, text, chat) in zip(w.controls.example_buttons, examples):
         click(qtbot, button)
-        assert w.prompt.toPlainText() == text and w.chat.isChecked() == chat
+        assert w.prompt.toPlainText() == text and w.controls.chat.isChecked() == chat
     assert {chat for *_x, chat in examples} == {True, False}
 
 
@@ -255,14 +255,14 @@ def test_a_long_prompt_shows_its_progress_and_stop_ends_it_within_a_chunk(
     qtbot.waitUntil(lambda: len(progress) >= 4, timeout=60_000)
     assert progress[0] == (0, n_tokens) and all(t == n_tokens for _, t in progress)
     assert [r for r, _ in progress] == sorted(r for r, _ in progress)  # it only moves forward
-    assert f"of {n_tokens:,} tokens" in w.activity.text() and w.busy_bar.maximum() == n_tokens
+    assert f"of {n_tokens:,} tokens" in w.status.activity.text() and w.status.busy_bar.maximum() == n_tokens
     assert "Reading the prompt" in rb_caption(w)
-    click(qtbot, w.stop_button)
+    click(qtbot, w.controls.stop_button)
     stopped_at = len(passes)
     qtbot.waitUntil(lambda: not w.controller.is_busy, timeout=10_000)
     assert len(passes) <= stopped_at + 1, "the prefill went on after Stop"
     assert progress[-1][0] < n_tokens and steps == [] and w.trace is None
-    assert "nothing was recorded" in w.activity.text() and "nothing was recorded" in rb_caption(w)
+    assert "nothing was recorded" in w.status.activity.text() and "nothing was recorded" in rb_caption(w)
     assert generate_calls and len(generate_calls) == 1
 
 

@@ -63,7 +63,7 @@ def test_tokens_bars_and_output_show_the_recorded_trace(qtbot, window, shared_en
     assert w.position == Cursor(1, Stage.APPEND)
     assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps[:2]]
     assert w.transport.position.text().startswith("Token 2 of 3")
-    assert "TTFT" in w.metrics.text() and trace.model.provider in w.metrics.text()
+    assert "TTFT" in w.status.metrics.text() and trace.model.provider in w.status.metrics.text()
     assert len(generate_calls) == 1
 
 
@@ -413,7 +413,7 @@ def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, s
     generate(qtbot, w, PARIS, max_new_tokens=2)
     w.files.save_trace(str(tmp_path / "first.trace"))
     w.files.save_trace(str(tmp_path / "second.trace"))
-    assert [a.text() for a in w.recent_menu.actions()][:2] == ["second.trace", "first.trace"]  # newest first
+    assert [a.text() for a in w.recent.menu.actions()][:2] == ["second.trace", "first.trace"]  # newest first
     w.control_dock.hide()
     w.close()
     from explainer.ui.settings import AppSettings
@@ -421,9 +421,9 @@ def test_recent_files_and_the_window_layout_are_remembered(qtbot, make_window, s
 
     assert AppSettings().get(WINDOW_GEOMETRY)  # (the offscreen screen clamps sizes)
     again = make_window(lambda: shared_engine)
-    assert [a.text() for a in again.recent_menu.actions()][:2] == ["second.trace", "first.trace"]
+    assert [a.text() for a in again.recent.menu.actions()][:2] == ["second.trace", "first.trace"]
     assert not again.control_dock.isVisible()  # the docks as they were left
-    again.recent_menu.actions()[1].trigger()  # File > Open recent > first.trace: no model run
+    again.recent.menu.actions()[1].trigger()  # File > Open recent > first.trace: no model run
     qtbot.waitUntil(lambda: not again.files.reading)
     assert again.trace is not None and again.trace.prompt == PARIS and len(generate_calls) == 1
     again.control_dock.show()
@@ -438,7 +438,7 @@ def test_a_damaged_settings_store_gives_defaults(qtbot, make_window, shared_engi
         f.write(b"\x00\xff[window]\ngeometry=@ByteArray(garbage\nstate=12\n[files]\nrecent=not json [\n\xfe")
     w = make_window(lambda: shared_engine)
     assert w.isVisible() and w.control_dock.isVisible()
-    assert w.recent_menu.actions() == [] and not w.recent_menu.isEnabled()
+    assert w.recent.menu.actions() == [] and not w.recent.menu.isEnabled()
 
 
 @pytest.mark.slow

@@ -40,20 +40,20 @@ def open_window(qtbot, model: str | None = None):
 
 
 def checked(w) -> list[str]:
-    w.model_menu.refresh()
-    return [n for n, a in w.model_menu.models.items() if a.isChecked()]
+    w.model_events.menu.refresh()
+    return [n for n, a in w.model_events.menu.models.items() if a.isChecked()]
 
 
 def test_the_menu_lists_the_built_models_and_open_gguf(qtbot, two_models):
     alpha, beta = two_models
     w = open_window(qtbot, alpha)
     try:
-        menu = w.model_menu.menu
+        menu = w.model_events.menu.menu
         menu.aboutToShow.emit()  # (the list is read as the menu opens)
         assert menu.title() == w.word("menus", "model")
         bar = [a.menu().objectName() for a in w.menuBar().actions() if a.menu() is not None]
         assert bar.index("model_menu") == bar.index("view_menu") - 1
-        assert sorted(w.model_menu.models) == [alpha, beta]
+        assert sorted(w.model_events.menu.models) == [alpha, beta]
         texts = [a.text() for a in menu.actions() if a.text()]
         assert texts[-1] == w.word("menus", "open_gguf")
         file_menu = w.menuBar().actions()[0].menu()  # and in File, after Open run or lesson…
@@ -73,13 +73,13 @@ def test_switching_reloads_in_the_worker_is_saved_and_restored(qtbot, two_models
         trace = generate(qtbot, w, "the the", max_new_tokens=2)
         assert trace.model.name == "Alpha"
         with wait_event(qtbot, w.controller, ModelReady, timeout=60_000) as ready:
-            w.model_menu.menu.aboutToShow.emit()  # the learner opens the menu and picks Beta
-            w.model_menu.models[beta].trigger()
+            w.model_events.menu.menu.aboutToShow.emit()  # the learner opens the menu and picks Beta
+            w.model_events.menu.models[beta].trigger()
             assert w.controller.model.name == alpha  # the GUI thread did not wait for the load
         model = ready.event.model
         assert model.name == beta and model.info.n_layers == 3 and model.info.license == "licence-1"
         assert w.trace is None  # the other model's run is forgotten: its ids are not this vocabulary's
-        listed = w.model_menu.models  # the model arriving checks its entry (the list is read again on opening)
+        listed = w.model_events.menu.models  # the model arriving checks its entry (the list is read again on opening)
         assert listed[beta].isChecked() and not listed[alpha].isChecked()
         assert checked(w) == [beta]
         assert AppSettings().model_name() == beta

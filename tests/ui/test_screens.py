@@ -100,9 +100,9 @@ def test_after_your_turn_the_status_line_times_the_run_on_screen(qtbot, make_win
     qtbot.waitUntil(lambda: w.trace is w.runs.your_run)
     yours = w.trace
     assert w.status.metrics_text(yours) != w.status.metrics_text(model)  # (two runs, two timings)
-    assert w.metrics.text() == w.status.metrics_text(yours)
+    assert w.status.metrics.text() == w.status.metrics_text(yours)
     w.runs.show(Which.MODEL)
-    assert w.trace is model and w.metrics.text() == w.status.metrics_text(model)
+    assert w.trace is model and w.status.metrics.text() == w.status.metrics_text(model)
 
 
 def test_a_very_long_prompt_shows_its_end_and_says_how_much_comes_before(qtbot):

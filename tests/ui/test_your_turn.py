@@ -59,7 +59,7 @@ def test_a_bar_clicked_at_the_sampling_stage_makes_the_model_continue_from_it(qt
     calls = len(generate_calls)
     click(qtbot, model.choose)
     assert w.trace is original and w.position == Cursor(1, Stage.SAMPLING)
-    assert w.activity.text() == load_texts().app_text("your_turn", "showing_model")  # (not "your run is ready")
+    assert w.status.activity.text() == load_texts().app_text("your_turn", "showing_model")  # (not "your run is ready")
     w.scene.settle()
     assert not caption_text(w.scene).startswith("Your turn")
     assert not any(t.startswith("you picked") for t in drawn_texts(w.scene))
