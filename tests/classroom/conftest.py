@@ -71,6 +71,14 @@ def serve() -> Iterator[Callable[..., Served]]:
 
 
 @pytest.fixture
+def driver(tmp_path, monkeypatch) -> Iterator[Any]:
+    """A headless chromium with a phone's screen (tests/classroom/phone_browser.py)."""
+    from tests.classroom.phone_browser import chromium_driver
+
+    yield from chromium_driver(tmp_path / "profile", monkeypatch)
+
+
+@pytest.fixture
 def served(serve: Callable[..., Served]) -> Served:
     return serve()
 

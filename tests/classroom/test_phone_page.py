@@ -1,101 +1,30 @@
-"""The phone page in a real browser: Debian's headless chromium through selenium and
-chromium-driver, at 360×740 like a phone held upright, against a real server on 127.0.0.1.
+"""The phone page in a real browser (tests/classroom/phone_browser.py: headless chromium at
+360×740) against a real server on 127.0.0.1.
 
 A student's whole visit: join by the class page's URL, vote in an offered round, see the reveal,
 send a prompt and watch its answer stream token by token (the test plays the worker through the
-queue). Screenshots are left in test-output/classroom/ to look at. Without chromium or
-chromedriver the tests skip, except under CI=true, where .ci/run installs both.
+queue). Screenshots are left in test-output/classroom/ to look at.
 """
 
 from __future__ import annotations
-
-import base64
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, VotesChanged
 from explainer.classroom.queue import ClassQueue
 from explainer.content.assets import load_texts
-from tests.conftest import in_ci
+from tests.classroom.phone_browser import WIDTH, joined, shot, text, wait
 from tests.engine.test_trace import ended
 
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-WIDTH, HEIGHT = 360, 740
 OFFER = RoundOffer(4, "Which token comes next after “The cat sat on the”?", ("␣mat", "␣floor", "␣bed", "␣moon"))
 PROBS = (0.52, 0.21, 0.08, 0.004)
-SHOTS = Path(os.environ.get("EXPLAINER_TEST_OUTPUT", "").strip() or Path(__file__).parents[2] / "test-output")
-
-
-@pytest.fixture
-def driver(tmp_path, monkeypatch):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None or not CHROMEDRIVER.is_file():
-        reason = "chromium or chromedriver is missing (apt-get install chromium chromium-driver)"
-        if in_ci():
-            pytest.fail(f"{reason}; CI=true: .ci/run installs them")
-        pytest.skip(reason)
-    monkeypatch.setenv("SE_AVOID_STATS", "true")
-    monkeypatch.setenv("SE_OFFLINE", "true")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in (
-        "--headless=new",
-        f"--window-size={WIDTH},{HEIGHT}",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ):
-        options.add_argument(arg)
-    browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    browser.set_window_size(WIDTH, HEIGHT)
-    browser.execute_cdp_cmd(  # a phone's screen: 360 CSS pixels wide, touch, the mobile viewport
-        "Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True}
-    )
-    yield browser
-    browser.quit()
-
-
-def _wait(browser, test, what: str):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(browser, 20).until(lambda b: test(b), what)
-
-
-def _text(browser, element_id: str) -> str:
-    text: str = browser.find_element("id", element_id).text
-    return text
 
 
 def _answer(browser) -> str:
     """The answer as written (an element's .text would trim its first token's space)."""
-    text = browser.execute_script("return document.getElementById('answer').textContent")
-    assert isinstance(text, str), text
-    return text
-
-
-def _shot(browser, name: str) -> None:
-    folder = SHOTS / "classroom"
-    folder.mkdir(parents=True, exist_ok=True)
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    shot = browser.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {"format": "png", "captureBeyondViewport": True, "clip": _clip(height)},
-    )
-    (folder / f"phone-{name}.png").write_bytes(base64.b64decode(shot["data"]))
-
-
-def _clip(height: int) -> dict[str, float]:
-    return {"x": 0, "y": 0, "width": WIDTH, "height": max(HEIGHT, height), "scale": 1}
+    answer = browser.execute_script("return document.getElementById('answer').textContent")
+    assert isinstance(answer, str), answer
+    return answer
 
 
 def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, driver):
@@ -103,7 +32,7 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     queue = ClassQueue()
     served = serve(queue=queue)
     driver.get(served.listening.url)
-    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    joined(driver)
     served.recorder.wait_for(lambda ev: PhonesChanged(1) in ev)
     assert driver.title == words["title"]
     assert driver.execute_script("return document.documentElement.clientWidth") == WIDTH
@@ -111,35 +40,35 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
 
     # a round: four big buttons, each labelled for a screen reader
     served.server.offer(OFFER)
-    buttons = _wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
+    buttons = wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
     assert len(buttons) == 4
     for i, (button, token) in enumerate(zip(buttons, OFFER.choices, strict=True)):
         assert button.get_attribute("aria-label") == words["choice"].format(n=i + 1, token=token)
         assert button.size["height"] >= 48 and button.size["width"] >= 200  # a thumb's target
-    assert _text(driver, "question") == OFFER.question
-    _shot(driver, "round")
+    assert text(driver, "question") == OFFER.question
+    shot(driver, "round")
     buttons[1].click()
-    _wait(driver, lambda b: words["vote_counted"] in _text(b, "status"), "the vote counted")
+    wait(driver, lambda b: words["vote_counted"] in text(b, "status"), "the vote counted")
     served.recorder.wait_for(lambda ev: VotesChanged(4, 1, 1, (0, 1, 0, 0)) in ev)
     assert all(not b.is_enabled() for b in buttons) and buttons[1].get_attribute("aria-pressed") == "true"
 
     # the reveal: this phone's result, the model's choice and the class's, in a live region
     served.server.reveal(served.server.result(4, PROBS, favourite=0))
-    _wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
-    assert _text(driver, "yours") == words["wrong"].format(token="␣floor", model="␣mat")
-    assert _text(driver, "model") == words["model_choice"].format(token="␣mat", pct="52.0")
-    assert _text(driver, "class") == words["class_choice_one"].format(token="␣floor")
-    assert _text(driver, "score") == words["score_first_wrong"]  # (not "0 of 1 times")
+    wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
+    assert text(driver, "yours") == words["wrong"].format(token="␣floor", model="␣mat")
+    assert text(driver, "model") == words["model_choice"].format(token="␣mat", pct="52.0")
+    assert text(driver, "class") == words["class_choice_one"].format(token="␣floor")
+    assert text(driver, "score") == words["score_first_wrong"]  # (not "0 of 1 times")
     assert driver.find_element("id", "result").get_attribute("aria-live") == "polite"
-    _shot(driver, "reveal")
+    shot(driver, "reveal")
 
     # a prompt: its characters counted, queued, and its answer streamed token by token
     box = driver.find_element("id", "prompt")
     prompt = "Write <b>one</b> line about cats"
     box.send_keys(prompt)
-    assert _text(driver, "counter") == words["counter"].format(n=len(prompt), max=300)
+    assert text(driver, "counter") == words["counter"].format(n=len(prompt), max=300)
     driver.find_element("id", "send").click()
-    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
+    wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
     life = queue.take()
     assert life is not None and life.text == prompt
     queue.prefill_began(life.number, 9)
@@ -147,21 +76,21 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     for token in (" Cats", " nap", " <img src=x>", " all", " day."):
         queue.token_made(life.number, token.encode())
         answer += token
-        _wait(driver, lambda b, expected=answer: _answer(b) == expected, f"the token {token!r}")
+        wait(driver, lambda b, expected=answer: _answer(b) == expected, f"the token {token!r}")
     assert not driver.find_elements("css selector", "#answer *")  # a token is text, never HTML
     queue.finished(life.number, ended("eos"))
-    _wait(driver, lambda b: _text(b, "figures") != "", "the figures")
+    wait(driver, lambda b: text(b, "figures") != "", "the figures")
     done = queue.life(life.number)
     assert done is not None and done.ttft_s is not None and done.ttft_s >= (done.wait_s or 0)
-    assert str(len(done.token_times)) in _text(driver, "figures")
+    assert str(len(done.token_times)) in text(driver, "figures")
     assert driver.find_element("id", "send").is_enabled()
     assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
-    _shot(driver, "answer")
+    shot(driver, "answer")
 
     # a reload is the same phone (its tab kept its id): its answer and figures come back
-    figures = _text(driver, "figures")
+    figures = text(driver, "figures")
     driver.refresh()
-    _wait(driver, lambda b: _answer(b) == answer and _text(b, "figures") == figures, "the answer after a reload")
+    wait(driver, lambda b: _answer(b) == answer and text(b, "figures") == figures, "the answer after a reload")
     assert served.server._room.phones() == 1 and served.recorder.last(PhonesChanged) == PhonesChanged(1)
 
 
@@ -179,11 +108,11 @@ def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):
     assert isinstance(listening, Listening), listening
     try:
         driver.get(listening.url)
-        _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+        joined(driver)
         server.offer(OFFER)
-        _wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
+        wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
         server.reveal(server.result(OFFER.round_id, PROBS, favourite=0))
-        _wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
+        wait(driver, lambda b: b.find_element("id", "reveal").is_displayed(), "the reveal")
         lines = [line for line in driver.find_element("tag name", "body").text.splitlines() if line.strip()]
         assert len(lines) >= 8 and all(line.startswith("⟦") and line.endswith("⟧") for line in lines), lines
         labels = [b.get_attribute("aria-label") for b in driver.find_elements("css selector", "button[aria-label]")]
@@ -207,23 +136,23 @@ def test_an_answer_in_another_script_streams_whole_and_in_its_direction(serve, d
     queue = ClassQueue()
     served = serve(queue=queue)
     driver.get(served.listening.url)
-    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    joined(driver)
     driver.find_element("id", "prompt").send_keys("Say it in another language")
     driver.find_element("id", "send").click()
-    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
+    wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")
     life = queue.take()
     assert life is not None
     for k, token_id in enumerate(ids, start=1):
         queue.token_made(life.number, tok.token_bytes(token_id))
         so_far = tok.hf.decode(ids[:k]).rstrip("\ufffd")  # a character begun and not finished is held back
-        _wait(driver, lambda b, expected=so_far: _answer(b) == expected, f"token {k}")
+        wait(driver, lambda b, expected=so_far: _answer(b) == expected, f"token {k}")
     queue.finished(life.number, ended("eos"))
-    _wait(driver, lambda b: _text(b, "figures") != "", "the figures")
+    wait(driver, lambda b: text(b, "figures") != "", "the figures")
     assert _answer(driver) == SCRIPTS[name] and "\ufffd" not in _answer(driver)
     shown = driver.execute_script("return getComputedStyle(document.getElementById('answer')).direction")
     assert shown == direction  # dir="auto": the first strong character decides
     assert driver.execute_script("return document.documentElement.scrollWidth") <= WIDTH
-    _shot(driver, f"answer-{name}")
+    shot(driver, f"answer-{name}")
 
 
 def test_the_counter_counts_characters_as_a_reader_sees_them(serve, driver):
@@ -234,16 +163,16 @@ def test_the_counter_counts_characters_as_a_reader_sees_them(serve, driver):
     queue = ClassQueue()
     served = serve(queue=queue)
     driver.get(served.listening.url)
-    _wait(driver, lambda b: b.execute_script("return document.body.dataset.joined") == "yes", "the phone joined")
+    joined(driver)
     box = driver.find_element("id", "prompt")
     family = "👨\u200d👩\u200d👧"
-    text = "🍕" * 150 + "🇬🇷" * 100 + family * 50
+    typed_text = "🍕" * 150 + "🇬🇷" * 100 + family * 50
     typed = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))"
-    driver.execute_script(typed, box, text)
-    assert _text(driver, "counter") == words["counter"].format(n=300, max=300)
-    assert driver.execute_script("return arguments[0].value", box) == text  # all 300 taken
+    driver.execute_script(typed, box, typed_text)
+    assert text(driver, "counter") == words["counter"].format(n=300, max=300)
+    assert driver.execute_script("return arguments[0].value", box) == typed_text  # all 300 taken
     driver.execute_script("arguments[0].value += '🍕🍕'; arguments[0].dispatchEvent(new Event('input'))", box)
-    assert driver.execute_script("return arguments[0].value", box) == text  # past the limit: cut back
+    assert driver.execute_script("return arguments[0].value", box) == typed_text  # past the limit: cut back
     driver.find_element("id", "send").click()
-    _wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")  # the server counts the same way
-    assert queue.lives()[0].text == text
+    wait(driver, lambda b: queue.waiting() == 1, "the prompt queued")  # the server counts the same way
+    assert queue.lives()[0].text == typed_text
