@@ -8,7 +8,18 @@
   const code = (location.pathname.split("/")[2] || "").toUpperCase();
   const base = "/r/" + encodeURIComponent(code);
   const MAX = 300;
-  const state = { words: { page: {}, refused: {} }, device: null, round: null, choices: [], source: null, tokens: 0 };
+  const state = {
+    words: { page: {}, refused: {} },
+    device: null,
+    round: null,
+    choices: [],
+    source: null,
+    tokens: 0,
+    ended: false, // the session is over: nothing is tried again
+    retrying: false,
+    tries: 0, // joins tried again since the channel was last open
+    timer: null,
+  };
 
   function fill(template, fields) {
     return String(template || "").replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
@@ -19,22 +30,19 @@
   const seconds = (s) => (s === null || s === undefined ? "–" : t("seconds", { s: s < 0.1 ? s.toFixed(3) : s.toFixed(2) }));
   const storeKey = "explainer-class-" + code;
 
-  async function post(path, body) {
+  // A request's answer: ok, its status (0: no answer at all) and its JSON (a refusal's "error").
+  async function request(path, init) {
     try {
-      const r = await fetch(base + path, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-        cache: "no-store",
-        credentials: "omit",
-      });
+      const r = await fetch(base + path, Object.assign({ cache: "no-store", credentials: "omit" }, init));
       let data = {};
       try { data = await r.json(); } catch (e) { data = {}; }
-      return { ok: r.ok, data: data };
+      return { ok: r.ok, status: r.status, data: data };
     } catch (e) {
-      return { ok: false, data: { error: "busy" } };
+      return { ok: false, status: 0, data: { error: "busy" } };
     }
   }
+  const post = (path, body) =>
+    request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
   function remembered() {
     try { return sessionStorage.getItem(storeKey); } catch (e) { return null; }
@@ -201,14 +209,63 @@
       on(kind, (d) => showRequest(kind, d));
     }
     on("replaced", () => { source.close(); say("status", t("replaced")); });
+    on("closed", () => sessionEnded("ended"));
     source.addEventListener("open", () => {
+      state.tries = 0;
       document.body.dataset.live = "open";
-      if ($("status").textContent === t("offline")) say("status", state.round === null ? t("waiting") : "");
+      if ($("status").textContent === t("offline") || state.retrying) say("status", state.round === null ? t("waiting") : "");
+      state.retrying = false;
     });
     source.addEventListener("error", () => {
-      document.body.dataset.live = source.readyState === EventSource.CLOSED ? "closed" : "retrying";
-      say("status", source.readyState === EventSource.CLOSED ? t("no_join") : t("offline"));
+      if (state.ended || source !== state.source) return;
+      if (source.readyState === EventSource.CLOSED) { lost(); return; }
+      document.body.dataset.live = "retrying"; // a network blip: the browser reconnects by itself
+      say("status", t("offline"));
     });
+  }
+
+  // The server answered the channel with a refusal (the browser gives up on any answer but a
+  // stream): the room may be gone, a new session having a new code, so ask the room before
+  // joining again, later and later, never in a tight loop.
+  async function lost() {
+    state.source.close();
+    state.retrying = true;
+    document.body.dataset.live = "retrying";
+    const r = await request("/words.json");
+    if (r.status === 404) { sessionEnded("ended_new"); return; }
+    again();
+  }
+
+  function again() {
+    if (state.ended) return;
+    const wait = Math.min(30, 2 ** (state.tries + 1));
+    state.tries += 1;
+    say("status", t("retrying", { s: wait }));
+    state.timer = setTimeout(rejoin, wait * 1000);
+  }
+
+  async function rejoin() {
+    const joined = await post("/join", { device: state.device });
+    if (joined.status === 404) { sessionEnded("ended_new"); return; }
+    if (!joined.ok) { again(); return; }
+    state.device = joined.data.device;
+    remember(state.device);
+    listen();
+  }
+
+  // The session is over: nothing more to listen to or send, and nothing is tried again.
+  function sessionEnded(key) {
+    state.ended = true;
+    clearTimeout(state.timer);
+    if (state.source) state.source.close();
+    document.body.dataset.live = "ended";
+    lockChoices();
+    $("vote").hidden = true;
+    $("send").disabled = true;
+    $("prompt-form").hidden = true; // an answer already shown stays to read
+    say("ask-status", "");
+    $("ask").hidden = $("reply").hidden;
+    say("status", t(key));
   }
 
   async function start() {
@@ -225,6 +282,7 @@
     say("room", t("room", { room: code }));
     say("status", t("joining"));
     const joined = await post("/join", { device: remembered() });
+    if (joined.status === 404) { sessionEnded("ended_new"); return; } // the room closed since the page came
     if (!joined.ok) { say("status", why(joined.data.error) || t("no_join")); return; }
     state.device = joined.data.device;
     remember(state.device);

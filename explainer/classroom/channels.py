@@ -71,8 +71,11 @@ class Hub:
             del self._channels[channel.device]
             self._on_count(len(self._channels))
 
-    def close_all(self) -> None:
+    def close_all(self, farewell: Message | None = None) -> None:
+        """Close every channel, each told ``farewell`` first (when the session ends)."""
         for channel in list(self._channels.values()):
+            if farewell is not None:
+                channel.send(farewell)
             channel.close()
         self._channels.clear()
 

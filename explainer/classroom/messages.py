@@ -20,7 +20,10 @@ below (the phone page, class.js, reads exactly these keys):
 - ``done``: its final figures ``{number, state, stop_reason, wait_s, ttft_s, tpot_s, tokens,
   prompt_tokens, unfinished}`` (seconds on the queue's one clock; ``state`` "done" or "failed";
   ``unfinished``: the answer ended in the middle of a character, whose bytes make no text);
-- ``replaced``: this channel is closed because the phone opened another.
+- ``replaced``: this channel is closed because the phone opened another;
+- ``closed``: the session is over ``{reason}`` ("stopped": class mode was stopped or restarted,
+  or the app quit); the channel closes after it, and the phone stops listening instead of
+  reconnecting to a room that is gone (a later session has a new room code).
 
 Pure: a RequestLife's text and device never go into a message (the phone knows its own prompt).
 """
@@ -48,6 +51,10 @@ def round_message(offer: RoundOffer, yours: int | None = None) -> Message:
 
 def ended_message(round_id: int) -> Message:
     return "ended", {"round_id": round_id}
+
+
+def closed_message(reason: str) -> Message:
+    return "closed", {"reason": reason}
 
 
 def reveal_message(result: RoundResult, yours: int | None, choices: tuple[str, ...] = ()) -> Message:

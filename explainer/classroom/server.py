@@ -35,7 +35,13 @@ from explainer.classroom.events import (
     StartFailed,
     Stopped,
 )
-from explainer.classroom.messages import ended_message, phone_reveal, request_message, round_message
+from explainer.classroom.messages import (
+    closed_message,
+    ended_message,
+    phone_reveal,
+    request_message,
+    round_message,
+)
 from explainer.classroom.queue import ClassQueue, QueueChanged, State
 from explainer.classroom.room import Limits, RateLimiter, Room
 from explainer.classroom.routes import Context, make_app
@@ -117,7 +123,8 @@ class ClassServer:
         return outcome[0]
 
     def stop(self) -> None:
-        """Close the socket and every connection, and join the thread; safe to call twice."""
+        """Tell every phone the session ended (``closed``), close the socket and every
+        connection, and join the thread; safe to call twice."""
         thread = self._thread
         if thread is None:
             return
@@ -221,7 +228,9 @@ class ClassServer:
     async def _serve(self, runner: web.AppRunner) -> None:
         assert self._stopping is not None
         await self._stopping.wait()
-        self._hub.close_all()  # the channels' handlers end; then the socket and connections close
+        # every phone hears that the session is over (so it stops reconnecting to a room that is
+        # gone), then the channels' handlers end; then the socket and connections close
+        self._hub.close_all(closed_message("stopped"))
         await asyncio.sleep(0)
         await runner.cleanup()
 

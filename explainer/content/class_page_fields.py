@@ -36,6 +36,8 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
             "offline",
             "replaced",
             "reading",
+            "ended",
+            "ended_new",
         ),
         "choice": ("n", "token"),
         "room": ("room",),
@@ -57,6 +59,7 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
         "figures": ("wait", "ttft", "tpot", "tokens"),
         "figures_one": ("wait", "ttft", "tokens"),
         "seconds": ("s",),
+        "retrying": ("s",),
     },
     "refused": plain(
         # the room's (explainer/classroom/room.py VoteRefusal, JoinRefusal)

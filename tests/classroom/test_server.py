@@ -146,6 +146,7 @@ def test_stop_closes_every_connection_and_the_socket(served):
             await phone.join()
             await phone.listen()
             served.server.stop()
+            assert await phone.next() == ("closed", {"reason": "stopped"})  # (test_session_end.py)
             with pytest.raises((EOFError, aiohttp.ClientError)):
                 await phone.next()
             with pytest.raises(aiohttp.ClientConnectionError):
