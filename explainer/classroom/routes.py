@@ -1,10 +1,15 @@
 """The class page's endpoints, and the guards every request passes first.
 
 Nothing of the app is reachable but these: the page (``GET /r/CODE``), its words
-(``GET /r/CODE/words.json``), its own static files (``GET /s/NAME``, only the files of
-assets/class/ read at start, by name: no path reaches anything else), joining
-(``POST /r/CODE/join``), voting (``POST /r/CODE/vote``), sending a prompt (``POST /r/CODE/prompt``)
-and the phone's one live channel (``GET /r/CODE/events?device=ID``, Server-Sent Events).
+(``GET /r/CODE/words.json``, and the same words without a room, ``GET /words.json``, for the
+join page), its own static files (``GET /s/NAME``, only the files of assets/class/ read at
+start, by name: no path reaches anything else), joining (``POST /r/CODE/join``), voting
+(``POST /r/CODE/vote``), sending a prompt (``POST /r/CODE/prompt``) and the phone's one live
+channel (``GET /r/CODE/events?device=ID``, Server-Sent Events).
+
+A person who types an address gets a page, never JSON: the bare address (``GET /``), a room code
+that is no room's (``GET /r/WRONG``, 404) and any other address a browser asks a page of (404)
+answer the join page, which asks for the code. The endpoints a script calls answer JSON.
 
 Every request is hostile until checked: a rate limit per address, at most ``connections`` open,
 a body of at most 4 KB in UTF-8 JSON holding an object, the room code, the phone's id. A refusal
@@ -57,6 +62,7 @@ class Context:
     limiter: RateLimiter
     words: bytes  # the page's words, JSON
     page: bytes  # index.html
+    join_page: bytes  # join.html
     files: dict[str, tuple[bytes, str]]  # static name -> (content, content type)
     on_vote: Callable[[], None]  # a vote was counted (the server coalesces what it reports)
     connections: Callable[[], int] = lambda: 0
@@ -97,6 +103,8 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
+        if exc.status == 404 and _asks_for_a_page(request):  # a person typed an address: a page
+            return _html(context.join_page, status=404)
         return refusal(exc.status, ERROR_KEYS.get(exc.status, "refused"))
 
 
@@ -132,14 +140,36 @@ def _phone(context: Context, device: object) -> str:
     return device
 
 
+def _html(body: bytes, status: int = 200) -> web.Response:
+    return web.Response(body=body, status=status, content_type="text/html", charset="utf-8")
+
+
+def _asks_for_a_page(request: web.Request) -> bool:
+    """A browser's address bar (or a link) asks for a page: its Accept names HTML first-hand."""
+    return request.method == "GET" and "text/html" in request.headers.get("Accept", "")
+
+
+async def join_page(request: web.Request) -> web.StreamResponse:
+    """The bare address: a page that asks for the room's code."""
+    return _html(request.app[CONTEXT].join_page)
+
+
 async def page(request: web.Request) -> web.StreamResponse:
-    context = _room(request)
-    return web.Response(body=context.page, content_type="text/html", charset="utf-8")
+    """The room's page; a code that is no room's gets the join page (404), which says so."""
+    context = request.app[CONTEXT]
+    if not context.room.matches(request.match_info["code"]):
+        return _html(context.join_page, status=404)
+    return _html(context.page)
 
 
 async def words(request: web.Request) -> web.StreamResponse:
     context = _room(request)
     return web.Response(body=context.words, content_type="application/json", charset="utf-8")
+
+
+async def words_anywhere(request: web.Request) -> web.StreamResponse:
+    """The same words without a room: the join page's (nothing in them is the room's)."""
+    return web.Response(body=request.app[CONTEXT].words, content_type="application/json", charset="utf-8")
 
 
 async def static(request: web.Request) -> web.StreamResponse:
@@ -226,6 +256,8 @@ def make_app(context: Context) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY, middlewares=[guard])
     app[CONTEXT] = context
     app.on_response_prepare.append(security_headers)
+    app.router.add_get("/", join_page)
+    app.router.add_get("/words.json", words_anywhere)
     app.router.add_get("/r/{code}", page)
     app.router.add_get("/r/{code}/words.json", words)
     app.router.add_get("/r/{code}/events", events)

@@ -53,14 +53,15 @@ SHUTDOWN_TIMEOUT_S = 2.0
 CONTENT_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml", ".png": "image/png"}
 
 
-def page_files(folder: Path) -> tuple[bytes, dict[str, tuple[bytes, str]]]:
-    """index.html and the static files beside it, read once: only these names are ever served."""
+def page_files(folder: Path) -> tuple[bytes, bytes, dict[str, tuple[bytes, str]]]:
+    """index.html (a room's page), join.html (the page that asks for a room's code) and the
+    static files beside them, read once: only these names are ever served."""
     files = {
         p.name: (p.read_bytes(), CONTENT_TYPES[p.suffix])
         for p in sorted(folder.iterdir())
         if p.is_file() and p.suffix in CONTENT_TYPES
     }
-    return (folder / "index.html").read_bytes(), files
+    return (folder / "index.html").read_bytes(), (folder / "join.html").read_bytes(), files
 
 
 def url_of(address: str, port: int, room: str) -> str:
@@ -84,7 +85,7 @@ class ClassServer:
         self._on_event = on_event
         self.limits = limits or Limits()
         self._words = words if words is not None else load_texts().class_page
-        self._page, self._files = page_files(page_folder or assets_dir() / "class")
+        self._page, self._join_page, self._files = page_files(page_folder or assets_dir() / "class")
         self._room = Room(limits=self.limits)
         self.room = self._room.code
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -203,6 +204,7 @@ class ClassServer:
             limiter=RateLimiter(self.limits.rate, self.limits.burst, self.limits.addresses),
             words=json.dumps(self._words, ensure_ascii=False).encode("utf-8"),
             page=self._page,
+            join_page=self._join_page,
             files=self._files,
             on_vote=self._votes_changed,
         )

@@ -3,7 +3,8 @@ and the class server read, and the ``{fields}`` each may use.
 
 The page is static: it fetches these words from the server and fills their fields itself, so a
 text naming a field the page does not fill would show its braces on a student's phone; the
-loader refuses it when the app starts, as it does for every other file. ``refused`` holds one
+loader refuses it when the app starts, as it does for every other file. ``join`` is the join
+page's (the address without a room, or a wrong code: assets/class/join.js). ``refused`` holds one
 text per refusal the server answers with (its key is the answer's ``error``); ``start`` the
 instructor's line when the server cannot start, and what to do.
 """
@@ -61,6 +62,8 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
         "seconds": ("s",),
         "retrying": ("s",),
     },
+    # the join page (assets/class/join.js): the address without a room, or a wrong code
+    "join": plain("title", "heading", "label", "hint", "button", "empty", "wrong", "ended"),
     "refused": plain(
         # the room's (explainer/classroom/room.py VoteRefusal, JoinRefusal)
         "unknown_phone",

@@ -229,8 +229,10 @@ def test_a_stopped_server_starts_again_with_a_new_room(served):
         async with aiohttp.ClientSession() as session:
             async with session.get(again.url) as r:
                 assert r.status == 200
-            if again.room != first.room:
+            if again.room != first.room:  # the old code's page is the join page, its API a refusal
                 async with session.get(f"http://127.0.0.1:{again.port}/r/{first.room}") as r:
+                    assert (r.status, r.content_type) == (404, "text/html")
+                async with session.get(f"http://127.0.0.1:{again.port}/r/{first.room}/words.json") as r:
                     assert (r.status, await r.json()) == (404, {"error": "wrong_room"})
 
     run(scenario())

@@ -87,3 +87,13 @@ def test_a_phone_back_at_a_restarted_server_is_told_to_scan_the_new_code(served,
     assert all(state == 2 for state in _sources(driver))
     assert driver.execute_script("return document.body.dataset.live") == "ended"
     assert served.server._room.phones() == 0  # it did not join the new room by itself
+    driver.refresh()  # the old address: the join page, which knows this tab was in that room
+    wait(driver, lambda b: b.execute_script("return document.body.dataset.ready") == "yes", "the join page")
+    assert text(driver, "join-status") == load_texts().class_page["join"]["ended"]
+    shot(driver, "join-ended")
+    box = driver.find_element("id", "code")
+    box.clear()
+    box.send_keys(again.room)
+    driver.find_element("id", "join").click()
+    joined(driver)
+    assert served.server._room.phones() == 1
