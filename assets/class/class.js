@@ -110,6 +110,14 @@
     say("status", t("round_ended"));
   }
 
+  // The round was closed without a reveal: its choices go, and the phone waits for the next one.
+  function showWithdrawn(data) {
+    if (data.round_id !== state.round) return; // an older round's news: the one shown is newer
+    state.round = null;
+    $("vote").hidden = true;
+    say("status", t("withdrawn"));
+  }
+
   function showReveal(data) {
     const choices = data.choices.length ? data.choices : state.choices;
     const label = (i) => (i === null || i === undefined ? "–" : choices[i] !== undefined ? choices[i] : String(i + 1));
@@ -204,6 +212,7 @@
     const on = (kind, handle) => source.addEventListener(kind, (e) => handle(JSON.parse(e.data)));
     on("round", showRound);
     on("ended", showEnded);
+    on("withdrawn", showWithdrawn);
     on("reveal", showReveal);
     for (const kind of ["held", "declined", "queued", "started", "reading", "token", "answer", "done"]) {
       on(kind, (d) => showRequest(kind, d));

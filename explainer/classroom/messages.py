@@ -5,7 +5,9 @@ below (the phone page, class.js, reads exactly these keys):
 
 - ``round``: a round is offered ``{round_id, question, choices, yours}`` (``yours``: this phone's
   vote when it joins mid-round, else null);
-- ``ended``: no round is open any more ``{round_id}``;
+- ``ended``: voting in the round is closed, its reveal to come ``{round_id}``;
+- ``withdrawn``: the round was closed without a reveal ``{round_id}`` (the instructor opened
+  another run, or left the pass before its reveal): the phone drops it and waits for the next;
 - ``reveal``: the round's result as this phone sees it: every field of RoundResult, ``choices``
   (the offered labels, [] if unknown) and ``yours`` (this phone's vote, or null);
 - ``held``: this phone's prompt waits for the instructor to approve it ``{number}`` (moderation);
@@ -51,6 +53,10 @@ def round_message(offer: RoundOffer, yours: int | None = None) -> Message:
 
 def ended_message(round_id: int) -> Message:
     return "ended", {"round_id": round_id}
+
+
+def withdrawn_message(round_id: int) -> Message:
+    return "withdrawn", {"round_id": round_id}
 
 
 def closed_message(reason: str) -> Message:

@@ -1,7 +1,7 @@
 """The class page's web server: aiohttp in its own thread with its own event loop.
 
 The app talks to it through thread-safe calls (:meth:`ClassServer.offer`, :meth:`reveal`,
-:meth:`end_round`) and hears from it through ``on_event``, called in the server's thread (the Qt
+:meth:`end_round`, :meth:`withdraw_round`) and hears from it through ``on_event``, called in the server's thread (the Qt
 adapter re-emits each event as a queued signal, so the GUI thread never waits on the network).
 :meth:`start` blocks only until the socket is bound or has failed; :meth:`stop` closes the socket
 and every connection and joins the thread. What the endpoints accept is routes.py's; what the
@@ -41,6 +41,7 @@ from explainer.classroom.messages import (
     phone_reveal,
     request_message,
     round_message,
+    withdrawn_message,
 )
 from explainer.classroom.queue import ClassQueue, QueueChanged, State
 from explainer.classroom.room import Limits, RateLimiter, Room
@@ -149,10 +150,21 @@ class ClassServer:
         self._call(self._report_votes)
 
     def end_round(self) -> None:
-        """No round is open: later votes are refused."""
+        """Voting is closed, the reveal to come: later votes are refused, and the phones wait for
+        the reveal."""
         ended = self._room.end_round()
         if ended is not None:
             self._call(self._hub.broadcast, lambda device: ended_message(ended.round_id))
+
+    def withdraw_round(self) -> int | None:
+        """Close the open round without a reveal (the instructor opened another run, or left the
+        pass before its reveal): later votes for it are refused, and every phone says it was
+        closed and waits for the next question. The round's id; None when none was open."""
+        withdrawn = self._room.end_round()
+        if withdrawn is None:
+            return None
+        self._call(self._hub.broadcast, lambda device: withdrawn_message(withdrawn.round_id))
+        return withdrawn.round_id
 
     def result(self, round_id: int, probs: Sequence[float], favourite: int) -> RoundResult:
         """The round's result from the room's count (ending it): the votes, the class's pick

@@ -24,6 +24,7 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
             "choices",
             "vote_counted",
             "round_ended",
+            "withdrawn",
             "no_vote",
             "result",
             "prompt_heading",

@@ -8,6 +8,8 @@ queue). Screenshots are left in test-output/classroom/ to look at.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, VotesChanged
@@ -92,6 +94,25 @@ def test_a_student_joins_votes_sees_the_reveal_and_an_answer_stream(serve, drive
     driver.refresh()
     wait(driver, lambda b: _answer(b) == answer and text(b, "figures") == figures, "the answer after a reload")
     assert served.server._room.phones() == 1 and served.recorder.last(PhonesChanged) == PhonesChanged(1)
+
+
+def test_a_round_withdrawn_without_a_reveal_leaves_the_phone_waiting_for_the_next(serve, driver):
+    words = load_texts().class_page["page"]
+    served = serve()
+    driver.get(served.listening.url)
+    joined(driver)
+    served.server.offer(OFFER)
+    buttons = wait(driver, lambda b: b.find_elements("css selector", "#choices button") or None, "the round")
+    buttons[0].click()
+    wait(driver, lambda b: words["vote_counted"] in text(b, "status"), "the vote counted")
+    served.server.withdraw_round()
+    wait(driver, lambda b: text(b, "status") == words["withdrawn"], "the round withdrawn")
+    assert not driver.find_element("id", "vote").is_displayed()
+    assert words["round_ended"] not in text(driver, "main")  # not "wait for the reveal"
+    shot(driver, "withdrawn")
+    served.server.offer(replace(OFFER, round_id=5))  # the next question comes as usual
+    wait(driver, lambda b: b.find_element("id", "vote").is_displayed(), "the next round")
+    assert all(b.is_enabled() for b in driver.find_elements("css selector", "#choices button"))
 
 
 def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):

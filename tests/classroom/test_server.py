@@ -8,6 +8,7 @@ import errno
 import itertools
 import socket
 import time
+from dataclasses import replace
 
 import aiohttp
 import pytest
@@ -73,6 +74,39 @@ def test_a_phone_that_joins_mid_round_sees_the_round_and_its_vote(served):
             assert await phone.next() == ("ended", {"round_id": 7})
             assert await phone.vote(7, 1) == (409, {"error": "no_round"})
             phone.close()
+
+    run(scenario())
+
+
+def test_a_round_withdrawn_without_a_reveal_is_closed_on_every_phone(served):
+    """The instructor opened another run while a vote was open: each phone hears the round was
+    withdrawn (not "wait for the reveal"), a late vote is refused, and a phone that joins after
+    it sees no round."""
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            phones = [Phone(session, served) for _ in range(2)]
+            for phone in phones:
+                await phone.join()
+                await phone.listen()
+            served.recorder.wait_for(lambda ev: PhonesChanged(2) in ev)  # (else the round may come twice)
+            served.server.offer(OFFER)
+            for phone in phones:
+                assert (await phone.next())[0] == "round"
+            assert (await phones[0].vote(7, 1))[0] == 200
+            assert served.server.withdraw_round() == 7
+            for phone in phones:
+                assert await phone.next() == ("withdrawn", {"round_id": 7})
+            assert await phones[1].vote(7, 2) == (409, {"error": "no_round"})
+            assert served.server.withdraw_round() is None  # none open: nothing to say
+            late = Phone(session, served)
+            await late.join()
+            await late.listen()
+            served.recorder.wait_for(lambda ev: PhonesChanged(3) in ev)
+            served.server.offer(replace(OFFER, round_id=8))
+            for phone in (*phones, late):
+                assert await phone.next() == ("round", {**_round(), "round_id": 8, "yours": None})
+                phone.close()
 
     run(scenario())
 
