@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explainer.classroom.events import RoundOffer, RoundResult, VotesChanged
 
@@ -25,6 +25,7 @@ from explainer.classroom.events import RoundOffer, RoundResult, VotesChanged
 ALPHABET = "ACDEFHJKMNPQRTUVWXY3479"
 ROOM_LENGTH = 4
 MAX_ROUNDS = 500  # rounds whose votes are kept (a lecture has tens)
+MAX_PHONES_PER_ADDRESS = 10_000  # the per-address cap's highest setting (a hall behind one address)
 
 
 def new_room_code(choice: Callable[[str], str] = secrets.choice) -> str:
@@ -49,6 +50,16 @@ class Limits:
     addresses: int = 4096  # addresses whose rate is remembered (the oldest is forgotten first)
     connections: int = 500  # open connections at most
     idle_s: float = 15.0  # an idle connection is closed after this
+
+    def sharing(self, phones_per_address: int) -> Limits:
+        """These limits for a hall whose phones reach the server through fewer addresses (a
+        NAT, a proxy): ``phones_per_address`` phones may join from one address, and that
+        address's request rate and burst grow in proportion (never below these), so the hall's
+        page loads and votes are not refused as one phone's flood."""
+        if not 1 <= phones_per_address <= MAX_PHONES_PER_ADDRESS:
+            raise ValueError(f"phones per address: 1 to {MAX_PHONES_PER_ADDRESS}, not {phones_per_address}")
+        scale = max(1.0, phones_per_address / self.phones_per_address)
+        return replace(self, phones_per_address=phones_per_address, rate=self.rate * scale, burst=self.burst * scale)
 
 
 class VoteRefusal(enum.Enum):

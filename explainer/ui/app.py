@@ -21,6 +21,7 @@ from explainer.ui.gui_thread_gc import collect_on_gui_thread
 from explainer.ui.style import use_focus_ring_style
 
 if TYPE_CHECKING:
+    from explainer.ui.classroom.mode import ClassMode
     from explainer.ui.main_window import MainWindow
 
 
@@ -178,13 +179,13 @@ def run_app(
     argv: list[str] | None = None,
     model: str | None = None,
     open_file: str | None = None,
-    class_at: tuple[str | None, int] | None = None,
+    class_at: tuple[str | None, int, int | None] | None = None,
 ) -> int:
     """Show the main window, start loading the model (``model``, else the one shown last), run
     the event loop; returns the exit code. ``open_file``: a saved run or lesson to open at once
     (from a file manager's double-click), at its saved place; a file that does not read is a
-    message in the window, as from File > Open. ``class_at``: (address or None, port) to start
-    class mode on at once (`explainer --class`)."""
+    message in the window, as from File > Open. ``class_at``: (address or None, port, phones
+    per address or None) to start class mode on at once (`explainer --class`)."""
     if model is not None:
         from explainer.model.catalog import check_known
 
@@ -198,13 +199,16 @@ def run_app(
             gc.enable()
 
 
-def _start_class(window: MainWindow, bind: str | None, port: int) -> None:
+def _start_class(mode: ClassMode, bind: str | None, port: int, per_address: int | None = None) -> None:
     """`explainer --class`: class mode on, and the class page's address on a stdout line of its
-    own (a script or a test reads it); a failure is the server's line and what to do, on stderr."""
+    own (a script or a test reads it); a failure is the server's line and what to do, on stderr.
+    ``per_address``: `--class-phones-per-address` (None: the room's default limits)."""
     from explainer.classroom.events import StartFailed
+    from explainer.classroom.room import Limits
     from explainer.ui.classroom.install import start_at
 
-    outcome = start_at(window.class_mode, bind, port)
+    limits = None if per_address is None else Limits().sharing(per_address)
+    outcome = start_at(mode, bind, port, limits)
     if isinstance(outcome, StartFailed):
         print(f"error: {outcome.message}\n  {outcome.hint}", file=sys.stderr, flush=True)
         return
@@ -213,7 +217,10 @@ def _start_class(window: MainWindow, bind: str | None, port: int) -> None:
 
 
 def _run_window(
-    argv: list[str] | None, model: str | None, open_file: str | None, class_at: tuple[str | None, int] | None
+    argv: list[str] | None,
+    model: str | None,
+    open_file: str | None,
+    class_at: tuple[str | None, int, int | None] | None,
 ) -> int:
     app = make_app(argv)
     from explainer.ui.main_window import MainWindow
@@ -224,7 +231,7 @@ def _run_window(
         if open_file is not None:
             window.files.open_trace(open_file)
         if class_at is not None:
-            _start_class(window, *class_at)
+            _start_class(window.class_mode, *class_at)
 
     open_window(window, ready=ready)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QDialog, QMainWindow
 
 from explainer.classroom.events import Listening, StartFailed
+from explainer.classroom.room import Limits
 from explainer.illustration.vocab import TokenNames
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.blocked_words import load_blocked
@@ -89,12 +90,13 @@ def _dialog_closed(mode: ClassMode, result: int) -> None:
         mode.changed.emit(False)  # cancelled: the switch goes back off
 
 
-def start_at(mode: ClassMode, bind: str | None, port: int) -> Listening | StartFailed:
-    """`explainer --class`: start on ``bind`` (None: the default address, else the loopback)."""
+def start_at(mode: ClassMode, bind: str | None, port: int, limits: Limits | None = None) -> Listening | StartFailed:
+    """`explainer --class`: start on ``bind`` (None: the default address, else the loopback) with
+    ``limits`` (None: the room's defaults; `--class-phones-per-address` raises the per-address cap)."""
     if bind is None:
         from explainer.classroom import network
 
         found = network.addresses()
         chosen = network.default_address(found)
         bind = chosen.address if chosen is not None else "127.0.0.1"
-    return mode.start(bind, port)
+    return mode.start(bind, port, limits)
