@@ -30,17 +30,25 @@
   const seconds = (s) => (s === null || s === undefined ? "–" : t("seconds", { s: s < 0.1 ? s.toFixed(3) : s.toFixed(2) }));
   const storeKey = "explainer-class-" + code;
 
-  // A request's answer: ok, its status (0: no answer at all) and its JSON (a refusal's "error").
+  // A request's answer: ok, its status (0: no answer at all), its JSON (a refusal's "error") and
+  // the seconds its Retry-After asks to wait (null: none; every 429 and 503 has one).
   async function request(path, init) {
     try {
       const r = await fetch(base + path, Object.assign({ cache: "no-store", credentials: "omit" }, init));
       let data = {};
       try { data = await r.json(); } catch (e) { data = {}; }
-      return { ok: r.ok, status: r.status, data: data };
+      const after = parseInt(r.headers.get("Retry-After") || "", 10);
+      return { ok: r.ok, status: r.status, data: data, wait: after > 0 ? after : null };
     } catch (e) {
-      return { ok: false, status: 0, data: { error: "busy" } };
+      return { ok: false, status: 0, data: { error: "busy" }, wait: null };
     }
   }
+  // a refusal that passes: the room asked to wait (429, 503), or did not answer
+  const passes = (r) => r.status === 0 || r.status === 429 || r.status === 503;
+  // a refusal's words, with when to try again
+  const refused = (r) => (r.wait ? why(r.data.error) + " " + t("retry_after", { s: r.wait }) : why(r.data.error));
+  // run ``then`` once the refusal's wait is over (at once when it asked none)
+  const after = (r, then) => setTimeout(() => { if (!state.ended) then(); }, (r.wait || 0) * 1000);
   const post = (path, body) =>
     request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
@@ -99,9 +107,13 @@
       say("status", t("vote_counted") + " " + t("voted_for", { token: state.choices[i] }));
       return;
     }
-    say("status", why(r.data.error));
-    if (r.data.error === "too_many_requests" || r.data.error === "busy") {
-      for (const b of $("choices").querySelectorAll("button")) b.disabled = false;
+    say("status", refused(r));
+    if (passes(r)) {
+      after(r, () => {
+        if (state.round !== round) return; // the screen moved on meanwhile
+        for (const b of $("choices").querySelectorAll("button")) b.disabled = false;
+        if (r.wait) say("status", why(r.data.error));
+      });
     }
   }
 
@@ -173,8 +185,11 @@
     say("figures", "");
     const r = await post("/prompt", { device: state.device, text: $("prompt").value });
     if (!r.ok) {
-      say("ask-status", why(r.data.error));
-      button.disabled = false;
+      say("ask-status", refused(r));
+      after(r, () => {
+        button.disabled = false;
+        if (r.wait) say("ask-status", why(r.data.error)); // the wait is over: no more "in 2 s"
+      });
     }
   }
 
@@ -235,30 +250,33 @@
 
   // The server answered the channel with a refusal (the browser gives up on any answer but a
   // stream): the room may be gone, a new session having a new code, so ask the room before
-  // joining again, later and later, never in a tight loop.
+  // joining again, later and later (or after the wait it asks for), never in a tight loop.
   async function lost() {
     state.source.close();
     state.retrying = true;
     document.body.dataset.live = "retrying";
     const r = await request("/words.json");
     if (r.status === 404) { sessionEnded("ended_new"); return; }
-    again();
+    again(r.wait, false);
   }
 
-  function again() {
+  function again(wait, first) {
     if (state.ended) return;
-    const wait = Math.min(30, 2 ** (state.tries + 1));
+    const s = wait || Math.min(30, 2 ** (state.tries + 1));
     state.tries += 1;
-    say("status", t("retrying", { s: wait }));
-    state.timer = setTimeout(rejoin, wait * 1000);
+    say("status", t(first ? "join_again" : "retrying", { s: s }));
+    state.timer = setTimeout(() => enter(first), s * 1000);
   }
 
-  async function rejoin() {
-    const joined = await post("/join", { device: state.device });
-    if (joined.status === 404) { sessionEnded("ended_new"); return; }
-    if (!joined.ok) { again(); return; }
+  // Join the room (first: as the page opens; else again, keeping this phone's id), then listen.
+  async function enter(first) {
+    const joined = await post("/join", { device: state.device || remembered() });
+    if (joined.status === 404) { sessionEnded("ended_new"); return; } // the room is gone
+    if (!joined.ok && passes(joined)) { again(joined.wait, first); return; }
+    if (!joined.ok) { say("status", why(joined.data.error) || t("no_join")); return; }
     state.device = joined.data.device;
     remember(state.device);
+    if (first) ready();
     listen();
   }
 
@@ -290,11 +308,12 @@
     say("heading", t("heading"));
     say("room", t("room", { room: code }));
     say("status", t("joining"));
-    const joined = await post("/join", { device: remembered() });
-    if (joined.status === 404) { sessionEnded("ended_new"); return; } // the room closed since the page came
-    if (!joined.ok) { say("status", why(joined.data.error) || t("no_join")); return; }
-    state.device = joined.data.device;
-    remember(state.device);
+    enter(true);
+  }
+
+  // In the room: the prompt box, and the question to wait for.
+  function ready() {
+    state.tries = 0;
     say("status", t("waiting"));
     say("ask-heading", t("prompt_heading"));
     say("prompt-label", t("prompt_label"));
@@ -303,7 +322,6 @@
     count();
     $("prompt").addEventListener("input", count);
     $("prompt-form").addEventListener("submit", send);
-    listen();
     document.body.dataset.joined = "yes";
   }
 

@@ -50,6 +50,8 @@ class Limits:
     addresses: int = 4096  # addresses whose rate is remembered (the oldest is forgotten first)
     connections: int = 500  # open connections at most
     idle_s: float = 15.0  # an idle connection is closed after this
+    full_wait_s: int = 30  # Retry-After when the queue is full: a few answers' time
+    busy_wait_s: int = 5  # Retry-After when every connection is taken
 
     def sharing(self, phones_per_address: int) -> Limits:
         """These limits for a hall whose phones reach the server through fewer addresses (a
@@ -84,15 +86,20 @@ class RateLimiter:
         self.rate, self.burst, self.addresses, self.clock = rate, burst, addresses, clock
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # address -> (tokens, when)
 
-    def allow(self, address: str) -> bool:
+    def take(self, address: str) -> float:
+        """Spend one of ``address``'s tokens: 0.0 when it had one (the request goes on), else the
+        seconds until it will have one (nothing spent): what a refusal's Retry-After says."""
         now = self.clock()
         tokens, when = self._buckets.pop(address, (self.burst, now))
         tokens = min(self.burst, tokens + (now - when) * self.rate)
-        allowed = tokens >= 1.0
-        self._buckets[address] = (tokens - 1.0 if allowed else tokens, now)
+        wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+        self._buckets[address] = (tokens if wait else tokens - 1.0, now)
         while len(self._buckets) > self.addresses:
             self._buckets.popitem(last=False)
-        return allowed
+        return wait
+
+    def allow(self, address: str) -> bool:
+        return self.take(address) == 0.0
 
 
 def class_pick(votes: Sequence[int], probs: Sequence[float]) -> int | None:

@@ -14,13 +14,15 @@ answer the join page, which asks for the code. The endpoints a script calls answ
 Every request is hostile until checked: a rate limit per address, at most ``connections`` open,
 a body of at most 4 KB in UTF-8 JSON holding an object, the room code, the phone's id. A refusal
 is a 4xx JSON answer ``{"error": KEY}`` (KEY a word of class_page.json's ``refused``) and changes
-nothing. Every answer carries a strict Content-Security-Policy; nothing is logged.
+nothing; one that passes (429, 503) says in Retry-After how many whole seconds to wait. Every
+answer carries a strict Content-Security-Policy; nothing is logged.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -72,15 +74,21 @@ CONTEXT = web.AppKey("context", Context)
 
 
 class Refused(Exception):
-    """A request refused: its status and the key of the words that say why."""
+    """A request refused: its status, the key of the words that say why, and for a refusal that
+    passes (429, 503) the seconds to wait before trying again."""
 
-    def __init__(self, status: int, key: str) -> None:
+    def __init__(self, status: int, key: str, retry_after: float | None = None) -> None:
         super().__init__(key)
-        self.status, self.key = status, key
+        self.status, self.key, self.retry_after = status, key, retry_after
 
 
-def refusal(status: int, key: str) -> web.Response:
-    return web.json_response({"error": key}, status=status)
+def refusal(status: int, key: str, retry_after: float | None = None) -> web.Response:
+    """The JSON answer; ``retry_after`` becomes its Retry-After, in whole seconds (at least 1),
+    which every 429 and 503 carries, so a client waits that long instead of asking again at once."""
+    response = web.json_response({"error": key}, status=status)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
+    return response
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -90,16 +98,18 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The limits before any handler, and every refusal as a 4xx JSON answer."""
     context = request.app[CONTEXT]
-    if context.connections() > context.room.limits.connections:
-        response = refusal(503, "busy")
+    limits = context.room.limits
+    if context.connections() > limits.connections:
+        response = refusal(503, "busy", limits.busy_wait_s)
         response.force_close()
         return response
-    if not context.limiter.allow(request.remote or ""):
-        return refusal(429, "too_many_requests")
+    wait = context.limiter.take(request.remote or "")
+    if wait:
+        return refusal(429, "too_many_requests", wait)
     try:
         return await handler(request)
     except Refused as refused:
-        return refusal(refused.status, refused.key)
+        return refusal(refused.status, refused.key, refused.retry_after)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -189,7 +199,8 @@ async def join(request: web.Request) -> web.StreamResponse:
         return web.json_response({"device": old, "room": context.room.code})
     device = context.room.join(request.remote or "")
     if isinstance(device, JoinRefusal):
-        raise Refused(429 if device is JoinRefusal.TOO_MANY_PHONES else 409, device.value)
+        # (403: the cap stays for the session, so waiting would not help; 409: the room is full)
+        raise Refused(403 if device is JoinRefusal.TOO_MANY_PHONES else 409, device.value)
     return web.json_response({"device": device, "room": context.room.code})
 
 
@@ -216,7 +227,8 @@ async def prompt(request: web.Request) -> web.StreamResponse:
         raise Refused(400, "bad_json")
     life = context.queue.submit(device, text)
     if isinstance(life, Refusal):
-        raise Refused(PROMPT_STATUS.get(life, 409), life.value)
+        status = PROMPT_STATUS.get(life, 409)
+        raise Refused(status, life.value, context.room.limits.full_wait_s if status == 429 else None)
     return web.json_response({"number": life.number})
 
 

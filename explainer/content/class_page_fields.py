@@ -62,6 +62,8 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
         "figures_one": ("wait", "ttft", "tokens"),
         "seconds": ("s",),
         "retrying": ("s",),
+        "retry_after": ("s",),
+        "join_again": ("s",),
     },
     # the join page (assets/class/join.js): the address without a room, or a wrong code
     "join": plain("title", "heading", "label", "hint", "button", "empty", "wrong", "ended"),

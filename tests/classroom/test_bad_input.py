@@ -13,6 +13,7 @@ import pytest
 from yarl import URL
 
 from explainer.classroom.events import RoundOffer
+from explainer.classroom.queue import ClassQueue
 from explainer.classroom.room import Limits
 from explainer.content.assets import load_texts
 from tests.classroom.conftest import Phone, run
@@ -117,9 +118,32 @@ def test_a_thousand_requests_a_second_from_one_address_are_refused(serve):
     statuses = [status for status, _, _ in answers]
     assert set(statuses) <= {409, 429}  # already voted, or too many
     assert all(json.loads(raw) == {"error": "too_many_requests"} for status, _, raw in answers if status == 429)
+    assert all(headers["Retry-After"] == "1" for status, headers, _ in answers if status == 429)  # 1/20 s, whole
     # the bucket lets through at most its burst and what refilled while they came
     assert statuses.count(409) <= 60 + 20 * took + 1
     assert _snapshot(served) == before
+
+
+def test_a_refusal_that_passes_says_when_to_try_again(serve):
+    """Every 429 carries Retry-After in whole seconds: the rate limit's from its bucket (one
+    request every 10 s refills a token in 10 s), a full queue's a fixed wait (Limits)."""
+    served = serve(ClassQueue(limit=1), Limits(rate=0.1, burst=4, full_wait_s=25))
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            first, second = Phone(session, served), Phone(session, served)
+            await first.join()
+            await second.join()
+            assert (await first.prompt("one"))[0] == 200
+            url = served.url("/prompt")
+            full = await _raw(session, "POST", url, json.dumps({"device": second.device, "text": "two"}).encode())
+            limited = await _raw(session, "GET", served.url("/words.json"))
+            return full, limited
+
+    (status, headers, raw), (limited, limited_headers, limited_raw) = run(scenario())
+    assert (status, json.loads(raw), headers["Retry-After"]) == (429, {"error": "full"}, "25")
+    assert (limited, json.loads(limited_raw)) == (429, {"error": "too_many_requests"})
+    assert 9 <= int(limited_headers["Retry-After"]) <= 10  # the bucket's own wait, rounded up
 
 
 def test_one_address_cannot_mint_phones_to_stuff_a_vote(serve):
@@ -134,7 +158,7 @@ def test_one_address_cannot_mint_phones_to_stuff_a_vote(serve):
             return answers
 
     answers = run(scenario())
-    assert [s for s, _ in answers] == [200, 200, 200, 429, 429]
+    assert [s for s, _ in answers] == [200, 200, 200, 403, 403]  # (not 429: waiting would not help)
     assert answers[-1][1] == {"error": "too_many_phones"} and served.server._room.phones() == 3
 
 
@@ -147,8 +171,8 @@ def test_open_connections_are_bounded(serve):
             async with aiohttp.ClientSession() as session:
                 return await _raw(session, "GET", served.url())
 
-        status, _, raw = run(scenario())
-        assert (status, json.loads(raw)) == (503, {"error": "busy"})
+        status, headers, raw = run(scenario())
+        assert (status, json.loads(raw), headers["Retry-After"]) == (503, {"error": "busy"}, "5")
     finally:
         for s in held:
             s.close()

@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 from explainer.classroom.events import Listening, PhonesChanged, RoundOffer, VotesChanged
-from explainer.classroom.queue import ClassQueue
+from explainer.classroom.queue import ClassQueue, Refusal
+from explainer.classroom.room import Limits
 from explainer.content.assets import load_texts
 from tests.classroom.phone_browser import WIDTH, joined, shot, text, wait
 from tests.engine.test_trace import ended
@@ -113,6 +114,25 @@ def test_a_round_withdrawn_without_a_reveal_leaves_the_phone_waiting_for_the_nex
     served.server.offer(replace(OFFER, round_id=5))  # the next question comes as usual
     wait(driver, lambda b: b.find_element("id", "vote").is_displayed(), "the next round")
     assert all(b.is_enabled() for b in driver.find_elements("css selector", "#choices button"))
+
+
+def test_a_full_queue_says_when_to_try_again_and_the_button_comes_back_then(serve, driver):
+    words = load_texts().class_page
+    queue = ClassQueue(limit=1)
+    served = serve(queue=queue, limits=Limits(full_wait_s=2))
+    assert not isinstance(queue.submit("another phone", "first in line"), Refusal)
+    driver.get(served.listening.url)
+    joined(driver)
+    driver.find_element("id", "prompt").send_keys("Tell me about owls")
+    send = driver.find_element("id", "send")
+    send.click()
+    expected = words["refused"]["full"] + " " + words["page"]["retry_after"].format(s=2)
+    shown = "return document.getElementById('ask-status').textContent"  # (.text makes a no-break space a space)
+    wait(driver, lambda b: b.execute_script(shown) == expected, "the queue is full: try again in 2 s")
+    assert not send.is_enabled()  # not at once: after the wait the server asked for
+    shot(driver, "queue-full")
+    wait(driver, lambda b: send.is_enabled(), "the button back after the wait")
+    assert driver.execute_script(shown) == words["refused"]["full"]  # no stale "in 2 s"
 
 
 def test_every_word_on_the_page_comes_from_its_words_file(driver, tmp_path):

@@ -132,6 +132,17 @@ def test_the_rate_limit_is_a_bucket_per_address():
     assert sum(limiter.allow("a") for _ in range(20)) == 5  # refills to the burst, no more
 
 
+def test_a_refused_request_is_told_how_long_until_its_bucket_has_a_token():
+    now = [0.0]
+    limiter = RateLimiter(rate=4, burst=2, addresses=8, clock=lambda: now[0])
+    assert [limiter.take("a") for _ in range(2)] == [0.0, 0.0]
+    assert limiter.take("a") == 0.25  # a token comes back every 1/4 s
+    now[0] = 0.125
+    assert limiter.take("a") == 0.125  # half of one is back: half the wait, and nothing was spent
+    now[0] = 0.25
+    assert limiter.take("a") == 0.0 and limiter.take("a") == 0.25
+
+
 def test_the_limiter_forgets_the_oldest_addresses_past_its_bound():
     limiter = RateLimiter(rate=1, burst=1, addresses=2, clock=lambda: 0.0)
     assert limiter.allow("a") and not limiter.allow("a")
