@@ -48,8 +48,10 @@ class Limits:
     rate: float = 20.0  # requests a second from one address, on average
     burst: float = 60.0  # requests one address may make at once (a page load is a handful)
     addresses: int = 4096  # addresses whose rate is remembered (the oldest is forgotten first)
-    connections: int = 500  # open connections at most
-    idle_s: float = 15.0  # an idle connection is closed after this
+    connections: int = 500  # open connections at most (idle ones are closed to make room: watch.py)
+    idle_s: float = 15.0  # a connection not in a request (silent, trickling a head, idle) is closed after this
+    read_s: float = 10.0  # a request's body (4 KB at most) must have come within this
+    write_s: float = 15.0  # a live channel whose phone takes no bytes for this long is dropped
     full_wait_s: int = 30  # Retry-After when the queue is full: a few answers' time
     busy_wait_s: int = 5  # Retry-After when every connection is taken
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -33,6 +33,7 @@ from explainer.classroom.channels import Hub, encode
 from explainer.classroom.messages import catch_up, phone_reveal, round_message
 from explainer.classroom.queue import ClassQueue, Refusal
 from explainer.classroom.room import JoinRefusal, RateLimiter, Room, VoteRefusal
+from explainer.classroom.watch import Connection, Watch
 
 MAX_BODY = 4096  # bytes of a request's body
 PING_S = 10.0  # a comment on an idle channel this often: a phone gone is noticed
@@ -51,7 +52,16 @@ VOTE_STATUS = {VoteRefusal.UNKNOWN_PHONE: 403, VoteRefusal.NO_SUCH_CHOICE: 400} 
 PROMPT_STATUS = {Refusal.EMPTY: 400, Refusal.TOO_LONG: 400, Refusal.FULL: 429}  # else 409
 ERROR_KEYS = {404: "not_found", 405: "not_allowed", 413: "too_large"}  # aiohttp's own refusals
 # the server's own refusals' keys (the room's and the queue's are their enums' values)
-SERVER_REFUSALS = (*ERROR_KEYS.values(), "wrong_room", "not_utf8", "bad_json", "too_many_requests", "busy", "refused")
+SERVER_REFUSALS = (
+    *ERROR_KEYS.values(),
+    "wrong_room",
+    "not_utf8",
+    "bad_json",
+    "too_many_requests",
+    "busy",
+    "too_slow",
+    "refused",
+)
 
 
 @dataclass
@@ -67,7 +77,8 @@ class Context:
     join_page: bytes  # join.html
     files: dict[str, tuple[bytes, str]]  # static name -> (content, content type)
     on_vote: Callable[[], None]  # a vote was counted (the server coalesces what it reports)
-    connections: Callable[[], int] = lambda: 0
+    watch: Watch  # the open connections: which are in a request, which idle (watch.py)
+    connections: Callable[[], Sequence[Connection]] = field(default=lambda: ())  # every one open, oldest first
 
 
 CONTEXT = web.AppKey("context", Context)
@@ -96,10 +107,23 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """The limits before any handler, and every refusal as a 4xx JSON answer."""
+    """The limits before any handler, and every refusal as a 4xx JSON answer. While it runs, the
+    request's connection is in a request: the watch leaves it open."""
+    watch = request.app[CONTEXT].watch
+    watch.began(request.protocol)
+    try:
+        return await _guarded(request, handler)
+    finally:
+        watch.ended(request.protocol)
+
+
+async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
     context = request.app[CONTEXT]
     limits = context.room.limits
-    if context.connections() > limits.connections:
+    open_now = context.connections()
+    # over the cap, idle connections make room for this request; only when every one is in a
+    # request is it refused
+    if len(open_now) > limits.connections and context.watch.make_room(open_now):
         response = refusal(503, "busy", limits.busy_wait_s)
         response.force_close()
         return response
@@ -109,7 +133,10 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except Refused as refused:
-        return refusal(refused.status, refused.key, refused.retry_after)
+        response = refusal(refused.status, refused.key, refused.retry_after)
+        if refused.status == 408:  # a trickling client keeps no connection
+            response.force_close()
+        return response
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -130,7 +157,11 @@ def _room(request: web.Request) -> Context:
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    raw = await request.read()  # past client_max_size: 413, too_large
+    try:  # (aiohttp's server has no read timeout: a body trickled a byte at a time is read for ever)
+        async with asyncio.timeout(request.app[CONTEXT].room.limits.read_s):
+            raw = await request.read()  # past client_max_size: 413, too_large
+    except TimeoutError:
+        raise Refused(408, "too_slow") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -246,19 +277,28 @@ async def events(request: web.Request) -> web.StreamResponse:
         channel.send(phone_reveal(context.room, result, device))
     for news in catch_up(context.queue.lives(), device, context.queue.in_line()):
         channel.send(news)
+    write_s = context.room.limits.write_s
+
+    async def write(data: bytes) -> None:
+        async with asyncio.timeout(write_s):  # a phone that takes no bytes: its buffer would never drain
+            await response.write(data)
+
     try:
-        await response.write(b": open\n\n")
+        await write(b": open\n\n")
         while True:
             try:
                 message = await asyncio.wait_for(channel.queue.get(), PING_S)
             except TimeoutError:
-                await response.write(b": ping\n\n")
+                await write(b": ping\n\n")
                 continue
             if message is None:
                 break
-            await response.write(encode(message))
+            await write(encode(message))
     except ConnectionError:
         pass  # the phone went away
+    except TimeoutError:
+        if request.transport is not None:
+            request.transport.abort()  # (a close would wait for the buffer it does not take)
     finally:
         context.hub.close(channel)
     return response

@@ -46,6 +46,7 @@ from explainer.classroom.messages import (
 from explainer.classroom.queue import ClassQueue, QueueChanged, State
 from explainer.classroom.room import Limits, RateLimiter, Room
 from explainer.classroom.routes import Context, make_app
+from explainer.classroom.watch import Watch
 from explainer.content.assets import assets_dir, load_texts
 
 VOTES_INTERVAL_S = 0.05  # VotesChanged at most 20 times a second
@@ -97,6 +98,7 @@ class ClassServer:
         self._hub = Hub(self._phones_changed)
         self._last_votes = -1.0
         self._votes_pending: asyncio.TimerHandle | None = None
+        self._watch: Watch | None = None
         queue.listen(self._queue_changed)
 
     # --- the app's side (any thread) -----------------------------------------------------------
@@ -219,16 +221,19 @@ class ClassServer:
             join_page=self._join_page,
             files=self._files,
             on_vote=self._votes_changed,
+            watch=Watch(self.limits.idle_s, self.limits.connections),
         )
         runner = web.AppRunner(
             make_app(context),
             access_log=None,
             handler_cancellation=True,  # a phone gone ends its channel's handler at once
             keepalive_timeout=self.limits.idle_s,
+            lingering_time=self.limits.read_s,  # what is left of a refused body is drained this long
             shutdown_timeout=SHUTDOWN_TIMEOUT_S,
         )
         await runner.setup()
-        context.connections = lambda: len(runner.server.connections) if runner.server else 0
+        context.connections = lambda: runner.server.connections if runner.server else []
+        self._watch = context.watch
         try:
             await web.TCPSite(runner, bind, port, backlog=128).start()
         except (OSError, ValueError, UnicodeError) as exc:  # a busy port, an address not here, a bad name
@@ -241,12 +246,22 @@ class ClassServer:
 
     async def _serve(self, runner: web.AppRunner) -> None:
         assert self._stopping is not None
+        watching = asyncio.ensure_future(self._sweep(runner))
         await self._stopping.wait()
+        watching.cancel()
         # every phone hears that the session is over (so it stops reconnecting to a room that is
         # gone), then the channels' handlers end; then the socket and connections close
         self._hub.close_all(closed_message("stopped"))
         await asyncio.sleep(0)
         await runner.cleanup()
+
+    async def _sweep(self, runner: web.AppRunner) -> None:
+        """Sweep the open connections a few times per idle period (watch.py)."""
+        tick = min(1.0, self.limits.idle_s / 4)
+        while True:
+            await asyncio.sleep(tick)
+            if runner.server is not None and self._watch is not None:
+                self._watch.sweep(runner.server.connections)
 
     def _bind_failed(self, exc: Exception, bind: str, port: int) -> StartFailed:
         code = getattr(exc, "errno", None)

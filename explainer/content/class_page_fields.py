@@ -91,6 +91,7 @@ CLASS_PAGE_STRINGS: dict[str, dict[str, Fields]] = {
         "bad_json",
         "too_many_requests",
         "busy",
+        "too_slow",
         "refused",
     ),
     # explainer/classroom/server.py: why the server could not start (StartFailed), and what to do

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 
 import aiohttp
@@ -163,16 +162,24 @@ def test_one_address_cannot_mint_phones_to_stuff_a_vote(serve):
 
 
 def test_open_connections_are_bounded(serve):
+    """Three phones' live channels fill a cap of three: a fourth request is refused (503, and
+    when to try again), since no connection is idle to make room (tests/classroom/test_crowds.py:
+    idle ones do make room)."""
     served = serve(limits=Limits(connections=3))
-    held = [socket.create_connection(("127.0.0.1", served.listening.port)) for _ in range(3)]  # the bound
-    try:
 
-        async def scenario():
-            async with aiohttp.ClientSession() as session:
-                return await _raw(session, "GET", served.url())
+    async def scenario():
+        sessions = [aiohttp.ClientSession() for _ in range(4)]  # a connection each
+        phones = [Phone(session, served) for session in sessions[:3]]
+        try:
+            for phone in phones:
+                await phone.join()
+                await phone.listen()
+            return await _raw(sessions[3], "GET", served.url())
+        finally:
+            for phone in phones:
+                phone.close()
+            for session in sessions:
+                await session.close()
 
-        status, headers, raw = run(scenario())
-        assert (status, json.loads(raw), headers["Retry-After"]) == (503, {"error": "busy"}, "5")
-    finally:
-        for s in held:
-            s.close()
+    status, headers, raw = run(scenario())
+    assert (status, json.loads(raw), headers["Retry-After"]) == (503, {"error": "busy"}, "5")

@@ -129,5 +129,6 @@ def test_a_phone_hears_held_then_its_place_or_not_taken_and_cannot_approve_itsel
             assert kinds == ["answer", "held"]
             late.close()
             a.close()
+            b.close()  # (its channel was replaced by late's: its answer is still to be let go)
 
     run(scenario())
