@@ -52,6 +52,8 @@ class Limits:
     idle_s: float = 15.0  # a connection not in a request (silent, trickling a head, idle) is closed after this
     read_s: float = 10.0  # a request's body (4 KB at most) must have come within this
     write_s: float = 15.0  # a live channel whose phone takes no bytes for this long is dropped
+    channel_rate: float = 0.5  # a phone may reopen its live channel once every 2 s on average
+    channel_burst: float = 10.0  # and this many times at once (a reload, a flaky Wi-Fi)
     full_wait_s: int = 30  # Retry-After when the queue is full: a few answers' time
     busy_wait_s: int = 5  # Retry-After when every connection is taken
 

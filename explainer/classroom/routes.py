@@ -11,7 +11,8 @@ A person who types an address gets a page, never JSON: the bare address (``GET /
 that is no room's (``GET /r/WRONG``, 404) and any other address a browser asks a page of (404)
 answer the join page, which asks for the code. The endpoints a script calls answer JSON.
 
-Every request is hostile until checked: a rate limit per address, at most ``connections`` open,
+Every request is hostile until checked: a rate limit per address (a phone's channel opens: per
+phone), at most ``connections`` open,
 a body of at most 4 KB in UTF-8 JSON holding an object, the room code, the phone's id. A refusal
 is a 4xx JSON answer ``{"error": KEY}`` (KEY a word of class_page.json's ``refused``) and changes
 nothing; one that passes (429, 503) says in Retry-After how many whole seconds to wait. Every
@@ -71,7 +72,8 @@ class Context:
     room: Room
     queue: ClassQueue
     hub: Hub
-    limiter: RateLimiter
+    limiter: RateLimiter  # requests per address
+    channels: RateLimiter  # live channel opens per phone
     words: bytes  # the page's words, JSON
     page: bytes  # index.html
     join_page: bytes  # join.html
@@ -127,7 +129,7 @@ async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse
         response = refusal(503, "busy", limits.busy_wait_s)
         response.force_close()
         return response
-    wait = context.limiter.take(request.remote or "")
+    wait = _spend(request, context)
     if wait:
         return refusal(429, "too_many_requests", wait)
     try:
@@ -143,6 +145,18 @@ async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse
         if exc.status == 404 and _asks_for_a_page(request):  # a person typed an address: a page
             return _html(context.join_page, status=404)
         return refusal(exc.status, ERROR_KEYS.get(exc.status, "refused"))
+
+
+def _spend(request: web.Request, context: Context) -> float:
+    """Count the request against its limit; the seconds to wait when it is over it. A phone's own
+    channel opens count against that phone, not its address: one that reopens its channel in a
+    loop is refused without slowing the phones that share its address (a NAT's). Everything else
+    counts against the address."""
+    if request.match_info.route.name == "events":
+        device = request.query.get("device", "")
+        if context.room.matches(request.match_info.get("code", "")) and context.room.knows(device):
+            return context.channels.take(device)
+    return context.limiter.take(request.remote or "")
 
 
 async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
@@ -312,7 +326,7 @@ def make_app(context: Context) -> web.Application:
     app.router.add_get("/words.json", words_anywhere)
     app.router.add_get("/r/{code}", page)
     app.router.add_get("/r/{code}/words.json", words)
-    app.router.add_get("/r/{code}/events", events)
+    app.router.add_get("/r/{code}/events", events, name="events")
     app.router.add_post("/r/{code}/join", join)
     app.router.add_post("/r/{code}/vote", vote)
     app.router.add_post("/r/{code}/prompt", prompt)

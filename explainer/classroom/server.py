@@ -216,6 +216,7 @@ class ClassServer:
             queue=self.queue,
             hub=self._hub,
             limiter=RateLimiter(self.limits.rate, self.limits.burst, self.limits.addresses),
+            channels=RateLimiter(self.limits.channel_rate, self.limits.channel_burst, self.limits.phones),
             words=json.dumps(self._words, ensure_ascii=False).encode("utf-8"),
             page=self._page,
             join_page=self._join_page,

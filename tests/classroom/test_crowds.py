@@ -171,3 +171,38 @@ def test_600_silent_connections_are_closed_and_a_phone_is_answered_meanwhile(ser
     leftovers, kind, data = run(scenario())
     assert leftovers == [b""] * 600  # each closed, having been sent nothing
     assert kind == "reveal" and data["yours"] == 1
+
+
+def test_a_phone_that_reopens_its_channel_in_a_loop_is_refused_and_the_others_are_not(serve):
+    """A hundred reopens as fast as it can, from the address three other phones share (a NAT's):
+    past its own burst the looping phone is refused (429, and when to try again), and the others'
+    channels and votes go on, since its refusals are not counted against the address."""
+    served = serve(limits=Limits(channel_rate=0.5, channel_burst=5, rate=20, burst=60))
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            others = [Phone(session, served) for _ in range(3)]
+            for phone in others:
+                await phone.join()
+                await phone.listen()
+            served.recorder.wait_for(lambda ev: PhonesChanged(3) in ev)
+            looping = Phone(session, served)
+            device = await looping.join()
+            answers, began = [], time.monotonic()
+            for _ in range(100):  # more than the address's burst of 60
+                async with session.get(served.url("/events"), params={"device": device}) as r:
+                    answers.append((r.status, r.headers.get("Retry-After")))
+            took = time.monotonic() - began
+            served.server.offer(OFFER)
+            heard = [(await phone.next())[0] for phone in others]
+            votes = [(await phone.vote(3, 0))[0] for phone in others]
+            for phone in others:
+                phone.close()
+            return answers, took, heard, votes
+
+    answers, took, heard, votes = run(scenario())
+    statuses = [status for status, _ in answers]
+    assert statuses[:5] == [200] * 5 and statuses.count(200) <= 5 + 0.5 * took + 1  # its burst, and what refilled
+    assert set(statuses) == {200, 429}
+    assert {wait for status, wait in answers if status == 429} <= {"1", "2"}  # a token back every 2 s
+    assert heard == ["round"] * 3 and votes == [200] * 3
