@@ -12,9 +12,9 @@ that is no room's (``GET /r/WRONG``, 404) and any other address a browser asks a
 answer the join page, which asks for the code. The endpoints a script calls answer JSON.
 
 Every request is hostile until checked: a rate limit per address (a phone's channel opens: per
-phone), at most ``connections`` open,
-a body of at most 4 KB in UTF-8 JSON holding an object, the room code, the phone's id. A refusal
-is a 4xx JSON answer ``{"error": KEY}`` (KEY a word of class_page.json's ``refused``) and changes
+phone), at most ``connections`` open (idle ones make room: watch.py), a body of at most 4 KB
+within ``read_s`` in UTF-8 JSON holding an object, the room code, the phone's id. A refusal is a
+4xx JSON answer ``{"error": KEY}`` (KEY a word of class_page.json's ``refused``) and changes
 nothing; one that passes (429, 503) says in Retry-After how many whole seconds to wait. Every
 answer carries a strict Content-Security-Policy; nothing is logged.
 """
@@ -200,7 +200,7 @@ def _html(body: bytes, status: int = 200) -> web.Response:
 
 
 def _asks_for_a_page(request: web.Request) -> bool:
-    """A browser's address bar (or a link) asks for a page: its Accept names HTML first-hand."""
+    """A browser's address bar (or a link) asks for a page: its Accept names HTML."""
     return request.method == "GET" and "text/html" in request.headers.get("Accept", "")
 
 

@@ -1,11 +1,12 @@
 """The class page's web server: aiohttp in its own thread with its own event loop.
 
 The app talks to it through thread-safe calls (:meth:`ClassServer.offer`, :meth:`reveal`,
-:meth:`end_round`, :meth:`withdraw_round`) and hears from it through ``on_event``, called in the server's thread (the Qt
-adapter re-emits each event as a queued signal, so the GUI thread never waits on the network).
-:meth:`start` blocks only until the socket is bound or has failed; :meth:`stop` closes the socket
-and every connection and joins the thread. What the endpoints accept is routes.py's; what the
-live channel says is messages.py's.
+:meth:`end_round`, :meth:`withdraw_round`) and hears from it through ``on_event``, called in the
+server's thread (the Qt adapter re-emits each event as a queued signal, so the GUI thread never
+waits on the network). :meth:`start` blocks only until the socket is bound or has failed;
+:meth:`stop` tells every phone the session ended, closes the socket and every connection and
+joins the thread. What the endpoints accept is routes.py's; what the live channel says is
+messages.py's; which connections stay open, watch.py's.
 
 Votes are counted in the room at once; what is reported (:class:`VotesChanged`) is coalesced to
 at most one event per :data:`VOTES_INTERVAL_S`, the last state always reported.
