@@ -254,7 +254,7 @@ class ClassMode(QObject):
 
     def _new_run(self) -> None:
         if self.rounds.open is not None and self.server is not None:
-            self.server.end_round()
+            self.server.withdraw_round()
         self.rounds.new_run()
         self._memo.clear()
         self.last = None  # (the class can no longer pick from a run that is gone)
@@ -269,7 +269,7 @@ class ClassMode(QObject):
         for move in self.rounds.at(cursor, rnd):
             match move:
                 case Close():
-                    server.end_round()
+                    server.withdraw_round()
                     self.panel.change(offer=None)
                 case Offer(_step, _round, offer):
                     server.offer(offer)

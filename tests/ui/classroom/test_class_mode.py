@@ -4,6 +4,7 @@ real run's pass, the projected count and reveal, the class's pick as a branch, a
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 
@@ -285,3 +286,62 @@ def test_while_the_class_votes_nothing_on_the_projector_names_the_favourite(qtbo
     assert w.scene.frame.answer_hidden is None and any("Paris" in t for t in drawn_texts(w.scene))
     mode.stop()
     w.presenter.leave()
+
+
+class _ListeningPhone:
+    """A phone on its live channel in a thread of its own, keeping each message as it comes,
+    until the server says the session is closed."""
+
+    def __init__(self, room: _Room) -> None:
+        self.room, self.heard = room, list[tuple[str, dict[str, object]]]()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._listen()), daemon=True)
+        self.thread.start()
+
+    async def _listen(self) -> None:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(self.room.url("/join"), json={}) as r:
+                device = (await r.json())["device"]
+            async with session.get(self.room.url("/events"), params={"device": device}) as stream:
+                kind = ""
+                async for raw in stream.content:
+                    line = raw.decode("utf-8").rstrip("\n")
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: "):
+                        self.heard.append((kind, json.loads(line[6:])))
+                        if kind == "closed":
+                            return
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.heard]
+
+
+def test_a_vote_the_class_will_not_see_revealed_is_withdrawn_on_the_phones(qtbot, window):
+    """Stepping back off a pass before its reveal, or opening another run while its vote is open,
+    closes that round on every phone as withdrawn (not left on 'wait for the reveal' for good)."""
+    w = window
+    w.sampling.greedy.setChecked(True)
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    mode = w.class_mode
+    listening = mode.start("127.0.0.1", 0)
+    assert isinstance(listening, Listening)
+    phone = _ListeningPhone(_Room(listening))
+    qtbot.waitUntil(lambda: mode.panel.state.phones == 1, timeout=10_000)
+    forward_to(qtbot, w, 1, Stage.LAYERS)
+    offer = mode.panel.state.offer
+    assert offer is not None
+    qtbot.waitUntil(
+        lambda: ("round", offer.round_id) in [(k, d.get("round_id")) for k, d in phone.heard], timeout=10_000
+    )
+    press(qtbot, w, Qt.Key.Key_Left)  # the instructor steps back before the reveal
+    qtbot.waitUntil(lambda: ("withdrawn", {"round_id": offer.round_id}) in phone.heard, timeout=10_000)
+    assert ("ended", {"round_id": offer.round_id}) not in phone.heard and mode.panel.state.offer is None
+    press(qtbot, w, Qt.Key.Key_Right)  # offered afresh at the layers
+    again = mode.panel.state.offer
+    assert again is not None and again.round_id != offer.round_id
+    generate(qtbot, w, "One, two, three,", max_new_tokens=2)  # another run while that vote is open
+    qtbot.waitUntil(lambda: ("withdrawn", {"round_id": again.round_id}) in phone.heard, timeout=10_000)
+    mode.stop()
+    phone.thread.join(10)
+    assert phone.kinds()[-1] == "closed"
+    assert not [d for k, d in phone.heard if k == "reveal" and d["round_id"] in (offer.round_id, again.round_id)]
