@@ -8,7 +8,8 @@
 #
 # Steps (each skipped when already done, so a second run takes seconds):
 #   1. system libraries Qt needs headless / for screenshots, and for `test` the validators of the
-#      desktop files (apt, only if missing, only when running as root or with passwordless sudo)
+#      desktop files, chromium and npm (apt, only if missing, only when running as root or with
+#      passwordless sudo), then the browser tests' npm packages (npm ci in tests/browser)
 #   2. .venv in the repository root (python3.12 if it works, else python3 >= 3.11)
 #   3. pip install -e '.[test,dev,animation,slides]'  (re-run only when pyproject.toml changes)
 #   4. explainer model build      (idempotent; downloads ~93 MB the first time)
@@ -36,7 +37,9 @@ APT_PACKAGES=(
 # (tests/classroom: the class results' CSV files open in a spreadsheet); gio (tests/packaging: a
 # file manager finds the launcher for a lesson); openbox (tests/ui/screens: presenter mode full screen
 # on an X server of two screens needs a window manager)
-TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress libreoffice-calc poppler-utils libglib2.0-bin openbox)
+# (chromium, its driver and npm: the browser tests, tests/browser/package.json's packages through npm ci)
+TEST_APT_PACKAGES=(desktop-file-utils appstream librsvg2-bin libreoffice-impress libreoffice-calc poppler-utils libglib2.0-bin openbox
+                   chromium chromium-driver npm)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
@@ -138,6 +141,21 @@ fi
 # 4. model ------------------------------------------------------------------------
 "$VENV/bin/explainer" model build >/dev/null
 
+browser_packages() {  # the browser tests' npm packages (axe-core, ...), pinned by their lock file
+  local lock=tests/browser/package-lock.json stamp=tests/browser/node_modules/.explainer-lock
+  [ -f "$lock" ] || return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    log "warning: npm is missing: the browser tests that need tests/browser's packages will skip (fail in CI)"
+    return 0
+  fi
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha256sum < "$lock")" ]; then
+    log "installing the browser tests' packages (tests/browser: npm ci)"
+    (cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts >/dev/null) \
+      && sha256sum < "$lock" > "$stamp" \
+      || log "warning: npm ci failed in tests/browser"
+  fi
+}
+
 run_checks() {  # lint, formatting, types, layering (CONTRIBUTING.md): before the tests, fast
   log "checks: ruff, ruff format, mypy (explainer and tests), lint-imports, vulture"
   "$VENV/bin/ruff" check --quiet .
@@ -158,6 +176,6 @@ case "$MODE" in
     fi
     exec "$VENV/bin/explainer" "$@"
     ;;
-  check) run_checks ;;
-  test) run_checks; exec "$VENV/bin/python" -m pytest -q "$@" ;;
+  check) browser_packages; run_checks ;;
+  test) browser_packages; run_checks; exec "$VENV/bin/python" -m pytest -q "$@" ;;
 esac
