@@ -7,12 +7,13 @@ import json
 import pytest
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QGraphicsTextItem
 
+from explainer.content.assets import load_texts
 from explainer.diagram import registry as R
 from explainer.diagram.theme import THEMES
 from explainer.frames.embeddings import sample_vector
 from explainer.frames.layers import SKETCH_LAYERS
 from explainer.frames.probabilities import N_BARS
-from explainer.illustration.formatting import milliseconds
+from explainer.illustration.formatting import milliseconds, percent
 from explainer.illustration.walk import Walk
 from explainer.stages import Cursor, Predictor, Stage
 from tests.support import readback as rb
@@ -89,6 +90,32 @@ def test_sampling_phases_match_the_recorded_stages(scene, real_trace):
         )
     scene.redraw()  # back to the frame's own end state
     assert rb.bar_values(scene)[0][1] == pytest.approx(s.after_top_p.probs[0])
+
+
+def test_while_the_bars_move_their_numbers_are_the_models(scene, real_trace):
+    """The bars grow in and slide between the sampling phases, but each label writes a number the
+    run recorded (the phase nearest), never one part of the way between two."""
+    trace = real_trace("sampled")
+    s = trace.steps[0].sampling
+    chart = scene.probabilities
+    cut = load_texts().panels["probabilities_cut"]
+
+    def labels() -> list[str]:
+        return [lab.text() for lab in chart.values[:N_BARS] if lab.isVisible()]
+
+    def recorded(lst, cuts: bool = False) -> list[str]:
+        """The phase's numbers, and where ``cuts``, the word for a candidate the phase cut."""
+        table = dict(zip(lst.ids, lst.probs))
+        return [cut if cuts and t not in table else percent(table.get(t, 0.0)) for t in s.raw.ids[:N_BARS]]
+
+    scene.show_frame(trace, Cursor(0, Stage.PROBABILITIES), animate=False)
+    chart.grow(0.5)  # half way in
+    assert [w for _, w in rb.bar_values(scene)[:3]] == pytest.approx([p / 2 for p in s.raw.probs[:3]])
+    assert labels() == recorded(s.raw)
+    scene.show_frame(trace, Cursor(0, Stage.SAMPLING), animate=False)
+    for t, nearest in ((0.4, s.raw), (0.6, s.after_temperature), (1.7, s.after_top_k), (2.6, s.after_top_p)):
+        chart.set_phase(t)
+        assert labels() == recorded(nearest, cuts=t >= 1.5), t
 
 
 def test_greedy_says_no_random_draw(scene, real_trace):

@@ -257,8 +257,9 @@ class ProbabilityChartItem(Panel):
         vals, other = (
             interpolate(phases[k], phases[k + 1], t - k) if t < 3 else (list(phases[3].values), phases[3].other)
         )
-        cut = phases[min(3, round(t))].cut if t >= 1.5 else (False,) * len(vals)
-        self.set_bars(vals, other, cut)
+        nearest = phases[min(3, round(t))]
+        cut = nearest.cut if t >= 1.5 else (False,) * len(vals)
+        self.set_bars(vals, other, cut, said=(list(nearest.values), nearest.other))
         self._ribbon(min(3, round(t)))
 
     def grow(self, t: float) -> None:
@@ -266,16 +267,27 @@ class ProbabilityChartItem(Panel):
         value = self._value
         if value is not None and value.shown:
             raw = value.phases[0]
-            self.set_bars([v * t for v in raw.values], raw.other * t, (False,) * len(raw.values))
+            cut = (False,) * len(raw.values)
+            self.set_bars([v * t for v in raw.values], raw.other * t, cut, said=(list(raw.values), raw.other))
 
-    def set_bars(self, vals: list[float], other: float, cut: tuple[bool, ...], grow: float = 1.0) -> None:
+    def _rows(self, vals: list[float], other: float, cut: tuple[bool, ...]) -> list[float]:
+        """One number per row and "other" last: the candidates without a row of their own (a large
+        Text size) are counted in "other"."""
+        other += sum(v for v, c in zip(vals[self.n_shown :], cut[self.n_shown :]) if not c)
+        return list(vals[: self.n_shown]) + [other]
+
+    def set_bars(
+        self, vals: list[float], other: float, cut: tuple[bool, ...], said: tuple[list[float], float] | None = None
+    ) -> None:
+        """Bars of lengths ``vals`` (and ``other``); their labels write ``said``, the recorded
+        phase's numbers, where an animation draws lengths between two phases or growing from
+        zero: a label never shows a probability the model did not give."""
         value, theme = self._value, self._theme
         assert value is not None and theme is not None
-        # the candidates without a row of their own (a large Text size) are counted in "other"
-        other += sum(v for v, c in zip(vals[self.n_shown :], cut[self.n_shown :]) if not c)
+        widths = self._rows(vals, other, cut)
+        numbers = self._rows(*said, cut) if said is not None else widths
         vals, cut = vals[: self.n_shown], cut[: self.n_shown]
         n = len(vals)
-        widths = [v * grow for v in vals] + [other * grow]
         brushes, pens = [], []
         chosen = self._chosen_row if value.sampling else None
         for i in range(n):
@@ -313,7 +325,7 @@ class ProbabilityChartItem(Panel):
                 val.show_text(value.words("probabilities_cut"), vf, theme.muted)
             else:
                 self.ghosts[i].setVisible(False)
-                val.show_text(percent(widths[i]), vf, theme.foreground if i < n else theme.muted)
+                val.show_text(percent(numbers[i]), vf, theme.foreground if i < n else theme.muted)
             x = self.chart_rect.left() + min(widths[i], value.scale) * sx + 6
             if i < n and cut[i]:
                 x = self.chart_rect.left() + min(raw[i], value.scale) * sx + 6
