@@ -1,15 +1,18 @@
 """The README's screenshots of class mode, taken from the running app with simulated phones.
 
-    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python packaging/class_screenshots.py [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1366x768x24 -screen 1 1920x1080x24" \
+        sh -c 'openbox & .venv/bin/python packaging/class_screenshots.py [OUT_DIR]'
 
-(the phone page's, class-phone.png, are the three that tests/classroom/test_phone_page.py leaves in
-test-output/classroom/, side by side)
+(a lecture's two screens: the laptop's, 1366 x 768, and the projector's, 1920 x 1080; Debian's
+openbox lets presenter mode fill the projector. The phone page's, class-phone.png, are the three
+that tests/classroom/test_phone_page.py leaves in test-output/classroom/, side by side)
 
 The real window on the real model (built in the cache), with settings of its own: a short run,
 class mode on the loopback address (the phones are bench/phones.py's real HTTP clients, on
-127.0.0.1 only), presenter mode at the Xvfb screen's size. Shots: the round open with the count,
-the reveal beside the model, and the Queue panel after the class's prompts were served. Writes
-PNGs to OUT_DIR (default docs/screenshots/).
+127.0.0.1 only), presenter mode on the projector and its console on the laptop. Shots: the
+reveal beside the model (the projector), the presenter console with the class's prompts held for
+approval, and the Queue panel once they were approved and served. Writes PNGs to OUT_DIR (default
+docs/screenshots/).
 """
 
 from __future__ import annotations
@@ -21,11 +24,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QWidget
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's explainer, whichever the virtual environment installed
 PHONES = 12
-PROMPTS = 6
+PROMPTS = (  # what the class asks: held for the instructor, who approves each
+    "Name three colours of the sea.",
+    "Write a haiku about a lighthouse.",
+    "What is 12 times 12?",
+    "Give a synonym for quick.",
+    "Why is the sky blue?",
+    "Translate 'good morning' into French.",
+)
 
 
 def main(out: Path) -> int:
@@ -47,13 +58,14 @@ def main(out: Path) -> int:
             app.processEvents()
             time.sleep(0.01)
 
-    def shot(name: str) -> None:
+    def shot(name: str, widget: QWidget | None = None) -> None:
         for _ in range(30):
             app.processEvents()
             time.sleep(0.01)
+        w.scene.finish_animation()  # (the frame as it ends, not part of the way there)
         w.scene.settle()
         path = out / f"{name}.png"
-        w.grab().save(str(path))
+        (widget or w).grab().save(str(path))
         print(path)
 
     w = MainWindow()
@@ -69,7 +81,9 @@ def main(out: Path) -> int:
     w.controller.on(GenerationFinished, finished.append)
     w.generate()
     wait(lambda: bool(finished) and not w.generating)
-    w.presenter.enter()
+    if len(app.screens()) < 2:
+        raise SystemExit("two screens are needed (the laptop's and the projector's): see the docstring")
+    w.presenter.enter()  # the projector filled, the console on the laptop
     listening = w.class_mode.start("127.0.0.1", 0, LIMITS)  # the phones share one address here
     phones = Phones(listening.url, PHONES)  # type: ignore[union-attr]
     try:
@@ -80,14 +94,20 @@ def main(out: Path) -> int:
         assert offer is not None
         phones.vote(offer.round_id, len(offer.choices), within_s=0.2, seed=3)
         wait(lambda: w.class_mode.panel.state.voted == PHONES)
-        shot("class-round")
         w.stepper.forward()
         wait(lambda: w.class_mode.panel.state.reveal is not None)
         shot("class-reveal")
-        phones.ask(PROMPTS, "Name three colours of the sea.")
+        phones.ask_each(PROMPTS)
         queue = w.class_mode.queue
-        assert queue is not None
-        wait(lambda: len(queue.lives()) == PROMPTS and all(life.done is not None for life in queue.lives()))
+        console = w.console.view
+        assert queue is not None and console is not None and console.isVisible()
+        wait(lambda: len(queue.held()) == len(PROMPTS) and console.moderation.selected() is not None)
+        shot("presenter-console", console)
+        while queue.held():  # the instructor approves each, first held first
+            wait(lambda: console.moderation.selected() is not None)
+            console.moderation.approve.click()
+            app.processEvents()
+        wait(lambda: len(queue.lives()) == len(PROMPTS) and all(life.done is not None for life in queue.lives()))
         shot("class-queue")
     finally:
         phones.close()

@@ -17,7 +17,7 @@ import multiprocessing
 import random
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -149,11 +149,17 @@ class Phones:
 
     def ask(self, count: int, text: str) -> list[Answer]:
         """The first ``count`` phones each send ``text`` (one after another, in that order)."""
-        return self._run(self._ask(count, text))
+        return self.ask_each([text] * count)
 
-    async def _ask(self, count: int, text: str) -> list[Answer]:
+    def ask_each(self, texts: Sequence[str]) -> list[Answer]:
+        """Phone i sends ``texts[i]`` (one after another, in that order)."""
+        if len(texts) > len(self.phones):
+            raise ValueError(f"{len(texts)} prompts for {len(self.phones)} phones: one prompt a phone")
+        return self._run(self._ask(texts))
+
+    async def _ask(self, texts: Sequence[str]) -> list[Answer]:
         answers = []
-        for phone in self.phones[:count]:
+        for phone, text in zip(self.phones[: len(texts)], texts, strict=True):
             answer = phone.answer = Answer(time.perf_counter())
             answer.status, body = await self._post("prompt", {"device": phone.device, "text": text})
             answer.number = body.get("number")
