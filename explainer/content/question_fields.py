@@ -16,7 +16,7 @@ OPTION_FIELDS = ("value", "time", "part")
 # the fields a live question adds to its own texts (explainer/lesson/live_answers.py LIVE)
 LIVE_QUESTION_FIELDS: dict[str, Fields] = {
     "greedy_pick": ("pass_no", "context_end", "answer_token", "answer_pct", "second_pct"),
-    "story_wait": ("reply_s",),
+    "story_wait": ("reply_ms", "reply_s"),
     "story_report": ("report_tokens", "report_verdict"),
     "story_layer_time": ("layer_ms",),
 }

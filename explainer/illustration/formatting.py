@@ -87,6 +87,16 @@ def milliseconds(s: float | None) -> str:
     return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
 
 
+def shown_ms(s: float) -> float:
+    """``s`` in milliseconds, rounded as :func:`milliseconds` writes it (0.0957 -> 96.0, 0.00943
+    -> 9.4, 12.34 -> 12300.0): a sum the lesson works out from times on screen uses these, so it
+    gives what a learner gets from the same figures."""
+    ms = s * 1000.0
+    if ms >= 10_000:
+        return round(s, 1) * 1000.0
+    return float(round(ms)) if ms >= 10 else round(ms, 1)
+
+
 def byte_size(n: float) -> str:
     """723_643_392 -> '724 MB', 2e9 -> '2.0 GB', 810e9 -> '810 GB' (powers of 1000, as drives are sold)."""
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):

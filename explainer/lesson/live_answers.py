@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from explainer.content.texts import LessonTexts, QuestionSpec
 from explainer.engine.trace import ModelInfo, Trace
-from explainer.illustration.formatting import byte_size, milliseconds, number, percent, quoted
+from explainer.illustration.formatting import byte_size, milliseconds, number, percent, quoted, shown_ms
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import context_words, conversions, fill, lesson_fields, weight_bytes
 from explainer.lesson.game import new_round
@@ -176,18 +176,22 @@ REPORT_WORDS = 20_000
 
 def _story_wait(a: Asked) -> Live | None:
     """The whole reply's time from this run's own TTFT and TPOT: the first token after TTFT,
-    each later one a TPOT after the one before."""
+    each later one a TPOT after the one before. Worked out from the two times as the question
+    shows them, so the sum in the explanation adds up, and a learner who works it out from the
+    screen's figures gets the very number the app does."""
     trace = a.trace
     if trace is None or trace.ttft_s is None or trace.tpot_s is None:
         return None
-    seconds = trace.ttft_s + (REPLY_TOKENS - 1) * trace.tpot_s
-    ttft, tpot = trace.ttft_s, trace.tpot_s
+    ttft, tpot = shown_ms(trace.ttft_s) / 1000, shown_ms(trace.tpot_s) / 1000
+    seconds = ttft + (REPLY_TOKENS - 1) * tpot
     slips = (
         ("every_ttft", REPLY_TOKENS * ttft),  # every token waits as long as the first
         ("one_tpot", ttft + tpot),  # one gap after the first token, not one per later token
         ("no_ttft", (REPLY_TOKENS - 1) * tpot),  # the wait for the first token left out
     )
-    return Live({"reply_s": number(seconds, 1)}, number=seconds, mistakes=slips)
+    ms = round(seconds * 1000, 1)  # (the shown times have at most one decimal of a millisecond)
+    fields = {"reply_ms": f"{number(ms, 0 if ms.is_integer() else 1)} ms", "reply_s": number(seconds, 1)}
+    return Live(fields, number=seconds, mistakes=slips)
 
 
 def _story_report(a: Asked) -> Live | None:
@@ -212,11 +216,12 @@ def _story_report(a: Asked) -> Live | None:
 
 
 def _story_layer_time(a: Asked) -> Live | None:
-    """One layer's share of this run's prefill pass (its time is on screen, the share is not)."""
+    """One layer's share of this run's prefill pass (its time is on screen, the share is not),
+    from the pass's time as the question shows it."""
     trace = a.trace
     if trace is None or not trace.steps:
         return None
-    prefill_ms, layers = trace.steps[0].forward_s * 1000, trace.model.n_layers
+    prefill_ms, layers = shown_ms(trace.steps[0].forward_s), trace.model.n_layers
     slips = (
         ("whole_pass", prefill_ms),  # the whole pass, not one layer's share
         ("multiplied", prefill_ms * layers),  # times the layers, not divided

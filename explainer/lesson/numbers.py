@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 _HEDGE = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.?|~|≈|±)\s*", re.IGNORECASE)
 _SPACES = re.compile(r"[ \u00a0\u202f\u2009_']")
@@ -43,6 +44,19 @@ def parse_number(text: str) -> float | None:
     if not math.isfinite(value):
         return None
     return -value if sign == "-" else value
+
+
+def as_typed(value: float) -> str:
+    """A number the learner gave, written back to them with every digit they gave and thousands
+    separators: 2456 -> "2,456", "3k" -> "3,000", 0.0203 -> "0.0203", "2.50" -> "2.5". Feedback
+    quotes this, never a number of its own that the learner's merely came close to."""
+    if not math.isfinite(value):
+        return str(value)
+    exact = Decimal(repr(value))  # the shortest decimal that reads back as this float: what was typed
+    if abs(value) >= 1e15 or (value and abs(value) < 1e-6):  # (written out, such a number is a wall of digits)
+        return f"{value:.6g}"
+    text = format(exact, ",f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import fill, lesson_fields
 from explainer.lesson.live_answers import LIVE, Asked, Live
 from explainer.lesson.numbers import distance, parse_number
+from explainer.lesson.slips import Slip, named, slips
 
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
 
@@ -59,9 +60,9 @@ class Question:
     live: bool  # computed from the run
     available: bool  # False: needs a run first (``text`` says so)
     answer: Answer
-    # NUMBER: the likely wrong answers, (value, why): each computed from this question's own
-    # numbers, ``why`` naming the slip that gives it (none lies within the tolerance of the answer)
-    mistakes: tuple[tuple[float, str], ...] = ()
+    # NUMBER: the likely wrong answers, each computed from this question's own numbers, with
+    # why it is wrong (none lies within the tolerance of the answer): see slips.py
+    mistakes: tuple[Slip, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def build_question(
     why_wrong: tuple[str, ...] = ()
     items: tuple[str, ...] = ()
     tolerance_text = ""
-    mistakes: tuple[tuple[float, str], ...] = ()
+    mistakes: tuple[Slip, ...] = ()
     if spec.kind is QuestionKind.CHOICE:
         if live is not None:
             raw = tuple(spec.option.format(value=v) if "{value}" in spec.option else v for v in live.values)
@@ -162,7 +163,7 @@ def build_question(
     elif spec.kind is QuestionKind.NUMBER:
         answer = live.number if live is not None else spec.answer
         tolerance_text = _tolerance_text(texts, spec.tolerance)
-        found = _mistakes(spec, float(answer), live.mistakes if live is not None else (), all_fields)
+        found = slips(spec, float(answer), live.mistakes if live else (), all_fields)
         if found is None:
             return _unavailable(spec, texts)
         mistakes = found
@@ -195,39 +196,6 @@ def _tolerance_text(texts: LessonTexts, tolerance: float) -> str:
     if tolerance <= 0:
         return texts.text("quiz", "tolerance_exact")
     return texts.text("quiz", "tolerance").format(pct=_pct(tolerance))
-
-
-def _mistakes(
-    spec: QuestionSpec, answer: float, live: Sequence[tuple[str, float]], fields: dict[str, str]
-) -> tuple[tuple[float, str], ...] | None:
-    """The question's likely wrong answers with why each is wrong, from its own numbers: the
-    live question's slips, a slip by a factor of a thousand, or a static question's given value.
-    A slip too near the answer to tell from a near miss is dropped."""
-    values = {"times_1000": answer * 1000, "over_1000": answer / 1000, **dict(live)}
-    out: list[tuple[float, str]] = []
-    for kind, given, why in spec.mistakes:
-        value = given if given is not None else values.get(kind)
-        # a slip whose band of accepted answers meets the answer's cannot be told from a near miss
-        if value is None or not math.isfinite(value):
-            continue
-        if abs(value - answer) <= spec.tolerance * (abs(value) + abs(answer)):
-            continue
-        text = fill(why, {**fields, "value": _amount(value)})
-        if text is None:
-            return None
-        out.append((value, text))
-    return tuple(out)
-
-
-def _slip(question: Question, value: float) -> str | None:
-    """Why ``value`` is wrong when it is one of the question's likely wrong answers: the nearest
-    one it matches within the question's tolerance (exactly, at tolerance 0)."""
-    near = [
-        (abs(value - m) / abs(m) if m else abs(value), why)
-        for m, why in question.mistakes
-        if distance(value, m, question.tolerance).within
-    ]
-    return min(near)[1] if near else None
 
 
 def build_questions(
@@ -279,7 +247,7 @@ def check(texts: LessonTexts, question: Question, given: int | float | str | Seq
         d = distance(float(value), target, question.tolerance)
         if d.within:
             return Verdict(True, right_msg, question.explanation)
-        slip = _slip(question, float(value))
+        slip = named(question.mistakes, float(value), question.tolerance)
         if slip is not None:  # a known slip: say which one gave this number, and why
             msg = texts.text("quiz", "mistake_high" if d.high else "mistake_low").format(why=slip)
         else:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from explainer.lesson.numbers import distance, parse_number
+from explainer.lesson.numbers import as_typed, distance, parse_number
 
 THREE_THOUSAND = [
     "3000",
@@ -99,3 +99,12 @@ def test_within_means_within_the_tolerance(target, tol, k):
     assume(abs(abs(k) - 1) > 1e-6)  # not on the edge itself, where rounding decides
     d = distance(target * (1 + k * tol), target, tol)
     assert d.within == (abs(k) < 1) and (d.within or d.high == (k > 0))
+
+
+@pytest.mark.parametrize(
+    ("typed", "quoted"),
+    [("2456", "2,456"), ("2,790", "2,790"), ("3k", "3,000"), ("0.0203", "0.0203"), ("2.50", "2.5"), ("-3", "-3")],
+)
+def test_a_number_is_quoted_back_with_the_digits_the_learner_gave(typed, quoted):
+    value = parse_number(typed)
+    assert value is not None and as_typed(value) == quoted

@@ -8,7 +8,7 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import QuestionKind
-from explainer.illustration.formatting import milliseconds, quoted
+from explainer.illustration.formatting import milliseconds, quoted, shown_ms
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.facts import prompt_text
 from explainer.lesson.numbers import parse_number
@@ -256,15 +256,16 @@ def test_every_chapter_sets_a_task_answered_from_the_learners_run(real_trace):
 def test_the_story_tasks_answers_are_the_runs_own_numbers(real_trace):
     """The bakery's wait is this run's TTFT plus 59 TPOTs; one layer's time is its prefill pass
     shared by the layers; the report's tokens follow the rule of thumb and the window decides
-    what the explanation says."""
+    what the explanation says. The times are the run's as the question shows them (whole
+    milliseconds), so the sum a learner does from the screen gives the app's answer."""
     trace = real_trace("sampled")
     qs = questions_for(trace)
-    assert qs["story_wait"].answer == pytest.approx(trace.ttft_s + 59 * trace.tpot_s)
+    assert qs["story_wait"].answer == pytest.approx((shown_ms(trace.ttft_s) + 59 * shown_ms(trace.tpot_s)) / 1000)
     wait = qs["story_wait"].answer
     assert isinstance(wait, float) and check(TEXTS, qs["story_wait"], wait * 1.1).correct
     assert not check(TEXTS, qs["story_wait"], trace.ttft_s + trace.tpot_s).correct  # two tokens, not the reply
     first = trace.steps[0]
-    assert qs["story_layer_time"].answer == pytest.approx(first.forward_s * 1000 / trace.model.n_layers)
+    assert qs["story_layer_time"].answer == pytest.approx(shown_ms(first.forward_s) / trace.model.n_layers)
     assert milliseconds(first.forward_s) in qs["story_layer_time"].text
     report = qs["story_report"]
     assert report.answer == pytest.approx(20_000 / TEXTS.lesson.words_per_token)
