@@ -23,7 +23,7 @@ LIVE_QUESTION_FIELDS: dict[str, Fields] = {
 # why each kind of wrong option a live choice question computes is wrong: the keys of its
 # "explanations" in questions.json (explainer/lesson/live_answers.py says which option is which)
 LIVE_WRONG: dict[str, tuple[str, ...]] = {
-    "prompt_tokens": ("times", "chars", "words", "near"),
+    "prompt_tokens": ("real", "times", "chars", "words", "near"),
     "embedding_width": ("one_token", "tokens", "added", "layers", "vocab"),
     "memory16": ("low_bits", "times_1000", "over_1000", "bits32"),
     "greedy_pick": ("not_top",),
@@ -38,6 +38,7 @@ NUMBER_MISTAKES: dict[str, tuple[str, ...]] = {
     "context_words": ("divided", "tokens", "chars"),
     "story_report": ("multiplied", "words", "chars"),
     "story_layer_time": ("whole_pass", "multiplied", "per_token"),
+    "story_recipe": ("prompt_added", "every_token"),
 }
 # the fields an option's explanation may use beside its question's: the option itself
 WRONG_FIELDS: Fields = ("value",)

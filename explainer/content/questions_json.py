@@ -29,6 +29,7 @@ LIVE_QUESTIONS = (
     "story_wait",
     "story_report",
     "story_layer_time",
+    "story_recipe",
 )
 # the texts a live question's options or explanation need
 LIVE_WORDS = {"ttft": ("prefill", "decode", "all"), "story_report": ("fits", "too_big")}

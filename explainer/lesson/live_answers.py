@@ -32,6 +32,8 @@ class Live:
     reasons: tuple[str, ...] = ()  # CHOICE: per wrong value (after the right one), its LIVE_WRONG kind
     number: float = 0.0  # NUMBER: the right answer
     mistakes: tuple[tuple[str, float], ...] = ()  # NUMBER: (kind of slip, the number it gives)
+    # NUMBER: the kinds of slip that copy a number the question states (matched as typed, slips.py)
+    stated: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,14 @@ def _prompt_tokens(a: Asked) -> Live | None:
         return None
     c = conversions(a.trace, a.texts.lesson)
     # the rule of thumb's estimate, which the screen does not show (the real count it does); the
-    # slips a beginner makes first (multiplying, the characters or words themselves), then near misses
+    # slips a beginner makes first (the real count, the characters or words themselves,
+    # multiplying), then near misses
     est = max(1, round(c.tokens_from_chars))
-    cands = [(c.n_chars * c.rule_chars_per_token, "times"), (c.n_chars, "chars"), (c.n_words, "words")]
+    # the real count first: the learner has just read it (tour step 11), and a beginner who takes
+    # it for the rule's estimate should hear that, not "that is the number of words" when the two
+    # happen to be equal
+    cands: list[tuple[float, str]] = [(c.n_tokens, "real"), (c.n_chars, "chars"), (c.n_words, "words")]
+    cands += [(c.n_chars * c.rule_chars_per_token, "times")]
     cands += [(v, "near") for v in (est + 1, max(1, est - 1), est + 2, max(1, est - 2), est + 3)]
     return _distinct({}, number(est), [(number(v), why) for v, why in cands])
 
@@ -86,7 +93,7 @@ def _context_words(a: Asked) -> Live | None:
         ("tokens", float(tokens)),  # the tokens themselves
         ("chars", tokens * lesson.chars_per_token),  # characters, not words
     )
-    return Live({}, number=context_words(a.model, lesson), mistakes=slips)
+    return Live({}, number=context_words(a.model, lesson), mistakes=slips, stated=("tokens",))
 
 
 def _embedding_width(a: Asked) -> Live | None:
@@ -169,9 +176,11 @@ def _ttft(a: Asked) -> Live | None:
     return _distinct({}, opt(prefill_ms, prefill), cands)
 
 
-# the story tasks' numbers: a reply's length, a report's size (questions.json says them in words)
+# the story tasks' numbers: a reply's length, a report's size, a recipe's length (questions.json
+# says them in words)
 REPLY_TOKENS = 60
 REPORT_WORDS = 20_000
+RECIPE_TOKENS = 200
 
 
 def _story_wait(a: Asked) -> Live | None:
@@ -212,7 +221,7 @@ def _story_report(a: Asked) -> Live | None:
         ("words", float(REPORT_WORDS)),  # the words themselves
         ("chars", REPORT_WORDS / a.texts.lesson.words_per_token * a.texts.lesson.chars_per_token),  # characters
     )
-    return Live(fields, number=tokens, mistakes=slips)
+    return Live(fields, number=tokens, mistakes=slips, stated=("words",))
 
 
 def _story_layer_time(a: Asked) -> Live | None:
@@ -230,6 +239,21 @@ def _story_layer_time(a: Asked) -> Live | None:
     return Live({"layer_ms": milliseconds(prefill_ms / 1000 / layers)}, number=prefill_ms / layers, mistakes=slips)
 
 
+def _story_recipe(a: Asked) -> Live | None:
+    """The decode passes of a 200-token reply: one per token after the first, which prefill gave,
+    whatever the prompt. The run only brings the slips: its prompt's tokens, given passes of
+    their own by a learner who forgets that prefill read them all in one."""
+    trace = a.trace
+    if trace is None:
+        return None
+    n = len(trace.prompt_tokens)
+    slips = (
+        ("prompt_added", RECIPE_TOKENS - 1 + n),  # a decode pass for each prompt token too
+        ("every_token", RECIPE_TOKENS + n),  # a pass for every token, the prompt's and the reply's
+    )
+    return Live({}, number=float(RECIPE_TOKENS - 1), mistakes=slips)
+
+
 LIVE: dict[str, Maker] = {
     "prompt_tokens": _prompt_tokens,
     "context_words": _context_words,
@@ -240,4 +264,5 @@ LIVE: dict[str, Maker] = {
     "story_wait": _story_wait,
     "story_report": _story_report,
     "story_layer_time": _story_layer_time,
+    "story_recipe": _story_recipe,
 }

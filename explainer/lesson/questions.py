@@ -163,7 +163,7 @@ def build_question(
     elif spec.kind is QuestionKind.NUMBER:
         answer = live.number if live is not None else spec.answer
         tolerance_text = _tolerance_text(texts, spec.tolerance)
-        found = slips(spec, float(answer), live.mistakes if live else (), all_fields)
+        found = slips(spec, float(answer), live.mistakes if live else (), live.stated if live else (), all_fields)
         if found is None:
             return _unavailable(spec, texts)
         mistakes = found

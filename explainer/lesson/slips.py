@@ -9,8 +9,8 @@ with the slip it matches, in the learner's own number as they typed it, never in
 slip computes, which the learner's only came close to.
 
 Apart from questions.py, which builds and checks every kind of question, because matching a
-number to a slip has rules of its own: which slips can be told from a near miss, and which
-one a number matches.
+number to a slip has rules of its own: which slips can be told from a near miss, which are
+matched within the question's tolerance and which only as typed.
 """
 
 from __future__ import annotations
@@ -30,47 +30,54 @@ _GIVEN = "\ue000"
 
 @dataclass(frozen=True)
 class Slip:
-    """One likely wrong answer of a question as asked: the number the slip gives, and why it is
-    wrong (its {fields} filled but the learner's number)."""
+    """One likely wrong answer of a question as asked: the number the slip gives, why it is
+    wrong (its {fields} filled but the learner's number), and whether it is matched as typed."""
 
     value: float
     why: str
+    # the slip copies a number the question states (the report's 20,000 words): a learner who
+    # makes it types that number, so it is matched exactly, and named even where the question's
+    # tolerance around it would reach the right answer's
+    exact: bool = False
 
 
 def slips(
     spec: QuestionSpec,
     answer: float,
     live: Sequence[tuple[str, float]],
+    stated: Sequence[str],
     fields: dict[str, str],
 ) -> tuple[Slip, ...] | None:
     """The question's likely wrong answers from its own numbers: the live answer's slips
-    (``live``: kind, number), a slip by a factor of a thousand, or a static question's given
-    value. A slip that cannot be told from a near miss is dropped, and so is one giving the same
-    number as a slip before it (the first listed names it). None: a text names a field the run
-    cannot fill."""
+    (``live``: kind, number; ``stated``: the kinds that copy a number the question states), a
+    slip by a factor of a thousand, or a static question's given value. A slip that cannot be
+    told from a near miss is dropped, and so is one giving the same number as a slip before it
+    (the first listed names it). None: a text names a field the run cannot fill."""
     values = {"times_1000": answer * 1000, "over_1000": answer / 1000, **dict(live)}
     out: list[Slip] = []
     for kind, given, why in spec.mistakes:
         value = given if given is not None else values.get(kind)
         if value is None or not math.isfinite(value) or any(s.value == value for s in out):
             continue
+        exact = kind in stated
         # the band of answers the slip is matched over must not meet the band accepted as right
-        if abs(value - answer) <= spec.tolerance * (abs(answer) + abs(value)):
+        reach = 0.0 if exact else spec.tolerance * abs(value)
+        if abs(value - answer) <= spec.tolerance * abs(answer) + reach:
             continue
         text = fill(why, {**fields, "value": _GIVEN})
         if text is None:
             return None
-        out.append(Slip(value, text))
+        out.append(Slip(value, text, exact))
     return tuple(out)
 
 
 def named(found: Sequence[Slip], value: float, tolerance: float) -> str | None:
-    """Why ``value`` is wrong when one of the slips gives it: the nearest that matches within
-    ``tolerance``, in the learner's own number."""
+    """Why ``value`` is wrong when one of the slips gives it: the nearest that matches (within
+    ``tolerance``, or exactly for a slip matched as typed), in the learner's own number."""
     near = [
         (abs(value - s.value) / abs(s.value) if s.value else abs(value), i)
         for i, s in enumerate(found)
-        if distance(value, s.value, tolerance).within
+        if distance(value, s.value, 0.0 if s.exact else tolerance).within
     ]
     if not near:
         return None

@@ -2,8 +2,10 @@
 
 Issue 49: typing 2456 (milliseconds for seconds) was answered "2,447 is the answer in
 milliseconds", 2790 "2,776 multiplies by the 30 layers", and the worked sum "96 ms + 59 × 40 ms ≈
-2.4 s" came to 2.46 s. Each likely mistake below is typed as a learner would work it out from
-what the question shows, and the feedback must name it, in the learner's own number.
+2.4 s" came to 2.46 s. Three slips went unnamed: the report's words given as its tokens, the
+prompt's tokens given decode passes of their own, and the real token count given for the rule of
+thumb's estimate. Each likely mistake below is typed as a learner would work it out from what
+the question shows, and the feedback must name it, in the learner's own number.
 """
 
 from __future__ import annotations
@@ -86,11 +88,14 @@ def _context(f: Shown) -> dict[str, tuple[float, str]]:
     }
 
 
-def _recipe(_f: Shown) -> dict[str, tuple[float, str]]:
+def _recipe(f: Shown) -> dict[str, tuple[float, str]]:
+    n = f.n_prompt
     return {
         "200": (200, "gives every token of the reply its own decode pass"),
         "201": (201, "counts the prefill pass and then a decode pass"),
         "1": (1, "cannot write the reply in one pass"),
+        "prompt_added": (199 + n, f"gives each of the {n} prompt tokens a decode pass"),
+        "every_token": (200 + n, f"a pass for every token: the {n} prompt tokens"),
     }
 
 
@@ -144,7 +149,7 @@ def test_each_likely_mistake_typed_is_named_in_the_learners_own_number(real_trac
     for qid, likely in LIKELY.items():
         q = qs[qid]
         for kind, (value, says) in likely(shown).items():
-            exact = q.tolerance == 0
+            exact = q.tolerance == 0 or kind in ("words", "tokens")  # copied from the question
             assert isinstance(q.answer, float)
             if not exact and abs(value - q.answer) <= q.tolerance * (abs(value) + abs(q.answer)):
                 continue  # so near the answer that a near miss would read as the slip: not named
@@ -166,6 +171,36 @@ def _has_value(q: Question, kind: str) -> bool:
     """Whether the slip's words quote the learner's number (a few say why without it)."""
     spec = next(s for s in TEXTS.questions if s.id == q.id)
     return any("{value}" in why and (k or f"{v:g}") == kind for k, v, why in spec.mistakes)
+
+
+def test_the_three_slips_issue_49_found_unnamed_are_named(real_trace):
+    """The report's words typed as its tokens (20000 was "Too low, by about 6,667"), the prompt's
+    tokens given decode passes of their own (205), and the real token count, just read on the
+    tokens panel, picked as the rule of thumb's estimate ("5 is the number of words")."""
+    trace = real_trace("paris")  # 5 tokens, 5 words, 24 characters
+    qs = questions_for(trace)
+    words = check(TEXTS, qs["story_report"], "20000").message
+    assert words.startswith("Too low: 20,000 is the number of words itself") and "divide" in words
+    assert "by about" not in check(TEXTS, qs["story_report"], "20,000").message
+    n = len(trace.prompt_tokens)
+    for typed in (199 + n, 200 + n):
+        passes = check(TEXTS, qs["story_recipe"], str(typed)).message
+        assert passes.startswith(f"Too high: {typed} ") and f"{n} prompt tokens" in passes, passes
+        assert "Prefill read" in passes and "one pass" in passes, passes
+    q = qs["prompt_tokens"]
+    real = str(n)
+    assert real in q.options and q.options.index(real) != q.answer
+    why = check(TEXTS, q, q.options.index(real)).message
+    assert "really made" in why and "number of words" not in why and "24 ÷ 4" in why
+
+
+def test_a_run_whose_counts_differ_names_the_real_count_and_the_words_apart(real_trace):
+    trace = real_trace("chat")  # 37 tokens, 18 words
+    q = questions_for(trace)["prompt_tokens"]
+    said = {o: check(TEXTS, q, i).message for i, o in enumerate(q.options) if i != q.answer}
+    real = str(len(trace.prompt_tokens))
+    assert real in said and "really made" in said[real], said
+    assert "number of words" in said.get("18", ""), said
 
 
 @pytest.mark.parametrize("name", ["paris", "sampled", "chat"])
