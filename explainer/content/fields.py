@@ -211,6 +211,7 @@ LESSON_STRINGS: dict[str, dict[str, Fields]] = {
                 "finish_tip",
                 "restart",
                 "tour_finished",
+                "tour_finished_complete",
                 "predict_needs_run",
                 "predict_hint",
                 "favourite",

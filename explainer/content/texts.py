@@ -151,6 +151,10 @@ class TourStep:
     # the text shown while the lesson is not complete yet, for a step whose text says it is
     # (the end of the tour: no praise before every goal is shown)
     text_open: str | None = None
+    # the text and the task shown once a run is on screen, for a step whose words would ask for
+    # one that is there already (the step that asks for the first run, come back to later)
+    text_run: str | None = None
+    do_run: str | None = None
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,9 @@ def _names(template: str) -> set[str]:
 
 
 def _text_guessing(f: CheckedJson, s: dict[str, Any], text: str, where: str, known: frozenset[str]) -> str | None:
-    """The step's text for while a guess is open: required when its text names an answer, and
-    itself naming none (see fields.GUESS_FIELDS)."""
-    answers = sorted(_names(text) & set(GUESS_FIELDS))
+    """The step's text for while a guess is open: required when its text (or the one it shows
+    once a run is on screen) names an answer, and itself naming none (see fields.GUESS_FIELDS)."""
+    answers = sorted((_names(text) | _names(s.get("text_run", ""))) & set(GUESS_FIELDS))
     if "text_guessing" not in s:
         if answers:
             raise f.error(
@@ -103,10 +103,12 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
         text = f.text(s, "text", where)
         f.fields_known(text, f"{where}.text", known)
         guessing = _text_guessing(f, s, text, where, known)
-        text_open = f.text(s, "text_open", where) if "text_open" in s else None
-        if text_open is not None:
-            f.fields_known(text_open, f"{where}.text_open", known)
+        text_open, text_run = (f.text(s, key, where) if key in s else None for key in ("text_open", "text_run"))
+        for key, variant in (("text_open", text_open), ("text_run", text_run)):
+            if variant is not None:
+                f.fields_known(variant, f"{where}.{key}", known)
         do = f.plain(s, "do", where)
+        do_run = f.plain(s, "do_run", where) if "do_run" in s else None
         step_outcomes = f.strings(s.get("outcomes", []), f"{where}.outcomes") if s.get("outcomes") else ()
         for o in step_outcomes:
             if o not in outcomes:
@@ -122,6 +124,8 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
                 step_outcomes,
                 guessing,
                 text_open,
+                text_run,
+                do_run,
             )
         )
     if len({s.id for s in steps}) != len(steps):

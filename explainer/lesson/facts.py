@@ -352,6 +352,12 @@ def lesson_fields(
     return f
 
 
+def has_run(fields: dict[str, str]) -> bool:
+    """Whether ``fields`` (from :func:`lesson_fields`) are those of a run on screen: its fields
+    are there exactly when it is, and every run fills ``prompt``."""
+    return "prompt" in fields
+
+
 def fill(template: str, fields: dict[str, str]) -> str | None:
     """``template`` with its fields filled, or None when one of them is not known yet."""
     try:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explainer.content.texts import LessonTexts, Outcome, TourScript
+from explainer.content.texts import ConditionKind, LessonTexts, Outcome, TourScript
 from explainer.lesson.game import GameState, Play, Reveal, Round
 from explainer.lesson.questions import Question, QuizState, Verdict
 from explainer.lesson.tour import LessonComplete, TourEvent, TourState
@@ -68,13 +68,13 @@ class LessonState:
         return self._with_tour(self.tour.observe(script, event))
 
     def next(self, script: TourScript) -> LessonState:
-        return self._with_tour(self.tour.next(script))
+        return self._arriving(script, self.tour.next(script))
 
     def back(self, script: TourScript) -> LessonState:
-        return self._with_tour(self.tour.back(script))
+        return self._arriving(script, self.tour.back(script))
 
     def go_to(self, script: TourScript, index: int) -> LessonState:
-        return self._with_tour(self.tour.go_to(script, index))
+        return self._arriving(script, self.tour.go_to(script, index))
 
     def restart(self) -> LessonState:
         """The tour from its first step; the answers and the score are the learner's and stay."""
@@ -91,6 +91,19 @@ class LessonState:
 
     def _with_tour(self, tour: TourState) -> LessonState:
         return self if tour == self.tour else replace(self, tour=tour)
+
+    def _arriving(self, script: TourScript, tour: TourState) -> LessonState:
+        """The tour at a step it moved to, done on arrival when the record shows its task done
+        already: its question answered right, or a round of the game played. Back then Next to
+        a question step asked again for a question answered long before. (What else a step
+        asks for, a stage shown or a slider moved, belongs to the moment and is asked again.)"""
+        step = tour.step(script)
+        if step is not None and not tour.done:
+            c = step.done
+            answered = c.kind is ConditionKind.QUESTION and c.question is not None and self.quiz.is_right(c.question)
+            if answered or (c.kind is ConditionKind.GAME and self.game.played > 0):
+                tour = replace(tour, done=True)
+        return self._with_tour(tour)
 
     # ------------------------------------------------------------------ what it says
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explainer.content.texts import Chapter, Condition, ConditionKind, LessonTexts, Target, TourScript, TourStep
-from explainer.lesson.facts import fill
+from explainer.lesson.facts import fill, has_run
 from explainer.stages import Stage
 
 STATE_VERSION = 1
@@ -265,6 +265,12 @@ def progress(texts: LessonTexts, state: TourState) -> Progress:
     )
 
 
+def finished_text(texts: LessonTexts, complete: bool) -> str:
+    """What the tour says once its last step is behind it: where "Finish the lesson" leads,
+    the goals still to show, or, the lesson complete, the score and what comes next."""
+    return texts.text("ui", "tour_finished_complete" if complete else "tour_finished")
+
+
 def goals_text(texts: LessonTexts, goals: tuple[int, int]) -> str:
     """The goals shown so far, in words: "9 of 16 goals shown"."""
     return texts.text("completion", "goals").format(shown=goals[0], total=goals[1])
@@ -282,7 +288,9 @@ def tour_view(
     text names what the model picks shows its ``text_guessing`` instead (the game stays fair).
     ``goals``: (shown, total) from the learner's record (LessonState.goals; None: none shown),
     for the texts that say how far the learner is; a step with a ``text_open`` shows it until
-    every goal is shown (no praise before the lesson is complete)."""
+    every goal is shown (no praise before the lesson is complete). With a run on screen (its
+    fields in ``fields``), a step with a ``text_run`` and ``do_run`` shows those, and a step that
+    asks for a run is done: the words never ask for what the screen already shows."""
     tour = texts.tour
     step = state.step(tour)
     if step is None:
@@ -290,7 +298,10 @@ def tour_view(
     chapter = tour.chapter(step.chapter)
     assert chapter is not None  # assets.py checked every step's chapter
     shown, total = goals if goals is not None else (0, len(texts.lesson.outcomes))
-    template = step.text_guessing if guessing and step.text_guessing is not None else step.text
+    ran = has_run(fields)
+    template = step.text_run if ran and step.text_run is not None else step.text
+    if guessing and step.text_guessing is not None:
+        template = step.text_guessing
     if step.text_open is not None and shown < total:
         template = step.text_open
     text = fill(template, {**fields, "goals": goals_text(texts, (shown, total))})
@@ -298,10 +309,10 @@ def tour_view(
         step.id,
         chapter,
         text if text is not None else texts.text("tour", "needs_run"),
-        step.do,
+        step.do_run if ran and step.do_run is not None else step.do,
         step.target,
         step.done,
-        state.can_advance(tour),
+        state.can_advance(tour) or (ran and step.done.kind is ConditionKind.GENERATE),
         text is None,
         progress(texts, state),
         step.outcomes,
