@@ -64,18 +64,26 @@ class Timeline:
     end: float = 0.0
 
 
-def timeline(lives: tuple[RequestLife, ...], origin: float, now: float, min_tick_gap_s: float = 0.0) -> Timeline:
+def timeline(
+    lives: tuple[RequestLife, ...], origin: float, now: float, min_tick_gap_s: float = 0.0, min_mark_s: float = 0.0
+) -> Timeline:
     """The shapes of ``lives`` on the axis that starts at ``origin``; unfinished parts end ``now``.
 
     A request's decode steps are ticked only where they are on average ``min_tick_gap_s`` apart
-    or more: on a narrow axis the ticks of fast steps would cover the bar they divide."""
+    or more: on a narrow axis the ticks of fast steps would cover the bar they divide.
+
+    Tokenize and prefill are each drawn at least ``min_mark_s`` wide (the view passes a few
+    pixels' worth at its scale): a prefill of a tenth of a second is under a pixel on an axis of
+    minutes, and would vanish. Each then begins where the one before it was drawn to end, and the
+    decode bar after them, so a mark is pushed right by at most a few pixels and never covers
+    another; the decode steps' ticks and the done mark keep their measured times."""
     t = Timeline(end=now - origin)
     for life in lives:
-        _add_life(t, life, origin, now, min_tick_gap_s)
+        _add_life(t, life, origin, now, min_tick_gap_s, min_mark_s)
     return t
 
 
-def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap: float) -> None:
+def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap: float, min_mark: float) -> None:
     y = float(life.number)
     arrived = life.arrived - origin
     t.arrive.add(arrived, y)
@@ -93,17 +101,20 @@ def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap
         return
     end = (life.done if life.done is not None else now) - origin
     prefill = life.prefill_started - origin if life.prefill_started is not None else end
-    t.tokenize.add(started, prefill, y)
+    tokenized = max(prefill, started + min_mark)  # (where the tokenize mark is drawn to)
+    t.tokenize.add(started, tokenized, y)
     if life.prefill_started is not None:
         first = life.token_times[0] - origin if life.token_times else end
-        t.prefill.add(prefill, first, y)
+        prefilled = max(first, tokenized + min_mark)
+        t.prefill.add(tokenized, prefilled, y)
         if life.token_times:
             last = life.token_times[-1] - origin if life.done is not None else end
-            t.decode.add(first, last, y)
+            t.decode.add(prefilled, max(last, prefilled), y)
             steps = len(life.token_times) - 1
             if steps and (last - first) / steps >= min_gap:
                 for time in life.token_times[1:]:
-                    t.ticks.add(time - origin, y)
+                    if time - origin >= prefilled:  # (a tick on the prefill's mark would cut it)
+                        t.ticks.add(time - origin, y)
     if life.state is State.DONE:
         t.done.add(end, y)
     elif life.state is State.FAILED:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from explainer.classroom.queue import ClassQueue, State
 from explainer.classroom.timeline import row, summary, timeline
 from explainer.engine.sampler import SamplingSettings
@@ -78,3 +80,25 @@ def test_decode_steps_too_close_to_see_are_not_ticked():
     wide, narrow = timeline(q.lives(), 100.0, 101.0, 0.05), timeline(q.lives(), 100.0, 101.0, 0.5)
     assert len(wide.ticks.xs) == 2 and not narrow.ticks.xs
     assert wide.decode.xs == narrow.decode.xs, "the decode bar is drawn either way"
+
+
+def test_tokenize_and_prefill_are_drawn_at_least_a_few_pixels_wide_one_after_the_other():
+    """Worked by hand: taken at 1 s, prompt read from 1.01 s, first token at 1.05 s, the next at
+    2 s. With marks at least 0.2 s wide, tokenize is drawn 1-1.2 s, prefill 1.2-1.4 s, and the
+    decode bar from 1.4 s to its last token; the step at 2 s is ticked where it was made."""
+    clock = Clock()
+    q = ClassQueue(clock)
+    q.submit("a", "question")
+    clock.now = 101.0
+    q.take()
+    clock.now = 101.01
+    q.prefill_began(1, 5)
+    for now in (101.05, 102.0):
+        clock.now = now
+        q.token_made(1, b"x")
+    exact, marked = timeline(q.lives(), 100.0, 102.0), timeline(q.lives(), 100.0, 102.0, min_mark_s=0.2)
+    assert exact.tokenize.xs == pytest.approx([1.0, 1.01]) and exact.prefill.xs == pytest.approx([1.01, 1.05])
+    assert marked.tokenize.xs == pytest.approx([1.0, 1.2]) and marked.prefill.xs == pytest.approx([1.2, 1.4])
+    assert marked.decode.xs == pytest.approx([1.4, 2.0]) and marked.ticks.xs == pytest.approx([2.0])
+    long = timeline(q.lives(), 100.0, 102.0, min_mark_s=0.001)
+    assert long.tokenize.xs == exact.tokenize.xs and long.prefill.xs == exact.prefill.xs, "wide enough: as measured"
