@@ -293,6 +293,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "head_number",
             "head_prompt",
             "head_output",
+            "head_held",
             "head_wait",
             "head_ttft",
             "head_tpot",
@@ -320,6 +321,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "access_table",
         ),
         "summary": ("served", "waiting"),
+        "summary_held": ("served", "waiting", "held"),
         "dialog_title": ("n",),
     },
     "files": plain(

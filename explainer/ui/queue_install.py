@@ -105,12 +105,17 @@ class QueuePanel(QObject):
 
     def _show_tab(self) -> None:
         """The Queue tab, the Lesson dock widened by its width the first time: the other tabs fit
-        the dock's bar without scroll arrows (ui/lesson/tab_bar.py), and so does this one."""
+        the dock's bar without scroll arrows (ui/lesson/tab_bar.py), and so does this one. Where
+        the list of requests needs more (its nine columns, on a laptop's narrower dock), the dock
+        is widened to show every column whole: the illustration, which scales, gives the room."""
         tabs = self.dock.tabs
         if tabs.indexOf(self.dock.queue_page) >= 0:
             return
         self.dock.show_queue_tab(True)
         extra = tabs.tabBar().tabSizeHint(tabs.indexOf(self.dock.queue_page)).width()
+        page = tabs.currentWidget()
+        if self.view is not None and page is not None:
+            extra = max(extra, self.view.list_width() - page.width())
         if self.dock.isVisible() and not self.dock.isFloating():
             self.window.resizeDocks([self.dock], [self.dock.width() + extra], Qt.Orientation.Horizontal)
 

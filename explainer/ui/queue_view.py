@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -44,13 +45,16 @@ from explainer.ui.queue_shapes import Shapes, legend_html
 
 REDRAW_MS = 100  # at most ten redraws a second while requests run: live, and cheap for the GUI thread
 COLUMNS = (
-    *("head_number", "head_prompt", "head_output", "head_wait", "head_ttft", "head_tpot"),
-    *("head_shared", "head_state"),
+    *("head_number", "head_prompt", "head_output", "head_held", "head_wait", "head_ttft"),
+    *("head_tpot", "head_shared", "head_state"),
 )
 ALL_ROWS_NAMED = 12  # up to this many requests every row is numbered on the axis (more: pyqtgraph's steps)
 # the widest figure each column can hold (the list's columns are sized for these once per font,
 # not measured cell by cell: Qt's resizeColumnsToContents took 15-20 ms of the GUI thread for 40 rows)
-WIDEST = ("888", "8888", "8888", "999.9 s", "999.9 s", "9999 ms", "88 · 888/888", "")
+# (a time under 10 s is "9999 ms" at most, wider than "999.9 s": illustration/formatting.py milliseconds;
+# a class request makes 48 tokens at most, ui/class_serving.py, so it shares two-figure passes)
+WIDEST = ("888", "8888", "8888", "9999 ms", "9999 ms", "9999 ms", "9999 ms", "88 · 88/88", "")
+PLOT_SHARE_WIDE = 0.4  # beside the list (presenter mode), the plot keeps at least this share of the width
 MIN_SPAN_S = 10.0  # the axis shows at least this much time, so the first request is not one wide bar
 X_GROWTH = 1.5  # the time axis, once outgrown, reaches this far past the last shape
 TICK_GAP_PX = 3.0  # decode steps closer than this on screen are not ticked (the ticks would hide the bar)
@@ -84,6 +88,8 @@ class QueueView(QWidget):
         self._watching = False
         self._wide = False  # the list beside the plot (set_wide)
         self._final: set[int] = set()  # the rows written with their final figures
+        self._widths = [0] * len(COLUMNS)  # each column's, as fitted to its widest text (_fit_columns)
+        self.list_follows = True  # the list keeps its newest row in view (_list_scrolled)
         self._x_end, self._rows = 0.0, -1  # the axes' extent now (_fit_axes)
         self.tick_gap_s = 0.0  # the last redraw's: decode steps closer than this went unticked
         self._feed = _Feed(self)
@@ -154,7 +160,20 @@ class QueueView(QWidget):
         # every row again, ten times a second)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        bar = table.verticalScrollBar()
+        bar.valueChanged.connect(self._list_scrolled)
+        bar.rangeChanged.connect(self._list_grew)
         return table
+
+    def _list_scrolled(self, value: int) -> None:
+        """The list keeps to its newest row while it is scrolled to the bottom (as it starts);
+        scrolled up to read an older request, it stays there until scrolled down again."""
+        self.list_follows = value >= self.table.verticalScrollBar().maximum()
+
+    def _list_grew(self, _low: int, high: int) -> None:
+        """Rows were added, or the list resized: the newest row in view, if the list follows."""
+        if self.list_follows:
+            self.table.verticalScrollBar().setValue(high)
 
     # --- following a queue -------------------------------------------------------------
 
@@ -211,11 +230,14 @@ class QueueView(QWidget):
         self._fit_axes(shapes.end, len(lives))
         self._fill_table(lives, now)
         waiting = sum(1 for life in lives if life.state is State.WAITING)
-        served = len(lives) - waiting
+        held = sum(1 for life in lives if life.state is State.HELD)
+        served = sum(1 for life in lives if life.started is not None)
         if not self._watching and not lives:
             said = self.word("off")
         elif not lives:
             said = self.word("empty")
+        elif held or any(life.state is State.DECLINED for life in lives):
+            said = self.texts.app_text("queue", "summary_held").format(served=served, waiting=waiting, held=held)
         else:
             said = self.texts.app_text("queue", "summary").format(served=served, waiting=waiting)
         self.status.setText(f"<b>{html.escape(self.word('title'))}</b>&nbsp;&nbsp; {html.escape(said)}")
@@ -256,6 +278,7 @@ class QueueView(QWidget):
                 str(figures.number),
                 figures.prompt_tokens,
                 figures.output_tokens,
+                figures.held,
                 figures.wait,
                 figures.ttft,
                 figures.tpot,
@@ -325,21 +348,41 @@ class QueueView(QWidget):
             self._fit_wide()
 
     def _fit_columns(self) -> None:
-        """Each column as wide as its heading or the widest figure it can hold, in the list's font."""
-        metrics = QFontMetrics(self.table.font())
+        """Each column as wide as its heading or the widest figure it can hold, in the list's
+        font, with the room the style keeps round a cell's text and a heading's (no more: nine
+        columns fit the Lesson dock of a 1366 x 768 laptop)."""
+        table = self.table
+        metrics = QFontMetrics(table.font())
+        heading = QFontMetrics(table.horizontalHeader().font())
         states = [self.word(f"state_{state.value}") for state in State]
-        pad = 2 * metrics.horizontalAdvance("M")
+        style = table.style()
+        # (the text's margins inside a cell, its grid line and a pixel for rounding; a heading's margins)
+        cell_pad = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1) + 2
+        heading_pad = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, table.horizontalHeader()) + 2
         for c, (key, widest) in enumerate(zip(COLUMNS, WIDEST, strict=True)):
-            texts = [self.word(key), widest, *(states if c == len(COLUMNS) - 1 else ())]
-            self.table.setColumnWidth(c, max(metrics.horizontalAdvance(t) for t in texts) + pad)
+            figures = [widest, *(states if c == len(COLUMNS) - 1 else ())]
+            self._widths[c] = max(
+                heading.horizontalAdvance(self.word(key)) + heading_pad,
+                *(metrics.horizontalAdvance(t) + cell_pad for t in figures),
+            )
+            table.setColumnWidth(c, self._widths[c])
+
+    def list_width(self) -> int:
+        """The width the list needs to show every column whole, and the view round it."""
+        table = self.table
+        needed = sum(self._widths) + table.verticalScrollBar().sizeHint().width()  # (not the last stretched)
+        layout = self.layout()
+        assert layout is not None  # (_build's)
+        margins = layout.contentsMargins()
+        return needed + 2 * table.frameWidth() + margins.left() + margins.right()
 
     def _fit_wide(self) -> None:
-        """Beside the plot, the list as wide as its columns need (the plot keeps at least half)."""
-        table = self.table
-        needed = table.horizontalHeader().length() + table.verticalScrollBar().sizeHint().width()
-        needed += 2 * table.frameWidth() + 8
+        """Beside the plot, the list as wide as its columns need (the plot keeps at least
+        PLOT_SHARE_WIDE: on a 1366 px laptop presenting, the list's larger type needs more than
+        half)."""
+        needed = self.list_width()
         total = max(sum(self.splitter.sizes()), self.width())
-        self.splitter.setSizes([max(total - needed, total // 2), needed])
+        self.splitter.setSizes([max(total - needed, round(total * PLOT_SHARE_WIDE)), needed])
 
     def selected(self) -> int | None:
         """The request number of the selected row, if any."""
