@@ -13,17 +13,23 @@ from PySide6.QtGui import QColor, QPen
 from explainer.classroom.timeline import Points, Segments, Timeline
 from explainer.diagram.theme import Theme
 
+HELD_DASH = (3.0, 2.0)  # the hold's dashes and gaps, in pen widths: told from the wait's solid line by shape
+
 
 def legend_html(theme: Theme, word: Callable[[str], str]) -> str:
-    """What each shape means, in the shapes' colours (one line that wraps on a narrow dock)."""
+    """What each shape means, in the shapes' colours (one line that wraps on a narrow dock). Each
+    kind differs by its shape too (a line solid or dashed, a bar's height, a mark's outline), for a
+    reader who does not tell the colours apart."""
     marks = (
         ("●", theme.foreground, "arrive"),
+        ("╍", theme.special_border, "held"),
         ("—", theme.muted, "wait"),
         ("▬", theme.input_border, "tokenize"),
         ("▬", theme.accent, "prefill"),
         ("▬", theme.output_border, "decode"),
         ("■", theme.output_text, "done"),
         ("✖", theme.positive, "failed"),
+        ("◇", theme.special_border, "declined"),
     )
     return "&nbsp;&nbsp; ".join(
         f'<span style="color:{color}">{mark}</span>&nbsp;{html.escape(word(key))}' for mark, color, key in marks
@@ -44,8 +50,9 @@ class Shapes:
             plot.addItem(item)
             return item
 
-        self.wait, self.tokenize, self.prefill, self.decode = bars(), bars(), bars(), bars()
+        self.held, self.wait, self.tokenize, self.prefill, self.decode = bars(), bars(), bars(), bars(), bars()
         self.arrive, self.ticks, self.done, self.failed = marks("o"), marks("|"), marks("s"), marks("x")
+        self.declined = marks("d")
 
     def set_theme(self, theme: Theme, scale: float) -> None:
         def pen(color: str, width: float) -> QPen:
@@ -53,6 +60,9 @@ class Shapes:
             p.setCapStyle(Qt.PenCapStyle.FlatCap)
             return p
 
+        held = pen(theme.special_border, 2)
+        held.setDashPattern(list(HELD_DASH))
+        self.held.setPen(held)
         self.wait.setPen(pen(theme.muted, 2))
         self.tokenize.setPen(pen(theme.input_border, 8))
         self.prefill.setPen(pen(theme.accent, 14))
@@ -66,6 +76,9 @@ class Shapes:
             item.setPen(pen(color, 1 / scale if item is self.ticks else 2))  # (a tick: 1 px, dense steps keep the bar)
             item.setBrush(pg.mkBrush(QColor(color)))
             item.setSize(size * scale)
+        self.declined.setPen(pen(theme.special_border, 2))  # (an outline: a declined request never ran)
+        self.declined.setBrush(pg.mkBrush(QColor(theme.background)))
+        self.declined.setSize(12 * scale)
 
     def show(self, t: Timeline) -> None:
         def bars(item: pg.PlotDataItem, s: Segments) -> None:
@@ -74,6 +87,7 @@ class Shapes:
         def marks(item: pg.ScatterPlotItem, p: Points) -> None:
             item.setData(p.xs, p.ys)
 
+        bars(self.held, t.held)
         bars(self.wait, t.wait)
         bars(self.tokenize, t.tokenize)
         bars(self.prefill, t.prefill)
@@ -82,3 +96,4 @@ class Shapes:
         marks(self.ticks, t.ticks)
         marks(self.done, t.done)
         marks(self.failed, t.failed)
+        marks(self.declined, t.declined)

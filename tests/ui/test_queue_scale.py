@@ -1,8 +1,8 @@
-"""The Queue view's list at a lecture hall's scale (issue 48): a hundred requests on a clock the
-test sets (tests/classroom/hall.py). The list shows the time each was held and the moderation's
-states, keeps its newest row in view, and every column fits a laptop's Lesson dock and the
-presenter panel. Screenshots at 1366 x 768 and 1920 x 1080 are left in test-output/queue/ to
-look at."""
+"""The Queue view at a lecture hall's scale (issue 48): a hundred requests on a clock the test
+sets (tests/classroom/hall.py). The hold and the declined are drawn apart from the wait; the list
+shows the time each was held and the moderation's states, keeps its newest row in view, and every
+column fits a laptop's Lesson dock and the presenter panel. Screenshots at 1366 x 768 and
+1920 x 1080 are left in test-output/queue/ to look at."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QStyle, QTableWidget
 
@@ -19,7 +19,7 @@ from explainer.content.assets import load_texts
 from explainer.diagram.theme import THEMES
 from explainer.ui.lesson.show_me import Section
 from explainer.ui.queue_view import QueueView
-from tests.classroom.hall import hall
+from tests.classroom.hall import declined, hall, held
 from tests.ui.helpers import settle_layout
 from tests.ui.test_queue_view import cell
 
@@ -45,6 +45,33 @@ def heading(table: QTableWidget, column: int) -> str:
     item = table.horizontalHeaderItem(column)
     assert item is not None, f"no heading for column {column}"
     return item.text()
+
+
+def test_the_hold_and_the_declined_are_drawn_apart_from_the_wait(qtbot):
+    queue, clock = hall(100, until=80)
+    view = shown_view(qtbot, queue)
+    lives = queue.lives()
+    xs, ys = view.shapes.held.getData()
+    holds = {(float(y), float(a), float(b)) for a, b, y in zip(xs[0::2], xs[1::2], ys[0::2], strict=True)}
+    origin, now = queue.started_at, clock.now - queue.started_at
+    expected = set()
+    for life in lives:
+        if held(life.number):
+            ended = life.approved if life.approved is not None else life.done if life.done is not None else None
+            expected.add((float(life.number), life.arrived - origin, ended - origin if ended is not None else now))
+    assert {h[0] for h in holds} == {e[0] for e in expected}, "a hold on each held request's row"
+    for y, start, end in holds:
+        want = next(e for e in expected if e[0] == y)
+        assert (start, end) == pytest.approx(want[1:]), f"request {y}'s hold"
+    assert any(life.state is State.HELD for life in lives), "(the hall has requests held now)"
+    _dx, dy = view.shapes.declined.getData()
+    no = [float(life.number) for life in lives if life.state is State.DECLINED]
+    assert no and all(declined(round(n)) for n in no) and sorted(dy.tolist()) == no, "a mark on each declined row"
+    assert view.shapes.held.opts["pen"].style() == Qt.PenStyle.CustomDashLine, "dashed: told apart by shape"
+    assert view.shapes.wait.opts["pen"].style() == Qt.PenStyle.SolidLine
+    legend = view.legend.text()
+    for key in ("held", "declined", "wait"):
+        assert TEXTS.app_text("queue", key) in legend
 
 
 def test_the_list_shows_the_held_time_and_the_moderations_states(qtbot):
