@@ -15,7 +15,9 @@ every kind of control from one table (:func:`kept_keys`):
 - a radio keeps its arrows too (they move through its group), a slider its arrows and
   Home / End, a list its arrows, Home / End and Space, a combo box Up / Down, Home / End and
   Space, a tab bar ← / →;
-- the diagram keeps nothing: every documented key steps it.
+- the diagram keeps nothing: every documented key steps it;
+- a control that names its own keys (``own_keys()``, the OwnKeys protocol) keeps those: the
+  Queue view's timeline keeps its arrows, Home and End, which pan it and fit it.
 
 Page Up / Page Down (what presentation clickers send), Esc, F1, F6 and F11 are never kept, except
 Page Up / Down by text fields: a clicker steps the illustration from a focused slider or radio.
@@ -27,6 +29,8 @@ for the events of widgets that never take the focus.
 """
 
 from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAccessible, QAccessibleEvent, QKeyEvent
@@ -57,6 +61,13 @@ _COMMAND = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
 _PLAIN = Qt.KeyboardModifier.KeypadModifier
 
 
+@runtime_checkable
+class OwnKeys(Protocol):
+    """A control that says which keys it uses (ui/queue_view.py's plot: a kind of its own)."""
+
+    def own_keys(self) -> frozenset[int]: ...
+
+
 def _editable(widget: QWidget) -> bool:
     if isinstance(widget, QLineEdit | QPlainTextEdit | QTextEdit | QAbstractSpinBox):
         return not widget.isReadOnly()
@@ -70,6 +81,8 @@ def kept_keys(widget: QWidget) -> frozenset[int] | None:
     field, which keeps every key typed without Ctrl/Alt/Meta)."""
     if _editable(widget):
         return ALL_PLAIN
+    if isinstance(widget, OwnKeys):
+        return widget.own_keys()
     if isinstance(widget, QRadioButton):
         return frozenset({K.Key_Space, *PRESS, *ARROWS})
     if isinstance(widget, QAbstractButton):

@@ -53,6 +53,7 @@ class Shapes:
         self.held, self.wait, self.tokenize, self.prefill, self.decode = bars(), bars(), bars(), bars(), bars()
         self.arrive, self.ticks, self.done, self.failed = marks("o"), marks("|"), marks("s"), marks("x")
         self.declined = marks("d")
+        self._shown: dict[int, tuple[list[float], list[float]]] = {}  # each item's data as last set (show)
 
     def set_theme(self, theme: Theme, scale: float) -> None:
         def pen(color: str, width: float) -> QPen:
@@ -81,11 +82,20 @@ class Shapes:
         self.declined.setSize(12 * scale)
 
     def show(self, t: Timeline) -> None:
+        """Each kind's shapes, handed to its item only where they changed since the last call (a
+        pyqtgraph item's setData costs as much as the rest of a redraw, and most kinds, the
+        arrivals, the done marks, stay the same from one redraw to the next)."""
+        shown = self._shown
+
         def bars(item: pg.PlotDataItem, s: Segments) -> None:
-            item.setData(s.xs, s.ys, connect="pairs")
+            if shown.get(id(item)) != (s.xs, s.ys):
+                shown[id(item)] = (s.xs, s.ys)
+                item.setData(s.xs, s.ys, connect="pairs")
 
         def marks(item: pg.ScatterPlotItem, p: Points) -> None:
-            item.setData(p.xs, p.ys)
+            if shown.get(id(item)) != (p.xs, p.ys):
+                shown[id(item)] = (p.xs, p.ys)
+                item.setData(p.xs, p.ys)
 
         bars(self.held, t.held)
         bars(self.wait, t.wait)
