@@ -15,11 +15,14 @@ asserted:
 - ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), held for approval
   (moderation on, as a lecture runs it) and approved by the instructor in bursts (``BURST`` every
   ``APPROVE_MS``, oldest first), served by the worker with up to 48 new tokens, at batch sizes 1
-  (one at a time), 4 and 8 in turn (``batch_N``, and each one's throughput over batch 1's);
+  (one at a time), 4 and 8 in turn (``batch_N``, and each one's throughput over batch 1's), the
+  Lesson dock's Queue tab open (its timeline and list drawn as the instructor sees them);
   ``console_ms`` (median, p95, max) from a prompt leaving its phone to the presenter console
   listing it for approval; ``served_in_order`` (started in the order approved),
   ``lost`` (requests with no final answer on their phone), ``tokens_per_s`` over all requests,
   TTFT (the wait included) and TPOT, median and p95, and the GUI's longest block meanwhile;
+  ``queue_view``: the Queue view's redraws meanwhile and its longest, in ms of the clock and of
+  the GUI thread's CPU (the second is what other programs' load on the machine does not stretch);
 - ``instructor_run``: the instructor's run before class mode (48 new tokens at most, the model
   alone): the peer of the class's TTFT and TPOT, measured in the same run;
 - ``peak_rss_mb``: the window's process's peak memory.
@@ -48,6 +51,7 @@ from explainer.inference.events import Failed, GenerationFinished, ModelMissing,
 from explainer.model.manifest import DEFAULT_MODEL
 from explainer.stages import Cursor, Stage
 from explainer.ui.app import make_app, open_window
+from explainer.ui.lesson.show_me import Section
 
 if TYPE_CHECKING:
     from explainer.engine.trace import Trace
@@ -267,14 +271,32 @@ class _ClassBench:
 
             def serve(q: ClassQueue = queue, n: int = size) -> None:
                 self.window.controller.serve_class(q, n)
+                self.window.lesson.dock.open_section(Section.QUEUE)  # (its timeline drawn, as the instructor sees it)
 
             self.gui.call(serve)
+            self.gui.call(self._redraws_forgotten)
             figures[f"batch_{size}"] = self._queue_once(phones, len(queue.lives()))
+            figures[f"batch_{size}"]["queue_view"] = self.gui.call(self._redraw_figures)
         one = figures["batch_1"]["tokens_per_s"]
         for size in CLASS_BATCHES[1:]:
             mine = figures[f"batch_{size}"]["tokens_per_s"]
             figures[f"throughput_ratio_{size}_vs_1"] = round(mine / one, 2) if one and mine else None
         self.result["queue"] = figures
+
+    def _redraws_forgotten(self) -> None:
+        view = self.window.queue_panel.view
+        if view is not None:
+            view.redraws, view.longest_redraw_s, view.longest_redraw_cpu_s = 0, 0.0, 0.0
+
+    def _redraw_figures(self) -> dict[str, Any]:
+        view = self.window.queue_panel.view
+        if view is None:
+            return {}
+        return {
+            "redraws": view.redraws,
+            "longest_redraw_ms": round(view.longest_redraw_s * 1000, 1),
+            "longest_redraw_cpu_ms": round(view.longest_redraw_cpu_s * 1000, 1),
+        }
 
     def _queue_once(self, phones: PhonesProcess, first: int) -> dict[str, Any]:
         n = min(QUEUED, self.result["joined"])
