@@ -19,7 +19,8 @@ from explainer.content.assets import load_texts
 from explainer.diagram.theme import THEMES
 from explainer.ui.focus_keys import keeps
 from explainer.ui.lesson.show_me import Section
-from explainer.ui.queue_view import AHEAD_S, ROW_PX, WINDOW_S, QueueView, Span
+from explainer.ui.queue_plot import AHEAD_S, ROW_PX, WINDOW_S, Span
+from explainer.ui.queue_view import QueueView
 from tests.classroom.hall import declined, hall, held
 from tests.classroom.test_timeline import Clock
 from tests.ui.helpers import click, settle_layout
@@ -51,7 +52,7 @@ def heading(table: QTableWidget, column: int) -> str:
 
 def span(view: QueueView) -> Span:
     """What the plot shows now (read through a call: mypy would keep an earlier assert's narrowing)."""
-    return view.span
+    return view.plot.span
 
 
 def time_range(view: QueueView) -> tuple[float, float]:
