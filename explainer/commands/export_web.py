@@ -32,7 +32,7 @@ def add_web_args(p: argparse.ArgumentParser) -> None:
 
 def themes_of(name: str) -> tuple[str, ...]:
     """``--theme``: one theme, or ``all`` (the page then offers a switch; about three times the size)."""
-    from explainer.export.web import THEME_NAMES
+    from explainer.export.web_run import THEME_NAMES
 
     return THEME_NAMES if name == "all" else (name,)
 

@@ -39,7 +39,7 @@ SLIDES_HINT = "install the slides extra: pip install 'explainer[slides]' (python
 def cursors_shown(trace: Trace, start: Cursor | None = None, end: Cursor | None = None) -> list[Cursor]:
     """Every stage of the run in order, as the app steps through it, or those from ``start`` to
     ``end`` (the web page's rule: the same ``--from``/``--to`` for every export of a run)."""
-    from explainer.export.web import page_cursors
+    from explainer.export.web_run import page_cursors
 
     return page_cursors(trace, start, end)
 

@@ -31,29 +31,21 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from explainer.atomic import check_destination, write_atomic
-from explainer.content.glossary import TextPart
 from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.export.shots import Progress, no_progress
-from explainer.frames import Frame
-from explainer.frames import panels as F
-from explainer.frames.describe import describe as frame_in_words
+from explainer.export.web_run import run_data
 from explainer.illustration.vocab import Vocabulary
-from explainer.illustration.walk import Walk
 from explainer.resources import data_dir
 from explainer.stages import Cursor, Stage
-
-if TYPE_CHECKING:  # (Qt: imported when a page is built, so `explainer --help` stays light)
-    from explainer.export.web_drawings import Drawings
 
 FAMILY = "explainer DejaVu Sans"  # the page's own font name: it never picks up another installed copy (export/fonts.py)
 
 WEB_FORMATS = (".html", ".htm")
-THEME_NAMES = ("light", "dark", "projector")
 CANVAS_HEIGHT = 800  # the canvas without the caption's band (the page writes the caption as text)
 PLAY_MS = 1500  # each stage's time on screen while playing (the page has no animations to wait for)
 TEMPLATE_LIMIT = 1 << 20  # the template files are a few kB: anything larger is not ours
@@ -102,25 +94,6 @@ def parse_place(text: str, what: str = "--from") -> Cursor:
         ) from None
 
 
-def page_cursors(trace: Trace, start: Cursor | None = None, end: Cursor | None = None) -> list[Cursor]:
-    """The cursors the page replays: the whole run, or the part from ``start`` to ``end``."""
-    walk = Walk(trace)
-    if walk.n_steps == 0:
-        raise ExplainerError("the trace has no steps to replay", "generate at least one token first")
-    for name, place in (("--from", start), ("--to", end)):
-        if place is not None and not walk.is_available(place):
-            raise ExplainerError(
-                f"{name} {place.step}:{place.stage.value} is not in the run",
-                f"steps go from 0 to {walk.n_steps - 1}; pretraining is 0:pretraining, the prompt's pass has "
-                "every stage, later passes start at tokens",
-            )
-    first = walk.index(start) if start is not None else 0
-    last = walk.index(end) if end is not None else walk.count() - 1
-    if first > last:
-        raise ExplainerError("--from comes after --to", "swap them")
-    return walk.cursors()[first : last + 1]
-
-
 @dataclass(frozen=True)
 class Page:
     html: bytes
@@ -141,101 +114,36 @@ def build_page(
 ) -> Page:
     """The page for the run (or its part from ``start`` to ``end``) in ``themes`` (the first is
     the one shown at first; with more than one the page offers a switch)."""
-    from explainer.diagram.theme import THEMES
-    from explainer.export.figure import describe, ensure_qt_app
+    from explainer.export.figure import describe
     from explainer.export.fonts import font_face_css
-    from explainer.export.web_drawings import DRAWN, draw_run
 
-    for name in themes:
-        if name not in THEMES:
-            raise ExplainerError(f"unknown theme '{name}'", f"use one of: {', '.join(THEME_NAMES)}, or all")
-    if not themes:
-        raise ExplainerError("no theme was given", f"use one of: {', '.join(THEME_NAMES)}, or all")
-    ensure_qt_app()
-    cursors = page_cursors(trace, start, end)
-    drawings: dict[str, Drawings] = {}
-    frames: list[Frame] = []
-    for i, name in enumerate(themes):
-
-        def drawn(fraction: float, before: int = i) -> None:
-            progress("drawing the web page", (before + fraction) / len(themes))
-
-        built, drawings[name] = draw_run(trace, cursors, texts, THEMES[name], vocabulary, timings, drawn)
-        frames = frames or built  # (the frames' words are the same in every theme)
-    data = {
-        "panels": list(DRAWN),
-        "drawings": {name: d.fragments for name, d in drawings.items()},
-        "frames": [
-            {
-                **_frame_words(texts, trace, cursors, frames, i, {name: d.frames[i] for name, d in drawings.items()}),
-                "shown": drawings[themes[0]].shown[i],  # (the same panels in every theme)
-            }
-            for i in range(len(cursors))
-        ],
-        "terms": _terms(texts, frames),
-    }
+    run = run_data(trace, texts, themes, start, end, vocabulary, timings, progress)
+    data = run.data
     blob = base64.b64encode(zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 9))
-    _title, about = describe(texts, trace, cursors[0])
+    _title, about = describe(texts, trace, run.cursors[0])
     fields = _fields(texts, trace, themes, about)
     # the page's text is in the same font as its drawings: the font carries every character of both
     chars = _page_chars(data, fields)
-    for d in drawings.values():
-        for (bold, _italic), used in d.chars.items():
-            chars[bold].update(used)
+    for bold, used in run.chars.items():
+        chars[bold].update(used)
     fields["fonts"] = font_face_css(
         FAMILY, {(bold, False): "".join(sorted(used)) for bold, used in chars.items() if used}
     )
     fields["data"] = blob.decode("ascii")
     # one pass, so a value that happens to hold "{{...}}" (a prompt can) is never filled again
-    page = re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], _template("page.html"))
-    counts = drawings[themes[0]].counts
-    return Page(page.encode("utf-8"), len(cursors), {n: len(d.fragments) for n, d in drawings.items()}, counts)
+    page = fill_template(template("page.html"), fields)
+    return Page(page.encode("utf-8"), len(run.cursors), run.drawings, run.counts)
 
 
-def _position(texts: LessonTexts, trace: Trace, cursor: Cursor) -> str:
-    """The transport bar's words for a cursor, as the window's (ui/status.py position_text)."""
-    word = texts.app_text
-    return word("window", "position").format(
-        n=cursor.step + 1,
-        total=len(trace.steps),
-        more="",
-        stage=word("stages", cursor.stage.value),
-        phase=word("window", "position_prefill" if cursor.step == 0 else "position_decode"),
-    )
+def fill_template(text: str, fields: dict[str, str]) -> str:
+    """``text`` with its ``{{field}}`` filled in one pass, so a value that happens to hold
+    "{{...}}" (a prompt can) is never filled again."""
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: fields[m.group(1)], text)
 
 
-def _frame_words(
-    texts: LessonTexts,
-    trace: Trace,
-    cursors: list[Cursor],
-    frames: list[Frame],
-    i: int,
-    drawings: dict[str, tuple[int, ...]],
-) -> dict[str, object]:
-    cursor, frame = cursors[i], frames[i]
-    caption = frame[F.CAPTION]
-    parts = caption.parts or ((TextPart(caption.text),) if caption.text else ())
-    target = Walk(trace).next_token(cursor)
-    return {
-        "d": drawings,
-        "position": _position(texts, trace, cursor),
-        "stage": cursor.stage.value,
-        "heading": caption.heading,
-        "caption": [[p.text, p.term] for p in parts],
-        "words": frame_in_words(frame, texts),
-        # where N jumps to (None: nowhere inside the page)
-        "next_token": cursors.index(target) if target is not None and target in cursors else None,
-    }
-
-
-def _terms(texts: LessonTexts, frames: list[Frame]) -> dict[str, str]:
-    """The definitions of the terms the captions link (only those: the page is not the glossary)."""
-    used = {p.term for f in frames for p in f[F.CAPTION].parts if p.term}
-    return {term: texts.define(term) or "" for term in sorted(used)}
-
-
-def _template(name: str) -> str:
-    path = data_dir("assets") / "web" / name
+def template(name: str, folder: str = "web") -> str:
+    """A template of the app's own (assets/<folder>/<name>), read under a small limit."""
+    path = data_dir("assets") / folder / name
     try:
         with open(path, "rb") as f:
             raw = f.read(TEMPLATE_LIMIT + 1)
@@ -248,7 +156,7 @@ def _template(name: str) -> str:
     return raw.decode("utf-8")
 
 
-def _theme_css(names: Sequence[str]) -> str:
+def theme_css(names: Sequence[str]) -> str:
     from explainer.diagram.theme import THEMES
 
     rules = []
@@ -262,7 +170,7 @@ def _theme_css(names: Sequence[str]) -> str:
     return "\n".join(rules)
 
 
-def _script_json(value: object) -> str:
+def script_json(value: object) -> str:
     """JSON safe inside a <script> element (no "</" can close it)."""
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
@@ -307,7 +215,7 @@ def _fields(texts: LessonTexts, trace: Trace, themes: Sequence[str], about: str)
         "csp": e(CSP),
         "title": e(_title(texts, trace)),
         "theme": e(themes[0]),
-        "theme_css": _theme_css(themes),
+        "theme_css": theme_css(themes),
         "font_family": f"'{FAMILY}'",
         "controls": e(word("web", "controls")),
         "theme_switch": switch,
@@ -321,9 +229,9 @@ def _fields(texts: LessonTexts, trace: Trace, themes: Sequence[str], about: str)
         "enlarge": e(word("web", "enlarge")),
         "about": e(about),
         "height": str(CANVAS_HEIGHT),
-        "words": _script_json(words),
+        "words": script_json(words),
         "play_ms": str(PLAY_MS),
-        "script": _template("page.js"),
+        "script": template("page.js"),
     }
 
 

@@ -44,7 +44,7 @@ from explainer.export.layout import LOOP_PANELS, waiting
 from explainer.frames import Frame
 from explainer.frames import panels as F
 from explainer.illustration.vocab import Vocabulary
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Predictor
 
 SVG_NS = "http://www.w3.org/2000/svg"
 HTML_PANELS = frozenset({F.CAPTION.name})  # written by the page as text, not drawn
@@ -79,10 +79,15 @@ def draw_run(
     vocabulary: Vocabulary | None = None,
     timings: bool = False,
     progress: Callable[[float], None] | None = None,
+    hidden: Iterable[Cursor] = (),
 ) -> tuple[list[Frame], Drawings]:
     """The frames of ``cursors`` and their drawings, each distinct panel value drawn once;
-    ``progress(fraction)`` after each frame (drawing is nearly all of a page's time)."""
-    cursors = list(cursors)
+    ``progress(fraction)`` after each frame (drawing is nearly all of a page's time).
+
+    ``hidden``: cursors drawn once more, after ``cursors``, as a learner's open guess shows them
+    (the next token named nowhere: the lesson's Predict, frames/frame.py ``answer_hidden``); the
+    frames and ``Drawings.frames`` then hold both, those of ``cursors`` first."""
+    shots = [(c, None) for c in cursors] + [(c, Predictor.LEARNER) for c in hidden]
     scene = LifecycleScene(texts, theme)
     scene.set_vocabulary(vocabulary)
     scene.set_show_timings(timings)
@@ -92,8 +97,8 @@ def draw_run(
     out = Drawings(theme.name)
     seen: dict[str, dict[object, int]] = {name: {} for name in DRAWN}
     frames: list[Frame] = []
-    for cursor in cursors:
-        frame = scene.builder.frame(trace, cursor)
+    for cursor, predictor in shots:
+        frame = scene.builder.with_answer_hidden(predictor).frame(trace, cursor)
         frames.append(frame)
         gone = waiting(frame)
         if gone & set(LOOP_PANELS):
@@ -113,7 +118,7 @@ def draw_run(
         out.frames.append(tuple(ids))
         out.shown.append(shown)
         if progress is not None:
-            progress(len(out.frames) / len(cursors))
+            progress(len(out.frames) / len(shots))
     out.counts = {name: len(values) for name, values in seen.items()}
     return frames, out
 

@@ -20,8 +20,9 @@ from explainer.content.assets import load_texts
 from explainer.diagram.registry import PANELS
 from explainer.errors import ExplainerError
 from explainer.export.layout import waiting
-from explainer.export.web import CSP, build_page, export_web, page_cursors, parse_place
+from explainer.export.web import CSP, build_page, export_web, parse_place
 from explainer.export.web_drawings import DRAWN
+from explainer.export.web_run import page_cursors
 from explainer.frames import FrameBuilder
 from explainer.frames import panels as F
 from explainer.frames.describe import describe
