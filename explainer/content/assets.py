@@ -13,7 +13,8 @@ so an author who breaks a text finds out at once rather than in the middle of a 
 - ``lesson.json``: outcomes, rules of thumb, scale, the request's life, and short texts;
 - ``app.json``: the window's own words (menus, commands, panels, status, banners, dialogs) and
   the example prompts;
-- ``class_page.json``: the class page's words (a student's phone in class mode, assets/class/).
+- ``class_page.json``: the class page's words (a student's phone in class mode, assets/class/);
+- ``lesson_web.json``: the words only the lesson on the web has (explainer/lesson_web).
 
 Every template is checked against the fields its code fills (:mod:`explainer.content.fields`),
 and every key the code reads must be there: a typo shows at start-up, not as braces on screen.
@@ -38,6 +39,7 @@ from explainer.content.fields import (
     field_names,
 )
 from explainer.content.json_checks import CheckedJson
+from explainer.content.lesson_web_fields import LESSON_WEB_STRINGS
 from explainer.content.questions_json import read_questions
 from explainer.content.texts import (
     Example,
@@ -64,6 +66,7 @@ FILES = (
     "lesson.json",
     "app.json",
     "class_page.json",
+    "lesson_web.json",
 )
 
 
@@ -259,6 +262,10 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
     class_page = {
         s: class_file.templates(class_file.get(class_file.data, s, ""), s, t) for s, t in CLASS_PAGE_STRINGS.items()
     }
+    web_file = _read(root, language, "lesson_web.json")
+    lesson_web = {
+        s: web_file.templates(web_file.get(web_file.data, s, ""), s, t) for s, t in LESSON_WEB_STRINGS.items()
+    }
     return LessonTexts(
         titles=captions["titles"],
         captions=captions["captions"],
@@ -275,4 +282,5 @@ def read_texts(language: str = DEFAULT_LANGUAGE, root: Path | None = None) -> Le
         app=app,
         examples=examples,
         class_page=class_page,
+        lesson_web=lesson_web,
     )

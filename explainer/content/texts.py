@@ -290,6 +290,7 @@ class LessonTexts:
     examples: tuple[Example, ...] = ()  # app.json: the example prompts
     describe: dict[str, str] = field(default_factory=dict)  # captions.json: the frame in words
     class_page: dict[str, dict[str, str]] = field(default_factory=dict)  # class_page.json: a phone's words
+    lesson_web: dict[str, dict[str, str]] = field(default_factory=dict)  # lesson_web.json: the web lesson's own
 
     def title(self, stage: Stage) -> str:
         return self.titles[stage.value]

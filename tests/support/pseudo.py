@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from explainer.content import app_fields, class_page_fields, fields
+from explainer.content import app_fields, class_page_fields, fields, lesson_web_fields
 from explainer.content.assets import assets_dir
 from explainer.frames.panels import PANELS
 
@@ -61,6 +61,7 @@ TABLES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
     "lesson.json": fields.LESSON_STRINGS,
     "app.json": app_fields.APP_STRINGS,
     "class_page.json": class_page_fields.CLASS_PAGE_STRINGS,
+    "lesson_web.json": lesson_web_fields.LESSON_WEB_STRINGS,
 }
 
 
