@@ -466,11 +466,26 @@ const ExplainerRules = (() => {
     return e;
   }
 
-  /** Ids by probability, most likely first, the lower id first on ties (a stable sort on -p). */
+  /** Ids by probability, most likely first, the lower id first on ties (a stable sort on -p);
+   * ``onlyLikely``: those with any probability only (sampler.py _ranked). */
   function order(p, onlyLikely) {
     const ids = [];
     for (let i = 0; i < p.length; i++) if (!onlyLikely || p[i] > 0) ids.push(i);
     return ids.sort((a, b) => (p[b] - p[a]) || (a - b));
+  }
+
+  /** The first ``n`` ids of order(p), without sorting the vocabulary (sampler.py _top_order). */
+  function top(p, n) {
+    const best = [];
+    for (let i = 0; i < p.length; i++) {
+      // (ids come in ascending order, so an equal probability never goes before one already in)
+      if (best.length === n && !(p[i] > p[best[n - 1]])) continue;
+      let at = best.length;
+      while (at > 0 && p[i] > p[best[at - 1]]) at--;
+      best.splice(at, 0, i);
+      if (best.length > n) best.pop();
+    }
+    return best;
   }
 
   function renormalise(p, keep) {
@@ -494,7 +509,7 @@ const ExplainerRules = (() => {
     }
     const t = softmax(x, s.temperature);
     let k = t;
-    if (s.top_k > 0 && s.top_k < t.length) k = renormalise(t, order(t, false).slice(0, s.top_k));
+    if (s.top_k > 0 && s.top_k < t.length) k = renormalise(t, top(t, s.top_k));
     let p = k;
     if (s.top_p < 1.0) {
       const ranked = order(k, true);
@@ -511,9 +526,8 @@ const ExplainerRules = (() => {
     return { raw, t, k, p, kept, greedy: null };
   }
 
-  /** sampler.py pick_from: the token ``draw`` lands on. */
-  function pickFrom(p, draw) {
-    const ranked = order(p, true);
+  /** sampler.py pick_from: the token ``draw`` lands on (``ranked``: order(p, true), if known). */
+  function pickFrom(p, draw, ranked = order(p, true)) {
     const cum = new Float64Array(ranked.length);
     let c = 0.0;
     for (let i = 0; i < ranked.length; i++) { c += p[ranked[i]]; cum[i] = c; }
@@ -536,22 +550,21 @@ const ExplainerRules = (() => {
     return kept === 1 ? w.kept_one : fmt(w.kept, { kept: grouped(kept) });
   }
 
-  function spans(p, landed, label, n, other) {
-    const ids = order(p, false);
-    let kept = 0;
-    for (let i = 0; i < p.length; i++) if (p[i] !== 0) kept++;
-    const cum = new Float64Array(ids.length);
+  /** whatif.py _spans: the kept tokens on the draw bar (``ranked``: order(p, true)). */
+  function spans(p, ranked, landed, label, n, other) {
+    const kept = ranked.length;
+    const cum = new Float64Array(kept);
     let c = 0.0;
-    for (let i = 0; i < ids.length; i++) { c += p[ids[i]]; cum[i] = c; }
-    const total = cum[cum.length - 1];
+    for (let i = 0; i < kept; i++) { c += p[ranked[i]]; cum[i] = c; }
+    const total = cum[kept - 1];  // (the zeros after them add nothing to the sum)
     const out = [];
     let start = 0.0;
     for (let j = 0; j < Math.min(n, kept); j++) {
       const end = cum[j] / total;
-      out.push({ label: "“" + label(ids[j]) + "”", start, end, landed: ids[j] === landed });
+      out.push({ label: "“" + label(ranked[j]) + "”", start, end, landed: ranked[j] === landed });
       start = end;
     }
-    if (kept > n) out.push({ label: other, start, end: 1.0, landed: ids.slice(n, kept).includes(landed) });
+    if (kept > n) out.push({ label: other, start, end: 1.0, landed: ranked.slice(n).includes(landed) });
     return out;
   }
 
@@ -563,8 +576,9 @@ const ExplainerRules = (() => {
     const st = samplingStages(logits, settings);
     const greedy = st.greedy !== null;
     const stages = [st.raw, st.t, st.k, st.p];
-    const landed = greedy ? st.greedy : step.draw !== null ? pickFrom(st.p, step.draw) : null;
-    const bars = order(st.raw, false).slice(0, nBars).map((id) => {
+    const ranked = greedy ? [st.greedy] : order(st.p, true);
+    const landed = greedy ? st.greedy : step.draw !== null ? pickFrom(st.p, step.draw, ranked) : null;
+    const bars = top(st.raw, nBars).map((id) => {
       const probs = stages.map((a) => a[id]);
       const cut = probs[3] > 0 || greedy ? "" : probs[2] === 0 && probs[1] > 0 ? "top_k"
         : probs[3] === 0 && probs[2] > 0 ? "top_p" : "";
@@ -589,7 +603,7 @@ const ExplainerRules = (() => {
       available: true, message, greedy, bars, other, kept: st.kept, draw: step.draw,
       landed_id: landed, landed_label: landedLabel, landed_prob: landedProb,
       recorded_id: step.chosen, recorded_label: step.recorded_label, same,
-      spans: greedy ? [] : spans(st.p, landed, label, nBars, w.other),
+      spans: greedy ? [] : spans(st.p, ranked, landed, label, nBars, w.other),
     };
   }
 
