@@ -83,6 +83,10 @@
       const wasComplete = R.complete(lesson, state);
       state = R.apply(lesson, state, op);
       if (op.op === "next" || op.op === "back" || op.op === "go" || op.op === "restart") openText = null;
+      if (openText !== null) { // "Not finished yet" follows the answers, and goes once all are shown
+        const todo = R.unfinished(lesson, words.lesson, state);
+        openText = todo ? todo.text : null;
+      }
       if (state !== before) { storeNote = ""; save(); }
       if (!wasComplete && R.complete(lesson, state)) {
         tabs.open("complete", false);
@@ -227,11 +231,18 @@
 
     /** The tour and the sections again (``all``: the record changed; else only what follows the frame). */
     function redraw(all = true) {
+      const focused = document.activeElement && document.activeElement.id;
       drawTour();
       for (const s of sections) if (all || s.frame) s.update();
+      // a control drawn anew keeps the focus, so a keyboard stays where it was
+      const again = focused ? $(focused) : null;
+      if (again && again !== document.activeElement && !again.disabled) again.focus();
     }
 
     $("theme").addEventListener("change", () => player.setTheme($("theme").value));
+    const leave = () => { clearTimeout(saveTimer); save(); store.finish(); };
+    window.addEventListener("pagehide", leave);
+    window.addEventListener("beforeunload", leave);
     const resume = store.saved && store.saved.state ? store.saved.frame : 0;
     player.show(resume, false);
     redraw();

@@ -6,7 +6,7 @@
 // "completed"), reports cmi.core.score.raw/min/max, keeps its place and answers in
 // cmi.suspend_data (at most 4,096 characters: the record is written compactly, below) and the
 // tour's step in cmi.core.lesson_location, commits after every change, and calls LMSFinish
-// when the page goes away. Without an LMS the same record goes to localStorage, under this
+// when the page goes away (lesson.js calls finish as the page is hidden for good, after a last save). Without an LMS the same record goes to localStorage, under this
 // page's address, and the page says so.
 //
 // A saved record is data, never code: it is read field by field against strict patterns and
@@ -138,8 +138,6 @@ const ExplainerStore = (() => {
       call("LMSCommit", "");
       call("LMSFinish", "");
     };
-    window.addEventListener("pagehide", finish);
-    window.addEventListener("beforeunload", finish);
     return {
       kind: "lms",
       message: () => problem || w.lms,

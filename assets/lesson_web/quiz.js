@@ -32,7 +32,7 @@ const ExplainerQuiz = (() => {
       if (q.kind === "choice") {
         const list = el("div", { class: "choices", role: "radiogroup", "aria-labelledby": "question-text" });
         q.options.forEach((o, i) => {
-          list.append(el("label", {}, el("input", { type: "radio", name: "option", value: i, disabled: locked,
+          list.append(el("label", {}, el("input", { type: "radio", name: "option", id: "option-" + i, value: i, disabled: locked,
             checked: keep === i, onchange: () => { typed[q.id] = i; } }), el("span", { text: o })));
         });
         form.append(list);

@@ -343,8 +343,13 @@ const ExplainerRules = (() => {
   /** What the app's session does after every change: a complete lesson tells the tour so. */
   function toldComplete(lesson, state) {
     if (!complete(lesson, state)) return state;
-    const t = tour.observe(lesson.tour.steps, state.tour, { kind: "complete" });
-    return t === state.tour ? state : { ...state, tour: t };
+    return withTour(state, tour.observe(lesson.tour.steps, state.tour, { kind: "complete" }));
+  }
+
+  /** state.py _with_tour: the record with the tour at ``t`` (the same record when ``t`` equals its tour). */
+  function withTour(state, t) {
+    const u = state.tour;
+    return t.index === u.index && t.done === u.done && t.runs_to_go === u.runs_to_go ? state : { ...state, tour: t };
   }
 
   /** One thing the learner did, as the session applies it (then toldComplete). */
@@ -353,25 +358,27 @@ const ExplainerRules = (() => {
     let next = state;
     switch (op.op) {
       case "answer": {
-        const q = lesson.questions.find((x) => x.id === op.question);
         const quizState = quiz.record(state.quiz, op.question, op.verdict);
         if (quizState !== state.quiz) next = { ...next, quiz: quizState };
-        next = { ...next, tour: tour.observe(steps, next.tour, { kind: "answered", question: q.id, correct: op.verdict.correct }) };
+        next = withTour(next, tour.observe(steps, next.tour, { kind: "answered", question: op.question, correct: op.verdict.correct }));
         break;
       }
       case "play":
         if (String(op.step) in state.plays) return state;
         next = { ...state, game: game.after(state.game, op.correct), plays: { ...state.plays, [op.step]: op.pick } };
-        next = { ...next, tour: tour.observe(steps, next.tour, { kind: "predicted", correct: op.correct }) };
+        next = withTour(next, tour.observe(steps, next.tour, { kind: "predicted", correct: op.correct }));
         break;
-      case "event": next = { ...state, tour: tour.observe(steps, state.tour, op.event) }; break;
+      case "event":
+        next = withTour(state, tour.observe(steps, state.tour, op.event));
+        if (next === state) return state;
+        break;
       case "next":
         if (tour.finished(steps, state.tour)) return state;
-        next = { ...state, tour: tour.next(steps, state.tour) };
+        next = withTour(state, tour.next(steps, state.tour));
         break;
-      case "back": next = { ...state, tour: tour.back(steps, state.tour) }; break;
-      case "go": next = { ...state, tour: tour.goTo(steps, op.index) }; break;
-      case "restart": next = { ...state, tour: tour.fresh() }; break;
+      case "back": next = withTour(state, tour.back(steps, state.tour)); break;
+      case "go": next = withTour(state, tour.goTo(steps, op.index)); break;
+      case "restart": next = withTour(state, tour.fresh()); break;
       default: throw new Error("unknown op " + op.op);
     }
     return toldComplete(lesson, next);

@@ -42,7 +42,7 @@ const ExplainerSections = (() => {
         box.append(el("p", { class: "question", text: rnd.question }));
         const picks = el("div", { class: "picks" });
         for (const c of rnd.candidates) {
-          picks.append(el("button", { type: "button", class: "pick", "data-id": c.id, text: c.label,
+          picks.append(el("button", { type: "button", class: "pick", id: "pick-" + rnd.candidates.indexOf(c), "data-id": c.id, text: c.label,
             onclick: () => ctx.play(f.step, c.id, rnd.reveals[String(c.id)]) }));
         }
         box.append(picks);
@@ -177,10 +177,11 @@ const ExplainerSections = (() => {
       const list = el("div", { class: "choices", role: "radiogroup", "aria-label": ctx.words.app.access.candidates });
       here.candidates.forEach((c, i) => {
         const text = ctx.rules.fmt(yt.candidate, { token: c.label, pct: c.pct });
-        const input = el("input", { type: "radio", name: "your-turn", value: i, checked: chosen && chosen.step === f.step && chosen.i === i });
+        const input = el("input", { type: "radio", name: "your-turn", id: "candidate-" + i, value: i,
+          checked: chosen && chosen.step === f.step && chosen.i === i });
         list.append(el("label", {}, input, el("span", { text: c.model ? ctx.rules.fmt(yt.candidate_model, { candidate: text }) : text })));
       });
-      const go = el("button", { type: "button", class: "primary", text: runs.pick, onclick: () => {
+      const go = el("button", { type: "button", class: "primary", id: "your-turn-go", text: runs.pick, onclick: () => {
         const picked = list.querySelector("input:checked");
         if (!picked) { ctx.announce(ctx.words.lesson.ui.answer_first); return; }
         chosen = { step: f.step, i: Number(picked.value) };

@@ -78,8 +78,8 @@ def show_me(step: TourStep) -> dict[str, Any] | None:
         return {"section": "predict", **_stage(Stage.LAYERS)}
     if k is ConditionKind.WHATIF:
         return {"section": "whatif", **_stage(Stage.SAMPLING)}
-    if k is ConditionKind.BRANCH:
-        return {"section": "your_turn", **_stage(Stage.SAMPLING)}
+    if k is ConditionKind.BRANCH:  # (the first pass: the page recorded continuations at the first ones only)
+        return {"section": "your_turn", **_stage(Stage.SAMPLING, "prefill")}
     if k is ConditionKind.STAGE and done.stage is not None:
         return _stage(done.stage, done.phase, done.last)
     if k is ConditionKind.SETTING:
