@@ -45,7 +45,7 @@ class Learner:
         assert text is not None, self.keys.text("tour")
         return int(text.split()[1]) - 1
 
-    def on_screen(self) -> str:
+    def on_screen(self):
         """The question the quiz shows."""
         text = self.keys.text("question-text")
         return next(qid for qid, q in self.questions.items() if q["text"] == text)
