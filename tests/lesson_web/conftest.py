@@ -30,6 +30,7 @@ from tests.conftest import in_ci
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PROMPT = "The capital of France is"
 STEPS = 8
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]  # WCAG 2.2 A and AA (axe-core's tags)
 SHOTS = Path(os.environ.get("EXPLAINER_TEST_OUTPUT", "").strip() or Path(__file__).parents[2] / "test-output")
 
 
@@ -166,3 +167,23 @@ def serve(folder: Path) -> Iterator[str]:
         server.server_close()
         thread.join(timeout=5)
         time.sleep(0)
+
+
+def keep_record(browser, page: Path, record: str) -> None:
+    """Leave ``record`` where the page at ``page`` keeps its progress without an LMS, from another
+    page of the same origin (the lesson saves its own record as it closes, so it cannot be the one)."""
+    from urllib.parse import quote
+
+    seed = page.with_name("seed.html")
+    seed.write_text(
+        "<!DOCTYPE html><title>seed</title><script>localStorage.setItem('explainer-lesson:' + location"
+        f".pathname.replace('seed.html', {page.name!r}), decodeURIComponent(location.hash.slice(1)))</script>"
+    )
+    browser.get(seed.resolve().as_uri() + "#" + quote(record))
+
+
+def set_theme(browser, name: str) -> None:
+    """The theme switch set to ``name`` (as its menu does)."""
+    browser.execute_script(
+        "const s = document.getElementById('theme'); s.value = arguments[0]; s.dispatchEvent(new Event('change'))", name
+    )

@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from explainer.content.assets import load_texts
-from tests.lesson_web.conftest import blocks, chromium, errors, ready, shot, wait
+from tests.lesson_web.conftest import blocks, chromium, errors, keep_record, ready, set_theme, shot, wait
 from tests.lesson_web.lms_frame import Keyboard
 
 pytestmark = pytest.mark.slow
@@ -91,15 +91,7 @@ def test_saved_progress_that_does_not_read_is_set_aside_with_a_message(lesson_fi
     lesson = blocks(lesson_files["html"].read_bytes())["lesson-data"]
     words = load_texts().lesson_web["storage"]
     with chromium(tmp_path, 1366, 768) as browser:
-        # another page of the same origin leaves the record (the lesson's own saves as it closes)
-        seed = lesson_files["html"].with_name("seed.html")
-        seed.write_text(
-            "<!DOCTYPE html><title>seed</title><script>localStorage.setItem('explainer-lesson:' + location"
-            ".pathname.replace('seed.html', 'lesson.html'), decodeURIComponent(location.hash.slice(1)))</script>"
-        )
-        from urllib.parse import quote
-
-        browser.get(seed.resolve().as_uri() + "#" + quote(record.format(id=lesson["id"])))
+        keep_record(browser, lesson_files["html"], record.format(id=lesson["id"]))
         _open(browser, lesson_files["html"])
         keys = Keyboard(browser)
         assert keys.text("store") == words[message]
@@ -116,11 +108,7 @@ def test_screenshots_at_1366_in_every_theme(lesson_files, tmp_path):
         _open(browser, lesson_files["html"])
         keys = Keyboard(browser)
         for theme in ("light", "dark", "projector"):
-            browser.execute_script(
-                "const s = document.getElementById('theme'); s.value = arguments[0];"
-                "s.dispatchEvent(new Event('change'))",
-                theme,
-            )
+            set_theme(browser, theme)
             shot(browser, f"desktop-1366-{theme}")
         keys.activate("tour-next")
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 1366
