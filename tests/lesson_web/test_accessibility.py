@@ -119,6 +119,7 @@ def test_axe_finds_nothing_in_any_state_nor_theme(lesson_files, tmp_path, axe):
         browser.get(lesson_files["html"].resolve().as_uri())
         ready(browser)
         keys = Keyboard(browser)
+
         def visit(state: str) -> None:
             _check(browser, axe, state)
             shot(browser, "desktop-1366-" + re.sub(r"[^a-z0-9]+", "-", state.lower()).strip("-"))
