@@ -1,6 +1,6 @@
 """`explainer export`: run the model (or read a saved trace) and write one frame as a figure, the
-loop as an animation (GIF, APNG, MP4), one picture per stage for a slide deck, or the whole run as
-a web page (commands/export_web.py)."""
+loop as an animation (GIF, APNG, MP4), one picture per stage for a slide deck, the whole run as
+a web page (commands/export_web.py), or the guided lesson on it (``--lesson``: commands/export_lesson.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from explainer.commands.export_lesson import add_lesson_args
 from explainer.commands.export_web import add_web_args
 from explainer.commands.options import (
     Subcommands,
@@ -36,12 +37,14 @@ if TYPE_CHECKING:
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
         "export",
-        help="write a frame of the illustration as SVG or PNG, or the run as GIF, APNG, MP4, a deck or a web page",
+        help="write a frame of the illustration as SVG or PNG, or the run as GIF, APNG, MP4, a deck or a web page, "
+        "or the lesson on it (--lesson)",
         description="Run the model on a prompt (or read a saved trace) and write one frame of the "
         "illustration. Timings are left out unless --timings is given, so the same prompt and seed "
         "give the same file. With --out FILE.gif/.mp4/.pptx/.html (or .png --animate), or --frames DIR/: "
-        "the whole run, or the part --from/--to choose. Steps are counted from 0, in every option "
-        "and in the names --frames writes (frame-0000-step0-pretraining.png).",
+        "the whole run, or the part --from/--to choose. With --lesson --out FILE.html or FILE.zip: the "
+        "guided lesson on the run, as a web page or a SCORM 1.2 package for an LMS. Steps are counted "
+        "from 0, in every option and in the names --frames writes (frame-0000-step0-pretraining.png).",
     )
     add_prompt_args(p)
     p.add_argument("--trace", metavar="FILE.trace", help="draw a saved trace instead of running the model")
@@ -67,7 +70,10 @@ def add_parser(sub: Subcommands) -> None:
         help=f"which step, {span(0, MAX_NEW_TOKENS_LIMIT - 1)} (default: the last)",
     )
     p.add_argument(
-        "--theme", choices=("light", "dark", "projector", "all"), default="light", help="all: a web page's switch"
+        "--theme",
+        choices=("light", "dark", "projector", "all"),
+        default=None,
+        help="default light; all: a web page's switch (a lesson always has all three: this one first)",
     )
     add_sampling_args(p, seed_default=0, seed_help="default 0, so figures are reproducible")
     p.add_argument(
@@ -95,8 +101,9 @@ def add_parser(sub: Subcommands) -> None:
     p.add_argument("--format", choices=("svg", "png"), default="png", help="the pictures --frames writes")
     p.add_argument(
         "--out",
-        metavar="FILE.svg|.png|.gif|.mp4|.pptx|.html",
-        help="the figure (.png with --animate: APNG; .pptx: a slide per stage; .html: the run as a web page)",
+        metavar="FILE.svg|.png|.gif|.mp4|.pptx|.html|.zip",
+        help="the figure (.png with --animate: APNG; .pptx: a slide per stage; .html: the run as a web page; "
+        "with --lesson, .html or .zip: the lesson)",
     )
     p.add_argument("--animate", action="store_true", help="with --out FILE.png: an animated PNG of the run")
     p.add_argument(
@@ -106,6 +113,7 @@ def add_parser(sub: Subcommands) -> None:
         help="how a run's export shows progress: a bar on a terminal (auto), JSON lines on stderr, or nothing",
     )
     add_web_args(p)
+    add_lesson_args(p)
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
@@ -145,6 +153,12 @@ def run(args: argparse.Namespace) -> int:
     from explainer.export.layout import ALL, parse_panels, preset
     from explainer.export.web import is_web_page
 
+    if args.lesson:
+        from explainer.commands.export_lesson import run_lesson
+
+        return run_lesson(args)
+    if args.theme is None:
+        args.theme = "light"
     if bool(args.out) == bool(args.frames):
         raise ExplainerError("give one of --out FILE and --frames DIR/", "e.g. --out run.gif, or --frames slides/")
     web = bool(args.out) and is_web_page(args.out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from explainer.content.class_results_fields import CLASS_RESULTS
 from explainer.content.console_fields import CONSOLE_STRINGS
 from explainer.content.fields import Fields, plain
+from explainer.content.file_dialog_fields import FILE_DIALOGS
 
 # app.json: the window's own words (explainer/ui/, outside the Lesson dock): section -> key -> fields
 APP_STRINGS: dict[str, dict[str, Fields]] = {
@@ -96,6 +97,8 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
             "export_tip",
             "export_run",
             "export_run_tip",
+            "export_lesson",
+            "export_lesson_tip",
             "export_class_results",
             "export_class_results_tip",
             "save_trace",
@@ -292,20 +295,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "summary_held": ("served", "waiting", "held"),
         "dialog_title": ("n",),
     },
-    "files": plain(
-        "save_trace",
-        "save_trace_filter",
-        "save_lesson",
-        "save_lesson_filter",
-        "open",
-        "open_filter",
-        "export",
-        "export_filter",
-        "open_gguf",
-        "open_gguf_filter",
-        "export_run",
-        "export_run_filter",
-    ),
+    "files": FILE_DIALOGS,  # (content/file_dialog_fields.py)
     # explainer/ui/classroom/ and explainer/classroom/network.py: class mode's projected words
     "class": {
         **plain(

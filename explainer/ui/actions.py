@@ -213,6 +213,7 @@ def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) ->
         "zoom_reset": w.view.reset_zoom,
         "export": files.export_dialog,
         "export_run": files.export_run_dialog,
+        "export_lesson": files.export_lesson_dialog,
         "save_trace": files.save_trace_dialog,
         "save_lesson": files.save_lesson_dialog,
         "open_trace": files.open_trace_dialog,

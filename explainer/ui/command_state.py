@@ -46,7 +46,7 @@ class CommandState:
         )
         for name in ("next", "next_token", "play", "reset", "last", "export"):
             a[name].setEnabled(ready)
-        for name in ("save_trace", "export_run", "save_lesson"):
+        for name in ("save_trace", "export_run", "export_lesson", "save_lesson"):
             a[name].setEnabled(ready and not st.generating)
         a["stop"].setEnabled(st.generating)
         self.stop_button.setEnabled(st.generating)

@@ -29,9 +29,10 @@ from explainer.export.progress_lines import Progress, Said, read_line, seconds_l
 KILL_AFTER_MS = 5000  # a child that ignores SIGTERM this long is killed
 
 
-def export_command(trace_path: str, out: str, theme: str, model: str) -> list[str]:
+def export_command(trace_path: str, out: str, theme: str, model: str, lesson: bool = False) -> list[str]:
     """The arguments after the Python interpreter: the same export a terminal runs, with the
-    measured times the window shows, in the window's theme, labels from the run's own model."""
+    measured times the window shows, in the window's theme, labels from the run's own model
+    (``lesson``: the guided lesson on the run, `--lesson`; it shows the window's theme first)."""
     return [
         "-m",
         "explainer",
@@ -47,6 +48,7 @@ def export_command(trace_path: str, out: str, theme: str, model: str) -> list[st
         "json",
         "--model",
         model,
+        *(("--lesson",) if lesson else ()),
     ]
 
 
@@ -65,7 +67,7 @@ class RunExport(QObject):
     """One export under way: the child process, its progress dialog, and the saved run it reads
     (a temporary folder removed when it ends)."""
 
-    def __init__(self, parent: QWidget, host: ExportHost, trace: Trace, out: str) -> None:
+    def __init__(self, parent: QWidget, host: ExportHost, trace: Trace, out: str, lesson: bool = False) -> None:
         super().__init__(parent)
         self.host = host
         self.out = out
@@ -93,7 +95,7 @@ class RunExport(QObject):
         self.process.finished.connect(self._finished)
         self.process.errorOccurred.connect(self._error)
         model = trace.model.name
-        self.process.start(sys.executable, export_command(self.trace_path, out, host.theme_name, model))
+        self.process.start(sys.executable, export_command(self.trace_path, out, host.theme_name, model, lesson))
         host.set_activity(self._word("exporting_run").format(name=self.name))
 
     def _word(self, key: str) -> str:
@@ -196,11 +198,11 @@ class RunExport(QObject):
             h.show_error(self._word("export_failed").format(error=why), "\n".join(self.hint))
 
 
-def start_export(parent: QWidget, host: ExportHost, trace: Trace, out: str) -> RunExport | None:
-    """Start exporting ``trace`` to ``out``; None (the window told why) if the run could not be
-    saved for the child to read."""
+def start_export(parent: QWidget, host: ExportHost, trace: Trace, out: str, lesson: bool = False) -> RunExport | None:
+    """Start exporting ``trace`` (``lesson``: the lesson on it) to ``out``; None (the window told
+    why) if the run could not be saved for the child to read."""
     try:
-        return RunExport(parent, host, trace, out)
+        return RunExport(parent, host, trace, out, lesson)
     except ExplainerError as exc:
         host.show_error(host.word("window", "export_failed").format(error=exc.message), exc.hint)
         return None

@@ -190,11 +190,13 @@ class RunFiles:
         if path:
             self.export_run(with_kind(path, chosen))
 
-    def export_run(self, path: str) -> None:
+    def export_run(self, path: str, lesson: bool = False) -> None:
         """Write the whole recorded run as a web page, a slide deck, a video or a GIF (by the
         file name) with `explainer export` in a child process, in the window's theme, with the
         measured times the window shows. The window stays usable; a progress dialog shows how
-        far it is and cancels it (explainer/ui/export_process.py)."""
+        far it is and cancels it (explainer/ui/export_process.py). ``lesson``: the guided lesson
+        on the run instead (`explainer export --lesson`), as a web page or a SCORM package; the
+        child loads the run's model to record what the page offers, never the window's thread."""
         from explainer.ui.export_process import start_export
 
         w = self.window
@@ -203,7 +205,21 @@ class RunFiles:
             return
         if self.exporting is not None:
             self.exporting.deleteLater()
-        self.exporting = start_export(self.parent, w, w.trace, path)
+        self.exporting = start_export(self.parent, w, w.trace, path, lesson)
+
+    def export_lesson_dialog(self) -> None:
+        """File > Export the lesson for the web…: a web page or, for a course's LMS, a SCORM package."""
+        w = self.window
+        if not w.stepper.ready or w.generating:
+            return
+        if self.exporting is not None and self.exporting.running:
+            self.exporting.dialog.raise_()
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self.parent, w.word("files", "export_lesson"), "lesson.html", w.word("files", "export_lesson_filter")
+        )
+        if path:
+            self.export_run(with_kind(path, chosen), lesson=True)
 
     def shutdown(self) -> None:
         """The window is closing: an export under way is stopped, its half-written file removed;

@@ -127,8 +127,10 @@ ACTIONS: tuple[Action, ...] = (
     _command("save_lesson", ("Ctrl+Shift+S",), MenuPlace(FILE, 1, 5)),
     _command("export", ("Ctrl+E",), MenuPlace(FILE, 2, 1)),
     _command("export_run", ("Ctrl+Shift+E",), MenuPlace(FILE, 2, 2)),
+    # the guided lesson on the run as a web page or a SCORM package (ui/run_files.py, explainer/lesson_web)
+    _command("export_lesson", (), MenuPlace(FILE, 2, 3)),
     # class mode's (ui/classroom/results_export.py): the rounds and the requests as CSV files
-    _command("export_class_results", (), MenuPlace(FILE, 2, 3)),
+    _command("export_class_results", (), MenuPlace(FILE, 2, 4)),
     _command("quit", (StandardKey.QUIT,), MenuPlace(FILE, 3, 1), tip=False),
     # Run
     _command("generate", ("Ctrl+Return", "Ctrl+Enter"), MenuPlace(RUN, 1, 1)),
