@@ -15,6 +15,9 @@
       page.dataset.state = "unsupported";
       return;
     }
+    if (document.documentElement.dataset.themeChosen !== "1" && matchMedia("(prefers-color-scheme: dark)").matches) {
+      document.documentElement.dataset.theme = "dark";
+    }
     const [run, lesson] = await Promise.all([ExplainerPlayer.inflateJson("run-data"), ExplainerPlayer.inflateJson("lesson-data")]);
     const words = lesson.words;
     const reader = R.numberReader(lesson.numbers);
@@ -26,9 +29,6 @@
     let saveTimer = null;
 
     if (window.parent !== window) document.documentElement.classList.add("framed");
-    if (document.documentElement.dataset.themeChosen !== "1" && matchMedia("(prefers-color-scheme: dark)").matches) {
-      document.documentElement.dataset.theme = "dark";
-    }
     $("theme").value = document.documentElement.dataset.theme;
 
     const store = ExplainerStore.open(lesson, words, R.freshState);
@@ -244,6 +244,7 @@
     window.addEventListener("pagehide", leave);
     window.addEventListener("beforeunload", leave);
     const resume = store.saved && store.saved.state ? store.saved.frame : 0;
+    await ExplainerPlayer.prepare(run, document.documentElement.dataset.theme, resume);
     player.show(resume, false);
     redraw();
     save();

@@ -7,10 +7,12 @@
 const ExplainerPlayer = (() => {
   const $ = (id) => document.getElementById(id);
 
-  /** A block of the page (a <script type="application/octet-stream">): base64 of deflated bytes. */
+  /** A block of the page (a <script type="application/octet-stream">): base64 of deflated bytes
+   * (read by the browser's own base64 decoder where it has one: several times faster on a phone). */
   async function inflateBytes(id) {
     const text = $(id).textContent.trim();
-    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    const bytes = typeof Uint8Array.fromBase64 === "function"
+      ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
@@ -28,6 +30,20 @@ const ExplainerPlayer = (() => {
     return new Float32Array(bytes.buffer);
   }
 
+  /** The drawings (export/web_run.py's ``drawings``), in blocks of a few dozen per theme, in the
+   * order the run first shows them: a block is inflated when a frame first needs one of its
+   * drawings, so the page opens having read only what its first frame shows, however long the run. */
+  const blocks = new Map(); // "theme/block" -> a promise of the block's drawings
+  const loaded = new Map(); // "theme/block" -> the block's drawings, once inflated
+  function block(theme, b) {
+    const key = theme + "/" + b;
+    if (!blocks.has(key)) {
+      blocks.set(key, inflateJson("drawings-" + key.replace("/", "-")).then((list) => { loaded.set(key, list); return list; }));
+    }
+    return blocks.get(key);
+  }
+  const hasTheme = (name) => Boolean($("drawings-" + name + "-0"));
+
   function create(run, lesson, words, onShown) {
     const canvas = $("drawing");
     const SVG = canvas.namespaceURI;
@@ -39,12 +55,16 @@ const ExplainerPlayer = (() => {
     let holdBack = () => false; // whether a guess is open at a pass (lesson.js sets the rule)
     let outlined = null;
 
+    const per = run.block; // drawings per block (explainer/lesson_web/page.py)
+    const blocksOf = (numbers) => [...new Set(numbers.map((n) => Math.floor(n / per)))];
+    const ready = (numbers) => blocksOf(numbers).every((b) => loaded.has(theme + "/" + b));
+
     function drawing(number) {
       const key = theme + "/" + number;
       let g = nodes.get(key);
       if (!g) {
         g = document.createElementNS(SVG, "g");
-        g.innerHTML = run.drawings[theme][number];
+        g.innerHTML = loaded.get(theme + "/" + Math.floor(number / per))[number % per];
         nodes.set(key, g);
       }
       return g;
@@ -125,7 +145,16 @@ const ExplainerPlayer = (() => {
       index = Math.max(0, Math.min(main - 1, i));
       const k = shown(index);
       const frame = run.frames[k];
-      canvas.replaceChildren(...frame.d[theme].map(drawing));
+      const numbers = frame.d[theme];
+      if (ready(numbers)) canvas.replaceChildren(...numbers.map(drawing));
+      else {
+        const want = theme + "/" + k;
+        Promise.all(blocksOf(numbers).map((b) => block(theme, b))).then(() => {
+          if (theme + "/" + shown(index) === want) canvas.replaceChildren(...numbers.map(drawing));
+        });
+      }
+      const ahead = run.frames[Math.min(main - 1, index + 6)].d[theme]; // the next frames' blocks, read ahead
+      setTimeout(() => blocksOf(ahead).forEach((b) => block(theme, b)), 50);
       caption(frame);
       chartTable(lesson.frames[k].chart);
       $("position").textContent = frame.position;
@@ -220,7 +249,7 @@ const ExplainerPlayer = (() => {
       refresh: () => show(index, false),
       setOutline(target) { outlined = target; drawOutline(); },
       setTheme(name) {
-        if (!(name in run.drawings)) return;
+        if (!hasTheme(name)) return;
         theme = name;
         document.documentElement.dataset.theme = name;
         show(index, false);
@@ -228,5 +257,11 @@ const ExplainerPlayer = (() => {
     };
   }
 
-  return { inflateJson, scores, create };
+  /** The blocks the first frame of ``theme`` needs, read before the page is shown. */
+  function prepare(run, theme, frame) {
+    const per = run.block;
+    return Promise.all([...new Set(run.frames[frame].d[theme].map((n) => Math.floor(n / per)))].map((b) => block(theme, b)));
+  }
+
+  return { inflateJson, scores, prepare, create };
 })();

@@ -8,12 +8,16 @@ LMS) and runs only its own scripts: each inline script is allowed by its SHA-256
 ``'unsafe-inline'``: the drawings carry style attributes, as the run's web page does.)
 
 The data travels as blocks of deflated JSON in base64 (``<script type="application/octet-
-stream">``, which a browser never runs): the replay (export/web_run.py), the lesson's document
-(document.py), each pass's scores and the tables of labels, which the page inflates only when
-what-if is opened at that pass. The page's text is written in the font of its drawings (a subset
-of DejaVu Sans and, for what it lacks, installed fonts: export/fonts.py), which carries every
-character the page shows, the vocabulary's labels aside (what-if's rare tokens fall back to the
-reader's own fonts).
+stream">``, which a browser never runs): the replay's frames (export/web_run.py), the lesson's
+document (document.py), each theme's drawings in blocks of :data:`DRAWINGS_PER_BLOCK` (numbered
+in the order the run first shows them), each pass's scores and the tables of labels. The page
+inflates the frames, the document and the blocks its first frame needs as it opens, another block
+when a frame first needs it (the next frames' ahead of time), a pass's scores and labels when
+what-if is opened there: a long run's page opens nearly as fast as a short one's.
+
+The page's text is written in the font of its drawings (a subset of DejaVu Sans and, for what it
+lacks, installed fonts: export/fonts.py), which carries every character the page shows, the
+vocabulary's labels aside (what-if's rare tokens fall back to the reader's own fonts).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from explainer.lesson_web.document import LessonDocument
 from explainer.lesson_web.logits import pack_json
 
 FOLDER = "lesson_web"
+DRAWINGS_PER_BLOCK = 40  # a block of drawings is inflated when first needed (README: the page's opening time)
 SCRIPTS = ("rules.js", "lms.js", "player.js", "sections.js", "quiz.js", "lesson.js")
 CSP = (
     "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; font-src data:; "
@@ -129,7 +134,13 @@ def build_lesson_page(texts: LessonTexts, document: LessonDocument, run: RunData
     }
     chars = _chars(document, run, fields)
     fields["fonts"] = font_face_css(FAMILY, {(bold, False): used for bold, used in chars.items() if used})
-    blocks = [_block("run-data", pack_json(run.data)), _block("lesson-data", pack_json(d))]
+    replay = {**{k: v for k, v in run.data.items() if k != "drawings"}, "block": DRAWINGS_PER_BLOCK}
+    blocks = [_block("run-data", pack_json(replay)), _block("lesson-data", pack_json(d))]
+    for name, fragments in run.data["drawings"].items():
+        for b in range(0, len(fragments), DRAWINGS_PER_BLOCK):
+            blocks.append(
+                _block(f"drawings-{name}-{b // DRAWINGS_PER_BLOCK}", pack_json(fragments[b : b + DRAWINGS_PER_BLOCK]))
+            )
     blocks += [_block(f"scores-{i}", s) for i, s in enumerate(document.scores) if s is not None]
     blocks += [_block(f"labels-{i}", s) for i, s in enumerate(document.labels)]
     fields["blocks"] = "\n".join(blocks)
