@@ -76,24 +76,7 @@ def add_parser(sub: Subcommands) -> None:
         help="default light; all: a web page's switch (a lesson always has all three: this one first)",
     )
     add_sampling_args(p, seed_default=0, seed_help="default 0, so figures are reproducible")
-    p.add_argument(
-        "--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)"
-    )
-    p.add_argument("--timings", action="store_true", help="include the measured TTFT/TPOT (differ run to run)")
-    p.add_argument(
-        "--panels",
-        metavar="NAME,...",
-        help="draw only these panels, the canvas cropped to them (e.g. tokens,embeddings)",
-    )
-    p.add_argument("--preset", choices=("full", "tokens-lesson"), help="a chosen set of panels, laid out for its size")
-    p.add_argument(
-        "--scale",
-        type=ranged(float, 0.25, 8),
-        default=None,
-        help=f"pixels per canvas unit, {span(0.25, 8)} (PNG default 2: 192 dpi; animations 1)",
-    )
-    p.add_argument("--responsive", action="store_true", help='SVG width="100%%": it follows its web page column')
-    p.add_argument("--no-embed-fonts", action="store_true", help="SVG without its font subset (smaller; needs DejaVu)")
+    _add_figure_args(p)
     _add_timing_args(p)
     p.add_argument(
         "--frames", metavar="DIR/", help="write one SVG or PNG per stage into DIR (--format), numbered from 0"
@@ -117,6 +100,29 @@ def add_parser(sub: Subcommands) -> None:
     add_device_arg(p)
     add_model_args(p)
     p.set_defaults(func=run)
+
+
+def _add_figure_args(p: argparse.ArgumentParser) -> None:
+    """How the pictures are drawn: their text, the measured times, the panels, the scale, an SVG's
+    place in a web page."""
+    p.add_argument(
+        "--text-as-paths", action="store_true", help="SVG text as outlines (identical everywhere, not editable)"
+    )
+    p.add_argument("--timings", action="store_true", help="include the measured TTFT/TPOT (differ run to run)")
+    p.add_argument(
+        "--panels",
+        metavar="NAME,...",
+        help="draw only these panels, the canvas cropped to them (e.g. tokens,embeddings)",
+    )
+    p.add_argument("--preset", choices=("full", "tokens-lesson"), help="a chosen set of panels, laid out for its size")
+    p.add_argument(
+        "--scale",
+        type=ranged(float, 0.25, 8),
+        default=None,
+        help=f"pixels per canvas unit, {span(0.25, 8)} (PNG default 2: 192 dpi; animations 1)",
+    )
+    p.add_argument("--responsive", action="store_true", help='SVG width="100%%": it follows its web page column')
+    p.add_argument("--no-embed-fonts", action="store_true", help="SVG without its font subset (smaller; needs DejaVu)")
 
 
 def _add_timing_args(p: argparse.ArgumentParser) -> None:
