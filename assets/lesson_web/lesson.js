@@ -64,10 +64,18 @@
       ExplainerSections.terms(ctx), ExplainerSections.request(ctx), ExplainerSections.sizes(ctx), ExplainerSections.done(ctx)];
     const tabs = buildTabs(sections);
 
+    /** Told to a screen reader (the polite live region): what is told in one turn is told together,
+     * in order (a verdict, then "Lesson 4 complete" when that answer completed the lesson). */
+    let told = [];
     function announce(text) {
-      const live = $("announce");
-      live.textContent = "";
-      setTimeout(() => { live.textContent = text; }, 30);
+      if (!told.length) {
+        setTimeout(() => {
+          const live = $("announce");
+          live.textContent = "";
+          setTimeout(() => { live.textContent = told.join("\n"); told = []; }, 30);
+        }, 0);
+      }
+      told.push(text);
     }
 
     function save() {
@@ -90,7 +98,7 @@
       if (state !== before) { storeNote = ""; save(); }
       if (!wasComplete && R.complete(lesson, state)) {
         tabs.open("complete", false);
-        announce(lesson.completion.title);
+        setTimeout(() => announce(lesson.completion.title), 0); // (after what completed it is told)
       }
       redraw(state !== before || !moved);
     }

@@ -19,7 +19,7 @@ LESSON_WEB_STRINGS: dict[str, dict[str, Fields]] = {
     },
     "tour": {
         **plain("generate_do", "use_run", "branch_do"),
-        "generate_text": ("model", "prompt", "answer"),
+        "generate_text": ("model", "prompt"),  # (not the answer: a guess may be open in Predict)
         "setting_do": ("cut",),
         "branch_text": ("passes",),
     },

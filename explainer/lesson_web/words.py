@@ -55,7 +55,7 @@ def web_words(
         },
         "tour": {
             **w["tour"],
-            "generate_text": w["tour"]["generate_text"].format(model=trace.model.name, prompt=prompt, answer=answer),
+            "generate_text": w["tour"]["generate_text"].format(model=trace.model.name, prompt=prompt),
             "setting_do": w["tour"]["setting_do"].format(cut=cut_name),
             "branch_text": w["tour"]["branch_text"].format(passes=passes),
         },

@@ -161,6 +161,8 @@ def test_the_package_runs_in_scorm_again_from_first_step_to_lesson_complete(less
         assert left
         done = learner.keys.text("complete-title")
         assert done == "Lesson 4 complete: The LLM inference lifecycle."
+        told = "return document.getElementById('announce').textContent"  # (the live region a screen reader hears)
+        wait(browser, lambda b: b.execute_script(told).endswith("\n" + done), "the verdict, then the completion told")
         page = browser.execute_script("return document.getElementById('panel-complete').textContent")
         for line in (*texts.lesson.recap, texts.text("completion", "next_url")):
             assert line in page
@@ -193,3 +195,32 @@ def _leave_and_come_back(lms: Lms, learner: Learner, texts: Any, i: int) -> None
     assert learner.step_index() == i and k.text("position") == position
     assert k.text("quiz-score") == quiz_line  # the answers came back from suspend_data
     assert lms.values()["status"] == "incomplete"
+
+
+def test_progress_the_lms_kept_that_does_not_read_is_set_aside_and_replaced(lesson_files, tmp_path):
+    """suspend_data that is markup (or damaged) is never run nor shown: the lesson says it starts
+    afresh, and its first change writes its own record over it."""
+    texts = load_texts()
+    lesson = blocks(lesson_files["html"].read_bytes())["lesson-data"]
+    folder = lms_folder(lesson_files["zip"], tmp_path / "lms")
+    with serve(folder) as base, chromium(tmp_path, 1366, 768) as browser:
+        lms = Lms(browser, base)
+        browser.get(base + "/lms.html")
+        saved = {
+            "suspend": '<img src=x onerror="parent.pwned=1">',
+            "location": "tok-ids",
+            "status": "incomplete",
+            "raw": "40",
+        }
+        lms.relaunch(saved)
+        keys = Keyboard(browser)
+        assert keys.text("store") == texts.lesson_web["storage"]["unreadable"]
+        assert browser.execute_script("return !document.querySelector('#page img')")
+        assert keys.text("tour-progress") == texts.text("tour", "progress").format(
+            n=1, total=len(lesson["tour"]["steps"])
+        )
+        keys.activate("tour-next")
+        v = lms.values()
+        assert v["suspend"].startswith(f"L1.{lesson['id']}.") and v["status"] == "incomplete"
+        browser.switch_to.default_content()
+        assert browser.execute_script("return window.pwned === undefined")

@@ -63,6 +63,10 @@ def test_on_a_phone_the_lesson_fits_keeps_progress_here_and_fetches_nothing(less
         keys.press(Keys.SPACE, *([Keys.ARROW_DOWN] * q["answer"]))
         keys.activate("check")
         assert keys.text("verdict") == texts.text("quiz", "right")
+        told = "return document.getElementById('announce').textContent"  # (the live region a screen reader hears)
+        wait(browser, lambda b: b.execute_script(told) == texts.text("quiz", "right"), "the verdict told")
+        live = "return document.getElementById('announce').getAttribute('aria-live')"
+        assert browser.execute_script(live) == "polite"
         shot(browser, "phone-360-quiz")
         line = keys.text("quiz-score")
         saved = browser.execute_script(f"return localStorage.getItem({KEY})")
