@@ -174,14 +174,38 @@ const ExplainerRules = (() => {
     return Number.isFinite(fraction) ? percent(fraction).replace(".0 ", " ") : "∞";
   }
 
+  /** lesson/numbers.py as_typed: the learner's number written back with every digit they gave
+   * (the shortest decimal that reads back as the number, as Python's repr and JavaScript's
+   * String both give it) and thousands separators. */
+  function asTyped(value) {
+    if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+    const a = Math.abs(value);
+    if (a >= 1e15 || (a && a < 1e-6)) {  // Python's "{:.6g}": six significant digits, an exponent
+      const [mantissa, exp] = value.toExponential(5).split("e");
+      const m = mantissa.replace(/0+$/, "").replace(/\.$/, "");
+      const e = Number(exp);
+      return m + "e" + (e < 0 ? "-" : "+") + String(Math.abs(e)).padStart(2, "0");
+    }
+    const sign = value < 0 || Object.is(value, -0) ? "-" : "";
+    const body = String(a);
+    const dot = body.indexOf(".");
+    const whole = dot < 0 ? body : body.slice(0, dot);
+    return sign + whole.replace(/\B(?=([0-9]{3})+(?![0-9]))/g, ",") + (dot < 0 ? "" : body.slice(dot));
+  }
+
+  /** lesson/slips.py GIVEN: where a likely mistake's words quote the learner's number. */
+  const GIVEN = "\uE000";
+
+  /** lesson/slips.py named: why ``value`` is wrong when a likely mistake gives it (the nearest;
+   * one matched as typed only exactly; the first listed of equals), in the learner's own number. */
   function slip(q, value) {
     let best = null;
-    for (const [m, why] of q.mistakes) {
-      if (!distance(value, m, q.tolerance).within) continue;
+    for (const [m, why, exact] of q.mistakes) {
+      if (!distance(value, m, exact ? 0 : q.tolerance).within) continue;
       const rel = m ? Math.abs(value - m) / Math.abs(m) : Math.abs(value);
-      if (best === null || rel < best[0] || (rel === best[0] && compareText(why, best[1]) < 0)) best = [rel, why];
+      if (best === null || rel < best[0]) best = [rel, why];
     }
-    return best === null ? null : best[1];
+    return best === null ? null : best[1].split(GIVEN).join(asTyped(value));
   }
 
   /** questions.py check: the verdict on ``given`` (an option's index, a number or its text, a
@@ -352,6 +376,18 @@ const ExplainerRules = (() => {
     return t.index === u.index && t.done === u.done && t.runs_to_go === u.runs_to_go ? state : { ...state, tour: t };
   }
 
+  /** state.py _arriving: the tour at a step it moved to, done on arrival when the record shows
+   * its task done already (its question answered right, or a round of the game played). */
+  function arriving(state, steps, t) {
+    const step = tour.step(steps, t);
+    if (step !== null && !t.done) {
+      const c = step.done;
+      const answered = c.kind === "question" && c.question !== null && quiz.isRight(state.quiz, c.question);
+      if (answered || (c.kind === "game" && state.game.played > 0)) t = { ...t, done: true };
+    }
+    return withTour(state, t);
+  }
+
   /** One thing the learner did, as the session applies it (then toldComplete). */
   function apply(lesson, state, op) {
     const steps = lesson.tour.steps;
@@ -374,10 +410,10 @@ const ExplainerRules = (() => {
         break;
       case "next":
         if (tour.finished(steps, state.tour)) return state;
-        next = withTour(state, tour.next(steps, state.tour));
+        next = arriving(state, steps, tour.next(steps, state.tour));
         break;
-      case "back": next = withTour(state, tour.back(steps, state.tour)); break;
-      case "go": next = withTour(state, tour.goTo(steps, op.index)); break;
+      case "back": next = arriving(state, steps, tour.back(steps, state.tour)); break;
+      case "go": next = arriving(state, steps, tour.goTo(steps, op.index)); break;
       case "restart": next = withTour(state, tour.fresh()); break;
       default: throw new Error("unknown op " + op.op);
     }

@@ -25,7 +25,7 @@ from explainer.lesson.numbers import as_typed, distance
 
 # where a slip's words quote the learner's number ({value}): filled at the check, with what they
 # typed (a character of Unicode's private use area, which no text or field of the lesson holds)
-_GIVEN = "\ue000"
+GIVEN = "\ue000"
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def slips(
         reach = 0.0 if exact else spec.tolerance * abs(value)
         if abs(value - answer) <= spec.tolerance * abs(answer) + reach:
             continue
-        text = fill(why, {**fields, "value": _GIVEN})
+        text = fill(why, {**fields, "value": GIVEN})
         if text is None:
             return None
         out.append(Slip(value, text, exact))
@@ -81,4 +81,4 @@ def named(found: Sequence[Slip], value: float, tolerance: float) -> str | None:
     ]
     if not near:
         return None
-    return found[min(near)[1]].why.replace(_GIVEN, as_typed(value))
+    return found[min(near)[1]].why.replace(GIVEN, as_typed(value))

@@ -27,7 +27,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from explainer.content.texts import ConditionKind, LessonTexts, QuestionKind, TourScript
+from explainer.content.texts import LessonTexts, QuestionKind, TourScript
 from explainer.engine.sampler import SamplingSettings
 from explainer.engine.trace import Trace
 from explainer.illustration.formatting import number, percent
@@ -39,6 +39,7 @@ from explainer.lesson.tour import TourState, tour_view
 from explainer.lesson.whatif import what_if
 from explainer.lesson_web.conformance_events import event_data, tour_events
 from explainer.lesson_web.conformance_sessions import sessions
+from explainer.lesson_web.tour_data import web_step
 
 TYPED = (
     "3000", "3,000", "3 000", "3\u202f000", "3k", "3K", "3.0e3", "3E3", "about 3000", "About ~3000", "~3k", "≈ 3k",
@@ -66,18 +67,8 @@ def tour_state(t: TourState) -> list[Any]:
 
 
 def web_tour(texts: LessonTexts, web: dict[str, str]) -> TourScript:
-    """The tour with the web versions' words in the steps that need the app (tour_data.py)."""
-    steps = []
-    for s in texts.tour.steps:
-        k = s.done.kind
-        if k is ConditionKind.GENERATE:
-            s = replace(s, text=web["generate_text"], do=web["generate_do"])
-        elif k is ConditionKind.SETTING:
-            s = replace(s, do=web["setting_do"])
-        elif k is ConditionKind.BRANCH:
-            s = replace(s, text=web["branch_text"], do=web["branch_do"])
-        steps.append(s)
-    return replace(texts.tour, steps=tuple(steps))
+    """The tour as the page shows it (tour_data.py's web_step for each step)."""
+    return replace(texts.tour, steps=tuple(web_step(s, web) for s in texts.tour.steps))
 
 
 def tour_cases(texts: LessonTexts, fields: dict[str, str], web: dict[str, str]) -> dict[str, Any]:
@@ -120,7 +111,7 @@ def _givens(q: Question) -> list[Any]:
     if q.kind is QuestionKind.NUMBER:
         a = float(q.answer) if isinstance(q.answer, (int, float)) else 0.0
         near = [a * f for f in (1 + q.tolerance * 0.99, 1 - q.tolerance * 0.99, 1 + q.tolerance * 1.01, 0.5, 2, 1e3)]
-        values = [a, *near, *(m for m, _why in q.mistakes), *(m * 1.001 for m, _why in q.mistakes), 0.0, -a]
+        values = [a, *near, *(m.value for m in q.mistakes), *(m.value * 1.001 for m in q.mistakes), 0.0, -a]
         typed = [number(v, 2) for v in values] + [f"about {v:g}" for v in values] + [f"{v:.3e}" for v in values]
         return [*values, *typed, "", "none", "1e999", math.inf]
     answer = list(q.answer) if isinstance(q.answer, tuple) else []

@@ -42,7 +42,9 @@ def question_data(q: Question) -> dict[str, Any]:
         "live": q.live,
         "available": q.available,
         "answer": answer,
-        "mistakes": [[value, why] for value, why in q.mistakes],
+        # why: the learner's own number goes where lesson/slips.py's GIVEN stands (rules.js's too);
+        # exact: the slip copies a number the question states, so it is matched only as typed
+        "mistakes": [[m.value, m.why, m.exact] for m in q.mistakes],
     }
 
 

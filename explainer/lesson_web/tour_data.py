@@ -17,6 +17,7 @@ to, resolved by the page against the pass on screen, and the section holding the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from explainer.content.texts import Condition, ConditionKind, LessonTexts, Target, TargetKind, TourStep
@@ -92,24 +93,39 @@ def show_me(step: TourStep) -> dict[str, Any] | None:
     return _stage(stage) if stage is not None else None
 
 
+def web_step(step: TourStep, web: dict[str, str]) -> TourStep:
+    """The step as the page shows it: the steps that need the app in their web versions' words
+    (``web``, see tour_words), and, since the page always has its recorded run on screen, the
+    words a step has for a run on screen (``text_run``, ``do_run``) in place of its own, as the
+    app shows them once a run is made."""
+    kind = step.done.kind
+    if kind is ConditionKind.GENERATE:
+        return replace(step, text=web["generate_text"], do=web["generate_do"], text_run=None, do_run=None)
+    if kind is ConditionKind.SETTING:
+        step = replace(step, do=web["setting_do"], do_run=None)
+    elif kind is ConditionKind.BRANCH:
+        return replace(step, text=web["branch_text"], do=web["branch_do"], text_run=None, do_run=None)
+    return replace(
+        step,
+        text=step.text_run if step.text_run is not None else step.text,
+        do=step.do_run if step.do_run is not None else step.do,
+        text_run=None,
+        do_run=None,
+    )
+
+
 def step_data(texts: LessonTexts, step: TourStep, fields: dict[str, str], web: dict[str, str]) -> dict[str, Any]:
     """One step for the page; ``web``: the web versions' words, already filled (see tour_words)."""
     kind = step.done.kind
-    text, do = step.text, step.do
-    if kind is ConditionKind.GENERATE:
-        text, do = web["generate_text"], web["generate_do"]
-    elif kind is ConditionKind.SETTING:
-        do = web["setting_do"]
-    elif kind is ConditionKind.BRANCH:
-        text, do = web["branch_text"], web["branch_do"]
+    step = web_step(step, web)
     chapter = next(i for i, c in enumerate(texts.tour.chapters) if c.id == step.chapter)
     return {
         "id": step.id,
         "chapter": chapter,
-        "text": split_filled(text, fields),
+        "text": split_filled(step.text, fields),
         "text_guessing": split_filled(step.text_guessing, fields),
         "text_open": split_filled(step.text_open, fields),
-        "do": do,
+        "do": step.do,
         "done": condition_data(step.done),
         "outline": outline(step.target),
         "outcomes": list(step.outcomes),

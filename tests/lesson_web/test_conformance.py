@@ -19,7 +19,9 @@ import pytest
 
 from explainer.content.assets import load_texts
 from explainer.illustration.vocab import TokenNames, vocabulary_of
+from explainer.lesson.numbers import as_typed
 from explainer.lesson.questions import build_questions
+from explainer.lesson.slips import GIVEN
 from explainer.lesson_web.conformance import fixture
 from tests.lesson_web.conftest import SHOTS, blocks, chromium, errors, ready
 
@@ -77,9 +79,10 @@ def test_the_fixture_covers_every_question_mistake_and_step(cases, built_lesson)
     assert checked == {q["id"] for q in document["questions"]}
     for q in document["questions"]:
         given = [g for qid, g, _v in cases["checks"] if qid == q["id"]]
-        assert all(value in given for value, _why in q["mistakes"])
+        assert all(value in given for value, _why, _exact in q["mistakes"])
         verdicts = [v["message"] for qid, _g, v in cases["checks"] if qid == q["id"]]
-        assert all(any(why in m for m in verdicts) for _value, why in q["mistakes"]), q["id"]
+        for value, why, _exact in q["mistakes"]:  # each named, in the learner's own number
+            assert any(why.replace(GIVEN, as_typed(value)) in m for m in verdicts), q["id"]
     kinds = {e["kind"] for e in cases["tour"]["events"]}
     assert kinds == {"stage", "setting", "generated", "predicted", "whatif", "answered", "branched", "complete"}
     assert len(cases["tour"]["states"]) == 6 * (len(document["tour"]["steps"]) + 1)

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 
 from explainer.content.assets import load_texts
+from explainer.lesson.numbers import as_typed
+from explainer.lesson.slips import GIVEN
 from tests.lesson_web.conftest import blocks, chromium, errors, serve, shot, wait
 from tests.lesson_web.lms_frame import Keyboard, Lms, lms_folder
 
@@ -109,9 +111,10 @@ class Learner:
         elif kind == "question":
             qid = step["done"]["question"]
             if qid == WRONG_FIRST:
-                value, why = self.questions[qid]["mistakes"][0]
+                value, why, _exact = self.questions[qid]["mistakes"][0]
                 verdict = self.answer(qid, wrong=value)
-                assert why in verdict, (verdict, why)  # the likely mistake is named
+                said = why.replace(GIVEN, as_typed(value))
+                assert said in verdict, (verdict, said)  # the likely mistake is named, in the number typed
             assert self.answer(qid) == load_texts().text("quiz", "right")
         elif kind == "complete":
             while len(self.right) < len(self.questions):  # the rest: "Finish the lesson" opens each
