@@ -6,6 +6,7 @@ lesson's texts, kept apart because the window's words are a different reader's).
 
 from __future__ import annotations
 
+from explainer.content.access_fields import ACCESS, CHART_TABLE
 from explainer.content.class_results_fields import CLASS_RESULTS
 from explainer.content.console_fields import CONSOLE_STRINGS
 from explainer.content.fields import Fields, plain
@@ -178,45 +179,9 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "not_whole": ("label", "shown"),
     },
     "answer": {**plain("name", "description", "empty"), "earlier": ("n",)},
-    # View > Chart as a table (ui/chart_table_view.py): the chart's candidates one per row
-    "chart_table": plain(
-        "title",
-        "tip",
-        "token",
-        "raw",
-        "final",
-        "kept",
-        "chosen",
-        "yes",
-        "no",
-        "not_yet",
-        "no_cut",
-        "other",
-        "empty",
-        "hidden",
-    ),
-    # what assistive technology reads (explainer/ui/announce.py, describe_view.py, the names of
-    # elements without a label of their own)
-    "access": {
-        **plain(
-            "diagram",
-            "describe",
-            "describe_tip",
-            "busy",
-            "status",
-            "position",
-            "controls_scroll",
-            "candidates",
-            "lesson_tabs",
-        ),
-        "stage": ("stage", "n", "total"),
-        "value": ("label", "value"),
-        "choice": ("item", "category"),
-        "tour": ("progress", "task"),
-        "tour_step": ("chapter", "progress", "text", "task"),
-        "tour_end": ("chapter", "text"),
-        "stage_so_far": ("stage", "n"),
-    },
+    # what a screen reader hears of the window (content/access_fields.py)
+    "chart_table": CHART_TABLE,
+    "access": ACCESS,
     "transport": plain("speed", "speed_tip", "slow", "normal", "fast", "instant"),
     "status": {
         **plain("tpot_none", "no_model", "licence_unknown"),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleEvent
+from PySide6.QtGui import QAccessible, QAccessibleEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
@@ -26,6 +26,7 @@ from explainer.ui.chart_table_view import COLUMNS
 from explainer.ui.lesson.show_me import Section
 from tests.ui.helpers import click, forward_to, generate, press, settle_layout, type_into
 from tests.ui.lesson_helpers import tour_key
+from tests.ui.listening import Listener, listen
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
 
@@ -188,28 +189,20 @@ def test_an_open_guess_is_not_described(qtbot, window):
 
 
 @pytest.fixture
-def heard(monkeypatch) -> list[tuple[object, str]]:
-    """Every announcement the window sends from now on: (its source, its words)."""
-    out: list[tuple[object, str]] = []
-    real = QAccessible.updateAccessibility
-
-    def listen(event: QAccessibleEvent) -> None:
-        if event.type() == QAccessible.Event.Announcement:
-            assert isinstance(event, QAccessibleAnnouncementEvent)
-            out.append((event.object(), event.message()))
-        real(event)
-
-    monkeypatch.setattr(QAccessible, "updateAccessibility", listen)
-    return out
+def heard(monkeypatch) -> Iterator[Listener]:
+    """Every announcement the window sends from now on, and every focus move (tests/ui/listening.py);
+    iterated: (its source, its words)."""
+    yield from listen(monkeypatch)
 
 
 def test_a_stage_change_is_announced(qtbot, window, heard):
     w = window
     generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     forward_to(qtbot, w, 0, Stage.EMBEDDINGS)
-    heard.clear()
+    heard.quiet(qtbot)
     press(qtbot, w, Qt.Key.Key_Right)
     assert w.position == Cursor(0, Stage.LAYERS)
+    heard.wait(qtbot)
     name = w.word("stages", "layers")
     assert any(name in message for _source, message in heard), heard
     assert all(source is w.view for source, message in heard if name in message)
@@ -221,6 +214,7 @@ def test_a_stage_announced_during_a_run_names_no_pass_count_it_does_not_know(qtb
     trace = generate(qtbot, w, "The capital of France is", max_new_tokens=6)
     n = len(trace.steps)
     assert n > 1
+    heard.wait(qtbot)
     said = [message for source, message in heard if source is w.view]
     assert said, "the first stage is announced"
     for message in said:  # "pass 1" while the run goes on, never "pass 1 of 1"
@@ -234,9 +228,10 @@ def test_a_tour_step_is_announced_with_its_place_and_task(qtbot, window, heard):
     dock.show()
     generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     w.view.setFocus()
-    heard.clear()
+    heard.quiet(qtbot)
     tour_key(qtbot, w.view, Qt.Key.Key_Right)  # Alt+→: the next tour step, the focus stays put
     assert w.view.hasFocus()
+    heard.wait(qtbot)
     chapter, progress, task = dock.tour.chapter.text(), dock.tour.progress.text(), dock.tour.task.text()
     text = spoken_marks(dock.tour.text.plain, w.texts.describe)
     assert chapter and progress and text and task
@@ -256,10 +251,11 @@ def test_a_predict_reveal_is_announced_with_its_verdict(qtbot, window, heard):
     forward_to(qtbot, w, 0, Stage.LAYERS)
     rnd = game.round
     assert rnd is not None and game.buttons[0].isVisible()
-    heard.clear()
+    heard.quiet(qtbot)
     click(qtbot, game.buttons[0])
     shown = game.revealed
     assert shown is not None
+    heard.wait(qtbot)
     said = [message for source, message in heard if source is game]
     words = shown[1].message + (f" {shown[1].explanation}" if game.explanation.isVisible() else "")
     assert said == [" ".join(spoken_marks(words, w.texts.describe).split())]  # the explanation shown too
@@ -283,10 +279,11 @@ def test_a_predict_reveal_with_an_explanation_announces_it_too(qtbot, window, he
             break
     else:
         pytest.skip("no round offered where the sampler surprised")
-    heard.clear()
+    heard.quiet(qtbot)
     click(qtbot, game.buttons[0])
     assert game.revealed is not None and game.explanation.isVisible()  # the sampler did not take the favourite
     result = game.revealed[1]
+    heard.wait(qtbot)
     said = [message for source, message in heard if source is game]
     assert said == [" ".join(spoken_marks(f"{result.message} {result.explanation}", w.texts.describe).split())]
 
@@ -302,17 +299,19 @@ def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, 
     wrong = (card.question.answer + 1) % len(card.options)
     click(qtbot, card.options[wrong])
     card.check_button.setFocus()
-    heard.clear()
+    heard.quiet(qtbot)
     qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
     assert card.check_button.hasFocus()
+    heard.wait(qtbot)
     verdict = check(w.texts, card.question, wrong)
     assert not verdict.correct
     assert [message for source, message in heard if source is card] == [" ".join(verdict.message.split())]
     click(qtbot, card.options[card.question.answer])
-    heard.clear()
+    heard.quiet(qtbot)
     qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
     right = check(w.texts, card.question, card.question.answer)
     assert right.correct and card.explanation.isVisible()
+    heard.wait(qtbot)
     explained = spoken_marks(card.question.explanation, w.texts.describe)
     said = [message for source, message in heard if source is card]
     assert said == [" ".join(f"{right.message} {explained}".split())]  # the verdict, then its explanation
@@ -324,20 +323,23 @@ def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(q
     dock.show()
     generate(qtbot, w, "The capital of France is", max_new_tokens=3)
     session.go_to(len(session.tour.steps) - 1)
-    heard.clear()
+    heard.quiet(qtbot)
     click(qtbot, dock.tour.finish_button)  # nothing answered: "Not finished yet: ..."
     shown = dock.tour.text.plain
     assert shown.startswith("Not finished yet")
+    heard.wait(qtbot)
     said = [message for source, message in heard if source is dock.tour]
     assert said == [" ".join(spoken_marks(shown, w.texts.describe).split())]
     for q in session.questions:  # every question answered right: the lesson is complete
         dock.questions.answered.emit(q.id, check(w.texts, q, q.answer))
     assert session.completed
+    heard.wait(qtbot)
     page = dock.completion
     said = [message for source, message in heard if source is page]
     assert len(said) == 1 and said[0].startswith(page.title.text()), said
     assert said[0] == " ".join(" ".join((page.title.text(), page.score.text(), page.recap.text())).split())
     session.set_state(session.state)  # the score refreshed: not said again
+    heard.wait(qtbot)
     assert len([m for s, m in heard if s is page]) == 1
 
 
