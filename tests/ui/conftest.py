@@ -78,6 +78,20 @@ def desktop(monkeypatch):
     return d
 
 
+@pytest.fixture(autouse=True)
+def quick_announcements(qapp):
+    """The window's announcements spaced as in the app, only quicker: every wait of the queue
+    (explainer/ui/announce.py) at a hundredth, so the order and the turns are the app's and a
+    test's waits stay short; and nothing still queued is said into the next test."""
+    from explainer.ui.announce import announcements
+
+    queue = announcements()
+    queue.pace = 0.01
+    yield queue
+    queue.clear()
+    queue.pace = 1.0
+
+
 @pytest.fixture
 def fresh_lesson():
     """The tour, answers and layout forgotten before and after the test (the lesson's tests use
