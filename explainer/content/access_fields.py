@@ -29,6 +29,8 @@ ACCESS: dict[str, Fields] = {
     "tour_step": ("chapter", "progress", "text", "task"),
     "tour_end": ("chapter", "text"),
     "stage_so_far": ("stage", "n"),
+    "question": ("position", "text"),
+    "number_question": ("question", "unit"),
 }
 
 # View > Chart as a table: the chart's candidates one per row

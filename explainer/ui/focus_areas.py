@@ -40,6 +40,24 @@ def first_control(area: QWidget) -> QWidget | None:
     return None
 
 
+def holds_focus(widget: QWidget) -> bool:
+    """The focus is on ``widget`` or inside it."""
+    focus = QApplication.focusWidget()
+    return focus is not None and (focus is widget or widget.isAncestorOf(focus))
+
+
+def hand_focus_on(leaving: Sequence[QWidget], to: QWidget | None) -> bool:
+    """If the focus is in ``leaving`` (controls about to be hidden or disabled together), move it
+    now to ``to``, in one move. Left to Qt, it would pass along the Tab chain through each of
+    them as they go, and a screen reader would say every one. True if it was moved."""
+    if to is None or not takes_focus(to) or any(w is to or w.isAncestorOf(to) for w in leaving):
+        return False
+    if not any(holds_focus(w) for w in leaving):
+        return False
+    to.setFocus(Qt.FocusReason.OtherFocusReason)
+    return True
+
+
 def cycle(areas: Sequence[Area], forward: bool = True) -> QWidget | None:
     """Move the focus to the next (or previous) shown area; returns the widget focused."""
     shown: list[tuple[QWidget, Callable[[QWidget], QWidget | None]]] = []

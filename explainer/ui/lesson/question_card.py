@@ -106,13 +106,17 @@ class QuestionCard(QWidget):
         return self.texts.text("ui", key)
 
     def _inputs(self, col: QVBoxLayout) -> None:
+        """The answer's controls, each described by the question: a screen reader reaching one
+        (Tab, Ctrl+J, F6) reads the question with it, not only "96" or "your answer"."""
         q = self.question
+        asked = self._spoken(q.text)
         if q.kind is QuestionKind.CHOICE:
             group = QButtonGroup(self)
             for i, option in enumerate(q.options):
                 b = QRadioButton()
                 b.setObjectName(f"question_option_{i}")
                 b.setAccessibleName(option)
+                b.setAccessibleDescription(asked)
                 group.addButton(b, i)
                 row = QHBoxLayout()
                 row.addWidget(b, 0, Qt.AlignmentFlag.AlignTop)
@@ -126,7 +130,8 @@ class QuestionCard(QWidget):
             self.number_field.setObjectName("question_number")
             self.number_field.setPlaceholderText(self._ui("answer_placeholder"))
             self.number_field.setAccessibleName(self._ui("answer_placeholder"))
-            self.number_field.setAccessibleDescription(q.unit)
+            about = self.texts.app_text("access", "number_question").format(question=asked, unit=q.unit)
+            self.number_field.setAccessibleDescription(about if q.unit else asked)
             self.number_field.returnPressed.connect(self.check)
             row.addWidget(self.number_field, 1)
             row.addWidget(QLabel(q.unit))
@@ -151,6 +156,7 @@ class QuestionCard(QWidget):
                     b.setObjectName(f"question_item_{i}_{cat}")
                     # the item and the column: ten radios named "Tokens" would not say which row
                     b.setAccessibleName(self.texts.app_text("access", "choice").format(item=item, category=label))
+                    b.setAccessibleDescription(asked)
                     group.addButton(b, c)
                     grid.addWidget(b, i + 1, c + 1, Qt.AlignmentFlag.AlignCenter)  # (its size: all of it clickable)
                     buttons.append(b)
@@ -176,6 +182,7 @@ class QuestionCard(QWidget):
         given = self.given()
         if given is None:
             self.feedback.setText(self._ui("answer_first"))
+            announce(self, self.feedback.text())  # (the label's new text is not read out)
             return
         verdict = check(self.texts, self.question, given)
         shown = not self.explanation.isHidden()

@@ -16,10 +16,15 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from explainer.content.texts import LessonTexts
+from explainer.illustration.spoken import spoken_marks
 from explainer.lesson.questions import Question, QuizState, Verdict
 from explainer.lesson.state import LessonState
 from explainer.lesson.tour import goals_text
+from explainer.ui.announce import announce
+from explainer.ui.focus_areas import first_control, hand_focus_on, takes_focus
 from explainer.ui.lesson.question_card import QuestionCard
+
+QUESTION_SAID = "question reached"  # the channel of "Question 3 of 36: ..." (ui/announce.py)
 
 
 class QuestionsSection(QWidget):
@@ -59,6 +64,11 @@ class QuestionsSection(QWidget):
         self.holder.setWidgetResizable(True)
         self.holder.setFrameShape(QFrame.Shape.NoFrame)
         self.holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # (the card's inputs take the focus, not its frame)
+        self.cards = QWidget()  # the card on screen; for a moment, while the focus moves, the next one too
+        self.cards.setObjectName("question_cards")
+        cards = QVBoxLayout(self.cards)
+        cards.setContentsMargins(0, 0, 0, 0)
+        self.holder.setWidget(self.cards)
         col.addWidget(self.holder, 1)
 
     def _ui(self, key: str) -> str:
@@ -100,21 +110,50 @@ class QuestionsSection(QWidget):
             self._show()
 
     def _show(self) -> None:
-        old = self.holder.widget()
-        if old is not None:
-            # hidden first: the focus in it then goes where a hidden control's goes (ui/focus_keys.py),
-            # not along the Tab chain to the prompt as taking it out would send it
-            old.hide()
-            self.holder.takeWidget()
-            old.deleteLater()
-        self.card = None
+        old, self.card = self.card, None
         if self.questions:
             q = self.questions[self.index]
             self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id), self._locked(q))
             self.card.answered.connect(self._answered)
             self.card.term_activated.connect(self.term_activated)
-            self.holder.setWidget(self.card)
+            layout = self.cards.layout()
+            assert layout is not None
+            layout.addWidget(self.card)
+            self.card.show()
+        if old is not None:
+            self._take_out(old)
         self._refresh_header()
+        if self.card is not None and (old is None or old.question.id != self.card.question.id):
+            self._tell()
+
+    def _take_out(self, old: QuestionCard) -> None:
+        """The card replaced. The focus in it goes to the new card's answer in one move (where
+        the learner was working stays where they work); without one, the card is hidden first,
+        so the focus goes where a hidden control's goes (ui/focus_keys.py), not along the Tab
+        chain to the prompt, as taking it out would send it."""
+        hand_focus_on([old], self._landing())
+        old.hide()
+        old.setParent(None)  # (out of the layout at once; deleted once its signals are done)
+        old.deleteLater()
+
+    def _landing(self, leaving: QWidget | None = None) -> QWidget | None:
+        """Where the focus goes from a control that leaves: the card's first control (its answer),
+        else the other question button."""
+        found = first_control(self.card) if self.card is not None else None
+        for other in (self.next_button, self.prev_button):
+            if found is None and other is not leaving and takes_focus(other):
+                found = other
+        return found
+
+    def _tell(self) -> None:
+        """The question reached, said once, where it is and what it asks: unless the focus is in
+        its card by then, whose answer controls say the question themselves (question_card.py)."""
+        card = self.card
+        if card is None or not self.isVisible():
+            return
+        text = spoken_marks(card.text.plain, self.texts.describe)
+        said = self.texts.app_text("access", "question").format(position=self.position.text().strip(), text=text)
+        announce(self, said, channel=QUESTION_SAID, unless_focus_in=card)
 
     def _locked(self, question: Question) -> int:
         """For the closing question, how many others must be right first (0: open)."""
@@ -125,8 +164,10 @@ class QuestionsSection(QWidget):
         goals = LessonState(quiz=self._quiz).goals(self.texts, self.questions)
         self.score.setText(self._quiz.text(self.texts, self.questions, goals_text(self.texts, goals)))
         n = len(self.questions)
-        self.prev_button.setEnabled(self.index > 0)
-        self.next_button.setEnabled(self.index < n - 1)
+        for button, on in ((self.prev_button, self.index > 0), (self.next_button, self.index < n - 1)):
+            if not on:  # the first or last question reached with its button: the focus to the answer
+                hand_focus_on([button], self._landing(button))
+            button.setEnabled(on)
         if n:
             q = self.questions[self.index]
             mark = self._ui("question_right_mark") if self._quiz.is_right(q.id) else ""

@@ -15,6 +15,7 @@ from explainer.lesson.tour import TourView
 from explainer.ui.announce import announce, sentence
 from explainer.ui.lesson.keys import TOUR_BACK, TOUR_NEXT, key_text
 from explainer.ui.lesson.links import LinkedLabel
+from explainer.ui.lesson.questions_section import QUESTION_SAID
 
 
 class TourSection(QWidget):
@@ -161,5 +162,5 @@ class TourSection(QWidget):
             words = said("access", "tour_step").format(
                 chapter=sentence(self.chapter.text()), progress=told[0], text=self._spoken(view.text), task=told[1]
             )
-            announce(self, words)
+            announce(self, words, drops=(QUESTION_SAID,))  # (the last step's question, not said yet: left behind)
         self._told = told
