@@ -74,6 +74,9 @@ class Generation:
             w.show_error(w.word("window", "empty_prompt"), w.word("window", "empty_prompt_hint"))
             c.prompt.setFocus()
             return
+        # the focus to the illustration first (Space steps right away): a control the new run
+        # disables (a What if? slider) would otherwise pass it along the Tab chain as it goes
+        w.view.setFocus(Qt.FocusReason.OtherFocusReason)
         w.runs.forget()
         self.announcer.forget()  # a new run: its first stage is news
         w.stepper.start_generation()
@@ -81,7 +84,6 @@ class Generation:
         w.status.show_metrics(None)
         w.controller.generate(GenerationRequest(prompt, settings, c.chat.isChecked()))
         w.set_activity(w.word("activity", Activity.GENERATING.value))
-        w.view.setFocus(Qt.FocusReason.OtherFocusReason)  # Space steps right away
 
     def stop(self) -> None:
         w = self.w

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
+from explainer.illustration.spoken import spoken_marks
+from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.heard_helpers import ALT, CTRL, K, asked, key, one
-from tests.ui.helpers import generate
+from tests.ui.helpers import forward_to, generate
 from tests.ui.listening import Listener, Said, listen
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_lesson")]  # (conftest.py)
@@ -137,3 +140,94 @@ def test_the_next_tour_step_leaves_the_last_steps_question_unsaid(qtbot, window,
     tour = w.lesson.dock.tour
     assert heard.texts()[1].startswith(tour.chapter.text()) and tour.progress.text() in heard.texts()[1]
     assert quick_announcements.idle()  # nothing else to say: the question was dropped
+
+
+# --- 3. Predict leaves the focus alone ----------------------------------------------------
+
+
+def test_a_keyboard_guess_moves_the_focus_once_and_its_verdict_comes_before_the_stage(qtbot, window, heard):
+    w = window
+    run(qtbot, w)
+    dock = w.lesson.dock
+    forward_to(qtbot, w, 0, Stage.LAYERS)
+    dock.open_section(Section.PREDICT)
+    game = dock.predict
+    qtbot.waitUntil(lambda: game.round is not None and game.buttons[1].isVisible())
+    asked_round = one(spoken_marks(game.round.question, w.texts.describe))
+    assert asked_round in accessible(game.buttons[1], QAccessible.Text.Description)  # read with the option
+    game.buttons[1].setFocus()
+    heard.quiet(qtbot)
+    key(qtbot, heard, K.Key_Space)
+    heard.wait(qtbot)
+    assert game.revealed is not None
+    moves = [e.widget for e in heard.focus()]
+    assert moves == [w.view], moves  # not through the three other options as they went
+    said = said_after(heard, 0)
+    stage = w.word("access", "stage").format(stage=w.word("stages", "probabilities"), n=1, total=len(w.trace.steps))
+    assert [s.text for s in said][-1] == stage and said[0].source is game  # the verdict, then where it went
+    assert not any(s.same_turn for s in said)
+
+
+def test_the_game_step_done_by_a_guess_leaves_the_focus_on_next(qtbot, window, heard):
+    w = window
+    run(qtbot, w)
+    at_step(w, "choose-game")
+    forward_to(qtbot, w, 1, Stage.LAYERS)
+    dock = w.lesson.dock
+    game = dock.predict
+    qtbot.waitUntil(lambda: game.round is not None and game.buttons[0].isVisible())
+    game.buttons[0].setFocus()
+    heard.quiet(qtbot)
+    key(qtbot, heard, K.Key_Space)
+    assert [e.widget for e in heard.focus()] == [dock.tour.next_button]
+
+
+def test_what_if_sliders_disabled_under_the_focus_hand_it_on_once(qtbot, window, heard):
+    w = window
+    run(qtbot, w)
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    dock = w.lesson.dock
+    dock.open_section(Section.WHATIF)
+    whatif = dock.whatif
+    qtbot.waitUntil(whatif.top_k.isEnabled)
+    whatif.top_k.setFocus()
+    heard.quiet(qtbot)
+    key(qtbot, heard, K.Key_PageDown)  # a clicker steps on: the sliders are for the sampling stage only
+    assert not whatif.top_k.isEnabled()
+    assert [e.widget for e in heard.focus()] == [w.view]
+    w.stepper.show(Cursor(1, Stage.SAMPLING))
+    qtbot.waitUntil(whatif.top_k.isEnabled)
+    whatif.top_k.setFocus()
+    heard.quiet(qtbot)
+    qtbot.keyClick(whatif.top_k, K.Key_Return, CTRL)  # Generate, from the slider
+    qtbot.waitUntil(lambda: not w.generating, timeout=60_000)
+    assert [e.widget for e in heard.focus()] == [w.view]
+
+
+# --- 5. keys that lead to the current task --------------------------------------------------
+
+
+def test_clicking_next_through_the_tour_never_loses_the_focus(qtbot, window, heard):
+    """Next clicked through the whole tour, with the focus where a mouse user leaves it: in a
+    question (an option and Check clicked) or on whatever the last click left it. After each
+    click the focus is on a named control, having moved once at most: never to the unnamed
+    frame of a tab opened for the next step's task, never lost."""
+    w = window
+    run(qtbot, w)
+    dock, session = w.lesson.dock, w.lesson
+    at_step(w, "start-pause")
+    lost = []
+    for _ in range(len(session.tour.steps) - 1):
+        card = dock.questions.card
+        if card is not None and card.isVisible() and card.check_button.isEnabled() and card.options:
+            qtbot.mouseClick(card.options[0], Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(card.check_button, Qt.MouseButton.LeftButton)  # (the focus: in the card)
+        heard.quiet(qtbot)
+        step = session.state.tour.index
+        qtbot.mouseClick(dock.tour.next_button, Qt.MouseButton.LeftButton)
+        heard.wait(qtbot)
+        focus = QApplication.focusWidget()
+        if focus is None or not accessible(focus).strip() or len(heard.focus()) > 1:
+            lost.append((step + 1, type(focus).__name__, [e.name for e in heard.focus()]))
+    assert session.state.tour.index == len(session.tour.steps) - 1
+    assert not lost, lost

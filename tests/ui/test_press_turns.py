@@ -47,7 +47,7 @@ def test_at_the_layers_stage_the_cache_and_the_game_follow_the_press(qtbot, step
     qtbot.waitUntil(lambda: _cache_text(w) != before and w.lesson.dock.predict.round is not None)
     offered = w.lesson.dock.predict.round
     assert offered is not None and offered.step == 1  # the round of the pass on screen
-    assert not w.lesson.dock.predict.buttons[0].isHidden()
+    assert not w.lesson.dock.predict.options.isHidden()
 
 
 def test_an_animated_sweep_reveals_the_new_keys_and_values_after_the_layers(qtbot, stepped):

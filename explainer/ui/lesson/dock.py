@@ -14,9 +14,10 @@ from collections.abc import Generator
 from typing import NamedTuple
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
 
 from explainer.content.texts import LessonTexts
+from explainer.ui.focus_areas import holds_focus, takes_focus
 from explainer.ui.lesson.completion_section import CompletionSection
 from explainer.ui.lesson.glossary_section import GlossarySection
 from explainer.ui.lesson.predict_section import PredictSection
@@ -193,7 +194,17 @@ class LessonDock(QDockWidget):
         """Show the tab (and the dock, if it was closed, unless ``show`` is False: presenter mode
         keeps the dock hidden and only chooses the tab it comes back with)."""
         self._show_tab(section, True)
-        self.tabs.setCurrentWidget(self.pages[section])
+        page, bar = self.pages[section], self.tabs.tabBar()
+        # the focus in the page going away goes to the sections' bar, which says the one now open
+        # (once, as it is open: taken off first). Left to Qt, it went to the incoming page itself,
+        # an unnamed frame, when that had no control to take it: a screen reader heard "panel"
+        focus = QApplication.focusWidget()
+        moving = page is not self.tabs.currentWidget() and holds_focus(self.tabs.currentWidget())
+        if moving and focus is not None and takes_focus(bar):
+            focus.clearFocus()
+        self.tabs.setCurrentWidget(page)
+        if moving and takes_focus(bar):
+            bar.setFocus(Qt.FocusReason.OtherFocusReason)
         if not show:
             return
         if not self.isVisible():

@@ -125,6 +125,8 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDoc
 
     _connect_reports(window, dock, session)
     _connect_your_turn(window, dock, session)
+    dock.predict.focus_after_pick = lambda: _after_pick(session, window)
+    dock.whatif.focus_after_unbind = lambda: window.view
     session.watch = _ThemeWatch(qt_window, window.scene, session)
     session.note = ProjectorNote(window.view, ui["presenter_answer"])
     window.presenter_changed.connect(lambda _on: session.show_note())
@@ -173,6 +175,16 @@ def _connect_your_turn(window: LessonWindow, dock: LessonDock, session: LessonSe
     st.changed.connect(lambda: show_your_turn() if window.trace is None else None)
     st.swapped.connect(session.on_run_swapped)
     show_your_turn()
+
+
+def _after_pick(session: LessonSession, window: LessonWindow) -> QWidget | None:
+    """Where the focus goes when a Predict pick takes the options away: the tour's Next when the
+    pick did the step's task (what the learner does next), else the illustration, which steps
+    on to the chart the guess is checked against."""
+    tour, next_button = session.state.tour, session.dock.tour.next_button
+    step = tour.step(session.tour)
+    done = step is not None and step.done.kind is ConditionKind.GAME and tour.can_advance(session.tour)
+    return next_button if done and takes_focus(next_button) else window.view
 
 
 def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | None:

@@ -15,6 +15,8 @@ is what the session last gave it, so the state has one owner and one saved copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
@@ -26,6 +28,7 @@ from explainer.lesson.game import Play, Reveal, Round
 from explainer.lesson.state import LessonState
 from explainer.stages import Cursor, Stage
 from explainer.ui.announce import announce
+from explainer.ui.focus_areas import hand_focus_on
 
 N_CANDIDATES = 4
 
@@ -59,7 +62,12 @@ class PredictSection(QWidget):
         col.addWidget(self.score)
         col.addWidget(self.hint)
         col.addWidget(self.question)
-        grid = QGridLayout()
+        # the four options in one widget, shown and hidden together: hidden one by one, the focus
+        # on one was passed through each of the others as they went (a screen reader said each)
+        self.options = QWidget()
+        self.options.setObjectName("game_options")
+        grid = QGridLayout(self.options)
+        grid.setContentsMargins(0, 0, 0, 0)
         self.buttons: list[QPushButton] = []
         for i in range(N_CANDIDATES):
             b = QPushButton()
@@ -68,7 +76,10 @@ class PredictSection(QWidget):
             b.clicked.connect(lambda _c=False, i=i: self.pick(i))
             grid.addWidget(b, i // 2, i % 2)
             self.buttons.append(b)
-        col.addLayout(grid)
+        col.addWidget(self.options)
+        # where the focus goes when a pick takes the options away (None: where Qt sends it);
+        # install.py says: the tour's Next when the pick did its task, else the illustration
+        self.focus_after_pick: Callable[[], QWidget | None] = lambda: None
         self.rows = QGridLayout()
         self.row_labels: list[QLabel] = []
         self.row_bars: list[QProgressBar] = []
@@ -146,11 +157,14 @@ class PredictSection(QWidget):
         self.question.setVisible(asking or shown is not None)
         if rnd is not None:
             self.question.setText(rnd.question)
+        if not asking:
+            hand_focus_on([self.options], self.focus_after_pick())  # one move, not one per option
+        self.options.setVisible(asking)
         for i, b in enumerate(self.buttons):
-            b.setVisible(asking)
             if rnd is not None and i < len(rnd.candidates):
                 b.setText(rnd.candidates[i].label)
                 b.setAccessibleName(spoken_marks(rnd.candidates[i].label, self.texts.describe))  # “space a”, not “␣a”
+                b.setAccessibleDescription(spoken_marks(rnd.question, self.texts.describe))  # read with the option
         for widgets in (self.row_labels, self.row_bars, self.row_marks):
             for w in widgets:
                 w.setVisible(shown is not None)

@@ -12,6 +12,8 @@ here is labelled as "what if", never as what the model did.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
@@ -23,6 +25,7 @@ from explainer.engine.trace import Step, Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.whatif import AFTER_TOP_P, WhatIf, kept_words, what_if
 from explainer.stages import Cursor, Stage
+from explainer.ui.focus_areas import hand_focus_on
 from explainer.ui.lesson.whatif_chart import WhatIfChart
 
 # slider units: hundredths of temperature and of top-p, whole top-k
@@ -52,6 +55,8 @@ class WhatIfSection(QWidget):
         self._stale = False  # settings or step changed while the section was out of sight
         self._unbound = False  # shown unbound already (the hint, no chart)
         self.computed = 0  # how many times the chart was computed (coalescing is tested)
+        # where the focus goes when the sliders are disabled under it (install.py: the illustration)
+        self.focus_after_unbind: Callable[[], QWidget | None] = lambda: None
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -147,6 +152,8 @@ class WhatIfSection(QWidget):
         on = step is not None
         self.hint.setVisible(not on)
         controls: tuple[QWidget, ...] = (self.temperature, self.top_k, self.top_p, self.reset_button)
+        if not on:  # disabled one by one, they would pass the focus on through each other
+            hand_focus_on(controls, self.focus_after_unbind())
         for control in controls:
             control.setEnabled(on)
         shown: tuple[QWidget, ...] = (self.chart, self.legend, self.message, self.stage_label, self.kept)
