@@ -18,7 +18,7 @@ from explainer.content.texts import QuestionKind
 from explainer.illustration.spoken import spoken_marks
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
-from tests.ui.heard_helpers import ALT, CTRL, K, asked, key, one
+from tests.ui.heard_helpers import ALT, CTRL, K, asked, enter_answer, key, one, right_answer
 from tests.ui.helpers import forward_to, generate
 from tests.ui.listening import Listener, Said, listen
 
@@ -205,6 +205,25 @@ def test_what_if_sliders_disabled_under_the_focus_hand_it_on_once(qtbot, window,
 
 
 # --- 5. keys that lead to the current task --------------------------------------------------
+
+
+def test_after_a_steps_question_is_answered_ctrl_j_and_f6_lead_to_next(qtbot, window, heard):
+    w = window
+    run(qtbot, w)
+    dock = w.lesson.dock
+    w.view.setFocus()
+    at_step(w, "tok-count")
+    key(qtbot, heard, K.Key_J, CTRL)
+    card = dock.questions.card
+    assert card is not None
+    enter_answer(qtbot, heard, card, right_answer(card.question))
+    assert w.lesson.view.complete
+    key(qtbot, heard, K.Key_J, CTRL)
+    assert dock.tour.next_button.hasFocus()  # not "96", a wrong option of the question answered
+    key(qtbot, heard, K.Key_F6, Qt.KeyboardModifier.ShiftModifier)
+    assert w.view.hasFocus()
+    key(qtbot, heard, K.Key_F6)
+    assert dock.tour.next_button.hasFocus()
 
 
 def test_clicking_next_through_the_tour_never_loses_the_focus(qtbot, window, heard):

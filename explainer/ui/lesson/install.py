@@ -188,17 +188,18 @@ def _after_pick(session: LessonSession, window: LessonWindow) -> QWidget | None:
 
 
 def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | None:
-    """The control the current task is done with: what the tour step points at (the prompt,
-    Generate, a tab of the lesson), else the first control of the lesson's open tab (a
-    question's answer, the pick, a slider), else the tour's own buttons. ``in_dock``: only
-    a control of the lesson dock (F6 into the lesson)."""
+    """The control the current task is done with: the tour's Next once the task is done (or is
+    "Press Next"), else what the tour step points at (the prompt, Generate, a tab of the
+    lesson), else the first control of the lesson's open tab (a question's answer, the pick, a
+    slider), else the tour's own buttons. ``in_dock``: only a control of the lesson dock (F6 into
+    the lesson)."""
     dock, pointer = session.dock, session.pointer
     pointed = pointer.widget()
     if pointed is not None and in_dock and not dock.isAncestorOf(pointed):
         pointed = None
     view = session.view
-    if view is not None and view.done.kind is ConditionKind.NEXT and takes_focus(dock.tour.next_button):
-        return dock.tour.next_button  # "Press Next"
+    if view is not None and view.complete and takes_focus(dock.tour.next_button):
+        return dock.tour.next_button  # done (an answered question's options are not the task any more)
     if pointed is dock.splitter:
         pointed = None  # the whole lesson: its open tab holds the task (a question's answer)
     for area in (pointed, dock.tabs.currentWidget(), dock.tour):
@@ -220,7 +221,9 @@ def focus_task(session: LessonSession) -> None:
     if not dock.isVisible():
         dock.show()
         dock.raise_()
-    session.open_task(arriving=False)  # (a step the app reopened at has not opened its section)
+    view = session.view
+    if view is None or not view.complete:
+        session.open_task(arriving=False)  # (a step the app reopened at has not opened its section)
     target = task_control(session)
     if target is not None:
         scroll_into_view(target)
