@@ -29,6 +29,7 @@ ACCESS: dict[str, Fields] = {
     "tour_step": ("chapter", "progress", "text", "task"),
     "tour_end": ("chapter", "text"),
     "stage_so_far": ("stage", "n"),
+    "stage_once": ("title",),
     "question": ("position", "text"),
     "number_question": ("question", "unit"),
 }

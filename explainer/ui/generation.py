@@ -17,6 +17,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
 from explainer.inference.events import Activity
 from explainer.inference.requests import GenerationRequest
+from explainer.ui.announce import announce
 from explainer.ui.build_dialog import ErrorBanner
 from explainer.ui.compact import CompactControls
 from explainer.ui.controller import EngineController
@@ -131,4 +132,6 @@ class Generation:
         w.status.show_metrics(trace)
         n = len(trace.steps)
         why = w.word("stop_reasons", trace.stop_reason) if trace.stop_reason else ""
-        w.set_activity(w.word("window", "done_one" if n == 1 else "done").format(n=n, why=why))
+        done = w.word("window", "done_one" if n == 1 else "done").format(n=n, why=why)
+        w.set_activity(done)
+        announce(w.status.activity, done)  # the run's end, heard wherever the focus is

@@ -2,13 +2,15 @@
 
 A screen reader reads the diagram's description only when it is on the diagram; a learner on
 the transport bar or in the lesson still hears where the illustration went (ui/announce.py).
+Training is no pass of the run: it is said by the panel's own title ("Training (once)"), as
+the illustration names it, never as "Pretraining, pass 1".
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from explainer.stages import Cursor
+from explainer.stages import Cursor, Stage
 from explainer.ui.announce import announce
 from explainer.ui.stepper import RunOnScreen
 
@@ -31,7 +33,9 @@ class StageAnnouncer:
             return
         self._announced = key
         stage, n = word("stages", cursor.stage.value), cursor.step + 1
-        if self.run.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
+        if cursor.stage is Stage.PRETRAINING:  # done once, before any request: no pass of this run
+            announce(self.source, word("access", "stage_once").format(title=self.run.texts.title(cursor.stage)))
+        elif self.run.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
             announce(self.source, word("access", "stage_so_far").format(stage=stage, n=n))
         else:
             announce(self.source, word("access", "stage").format(stage=stage, n=n, total=len(trace.steps)))

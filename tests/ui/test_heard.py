@@ -250,3 +250,18 @@ def test_clicking_next_through_the_tour_never_loses_the_focus(qtbot, window, hea
             lost.append((step + 1, type(focus).__name__, [e.name for e in heard.focus()]))
     assert session.state.tour.index == len(session.tour.steps) - 1
     assert not lost, lost
+
+
+# --- 6. what is said about the illustration -------------------------------------------------
+
+
+def test_training_is_said_as_the_panel_names_it_and_the_runs_end_is_said(qtbot, window, heard):
+    w = window
+    trace = generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    heard.wait(qtbot)
+    said = heard.texts()
+    title = w.texts.title(Stage.PRETRAINING)
+    assert w.word("access", "stage_once").format(title=title) in said
+    assert not any(t.startswith(w.word("stages", "pretraining")) for t in said)  # not "Pretraining, pass 1"
+    done = w.word("window", "done").format(n=len(trace.steps), why=w.word("stop_reasons", trace.stop_reason))
+    assert one(done) in said
