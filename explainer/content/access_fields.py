@@ -21,6 +21,7 @@ ACCESS: dict[str, Fields] = {
         "controls_scroll",
         "candidates",
         "lesson_tabs",
+        "lesson_hidden",
     ),
     "stage": ("stage", "n", "total"),
     "value": ("label", "value"),
@@ -30,6 +31,7 @@ ACCESS: dict[str, Fields] = {
     "tour_end": ("chapter", "text"),
     "stage_so_far": ("stage", "n"),
     "stage_once": ("title",),
+    "lesson_shown": ("where",),
     "question": ("position", "text"),
     "number_question": ("question", "unit"),
 }

@@ -265,3 +265,18 @@ def test_training_is_said_as_the_panel_names_it_and_the_runs_end_is_said(qtbot, 
     assert not any(t.startswith(w.word("stages", "pretraining")) for t in said)  # not "Pretraining, pass 1"
     done = w.word("window", "done").format(n=len(trace.steps), why=w.word("stop_reasons", trace.stop_reason))
     assert one(done) in said
+
+
+def test_f1_says_the_lesson_shown_and_hidden(qtbot, window, heard):
+    w = window
+    dock = w.lesson.dock
+    dock.show()
+    w.view.setFocus()
+    heard.quiet(qtbot)
+    key(qtbot, heard, K.Key_F1)
+    assert dock.isHidden()
+    key(qtbot, heard, K.Key_F1)
+    assert dock.isVisible()
+    heard.wait(qtbot)
+    where = dock.tour.progress.text()
+    assert heard.texts() == [w.word("access", "lesson_hidden"), w.word("access", "lesson_shown").format(where=where)]

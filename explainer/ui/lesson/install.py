@@ -19,6 +19,7 @@ from explainer.diagram.scene import LifecycleScene
 from explainer.inference.events import LoadedModel, ModelReady
 from explainer.stages import Predictor
 from explainer.ui.actions import ActionRegistry
+from explainer.ui.announce import announce
 from explainer.ui.controller import EngineController
 from explainer.ui.focus_areas import first_control, takes_focus
 from explainer.ui.lesson.dock import DOCK_WIDTH, LessonDock
@@ -118,7 +119,9 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDoc
     session = LessonSession(window, dock, pointer)
 
     # keys and menu entries (their keys and places: explainer/ui_model/actions.py)
-    window.registry.adopt("lesson", dock.toggleViewAction())
+    toggle = dock.toggleViewAction()
+    window.registry.adopt("lesson", toggle)
+    toggle.triggered.connect(lambda shown: _say_shown(qt_window, dock, shown))  # (F1, or the menu)
     window.registry.add("tour_next", session.next)
     window.registry.add("tour_back", session.back)
     window.registry.add("go_to_task", lambda: focus_task(session))
@@ -228,6 +231,17 @@ def focus_task(session: LessonSession) -> None:
     if target is not None:
         scroll_into_view(target)
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+
+def _say_shown(window: QMainWindow, dock: LessonDock, shown: bool) -> None:
+    """F1 shows or hides the lesson: said, since nothing under the focus changes (shown, with
+    where the tour is)."""
+    word = dock.texts.app_text
+    if not shown:
+        announce(window, word("access", "lesson_hidden"), channel=dock)
+        return
+    where = dock.tour.progress.text() or dock.tour.chapter.text()
+    announce(window, word("access", "lesson_shown").format(where=where), channel=dock)
 
 
 def _getter(widget: QWidget) -> Callable[[], QWidget]:
