@@ -240,6 +240,7 @@ APP_STRINGS: dict[str, dict[str, Fields]] = {
         "model_pick": ("token",),
         "your_pick": ("token",),
         "ending": ("text",),
+        "step_name": ("heading", "step"),
         "token": ("token", "pct"),
         "token_yours": ("token", "pct"),
     },

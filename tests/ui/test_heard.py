@@ -280,3 +280,19 @@ def test_f1_says_the_lesson_shown_and_hidden(qtbot, window, heard):
     heard.wait(qtbot)
     where = dock.tour.progress.text()
     assert heard.texts() == [w.word("access", "lesson_hidden"), w.word("access", "lesson_shown").format(where=where)]
+
+
+def test_your_turns_two_runs_are_named_apart(qtbot, window):
+    w = window
+    run(qtbot, w)
+    forward_to(qtbot, w, 0, Stage.SAMPLING)
+    w.lesson.dock.open_section(Section.YOUR_TURN)
+    your_turn = w.lesson.dock.your_turn
+    with qtbot.waitSignal(w.runs.branched, timeout=60_000):
+        your_turn.candidates.setCurrentIndex(1)
+        your_turn.pick_button.click()
+    qtbot.waitUntil(lambda: your_turn.endings.isVisible())
+    names = [accessible(c.choose) for c in your_turn.columns.values()]
+    assert len(set(names)) == 2, names
+    for column, name in zip(your_turn.columns.values(), names, strict=True):
+        assert column.heading.text() in name and column.choose.text() in name

@@ -145,6 +145,9 @@ class YourTurnSection(QWidget):
             column.choose.setToolTip(self.word("step_tip"))
             heading = self.texts.app_text("class", key) if key == "class_pick" else self.word(key)
             column.heading.setText(heading.format(token=f"“{first}”"))
+            # both read "Step through it" on screen, under their headings: named apart by them
+            named = self.word("step_name").format(heading=column.heading.text(), step=column.choose.text())
+            column.choose.setAccessibleName(named)
             # (the text as it reads, so it wraps at its spaces; the tokens below show them)
             column.text.setText(self.word("ending").format(text=shown.text.replace("\n", " ↵ ")))
             column.tokens.setText(self._tokens(shown, runs.by_class))
