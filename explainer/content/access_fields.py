@@ -36,7 +36,7 @@ ACCESS: dict[str, Fields] = {
     "number_question": ("question", "unit"),
 }
 
-# View > Chart as a table: the chart's candidates one per row
+# View > Chart as a table: the chart's candidates one per row, each row also said whole
 CHART_TABLE: dict[str, Fields] = {
     **plain(
         "title",
@@ -53,5 +53,12 @@ CHART_TABLE: dict[str, Fields] = {
         "other",
         "empty",
         "hidden",
+        "row_kept",
+        "row_cut",
+        "row_chosen",
+        "row_not_chosen",
     ),
+    "row": ("token", "raw", "final", "kept", "chosen"),
+    "row_raw": ("token", "raw"),
+    "cell": ("column", "value"),
 }

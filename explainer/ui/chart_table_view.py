@@ -5,6 +5,11 @@ cell by cell, row by row, with the arrow keys, as Orca and other screen readers 
 token, its raw probability, its probability after temperature and the cuts, whether it was kept
 and whether it was chosen. The rows come from the frame on screen (frames/chart_table.py), so it
 follows every step, back and forth, without running the model. Tab reaches it; Tab leaves it.
+
+A screen reader moving down a column reads one cell a row: the token's cell is read as the whole
+row in one sentence ("space Paris: 77.3 %; after the cuts 81.0 %; kept; chosen"), and every other
+cell with its column's name; each row's header (hidden on screen, read out) is its token, not
+the row's number.
 """
 
 from __future__ import annotations
@@ -54,16 +59,34 @@ class ChartTableView(QTableWidget):
         self.clearSpans()
         if value.state in (TableState.EMPTY, TableState.HIDDEN):
             self.setRowCount(1)
+            self.setVerticalHeaderItem(0, self._cell(""))  # (not "1")
             self.setItem(0, 0, self._cell(self.word(value.state.value)))
             self.setSpan(0, 0, 1, len(COLUMNS))
             return
         self.setRowCount(len(value.rows))
         for r, row in enumerate(value.rows):
-            for c, text in enumerate(self._texts(row, value.greedy)):
+            texts = self._texts(row, value.greedy)
+            token = spoken(row.label, self.texts.describe) if row.label else texts[0]  # "space Paris", not "␣Paris"
+            header = self._cell(texts[0])
+            header.setData(Qt.ItemDataRole.AccessibleTextRole, token)
+            self.setVerticalHeaderItem(r, header)
+            for c, text in enumerate(texts):
                 item = self._cell(text)
-                if c == 0 and row.label:  # the drawn label (␣Paris) read as words ("space Paris")
-                    item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken(row.label, self.texts.describe))
+                said = self._sentence(token, row, texts, value.state) if c == 0 else self._said(c, text)
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, said)
                 self.setItem(r, c, item)
+
+    def _sentence(self, token: str, row: ChartRow, texts: tuple[str, ...], state: TableState) -> str:
+        """The whole row, as the token's cell is read."""
+        w = self.word
+        if state is TableState.RAW:
+            return w("row_raw").format(token=token, raw=texts[1])
+        kept = texts[3] if row.kept is None else w("row_kept" if row.kept else "row_cut")
+        chosen = w("row_chosen" if row.chosen else "row_not_chosen")
+        return w("row").format(token=token, raw=texts[1], final=texts[2], kept=kept, chosen=chosen)
+
+    def _said(self, column: int, text: str) -> str:
+        return self.word("cell").format(column=self.word(COLUMNS[column]), value=text)
 
     def _texts(self, row: ChartRow, greedy: bool) -> tuple[str, str, str, str, str]:
         w = self.word

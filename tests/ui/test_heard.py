@@ -15,7 +15,7 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
-from explainer.illustration.spoken import spoken_marks
+from explainer.illustration.spoken import spoken, spoken_marks
 from explainer.stages import Cursor, Stage
 from explainer.ui.lesson.show_me import Section
 from tests.ui.heard_helpers import ALT, CTRL, K, asked, enter_answer, key, one, right_answer
@@ -202,6 +202,52 @@ def test_what_if_sliders_disabled_under_the_focus_hand_it_on_once(qtbot, window,
     qtbot.keyClick(whatif.top_k, K.Key_Return, CTRL)  # Generate, from the slider
     qtbot.waitUntil(lambda: not w.generating, timeout=60_000)
     assert [e.widget for e in heard.focus()] == [w.view]
+
+
+# --- 4. the chart as a table ----------------------------------------------------------------
+
+
+def cell_at(view, row: int, column: int):
+    """The table's cell as AT-SPI's bridge reads it (PySide has no table interface: its children)."""
+    table = QAccessible.queryAccessibleInterface(view)
+    for i in range(table.childCount()):
+        cell = table.child(i).tableCellInterface()
+        if cell is not None and (cell.rowIndex(), cell.columnIndex()) == (row, column):
+            return table.child(i)
+    raise AssertionError(f"no cell at {row}, {column}")
+
+
+def test_each_row_of_the_chart_table_is_heard_whole_with_its_token_as_its_header(qtbot, window):
+    w = window
+    w.sampling.greedy.setChecked(False)  # a real draw: some tokens cut, one chosen
+    w.sampling.seed.setText("7")
+    w.actions_by_name["chart_table"].trigger()
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    view = w.chart_table
+    word = lambda k: w.word("chart_table", k)  # noqa: E731
+
+    def token(r: int) -> str:
+        label = view.item(r, 0).text()
+        return word("other") if label == word("other") else spoken(label, w.texts.describe)
+
+    def row_cells(r: int) -> list[str]:
+        return [view.item(r, c).text() for c in range(view.columnCount())]
+
+    forward_to(qtbot, w, 1, Stage.SAMPLING)
+    for r in range(view.rowCount()):
+        cells = row_cells(r)
+        kept = word("row_kept") if cells[3] == word("yes") else word("row_cut")
+        chosen = word("row_chosen") if cells[4] == word("yes") else word("row_not_chosen")
+        whole = word("row").format(token=token(r), raw=cells[1], final=cells[2], kept=kept, chosen=chosen)
+        cell = cell_at(view, r, 0)
+        assert cell.text(QAccessible.Text.Name) == whole  # Down reads the whole row, not "␣Paris" alone
+        header = cell.tableCellInterface().rowHeaderCells()
+        assert [h.text(QAccessible.Text.Name) for h in header] == [token(r)]  # not the row's number
+        assert cell_at(view, r, 1).text(QAccessible.Text.Name) == f"{word('raw')}: {cells[1]}"
+    assert "␣" not in token(0) and word("yes") in [row_cells(r)[4] for r in range(view.rowCount())]
+    forward_to(qtbot, w, 2, Stage.PROBABILITIES)  # raw numbers only: nothing cut or chosen yet
+    said = word("row_raw").format(token=token(0), raw=row_cells(0)[1])
+    assert cell_at(view, 0, 0).text(QAccessible.Text.Name) == said
 
 
 # --- 5. keys that lead to the current task --------------------------------------------------
