@@ -8,7 +8,10 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QToolButton
 
+from explainer.content.assets import load_texts
 from explainer.stages import Cursor, Stage
+from explainer.ui.lesson.dock import LessonDock
+from explainer.ui.lesson.pointer import OUTLINE_WIDTH
 from tests.ui.helpers import generate, settle_layout, smallest_text_px, visible_horizontal_scrollbars
 
 LAPTOP, DESKTOP = QRect(0, 0, 1366, 768), QRect(0, 0, 1920, 1080)
@@ -75,9 +78,37 @@ def test_every_lesson_tab_is_on_the_bar_with_no_scroll_arrows(qtbot, make_window
         for i in shown:
             rect = bar.tabRect(i)
             assert bar.rect().contains(rect) and rect.right() < tabs.width(), (bar.tabText(i), rect, tabs.width())
-            assert rect.width() > bar.fontMetrics().horizontalAdvance(bar.tabText(i)), bar.tabText(i)
+            label = bar.fontMetrics().horizontalAdvance(bar.tabText(i))
+            assert rect.width() > label, bar.tabText(i)
+            # the label ends clear of the tour's outline over the dock's edge (on a laptop, the
+            # screen's edge): "Done" ran under it, its last letter cut off
+            assert rect.center().x() + label / 2 < tabs.width() - OUTLINE_WIDTH, (bar.tabText(i), rect, tabs.width())
         arrows = [b for b in bar.findChildren(QToolButton) if b.isVisible()]
         assert arrows == [], "scroll arrows on the lesson's tab bar"
+
+
+def test_at_every_width_the_tabs_fit_each_label_ends_clear_of_the_outline(qtbot):
+    """Whatever the dock's width (the fonts and the screen decide it), where the tabs fit on the
+    bar without arrows, the last tab's label ("Done") ends before the tour's outline over the
+    dock's edge: at 1366 px the dock's edge is the screen's, and the label ran under both."""
+    dock = LessonDock(load_texts())
+    dock.show_complete_tab(True)
+    qtbot.addWidget(dock)
+    dock.show()
+    tabs, bar = dock.tabs, dock.tabs.tabBar()
+    last = bar.count() - 1
+    label = bar.fontMetrics().horizontalAdvance(bar.tabText(last))
+    natural = sum(bar.fontMetrics().horizontalAdvance(bar.tabText(i)) for i in range(bar.count()))
+    fitted = 0
+    for width in range(natural, natural + 12 * bar.count()):  # from too narrow to roomy
+        tabs.setFixedWidth(width)
+        qtbot.waitUntil(lambda width=width: bar.width() <= width)
+        if any(b.isVisible() for b in bar.findChildren(QToolButton)):
+            continue  # (too narrow: Qt's arrows)
+        fitted += 1
+        rect = bar.tabRect(last)
+        assert rect.center().x() + label / 2 < width - OUTLINE_WIDTH, (width, rect)
+    assert fitted > 0
 
 
 @pytest.mark.qt_log_ignore(

@@ -6,16 +6,24 @@ completion page) are off the bar, and a learner told to open one does not see it
 padding (the style's PM_TabBarTabHSpace, 24 px in Fusion) is much wider than its label needs, so
 when the tabs do not fit, the padding shrinks just enough for them to (down to MIN_HSPACE, a few
 pixels on each side of a label); only a bar narrower still falls back on Qt's arrows.
+
+The bar stops EDGE pixels short of the tab widget's right edge (its size hint, which the tab
+widget lays it out by, is never wider): at 1366 px the dock ends at the screen's edge, and the
+tour's outline around the lesson (ui/lesson/pointer.py) is drawn over its border, so a last tab
+fitted to the very edge ("Done", once the lesson is complete) had its label's end under the
+outline, cut off at the screen's edge.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QSize
 from PySide6.QtWidgets import QStyle, QStyleOption, QTabBar, QWidget
 
+from explainer.ui.lesson.pointer import OUTLINE_WIDTH
 from explainer.ui.style import FocusRingStyle
 
-MIN_HSPACE = 4
+MIN_HSPACE = 2
+EDGE = OUTLINE_WIDTH + 2  # the outline over the dock's border, and a pixel on each side of it
 
 
 class _Padding(FocusRingStyle):
@@ -52,7 +60,7 @@ class FittingTabBar(QTabBar):
         return self._padding.hspace
 
     def _available(self) -> int:
-        return self._holder.width() if self._holder is not None else self.width()
+        return (self._holder.width() if self._holder is not None else self.width()) - EDGE
 
     def fit(self) -> None:
         shown = [i for i in range(self.count()) if self.isTabVisible(i)]
@@ -75,6 +83,12 @@ class FittingTabBar(QTabBar):
             if self._holder is not None:
                 self._holder.installEventFilter(self)
         return super().event(e)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if self._holder is not None:
+            hint.setWidth(min(hint.width(), self._available()))
+        return hint
 
     def eventFilter(self, watched: QObject, e: QEvent) -> bool:
         if watched is self._holder and e.type() == QEvent.Type.Resize:
