@@ -7,6 +7,7 @@ stage words as the panel's, the run's end, F1. Recorded in the test's process
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -16,9 +17,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explainer.content.texts import QuestionKind
 from explainer.illustration.spoken import spoken, spoken_marks
+from explainer.lesson.questions import QuizState
 from explainer.stages import Cursor, Stage
+from explainer.ui.announce import speaking_ms
 from explainer.ui.lesson.show_me import Section
-from tests.ui.heard_helpers import ALT, CTRL, K, asked, enter_answer, key, one, right_answer
+from tests.ui.heard_helpers import ALT, CTRL, K, asked, enter_answer, key, one, right_answer, verdict_words
 from tests.ui.helpers import forward_to, generate
 from tests.ui.listening import Listener, Said, listen
 
@@ -140,6 +143,55 @@ def test_the_next_tour_step_leaves_the_last_steps_question_unsaid(qtbot, window,
     tour = w.lesson.dock.tour
     assert heard.texts()[1].startswith(tour.chapter.text()) and tour.progress.text() in heard.texts()[1]
     assert quick_announcements.idle()  # nothing else to say: the question was dropped
+
+
+# --- 2. announcements in a queue -------------------------------------------------------------
+
+
+def test_a_verdict_is_heard_whole_then_the_step_it_completes(qtbot, window, heard, quick_announcements):
+    w = window
+    run(qtbot, w)
+    w.view.setFocus()
+    at_step(w, "tok-count")
+    key(qtbot, heard, K.Key_J, CTRL)
+    card = w.lesson.dock.questions.card
+    assert card is not None
+    answer = right_answer(card.question)
+    heard.quiet(qtbot)
+    enter_answer(qtbot, heard, card, answer)
+    heard.wait(qtbot)
+    assert card.check_button.hasFocus()  # the focus stays where the learner acted
+    said = said_after(heard, 0)
+    tour = w.lesson.dock.tour
+    done = w.word("access", "tour").format(progress=tour.progress.text(), task=tour.task.text())
+    assert [s.text for s in said] == [verdict_words(w, card.question, answer), one(done)]
+    assert not said[1].same_turn  # (in one turn, a screen reader speaks only the last)
+    assert (said[1].at - said[0].at) * 1000 >= speaking_ms(said[0].text) * quick_announcements.pace
+
+
+def test_the_completion_is_the_last_thing_heard(qtbot, window, heard):
+    w = window
+    run(qtbot, w)
+    session = w.lesson
+    closing = session.questions[-1]
+    rest = tuple((q.id, 1, True) for q in session.questions if q is not closing)
+    session.set_state(dataclasses.replace(session.state, quiz=QuizState(rest)))
+    w.view.setFocus()
+    at_step(w, "finish-quiz")
+    key(qtbot, heard, K.Key_J, CTRL)
+    card = session.dock.questions.card
+    assert card is not None and card.question.id == closing.id and not card.locked
+    heard.quiet(qtbot)
+    enter_answer(qtbot, heard, card, right_answer(card.question))
+    heard.wait(qtbot)
+    assert session.completed
+    page = session.dock.completion
+    said = said_after(heard, 0)
+    assert said[0].text == verdict_words(w, card.question, right_answer(card.question))
+    assert said[-1].text == one(" ".join((page.title.text(), page.score.text(), page.recap.text())))
+    assert said[-1].text.startswith("Lesson 4 complete")
+    assert len(said) == 3 and said[1].source is session.dock.tour  # the verdict, "Step 45 ✓ Done", the completion
+    assert not any(s.same_turn for s in said)
 
 
 # --- 3. Predict leaves the focus alone ----------------------------------------------------
