@@ -3,7 +3,9 @@ sends and every move of the focus, in order, as AT-SPI's bridge gets them.
 
 An announcement is caught where Qt hands it to the platform (QAccessible.updateAccessibility);
 a focus move where Qt reports it (QApplication.focusChanged: Qt tells assistive technology of
-each, with the control's name and description, which are recorded as the control had them then).
+each, with the control's name and description, which are recorded as the control had them then;
+a focus taken off and given nowhere is recorded too: Qt reports it as a move to the control that
+lost it, so a screen reader hears that control again).
 Each announcement also records whether the event loop turned since the one before: two sent in
 one turn reach a screen reader together, and it speaks only the last.
 """
@@ -31,7 +33,7 @@ class Said:
 
 @dataclass(frozen=True)
 class Focused:
-    widget: QWidget
+    widget: QWidget | None  # None: the focus taken off a control (QWidget.clearFocus), with nowhere to go
     name: str
     description: str
     at: float
@@ -84,8 +86,10 @@ class Listener:
     def _turn(self) -> None:
         self._turned = True
 
-    def moved(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if new is None:
+    def moved(self, old: QWidget | None, new: QWidget | None) -> None:
+        if new is None:  # the focus taken off: Qt tells the control that lost it, as if it got it
+            if old is not None:
+                self.events.append(Focused(None, "", "", time.monotonic()))
             return
         iface = QAccessible.queryAccessibleInterface(new)
         name = iface.text(QAccessible.Text.Name) if iface is not None else ""

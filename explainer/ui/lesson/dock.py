@@ -14,7 +14,7 @@ from collections.abc import Generator
 from typing import NamedTuple
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QScrollArea, QSplitter, QTabWidget, QWidget
 
 from explainer.content.texts import LessonTexts
 from explainer.ui.focus_areas import holds_focus, takes_focus
@@ -194,22 +194,29 @@ class LessonDock(QDockWidget):
         """Show the tab (and the dock, if it was closed, unless ``show`` is False: presenter mode
         keeps the dock hidden and only chooses the tab it comes back with)."""
         self._show_tab(section, True)
-        page, bar = self.pages[section], self.tabs.tabBar()
-        # the focus in the page going away goes to the sections' bar, which says the one now open
-        # (once, as it is open: taken off first). Left to Qt, it went to the incoming page itself,
-        # an unnamed frame, when that had no control to take it: a screen reader heard "panel"
-        focus = QApplication.focusWidget()
-        moving = page is not self.tabs.currentWidget() and holds_focus(self.tabs.currentWidget())
-        if moving and focus is not None and takes_focus(bar):
-            focus.clearFocus()
-        self.tabs.setCurrentWidget(page)
-        if moving and takes_focus(bar):
-            bar.setFocus(Qt.FocusReason.OtherFocusReason)
+        page = self.pages[section]
+        if page is not self.tabs.currentWidget() and holds_focus(self.tabs.currentWidget()):
+            self._switch_from_focus(page)
+        else:
+            self.tabs.setCurrentWidget(page)
         if not show:
             return
         if not self.isVisible():
             self.show()
         self.raise_()
+
+    def _switch_from_focus(self, page: QWidget) -> None:
+        """The tab switched under the focus (Next, or Alt+Right, to a step whose task is in
+        another tab). Left to Qt, the focus went into the incoming page: to a control of it,
+        else to the page itself, an unnamed frame (a screen reader heard "panel"), through the
+        prompt and the illustration on the way as the old page hid. It goes to the tour's Next
+        first, in one move: what the learner just pressed, or the key to press next. (The
+        sections' bar only when the tour has no Next, at its end: given the focus as its tab
+        changes, it was heard by a tab's name AT-SPI held from before.)"""
+        target = self.tour.next_button if takes_focus(self.tour.next_button) else self.tabs.tabBar()
+        if takes_focus(target):
+            target.setFocus(Qt.FocusReason.OtherFocusReason)  # (none left in the old page for Qt to move)
+        self.tabs.setCurrentWidget(page)
 
     def open_glossary(self, term: str, show: bool = True) -> None:
         self.glossary.open_at(term)
