@@ -18,6 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol
 
+import shiboken6
 from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QWidget
@@ -102,7 +103,15 @@ class ActionRegistry:
             self.menus[m.id] = menu
 
     def __getitem__(self, id: str) -> QAction:
-        return self.actions[id]
+        action = self.actions[id]
+        if not shiboken6.isValid(action):
+            # a Qt-made action (a dock's show/hide toggle, adopted): PySide can drop its Python
+            # wrapper while the action lives on in its dock (seen once the lesson's question
+            # cards went into a container of their own); it is found again by the name adopt gave it
+            found = self.window.findChild(QAction, id)
+            assert found is not None, id
+            self.actions[id] = action = found
+        return action
 
     def __contains__(self, id: object) -> bool:
         return id in self.actions
