@@ -305,7 +305,8 @@ def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, 
     heard.wait(qtbot)
     verdict = check(w.texts, card.question, wrong)
     assert not verdict.correct
-    assert [message for source, message in heard if source is card] == [" ".join(verdict.message.split())]
+    told = spoken_marks(verdict.message, w.texts.describe)
+    assert [message for source, message in heard if source is card] == [" ".join(told.split())]
     click(qtbot, card.options[card.question.answer])
     heard.quiet(qtbot)
     qtbot.keyClick(card.check_button, Qt.Key.Key_Return)
@@ -315,6 +316,25 @@ def test_a_questions_verdict_is_announced_while_the_focus_stays_on_check(qtbot, 
     explained = spoken_marks(card.question.explanation, w.texts.describe)
     said = [message for source, message in heard if source is card]
     assert said == [" ".join(f"{right.message} {explained}".split())]  # the verdict, then its explanation
+
+
+def test_an_option_that_quotes_a_token_is_named_with_its_marks_said(qtbot, window):
+    """A question whose options are the run's tokens (“␣Paris”): a screen reader reads each
+    option's radio as "space Paris", not as a symbol it skips or spells."""
+    w = window
+    generate(qtbot, w, "The capital of France is", max_new_tokens=3)
+    section = w.lesson.dock.questions
+    w.lesson.dock.show()
+    w.lesson.dock.open_section(Section.QUESTIONS)
+    quoting = [i for i, q in enumerate(section.questions) if any("␣" in o for o in q.options)]
+    assert quoting, "a question offers the run's tokens"
+    for i in quoting:
+        section.go(i)
+        card = section.card
+        assert card is not None
+        for option, radio in zip(card.question.options, card.options):
+            assert radio.accessibleName() == spoken_marks(option, w.texts.describe)
+            assert "␣" not in radio.accessibleName()
 
 
 def test_the_unfinished_list_and_the_completion_are_announced_by_their_widgets(qtbot, window, heard):

@@ -57,3 +57,19 @@ def test_a_question_answered_right_is_not_asked_again_on_coming_back(lesson):
     session.go_to(0)
     session.go_to(at)
     assert dock.tour.task.text().startswith("✓"), dock.tour.task.text()
+
+
+def test_the_finished_tour_says_whether_the_lesson_is_complete(lesson):
+    host, session, dock, _ = lesson()
+    run = make_trace(4)
+    host.trace, host.position = run, Cursor(0, Stage.PRETRAINING)
+    session.on_run_finished(run)  # (the live questions need a run)
+    session.go_to(len(TEXTS.tour.steps))  # past the last step
+    assert session.view is None
+    assert dock.tour.text.plain == TEXTS.text("ui", "tour_finished")  # goals still to show: Finish leads there
+    for q in session.questions:
+        if q.available:
+            dock.questions.answered.emit(q.id, Verdict(True, "Right!", ""))
+    assert session.state.complete(TEXTS, session.questions)
+    session.go_to(len(TEXTS.tour.steps))
+    assert dock.tour.text.plain == TEXTS.text("ui", "tour_finished_complete")  # not "some goals are still to show"

@@ -115,7 +115,7 @@ class QuestionCard(QWidget):
             for i, option in enumerate(q.options):
                 b = QRadioButton()
                 b.setObjectName(f"question_option_{i}")
-                b.setAccessibleName(option)
+                b.setAccessibleName(self._spoken(option))  # (“␣Paris” said as "space Paris")
                 b.setAccessibleDescription(asked)
                 group.addButton(b, i)
                 row = QHBoxLayout()
@@ -188,7 +188,7 @@ class QuestionCard(QWidget):
         shown = not self.explanation.isHidden()
         self._show_result(verdict.message, verdict.correct)
         self._mark_items(verdict.items_right)
-        said = [verdict.message]
+        said = [self._spoken(verdict.message)]  # (a wrong option's reason may quote a token)
         if not self.explanation.isHidden() and not shown:  # the explanation has just appeared: said too
             said.append(self._spoken(self.question.explanation))
         announce(self, " ".join(said))  # read out, though the focus stays on Check

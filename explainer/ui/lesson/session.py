@@ -36,6 +36,7 @@ from explainer.lesson.tour import (
     TourState,
     TourView,
     WhatIfChanged,
+    finished_text,
     tour_view,
 )
 from explainer.stages import Cursor, Stage
@@ -85,7 +86,7 @@ class LessonSession(QObject):
         self.view: TourView | None = None
         self._names = TokenNames()
         self._had_trace = False
-        self._shown: tuple[TourView | None, bool] | None = None
+        self._shown: tuple[TourView | None, bool, str] | None = None
         self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
         self.note: ProjectorNote | None = None  # the step's task over the illustration in presenter mode
         self.frames = NextTurn(self.on_frame_shown, self)  # frames shown, heard a turn later (ui/next_turn.py)
@@ -348,7 +349,9 @@ class LessonSession(QObject):
         a hidden control is shown and the section holding the task is opened."""
         goals = self.state.goals(self.texts, self.questions)
         self.view = view = tour_view(self.texts, self.state.tour, self.fields, self._guessing(), goals)
-        shown = (view, self._show_me() is not None)
+        # once the tour is behind the learner: where Finish leads, or that the lesson is complete
+        ended = finished_text(self.texts, self.state.complete(self.texts, self.questions)) if view is None else ""
+        shown = (view, self._show_me() is not None, ended)
         if moved or shown != self._shown:  # (a frame shown changes nothing most of the time)
             was_open = self.dock.tour.showing_open and not moved
             self._shown = shown

@@ -114,15 +114,16 @@ class TourSection(QWidget):
         """A text as shown, with its marks (␣, ↵) said as words for a screen reader."""
         return spoken_marks(text, self.texts.describe)
 
-    def show_view(self, view: TourView | None, can_show_me: bool) -> None:
-        """The current step (None: the tour is finished)."""
+    def show_view(self, view: TourView | None, can_show_me: bool, finished: str) -> None:
+        """The current step (None: the tour is finished, and ``finished`` says what now:
+        lesson/tour.py finished_text)."""
         self.showing_open = False
         self._told_open = ""  # (the step's own text is shown again)
         if view is None:
             self.chapter.setText(self.texts.text("tour", "finished"))
             self.progress.setText("")
-            self.text.set_linked(self._ui("tour_finished"))
-            told = (self.chapter.text(), "")
+            self.text.set_linked(finished)
+            told = (self.chapter.text(), finished)
             if told != self._told:
                 self._told = told
                 access = self.texts.app_text("access", "tour_end")
