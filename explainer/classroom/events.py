@@ -21,7 +21,7 @@ class RoundOffer:
     choices: tuple[str, ...]  # the candidates' labels, as the chart writes them
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class RoundResult:
     """A round revealed: what each phone compares its own vote with."""
 

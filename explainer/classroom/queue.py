@@ -60,7 +60,7 @@ class State(enum.Enum):
 ENDED = (State.DONE, State.FAILED, State.DECLINED)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class RequestLife:
     """One request and what was measured of it, on the queue's clock (seconds).
 
@@ -177,7 +177,7 @@ class ClassQueue:
             if len(self._waiting) + len(self._held) >= self.limit:
                 return Refusal.FULL
             now = self.clock()
-            life = RequestLife(len(self._lives) + 1, device, text, now)
+            life = RequestLife(number=len(self._lives) + 1, device=device, text=text, arrived=now)
             if blocked:  # (its phone hears the same neutral "not taken" as for a decline)
                 life = replace(life, state=State.DECLINED, done=now, stop_reason="declined")
             elif self.moderated:

@@ -50,7 +50,7 @@ WHAT = "the class results"  # (atomic.py's messages name what they save, in its 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class RoundRow:
     """One revealed round: what the phones were offered, what the model said, what the class voted."""
 
@@ -67,7 +67,7 @@ class RoundRow:
     model_pick: str  # the token the model took at that pass (see :func:`model_pick`)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class RequestRow:
     """One request's figures (seconds since class mode began, or durations in seconds) and, only
     for an export that asks for them, its texts. No device id: a row cannot hold one."""
@@ -131,18 +131,19 @@ def request_rows(lives: Sequence[RequestLife], origin: float) -> tuple[RequestRo
     shares = _shares(lives)
     return tuple(
         RequestRow(
-            life.number,
-            life.arrived - origin,
-            life.held_s,
-            life.wait_s,
-            life.ttft_s,
-            life.tpot_s,
-            life.prompt_tokens,
-            len(life.token_times) if life.started is not None else None,
-            *shares[life.number],
-            life.state,
-            life.text,
-            life.output,
+            number=life.number,
+            arrived_s=life.arrived - origin,
+            held_s=life.held_s,
+            wait_s=life.wait_s,
+            ttft_s=life.ttft_s,
+            tpot_s=life.tpot_s,
+            prompt_tokens=life.prompt_tokens,
+            answer_tokens=len(life.token_times) if life.started is not None else None,
+            shared_passes=shares[life.number][0],
+            shared_with=shares[life.number][1],
+            state=life.state,
+            prompt=life.text,
+            answer=life.output,
         )
         for life in lives
     )
@@ -189,17 +190,17 @@ class ClassResults:
             return
         run = self._runs.setdefault(_run_key(trace), len(self._runs) + 1)
         self._rounds[result.round_id] = RoundRow(
-            result.round_id,
-            run,
-            step,
-            queue.clock() - self._origin,
-            rnd.context,
-            tuple(c.label for c in rnd.candidates),
-            result.probs,
-            result.votes,
-            result.class_pick,
-            result.favourite,
-            model_pick(trace, step, rnd, names),
+            round_id=result.round_id,
+            run=run,
+            step=step,
+            at_s=queue.clock() - self._origin,
+            context=rnd.context,
+            choices=tuple(c.label for c in rnd.candidates),
+            probs=result.probs,
+            votes=result.votes,
+            class_pick=result.class_pick,
+            favourite=result.favourite,
+            model_pick=model_pick(trace, step, rnd, names),
         )
         while len(self._rounds) > MAX_ROUNDS:
             self._rounds.popitem(last=False)

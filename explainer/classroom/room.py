@@ -38,7 +38,7 @@ def new_device_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class Limits:
     """What one room tolerates; the defaults suit a lecture hall, a benchmark of many phones on
     one loopback address raises the per-address ones."""
@@ -236,7 +236,15 @@ class Room:
             if pick is not None:  # a round nobody voted in is no round of the class's score
                 self._scored[round_id] = pick == favourite
             right = sum(self._scored.values())
-            return RoundResult(round_id, tuple(probs), votes, favourite, pick, right, len(self._scored))
+            return RoundResult(
+                round_id=round_id,
+                probs=tuple(probs),
+                votes=votes,
+                favourite=favourite,
+                class_pick=pick,
+                right=right,
+                rounds=len(self._scored),
+            )
 
     def reveal(self, result: RoundResult) -> None:
         """Remember the reveal the phones were sent (a phone that joins later sees it too)."""

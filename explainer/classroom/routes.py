@@ -65,7 +65,7 @@ SERVER_REFUSALS = (
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Context:
     """What the handlers share, in the server's loop thread."""
 

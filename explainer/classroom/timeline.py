@@ -47,7 +47,7 @@ class Points:
         self.ys.append(y)
 
 
-@dataclass(slots=True)
+@dataclass(kw_only=True, slots=True)
 class Timeline:
     """The shapes of every life, by kind; ``end`` is the axis's right end (seconds)."""
 
@@ -121,7 +121,7 @@ def _add_life(t: Timeline, life: RequestLife, origin: float, now: float, min_gap
         t.failed.add(end, y)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class Row:
     """One request in the list: never its text."""
 
@@ -147,14 +147,14 @@ def row(life: RequestLife, now: float) -> Row:
     if wait is None and life.state is State.WAITING:
         wait = now - life.queued
     return Row(
-        life.number,
-        str(life.prompt_tokens) if life.prompt_tokens is not None else "—",
-        str(len(life.token_times)) if life.started is not None else "—",
-        milliseconds(held),
-        milliseconds(wait),
-        milliseconds(life.ttft_s),
-        milliseconds(life.tpot_s),
-        life.state,
+        number=life.number,
+        prompt_tokens=str(life.prompt_tokens) if life.prompt_tokens is not None else "—",
+        output_tokens=str(len(life.token_times)) if life.started is not None else "—",
+        held=milliseconds(held),
+        wait=milliseconds(wait),
+        ttft=milliseconds(life.ttft_s),
+        tpot=milliseconds(life.tpot_s),
+        state=life.state,
     )
 
 

@@ -188,17 +188,17 @@ def _lesson(f: CheckedJson) -> LessonInfo:
     )
     key_terms = f.strings(f.get(d, "key_terms", ""), "key_terms")
     return LessonInfo(
-        f.text(d, "title", ""),
-        outcomes,
-        chars,
-        words,
-        (bits_raw[0], bits_raw[1]),
-        tuple(reference),
-        tuple(lifecycle),
-        (recap[0], recap[1]),
-        strings,
-        checks,
-        key_terms,
+        title=f.text(d, "title", ""),
+        outcomes=outcomes,
+        chars_per_token=chars,
+        words_per_token=words,
+        bits=(bits_raw[0], bits_raw[1]),
+        reference=tuple(reference),
+        lifecycle=tuple(lifecycle),
+        recap=(recap[0], recap[1]),
+        strings=strings,
+        checks=checks,
+        key_terms=key_terms,
     )
 
 

@@ -114,7 +114,7 @@ class ConditionKind(StrEnum):
     BRANCH = "branch"  # "Your turn": the model continued from a token the learner picked, not the top one
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Condition:
     """The data a UI checks to know a step is done (``kind`` plus what it names)."""
 
@@ -134,7 +134,7 @@ class Chapter:
     ask: str = ""  # a question for the room, shown to the presenter (the presenter console)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class TourStep:
     """One step of the guided tour as written in tour.json (texts still hold their ``{fields}``)."""
 
@@ -175,7 +175,7 @@ class QuestionKind(StrEnum):
     MATCH = "match"  # sort each item into one of the categories
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class QuestionSpec:
     """A question as written in questions.json.
 
@@ -238,7 +238,7 @@ class LifecyclePart:
     live: bool
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class LessonInfo:
     """lesson.json: outcomes, rules of thumb, scale, lifecycle, and the short texts code fills."""
 
@@ -271,7 +271,7 @@ class Example:
     chat: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class LessonTexts:
     """Everything a learner reads that is not a number from the model, in one language."""
 

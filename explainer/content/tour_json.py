@@ -61,7 +61,9 @@ def _condition(f: CheckedJson, raw: Any, where: str, question_ids: set[str]) -> 
         question = f.text(raw, "id", where)
         if question not in question_ids:
             raise f.error(f"{where}.id", f"{question!r} is not a question of questions.json")
-    return Condition(kind, stage, phase, bool(raw.get("last", False)), names, question, run)
+    return Condition(
+        kind=kind, stage=stage, phase=phase, last=bool(raw.get("last", False)), names=names, question=question, run=run
+    )
 
 
 def _names(template: str) -> set[str]:
@@ -115,17 +117,17 @@ def read_tour(f: CheckedJson, question_ids: set[str], outcomes: set[str], known:
                 raise f.error(f"{where}.outcomes", f"{o!r} is not an outcome of lesson.json")
         steps.append(
             TourStep(
-                step_id,
-                chapter,
-                _target(f, f.get(s, "target", where), f"{where}.target"),
-                text,
-                do,
-                _condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
-                step_outcomes,
-                guessing,
-                text_open,
-                text_run,
-                do_run,
+                id=step_id,
+                chapter=chapter,
+                target=_target(f, f.get(s, "target", where), f"{where}.target"),
+                text=text,
+                do=do,
+                done=_condition(f, f.get(s, "done", where), f"{where}.done", question_ids),
+                outcomes=step_outcomes,
+                text_guessing=guessing,
+                text_open=text_open,
+                text_run=text_run,
+                do_run=do_run,
             )
         )
     if len({s.id for s in steps}) != len(steps):

@@ -114,7 +114,13 @@ class LifecycleScene(QGraphicsScene):
             item.setVisible(False)
             self.addItem(item)
         self.actors = Actors(
-            self.tokens, self.embeddings, self.layers, self.probabilities, self.kvcache, self.flyer, self.travellers
+            tokens=self.tokens,
+            embeddings=self.embeddings,
+            layers=self.layers,
+            probabilities=self.probabilities,
+            kvcache=self.kvcache,
+            flyer=self.flyer,
+            travellers=self.travellers,
         )
         self.animator = Animator(self)
         self.deferred = DeferredDraws(self._draw_panel, self._cache_texts, self)

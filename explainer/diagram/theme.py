@@ -16,7 +16,7 @@ SCREEN_MIN_PX = 8  # the screen themes' smallest text at 100 %, which Text size 
 SCREEN_BODY_PX = 15.0  # and their body text
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Theme:
     name: str
     background: str

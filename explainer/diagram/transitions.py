@@ -27,7 +27,7 @@ from explainer.stages import Stage
 Phases = list[list[Track]]
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Actors:
     """The items transitions move, and the chips that fly between panels."""
 

@@ -124,7 +124,7 @@ def decode_pass(runtime: ModelRuntime, batch: BatchCache, ids: list[int], lens: 
     return results
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Running:
     """A request in the batch: its own trace, sampler and limits, and the token it reads next."""
 
@@ -181,7 +181,18 @@ class BatchDecoder:
         if trace.stop_reason:
             self.cache.release(self.cache.active - 1)
             return trace
-        self.running.append(Running(trace, sampler, settings, lens, on_step, chosen, slot, tag))
+        self.running.append(
+            Running(
+                trace=trace,
+                sampler=sampler,
+                settings=settings,
+                lens=lens,
+                on_step=on_step,
+                next_token=chosen,
+                cache=slot,
+                tag=tag,
+            )
+        )
         return None
 
     def step(self) -> list[Running]:

@@ -24,7 +24,7 @@ SHAPE_TYPES = frozenset({"int64", "int32", "bool"})
 COPIES = frozenset({"MemcpyFromHost", "MemcpyToHost"})
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Placement:
     """Where the nodes ran: per provider, the number of nodes and of each op."""
 

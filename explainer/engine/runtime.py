@@ -66,7 +66,7 @@ def _providers(device: str) -> list[str]:
     return ["CPUExecutionProvider"]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PassOutput:
     """What one forward pass produced, as host arrays, for the last new position where noted."""
 

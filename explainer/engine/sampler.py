@@ -162,7 +162,7 @@ class SamplingSettings:
         )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SampleResult:
     """Every stage of one sampling decision, as full-vocabulary float64 arrays.
 
@@ -394,7 +394,23 @@ class Sampler:
             )
         if st.greedy_choice is not None:
             chosen = st.greedy_choice if forced is None else int(forced)
-            return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, None, chosen)
+            return SampleResult(
+                raw=st.raw,
+                after_temperature=st.after_temperature,
+                after_top_k=st.after_top_k,
+                after_top_p=st.after_top_p,
+                kept=st.kept,
+                draw=None,
+                chosen=chosen,
+            )
         draw = float(self._rng.random())
         chosen = pick_from(st.after_top_p, draw) if forced is None else int(forced)
-        return SampleResult(st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, draw, chosen)
+        return SampleResult(
+            raw=st.raw,
+            after_temperature=st.after_temperature,
+            after_top_k=st.after_top_k,
+            after_top_p=st.after_top_p,
+            kept=st.kept,
+            draw=draw,
+            chosen=chosen,
+        )

@@ -79,7 +79,7 @@ class TopList:
     __eq__ = record_eq
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(kw_only=True, eq=False, slots=True)
 class StepSampling:
     """How the token of one step was picked: the top of every stage, and the draw.
 
@@ -172,7 +172,7 @@ class Layers:
     __eq__ = record_eq
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(kw_only=True, eq=False, slots=True)
 class Step:
     """One forward pass and the token sampled from it.
 
@@ -219,7 +219,7 @@ class Branch:
     by_class: bool = False  # the token was a class's most-voted one (class mode), not one learner's
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class ModelInfo:
     """The model a trace was recorded with (shown in the UI, checked against the steps)."""
 
@@ -235,7 +235,7 @@ class ModelInfo:
     license: str = ""  # the weights' licence as its publisher names it ("" where the file does not say)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(kw_only=True, eq=False, slots=True)
 class Trace:
     """Everything one request recorded. Build with :meth:`new` and :meth:`append`; save and open
     with :mod:`explainer.engine.trace_file` (``save_trace``, ``load_trace``)."""
@@ -262,7 +262,15 @@ class Trace:
     ) -> Trace:
         """An empty trace stamped with the current UTC time."""
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        return cls(model, prompt, chat, settings, list(prompt_tokens), [], None, created, branch)
+        return cls(
+            model=model,
+            prompt=prompt,
+            chat=chat,
+            settings=settings,
+            prompt_tokens=list(prompt_tokens),
+            created=created,
+            branch=branch,
+        )
 
     def learner_picked(self, step_index: int) -> bool:
         """Whether the token of that step was the learner's choice rather than the sampler's."""

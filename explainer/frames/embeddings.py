@@ -23,7 +23,7 @@ class EmbeddingRow:
     values: tuple[float, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class EmbeddingsValue:
     title: str
     dim: int  # the model's embedding width; 0 when not known yet
@@ -50,9 +50,21 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
     title = m.texts.title(Stage.EMBEDDINGS)
     if step is None:  # before any trace the model's width is known; at pretraining nothing is shown
         dim = m.model.d_model if m.model is not None and m.trace is None else 0
-        return EmbeddingsValue(title, dim, (), 0, 0, 0, None, 1.0, m.words)
+        return EmbeddingsValue(
+            title=title, dim=dim, rows=(), more=0, more_at=0, cached=0, full=None, scale=1.0, words=m.words
+        )
     if m.stage < Stage.EMBEDDINGS:
-        return EmbeddingsValue(title, step.embedding_dim, (), 0, 0, step.start, None, 1.0, m.words)
+        return EmbeddingsValue(
+            title=title,
+            dim=step.embedding_dim,
+            rows=(),
+            more=0,
+            more_at=0,
+            cached=step.start,
+            full=None,
+            scale=1.0,
+            words=m.words,
+        )
     n = len(step.tokens)
     shown = list(range(n))
     more = more_at = 0
@@ -66,7 +78,15 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
     flat = np.abs(np.array([x for row in rows for x in row.values], dtype=np.float64))
     scale = percentile(flat, 98) if flat.size else 1.0
     return EmbeddingsValue(
-        title, step.embedding_dim, rows, more, more_at, step.start, full, scale if scale > 0 else 1.0, m.words
+        title=title,
+        dim=step.embedding_dim,
+        rows=rows,
+        more=more,
+        more_at=more_at,
+        cached=step.start,
+        full=full,
+        scale=scale if scale > 0 else 1.0,
+        words=m.words,
     )
 
 

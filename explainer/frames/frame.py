@@ -106,14 +106,31 @@ class FrameBuilder:
     def empty(self, message: str = "", model: ModelInfo | None = None) -> Frame:
         """Before any trace: only what is known about the model, and ``message``."""
         return self._frame(
-            Moment(Stage.PRETRAINING, self.texts, self._names, self.timings, model=model, message=message)
+            Moment(
+                stage=Stage.PRETRAINING,
+                texts=self.texts,
+                names=self._names,
+                timings=self.timings,
+                model=model,
+                message=message,
+            )
         )
 
     def frame(self, trace: Trace, cursor: Cursor) -> Frame:
         names = self._names.use(trace)
         has_step = 0 <= cursor.step < len(trace.steps) and cursor.stage is not Stage.PRETRAINING
         if not has_step:
-            return self._frame(Moment(cursor.stage, self.texts, names, self.timings, trace, cursor, model=trace.model))
+            return self._frame(
+                Moment(
+                    stage=cursor.stage,
+                    texts=self.texts,
+                    names=names,
+                    timings=self.timings,
+                    trace=trace,
+                    cursor=cursor,
+                    model=trace.model,
+                )
+            )
         step = trace.steps[cursor.step]
         appended = 1 if cursor.stage is Stage.APPEND else 0
         chips = self._chips.context(trace, names, cursor.step + appended)
@@ -123,14 +140,14 @@ class FrameBuilder:
             read = tuple(self._chips.chip(t, "output", names) for t in step.tokens)
         return self._frame(
             Moment(
-                cursor.stage,
-                self.texts,
-                names,
-                self.timings,
-                trace,
-                cursor,
-                step,
-                trace.model,
+                stage=cursor.stage,
+                texts=self.texts,
+                names=names,
+                timings=self.timings,
+                trace=trace,
+                cursor=cursor,
+                step=step,
+                model=trace.model,
                 chips=chips,
                 prompt=self._chips.prompt_facts(trace, names),
                 read_chips=read,

@@ -10,7 +10,7 @@ from explainer.frames.panel import FrameView
 from explainer.stages import Stage
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class KVCacheValue:
     label: str
     lit: bool  # a pass is shown
@@ -26,8 +26,18 @@ def kvcache_value(m: Moment) -> KVCacheValue:
     prompt_len = len(m.trace.prompt_tokens) if m.trace is not None else 0
     if step is None:
         label = m.texts.panels["kv_empty"] if m.trace is not None else ""
-        return KVCacheValue(label, False, 0, 0, False, prompt_len, m.words)
-    return KVCacheValue(m.pass_label, True, step.start, len(step.tokens), m.stage >= Stage.LAYERS, prompt_len, m.words)
+        return KVCacheValue(
+            label=label, lit=False, cached=0, new=0, new_shown=False, prompt_len=prompt_len, words=m.words
+        )
+    return KVCacheValue(
+        label=m.pass_label,
+        lit=True,
+        cached=step.start,
+        new=len(step.tokens),
+        new_shown=m.stage >= Stage.LAYERS,
+        prompt_len=prompt_len,
+        words=m.words,
+    )
 
 
 def describe_kvcache(v: KVCacheValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:

@@ -15,7 +15,7 @@ from explainer.stages import Predictor, Stage
 SKETCH_LAYERS = 12
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class LayersValue:
     title: str
     n_layers: int
@@ -37,17 +37,38 @@ def layers_value(m: Moment) -> LayersValue:
     title = m.texts.panels["layers_title"].format(title=title, n=n) if known else title
     step = m.step
     if step is None or m.stage < Stage.LAYERS:
-        return LayersValue(title, n, known, False, (), (), None, m.words)
+        return LayersValue(
+            title=title, n_layers=n, known=known, shown=False, changes=(), guesses=(), settles_at=None, words=m.words
+        )
     changes = tuple(step.layers.change.tolist())
     if m.answer_hidden:  # the lens guesses would give the answer away: the change bars only
         until = "layers_hidden_class" if m.answer_hidden is Predictor.CLASS else "layers_hidden"
-        return LayersValue(title, n, known, True, changes, (), None, m.words, hidden=m.texts.panels[until])
+        return LayersValue(
+            title=title,
+            n_layers=n,
+            known=known,
+            shown=True,
+            changes=changes,
+            guesses=(),
+            settles_at=None,
+            words=m.words,
+            hidden=m.texts.panels[until],
+        )
     before = m.trace.unfinished_before(step.index) if m.trace is not None else b""  # a guess may finish a character
     ids = step.layers.guesses()
     labels = m.names.candidates([i for i in ids if i is not None], before)
     named = iter(labels)
     guesses = tuple(next(named) if i is not None else "" for i in ids)
-    return LayersValue(title, n, known, True, changes, guesses, lens_settles_at(step), m.words)
+    return LayersValue(
+        title=title,
+        n_layers=n,
+        known=known,
+        shown=True,
+        changes=changes,
+        guesses=guesses,
+        settles_at=lens_settles_at(step),
+        words=m.words,
+    )
 
 
 def describe_layers(v: LayersValue, frame: FrameView, w: Mapping[str, str]) -> list[str]:

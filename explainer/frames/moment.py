@@ -31,7 +31,7 @@ class Words:
         return text.format(**fields) if fields else text
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Moment:
     """One cursor of one trace (or the empty window before any trace), with its inputs."""
 

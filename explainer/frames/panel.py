@@ -55,7 +55,7 @@ def never_waiting(value: object, frame: FrameView) -> bool:
     return False
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(kw_only=True, frozen=True, eq=False)
 class FramePanel(Generic[V]):
     """One row of the panel table (:mod:`explainer.frames.panels`).
 

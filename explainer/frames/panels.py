@@ -38,16 +38,16 @@ PASS_LABELS = {"pass_prefill": ("n",), "pass_decode": ("cached",)}  # Moment.pas
 
 
 HEADER: FramePanel[HeaderValue] = FramePanel(
-    "header",
-    header_value,
-    describe_header,
-    {"header": ("n", "total", "pass_label"), "header_title": (), **PASS_LABELS},
+    name="header",
+    value=header_value,
+    describe=describe_header,
+    texts={"header": ("n", "total", "pass_label"), "header_title": (), **PASS_LABELS},
 )
 PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
-    "pretraining",
-    pretraining_value,
-    describe_pretraining,
-    plain(
+    name="pretraining",
+    value=pretraining_value,
+    describe=describe_pretraining,
+    texts=plain(
         "pretraining_data",
         "pretraining_books",
         "pretraining_web",
@@ -64,10 +64,10 @@ PRETRAINING: FramePanel[PretrainingValue] = FramePanel(
     lit_at=frozenset({Stage.PRETRAINING}),
 )
 TOKENS: FramePanel[TokensValue] = FramePanel(
-    "tokens",
-    tokens_value,
-    describe_tokens,
-    {
+    name="tokens",
+    value=tokens_value,
+    describe=describe_tokens,
+    texts={
         "counter": ("used", "window"),
         "counter_empty": (),
         "tokens_message": (),
@@ -82,10 +82,10 @@ TOKENS: FramePanel[TokensValue] = FramePanel(
     waiting=lambda v, frame: not v.chips,  # before the prompt is split: "split into tokens in step 1",
 )
 EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
-    "embeddings",
-    embeddings_value,
-    describe_embeddings,
-    {
+    name="embeddings",
+    value=embeddings_value,
+    describe=describe_embeddings,
+    texts={
         "embeddings_headline": ("dim",),
         "embeddings_headline_unknown": (),
         "embeddings_note": ("n", "every"),
@@ -100,10 +100,10 @@ EMBEDDINGS: FramePanel[EmbeddingsValue] = FramePanel(
     waiting=lambda v, frame: not v.rows,
 )
 LAYERS: FramePanel[LayersValue] = FramePanel(
-    "layers",
-    layers_value,
-    describe_layers,
-    {
+    name="layers",
+    value=layers_value,
+    describe=describe_layers,
+    texts={
         "layers_title": ("title", "n"),
         "layers_change": (),
         "layers_lens": (),
@@ -117,10 +117,10 @@ LAYERS: FramePanel[LayersValue] = FramePanel(
     waiting=lambda v, frame: not v.shown,
 )
 PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
-    "probabilities",
-    probabilities_value,
-    describe_probabilities,
-    {
+    name="probabilities",
+    value=probabilities_value,
+    describe=describe_probabilities,
+    texts={
         "ribbon_greedy": (),
         "ribbon_raw": (),
         "ribbon_next": ("part",),
@@ -140,10 +140,10 @@ PROBABILITIES: FramePanel[ProbabilitiesValue] = FramePanel(
     waiting=lambda v, frame: not v.shown,
 )
 KVCACHE: FramePanel[KVCacheValue] = FramePanel(
-    "kvcache",
-    kvcache_value,
-    describe_kvcache,
-    {"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
+    name="kvcache",
+    value=kvcache_value,
+    describe=describe_kvcache,
+    texts={"kv_empty": (), "kv_title": (), "kv_count": ("n",), **PASS_LABELS},
     lit_at=frozenset({Stage.LAYERS, Stage.APPEND}),
     # at LAYERS drawn at once only when the sweep animates its new blocks (transitions.py): a
     # press of Next then draws the layers in its turn and the cache in the next one
@@ -151,10 +151,10 @@ KVCACHE: FramePanel[KVCacheValue] = FramePanel(
     waiting=lambda v, frame: not v.lit,
 )
 COUNTERS: FramePanel[CountersValue] = FramePanel(
-    "counters",
-    counters_value,
-    describe_counters,
-    {
+    name="counters",
+    value=counters_value,
+    describe=describe_counters,
+    texts={
         "timing": ("ttft", "tpot"),
         "timing_untimed": (),
         "device_untimed": ("device",),
@@ -164,19 +164,26 @@ COUNTERS: FramePanel[CountersValue] = FramePanel(
     },
     waiting=lambda v, frame: frame.cursor is None,
 )
-CAPTION: FramePanel[CaptionValue] = FramePanel("caption", caption_value, describe_caption)
+CAPTION: FramePanel[CaptionValue] = FramePanel(name="caption", value=caption_value, describe=describe_caption)
 LOOP: FramePanel[LoopValue] = FramePanel(
-    "loop",
-    loop_value,
-    describe_loop,
-    {"end_answer": (), "end_text": (), "end_max_tokens": ("n",), "end_context": ("n",), "loop": (), "loop_end": ()},
+    name="loop",
+    value=loop_value,
+    describe=describe_loop,
+    texts={
+        "end_answer": (),
+        "end_text": (),
+        "end_max_tokens": ("n",),
+        "end_context": ("n",),
+        "loop": (),
+        "loop_end": (),
+    },
     lit_at=frozenset({Stage.APPEND}),
     urgent_at=EVERY_STAGE,
 )
 FLOW: FramePanel[FlowValue] = FramePanel(
-    "flow",
-    flow_value,
-    describe_flow,
+    name="flow",
+    value=flow_value,
+    describe=describe_flow,
     parts_lit_at={
         Stage.EMBEDDINGS: "tokens-embeddings",
         Stage.LAYERS: "embeddings-layers",

@@ -43,7 +43,7 @@ class Segment:
     chosen: bool
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ProbabilitiesValue:
     title: str
     shown: bool  # the pass has reached the output head
@@ -142,23 +142,23 @@ def probabilities_value(m: Moment) -> ProbabilitiesValue:
     labels = chart_labels(m.texts, settings if not greedy else SamplingSettings())
     if step is None or not shown:
         return ProbabilitiesValue(
-            title,
-            False,
-            (),
-            0,
-            1.0,
-            sampling,
-            None,
-            "",
-            greedy,
-            ribbon,
-            0,
-            False,
-            None,
-            (),
-            labels,
-            labels[RAW],
-            m.words,
+            title=title,
+            shown=False,
+            phases=(),
+            phase=0,
+            scale=1.0,
+            sampling=sampling,
+            chosen_index=None,
+            chosen_text="",
+            greedy=greedy,
+            ribbon=ribbon,
+            kept=0,
+            draw_shown=False,
+            draw=None,
+            segments=(),
+            phase_labels=labels,
+            phase_label=labels[RAW],
+            words=m.words,
         )
     s = step.sampling
     before = trace.unfinished_before(step.index) if trace is not None else b""

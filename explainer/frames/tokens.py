@@ -16,7 +16,7 @@ from explainer.stages import Stage
 MAX_TOLD = 40  # tokens told at the tokens stage before "and N more" (a long prompt has thousands)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class TokensValue:
     title: str
     counter: str  # "context: 7 / 2,048 tokens"

@@ -25,7 +25,7 @@ from explainer.lesson.state import LessonState
 from explainer.lesson.tour import goals_text
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Completion:
     """The "Lesson complete" page."""
 
@@ -46,13 +46,13 @@ def completion(texts: LessonTexts, quiz: QuizState, questions: Sequence[Question
         score.append(t("completion", "score_game").format(score=game.score, played=game.played, best=game.best))
     next_title = t("completion", "next_title")
     return Completion(
-        t("completion", "title").format(title=lesson.title),
-        tuple(score),
-        lesson.recap,
-        next_title,
-        t("completion", "next").format(next=next_title),
-        t("completion", "next_url"),
-        t("completion", "next_how"),
+        title=t("completion", "title").format(title=lesson.title),
+        score=tuple(score),
+        recap=lesson.recap,
+        next_title=next_title,
+        next_text=t("completion", "next").format(next=next_title),
+        next_url=t("completion", "next_url"),
+        next_how=t("completion", "next_how"),
     )
 
 

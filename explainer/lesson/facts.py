@@ -41,7 +41,7 @@ _WORD = re.compile(r"\S+")
 # ------------------------------------------------------------------ conversions
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Conversions:
     """The learner's prompt measured in tokens, characters and words, beside the rule of thumb."""
 
@@ -67,15 +67,15 @@ def conversions(trace: Trace, lesson: LessonInfo) -> Conversions:
     n_chars = len(text)
     n_words = len(_WORD.findall(text))
     return Conversions(
-        len(trace.prompt_tokens),
-        n_chars,
-        n_words,
-        n_chars / n_tokens,
-        n_words / n_tokens,
-        n_chars / lesson.chars_per_token,
-        n_words / lesson.words_per_token,
-        lesson.chars_per_token,
-        lesson.words_per_token,
+        n_tokens=len(trace.prompt_tokens),
+        n_chars=n_chars,
+        n_words=n_words,
+        chars_per_token=n_chars / n_tokens,
+        words_per_token=n_words / n_tokens,
+        tokens_from_chars=n_chars / lesson.chars_per_token,
+        tokens_from_words=n_words / lesson.words_per_token,
+        rule_chars_per_token=lesson.chars_per_token,
+        rule_words_per_token=lesson.words_per_token,
     )
 
 
@@ -87,7 +87,7 @@ def context_words(model: ModelInfo, lesson: LessonInfo) -> float:
 # ------------------------------------------------------------------ scale
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ScaleRow:
     """One model size and what its weights take in memory at the two precisions, each cell worded
     for the Sizes tab's table."""
@@ -131,14 +131,25 @@ def scale_rows(model: ModelInfo, texts: LessonTexts) -> tuple[ScaleRow, ...]:
         times = n / model.n_params
         # the exact count, so that the row's sum reads right (see exact_count)
         cells = (exact_count(n), byte_size(hb), byte_size(lb), number(times))
-        rows.append(ScaleRow(label, n, hb, lb, times, this, Provenance.COMPUTED, cells))
+        rows.append(
+            ScaleRow(
+                label=label,
+                n_params=n,
+                bytes_high=hb,
+                bytes_low=lb,
+                times_this=times,
+                this_model=this,
+                provenance=Provenance.COMPUTED,
+                cells=cells,
+            )
+        )
     return tuple(rows)
 
 
 # ------------------------------------------------------------------ the request's life
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class LifecycleItem:
     """One step of a request's life, with what this run measured there."""
 
@@ -211,15 +222,15 @@ def request_lifecycle(
             value = texts.text("request", part.id).format_map(fields) if ran else ""
         out.append(
             LifecycleItem(
-                part.id,
-                part.title,
-                part.text,
-                prov,
-                texts.text("labels", prov.value),
-                spent,
-                timing,
-                value,
-                spent / total if spent is not None and total > 0 else 0.0,
+                id=part.id,
+                title=part.title,
+                text=part.text,
+                provenance=prov,
+                label=texts.text("labels", prov.value),
+                seconds=spent,
+                timing=timing,
+                value=value,
+                share=spent / total if spent is not None and total > 0 else 0.0,
             )
         )
     return tuple(out)

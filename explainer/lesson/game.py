@@ -44,7 +44,7 @@ class Candidate:
     rank: int  # 0 = the model's favourite
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Round:
     """One round: the four candidates in the order shown, and what the run really did."""
 
@@ -131,13 +131,13 @@ def new_round(texts: LessonTexts, trace: Trace, step: int, names: TokenNames, se
     context = _context_end(trace, step)
     chosen = s.sampling.chosen
     return Round(
-        step,
-        context,
-        shuffled,
-        top[0],
-        chosen.id,
-        quoted(names.label(chosen, before)),
-        texts.text("game", "ask").format(context=context),
+        step=step,
+        context=context,
+        candidates=shuffled,
+        top=top[0],
+        chosen_id=chosen.id,
+        chosen_label=quoted(names.label(chosen, before)),
+        question=texts.text("game", "ask").format(context=context),
     )
 
 

@@ -36,7 +36,7 @@ class Live:
     stated: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Asked:
     """What a live answer is computed from: the question, this run and model (None before
     there is one), and the pass a step-dependent question asks about."""

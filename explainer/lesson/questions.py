@@ -40,7 +40,7 @@ from explainer.lesson.slips import Slip, named, slips
 Answer = int | float | tuple[str, ...]  # an option's index, a number, or a category per item
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Question:
     """A question ready to ask. ``answer`` is the right one (see :data:`Answer`); the UI must not
     show it, only pass what the learner chose to :func:`check`."""
@@ -99,21 +99,21 @@ def _shuffle(options: tuple[str, ...], right: int, key: str, seed: int) -> tuple
 
 def _unavailable(spec: QuestionSpec, texts: LessonTexts) -> Question:
     return Question(
-        spec.id,
-        spec.kind,
-        texts.text("quiz", "needs_run"),
-        (),
-        (),
-        (),
-        (),
-        spec.unit,
-        spec.tolerance,
-        "",
-        "",
-        spec.outcomes,
-        spec.live is not None,
-        False,
-        (),
+        id=spec.id,
+        kind=spec.kind,
+        text=texts.text("quiz", "needs_run"),
+        options=(),
+        why_wrong=(),
+        items=(),
+        categories=(),
+        unit=spec.unit,
+        tolerance=spec.tolerance,
+        tolerance_text="",
+        explanation="",
+        outcomes=spec.outcomes,
+        live=spec.live is not None,
+        available=False,
+        answer=(),
     )
 
 
@@ -131,7 +131,9 @@ def build_question(
     ``step``: the pass a step-dependent question asks about)."""
     live: Live | None = None
     if spec.live is not None:
-        live = LIVE[spec.live](Asked(spec, texts, trace, model, names, step, seed))
+        live = LIVE[spec.live](
+            Asked(spec=spec, texts=texts, trace=trace, model=model, names=names, step=step, seed=seed)
+        )
         if live is None:
             return _unavailable(spec, texts)
     all_fields = {**fields, **(live.fields if live else {})}
@@ -172,22 +174,22 @@ def build_question(
         items = tuple(t for t, _ in shuffled)
         answer = tuple(c for _, c in shuffled)
     return Question(
-        spec.id,
-        spec.kind,
-        text,
-        options,
-        why_wrong,
-        items,
-        spec.categories,
-        spec.unit,
-        spec.tolerance,
-        tolerance_text,
-        explanation,
-        spec.outcomes,
-        spec.live is not None,
-        True,
-        answer,
-        mistakes,
+        id=spec.id,
+        kind=spec.kind,
+        text=text,
+        options=options,
+        why_wrong=why_wrong,
+        items=items,
+        categories=spec.categories,
+        unit=spec.unit,
+        tolerance=spec.tolerance,
+        tolerance_text=tolerance_text,
+        explanation=explanation,
+        outcomes=spec.outcomes,
+        live=spec.live is not None,
+        available=True,
+        answer=answer,
+        mistakes=mistakes,
     )
 
 

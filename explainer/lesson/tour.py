@@ -230,7 +230,7 @@ class Progress:
     chapter_text: str  # "Chapter 2 of 9: Trained once, used every time"
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class TourView:
     """What the lesson panel shows for the current step."""
 
@@ -306,16 +306,16 @@ def tour_view(
         template = step.text_open
     text = fill(template, {**fields, "goals": goals_text(texts, (shown, total))})
     return TourView(
-        step.id,
-        chapter,
-        text if text is not None else texts.text("tour", "needs_run"),
-        step.do_run if ran and step.do_run is not None else step.do,
-        step.target,
-        step.done,
-        state.can_advance(tour) or (ran and step.done.kind is ConditionKind.GENERATE),
-        text is None,
-        progress(texts, state),
-        step.outcomes,
-        state.index == 0,
-        state.index == len(tour.steps) - 1,
+        step_id=step.id,
+        chapter=chapter,
+        text=text if text is not None else texts.text("tour", "needs_run"),
+        do=step.do_run if ran and step.do_run is not None else step.do,
+        target=step.target,
+        done=step.done,
+        complete=state.can_advance(tour) or (ran and step.done.kind is ConditionKind.GENERATE),
+        needs_run=text is None,
+        progress=progress(texts, state),
+        outcomes=step.outcomes,
+        first=state.index == 0,
+        last=state.index == len(tour.steps) - 1,
     )

@@ -37,7 +37,7 @@ N_BARS = 10
 RAW, AFTER_TEMPERATURE, AFTER_TOP_K, AFTER_TOP_P = range(4)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class WhatIfBar:
     """One token of the chart: its probability at each stage (raw, temperature, top-k, top-p)."""
 
@@ -60,7 +60,7 @@ class DrawSpan:
     landed: bool
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class WhatIf:
     available: bool
     message: str  # what happened, in words (or why nothing can be shown)
@@ -132,22 +132,22 @@ def what_if(
     st = what_if_stages(step, settings)
     if st is None:
         return WhatIf(
-            False,
-            texts.text("whatif", "not_recorded"),
-            settings,
-            settings.temperature == 0,
-            (),
-            (1.0, 1.0, 1.0, 1.0),
-            0,
-            s.draw,
-            None,
-            "",
-            0.0,
-            s.chosen.id,
-            recorded_label,
-            False,
-            (),
-            labels,
+            available=False,
+            message=texts.text("whatif", "not_recorded"),
+            settings=settings,
+            greedy=settings.temperature == 0,
+            bars=(),
+            other=(1.0, 1.0, 1.0, 1.0),
+            kept=0,
+            draw=s.draw,
+            landed_id=None,
+            landed_label="",
+            landed_prob=0.0,
+            recorded_id=s.chosen.id,
+            recorded_label=recorded_label,
+            same=False,
+            spans=(),
+            stage_labels=labels,
         )
     greedy = st.greedy_choice is not None
     stages = (st.raw, st.after_temperature, st.after_top_k, st.after_top_p)
@@ -174,22 +174,22 @@ def what_if(
         message = _summary(texts, settings, kept_text, s.draw, greedy, landed_label, landed_prob, same, recorded_label)
     spans = () if greedy else _spans(st.after_top_p, landed, label, n_bars, texts.text("whatif", "other"))
     return WhatIf(
-        True,
-        message,
-        settings,
-        greedy,
-        tuple(bars),
-        other,
-        st.kept,
-        s.draw,
-        landed,
-        landed_label,
-        landed_prob,
-        s.chosen.id,
-        recorded_label,
-        same,
-        spans,
-        labels,
+        available=True,
+        message=message,
+        settings=settings,
+        greedy=greedy,
+        bars=tuple(bars),
+        other=other,
+        kept=st.kept,
+        draw=s.draw,
+        landed_id=landed,
+        landed_label=landed_label,
+        landed_prob=landed_prob,
+        recorded_id=s.chosen.id,
+        recorded_label=recorded_label,
+        same=same,
+        spans=spans,
+        stage_labels=labels,
     )
 
 
@@ -214,7 +214,15 @@ def _bar(
         else ""
     )
     cut_label = texts.text("whatif", f"cut_{cut}") if cut else ""
-    return WhatIfBar(tid, quoted(label(tid)), probs, cut, cut_label, tid == landed, tid == chosen)
+    return WhatIfBar(
+        id=tid,
+        label=quoted(label(tid)),
+        probs=probs,
+        cut_by=cut,
+        cut_label=cut_label,
+        landed=tid == landed,
+        recorded=tid == chosen,
+    )
 
 
 def _summary(

@@ -17,7 +17,7 @@ from explainer.model.manifest import DEFAULT_MODEL, available_models, load_manif
 from explainer.model.paths import model_dir, models_root
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class BuiltSummary:
     """One built model, as a list shows it."""
 
@@ -54,7 +54,15 @@ def summary(name: str) -> BuiltSummary:
                 arch = ""
         arch = arch or "llama"
         params = int(config["n_params"])
-    return BuiltSummary(name, display, arch, params, _size(d), name == DEFAULT_MODEL, problem)
+    return BuiltSummary(
+        name=name,
+        display_name=display,
+        architecture=arch,
+        n_params=params,
+        size_bytes=_size(d),
+        default=name == DEFAULT_MODEL,
+        problem=problem,
+    )
 
 
 def list_built() -> list[BuiltSummary]:

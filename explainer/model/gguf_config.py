@@ -40,7 +40,7 @@ GEMMA3_LOCAL_ROPE_BASE = 10000.0  # llama.cpp's default for gemma3's sliding-win
 BUILD_COPIES = 5
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ModelConfig:
     """The shape of a decoder-only model: everything the graph builder and the views need.
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 LlamaConfig = ModelConfig  # the name of the type before other architectures were read
 
 
-@dataclass
+@dataclass(kw_only=True)
 class LayerWeights:
     """One transformer block; matrices are [out, in] as in `y = x @ W.T`. The optional ones are
     present in the architectures that have them (biases: qwen2; QK and post norms: gemma3)."""
@@ -139,7 +139,7 @@ def q8_0_blocks(raw: np.ndarray, rows: int) -> Blocks:
 BLOCK_READERS = {"Q4_0": q4_0_blocks, "Q4_1": q4_1_blocks}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ModelWeights:
     config: ModelConfig
     token_embedding: np.ndarray  # [vocab, d_model]; also the output head when tied

@@ -30,7 +30,7 @@ DEFAULT_MODEL = "smollm2-135m-instruct"
 ENV_MODELS_DIR = "EXPLAINER_MODELS_DIR"
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Source:
     package: str
     version: str
@@ -45,7 +45,7 @@ class Source:
         return self.member.rsplit("/", 1)[-1]
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Manifest:
     name: str
     display_name: str

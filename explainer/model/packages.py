@@ -34,7 +34,7 @@ class Wheel:
     member: str  # the file inside it we read
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class PackageGGUF:
     name: str
     display_name: str

@@ -38,7 +38,17 @@ def screen_infos() -> list[ScreenInfo]:
             desktops.append(siblings)
             desktop = len(desktops) - 1
         g = screen.geometry()
-        out.append(ScreenInfo(name, g.x(), g.y(), g.width(), g.height(), screen is primary, desktop))
+        out.append(
+            ScreenInfo(
+                name=name,
+                x=g.x(),
+                y=g.y(),
+                width=g.width(),
+                height=g.height(),
+                primary=screen is primary,
+                desktop=desktop,
+            )
+        )
     return out
 
 

@@ -58,7 +58,7 @@ class MenuPlace:
     order: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Action:
     """One command. ``tip``: its tooltip's words (the keys are added to them); ``checkable``: an
     on/off switch, with ``remembered`` kept between runs (a row of the settings schema);
@@ -97,7 +97,15 @@ def _command(
 ) -> Action:
     """A command named by app.json actions.<id> and explained by actions.<id>_tip."""
     words = Words("actions", f"{id}_tip") if tip else None
-    return Action(id, Words("actions", id), keys, words, places, checkable=checkable, remembered=remembered)
+    return Action(
+        id=id,
+        title=Words("actions", id),
+        keys=keys,
+        tip=words,
+        menus=places,
+        checkable=checkable,
+        remembered=remembered,
+    )
 
 
 FILE, RUN, VIEW = MenuId.FILE, MenuId.RUN, MenuId.VIEW  # (the menus most rows are placed in)
@@ -118,8 +126,8 @@ ACTIONS: tuple[Action, ...] = (
     # File
     _command("open_trace", ("Ctrl+O",), MenuPlace(FILE, 1, 1)),
     Action(
-        "open_gguf",
-        Words("menus", "open_gguf"),
+        id="open_gguf",
+        title=Words("menus", "open_gguf"),
         tip=Words("menus", "open_gguf_tip"),
         menus=(MenuPlace(FILE, 1, 2), MenuPlace(MenuId.MODEL, 9, 1)),
     ),
@@ -143,7 +151,7 @@ ACTIONS: tuple[Action, ...] = (
     _command("last", ("End",), MenuPlace(RUN, 2, 6)),
     # View
     *(
-        Action(f"theme_{c}", Words("menus", f"theme_{c}"), menus=(MenuPlace(MenuId.THEME, 1, i),), radio=True)
+        Action(id=f"theme_{c}", title=Words("menus", f"theme_{c}"), menus=(MenuPlace(MenuId.THEME, 1, i),), radio=True)
         for i, c in enumerate(THEME_CHOICES)
     ),
     _command("presenter", ("F11",), MenuPlace(VIEW, 1, 2), checkable=True),
@@ -151,33 +159,45 @@ ACTIONS: tuple[Action, ...] = (
     _command("blank", ("B",), MenuPlace(VIEW, 1, 4)),
     # class mode (ui/classroom/): the room votes from phones; the class's vote becomes the pick
     Action(
-        "class_mode",
-        Words("class", "mode"),
-        ("Ctrl+Shift+C",),
-        Words("class", "mode_tip"),
-        (MenuPlace(VIEW, 1, 5),),
+        id="class_mode",
+        title=Words("class", "mode"),
+        keys=("Ctrl+Shift+C",),
+        tip=Words("class", "mode_tip"),
+        menus=(MenuPlace(VIEW, 1, 5),),
         checkable=True,
     ),
-    Action("class_pick", Words("class", "pick"), ("C",), Words("class", "pick_tip"), (MenuPlace(VIEW, 1, 6),)),
+    Action(
+        id="class_pick",
+        title=Words("class", "pick"),
+        keys=("C",),
+        tip=Words("class", "pick_tip"),
+        menus=(MenuPlace(VIEW, 1, 6),),
+    ),
     # the presenter's own window (ui/presenter_console.py): shown by itself with two screens
-    Action("console", Words("console", "open"), (), Words("console", "open_tip"), (MenuPlace(VIEW, 1, 7),)),
+    Action(
+        id="console",
+        title=Words("console", "open"),
+        keys=(),
+        tip=Words("console", "open_tip"),
+        menus=(MenuPlace(VIEW, 1, 7),),
+    ),
     _command("next_area", ("F6",), MenuPlace(VIEW, 2, 1)),
     _command("prev_area", ("Shift+F6",), MenuPlace(VIEW, 2, 2)),
     _command("zoom_in", (StandardKey.ZOOM_IN, "Ctrl+=", "Ctrl++"), MenuPlace(VIEW, 3, 1), tip=False),
     _command("zoom_out", (StandardKey.ZOOM_OUT, "Ctrl+-"), MenuPlace(VIEW, 3, 2), tip=False),
     _command("zoom_reset", ("Ctrl+0",), MenuPlace(VIEW, 3, 3), tip=False),
-    Action("controls", Words("window", "controls"), menus=(MenuPlace(VIEW, 4, 1),), made_by_qt=True),
+    Action(id="controls", title=Words("window", "controls"), menus=(MenuPlace(VIEW, 4, 1),), made_by_qt=True),
     Action(
-        "describe",
-        Words("access", "describe"),
+        id="describe",
+        title=Words("access", "describe"),
         tip=Words("access", "describe_tip"),
         menus=(MenuPlace(VIEW, 4, 2),),
         checkable=True,
         remembered=S.DESCRIBE,
     ),
     Action(
-        "chart_table",
-        Words("chart_table", "title"),
+        id="chart_table",
+        title=Words("chart_table", "title"),
         tip=Words("chart_table", "tip"),
         menus=(MenuPlace(VIEW, 4, 3),),
         checkable=True,
@@ -185,31 +205,35 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # the lesson's (ui/lesson/install.py): the diagram owns the plain keys, so Alt+arrows, F1, Ctrl+J
     Action(
-        "lesson",
-        Words("ui", "view_lesson", lesson=True),
-        ("F1",),
-        Words("ui", "view_lesson_tip", lesson=True),
-        (MenuPlace(VIEW, 4, 4),),
+        id="lesson",
+        title=Words("ui", "view_lesson", lesson=True),
+        keys=("F1",),
+        tip=Words("ui", "view_lesson_tip", lesson=True),
+        menus=(MenuPlace(VIEW, 4, 4),),
         made_by_qt=True,
     ),
-    Action("tour_back", Words("ui", "tour_back", lesson=True), ("Alt+Left",), menus=(MenuPlace(VIEW, 4, 5),)),
-    Action("tour_next", Words("ui", "tour_next", lesson=True), ("Alt+Right",), menus=(MenuPlace(VIEW, 4, 6),)),
     Action(
-        "go_to_task",
-        Words("ui", "go_to_task", lesson=True),
-        ("Ctrl+J",),
-        Words("ui", "go_to_task_tip", lesson=True),
-        (MenuPlace(VIEW, 4, 7),),
+        id="tour_back", title=Words("ui", "tour_back", lesson=True), keys=("Alt+Left",), menus=(MenuPlace(VIEW, 4, 5),)
     ),
     Action(
-        "animations",
-        Words("menus", "animations"),
+        id="tour_next", title=Words("ui", "tour_next", lesson=True), keys=("Alt+Right",), menus=(MenuPlace(VIEW, 4, 6),)
+    ),
+    Action(
+        id="go_to_task",
+        title=Words("ui", "go_to_task", lesson=True),
+        keys=("Ctrl+J",),
+        tip=Words("ui", "go_to_task_tip", lesson=True),
+        menus=(MenuPlace(VIEW, 4, 7),),
+    ),
+    Action(
+        id="animations",
+        title=Words("menus", "animations"),
         tip=Words("menus", "animations_tip"),
         menus=(MenuPlace(VIEW, 5, 2),),
         checkable=True,
     ),
     # keys without a menu entry
-    Action("leave_presenter", Words("actions", "leave_presenter"), ("Esc",)),
+    Action(id="leave_presenter", title=Words("actions", "leave_presenter"), keys=("Esc",)),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}

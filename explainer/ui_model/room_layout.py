@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(kw_only=True, frozen=True, slots=True)
 class ScreenInfo:
     """A screen as Qt reports it (QScreen): its name and where it lies on the desktop."""
 

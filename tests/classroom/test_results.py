@@ -374,7 +374,7 @@ def test_libreoffice_opens_both_files_with_numbers_as_numbers(tmp_path):
 
 
 def _life(n: int) -> RequestLife:
-    return RequestLife(n, f"DEVICE-{n}", "q", float(n))
+    return RequestLife(number=n, device=f"DEVICE-{n}", text="q", arrived=float(n))
 
 
 def test_the_requests_kept_after_a_session_are_bounded(monkeypatch):

@@ -19,7 +19,17 @@ class Clock:
 
 
 def a_trace() -> Trace:
-    info = ModelInfo("m", "CPU", 1, 4, 1, 1, 8, 16, 10)
+    info = ModelInfo(
+        name="m",
+        provider="CPU",
+        n_layers=1,
+        d_model=4,
+        n_heads=1,
+        n_kv_heads=1,
+        vocab_size=8,
+        context_length=16,
+        n_params=10,
+    )
     trace = Trace.new(info, "hello", True, SamplingSettings(), [])
     trace.stop_reason = "max_tokens"
     return trace

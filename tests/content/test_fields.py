@@ -37,7 +37,9 @@ def test_a_live_question_adds_the_fields_listed(real_trace):
     trace = real_trace("paris")
     for live, names in question_fields.LIVE_QUESTION_FIELDS.items():
         spec = next(q for q in texts.questions if q.live == live)
-        got = LIVE[live](Asked(spec, texts, trace, trace.model, names_for(trace), 0, 0))
+        got = LIVE[live](
+            Asked(spec=spec, texts=texts, trace=trace, model=trace.model, names=names_for(trace), step=0, seed=0)
+        )
         assert got is not None and set(got.fields) == set(names), live
 
 

@@ -34,8 +34,8 @@ DATA = Path(__file__).parent / "data"
 
 VOCAB = ["<eos>", " the", " cat", " sat", " on", " mat", ".", " a", " dog", "!"]
 MODEL = ModelInfo(
-    "tiny-test",
-    "synthetic",
+    name="tiny-test",
+    provider="synthetic",
     n_layers=2,
     d_model=8,
     n_heads=2,

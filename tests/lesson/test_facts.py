@@ -118,7 +118,17 @@ def test_fields_of_a_run(real_trace):
 
 
 def test_before_a_run_only_the_models_fields_exist():
-    model = ModelInfo("M", "CPU", 2, 8, 2, 1, 100, 1000, 1_500_000)
+    model = ModelInfo(
+        name="M",
+        provider="CPU",
+        n_layers=2,
+        d_model=8,
+        n_heads=2,
+        n_kv_heads=1,
+        vocab_size=100,
+        context_length=1000,
+        n_params=1_500_000,
+    )
     f = lesson_fields(TEXTS, None, model, TokenNames())
     assert f["params"] == "1.5 M" and f["mem_high"] == "3.0 MB" and f["context_words"] == "750"
     assert "ttft" not in f and fill("{params} and {ttft}", f) is None and fill("{params}", f) == "1.5 M"

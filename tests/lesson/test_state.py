@@ -27,7 +27,15 @@ def index_of(step_id: str) -> int:
 def a_round(step: int) -> Round:
     """A round by hand (the game's own tests make real ones): candidate 0 is the favourite."""
     cands = tuple(Candidate(i, f"“t{i}”", p, i) for i, p in enumerate((0.5, 0.2, 0.1, 0.01)))
-    return Round(step, "“…”", cands, cands[0], 0, "“t0”", "What comes next?")
+    return Round(
+        step=step,
+        context="“…”",
+        candidates=cands,
+        top=cands[0],
+        chosen_id=0,
+        chosen_label="“t0”",
+        question="What comes next?",
+    )
 
 
 def a_reveal(rnd: Round, correct: bool) -> Reveal:

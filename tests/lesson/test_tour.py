@@ -109,26 +109,38 @@ def test_chapters_group_consecutive_steps():
 @pytest.mark.parametrize(
     ("condition", "event", "met"),
     [
-        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "decode"), True),
-        (Condition(ConditionKind.STAGE, Stage.TOKENS, "decode"), StageShown(Stage.TOKENS, "prefill"), False),
-        (Condition(ConditionKind.STAGE, Stage.TOKENS), StageShown(Stage.TOKENS, "decode"), True),
-        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode"), False),
-        (Condition(ConditionKind.STAGE, Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode", True), True),
-        (Condition(ConditionKind.STAGE, Stage.APPEND), StageShown(Stage.SAMPLING), False),
-        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
-        (Condition(ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
-        (Condition(ConditionKind.SETTING, names=("top_k",), run=True), SettingChanged("top_k"), False),
-        (Condition(ConditionKind.SETTING, names=("top_k",), run=True), Generated(), False),
-        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
-        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
-        (Condition(ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
-        (Condition(ConditionKind.COMPLETE, question="closing"), Answered("closing", True), False),
-        (Condition(ConditionKind.COMPLETE, question="closing"), LessonComplete(), True),
-        (Condition(ConditionKind.QUESTION, question="closing"), LessonComplete(), False),
-        (Condition(ConditionKind.GAME), Predicted(False), True),
-        (Condition(ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
-        (Condition(ConditionKind.GENERATE), Generated(), True),
-        (Condition(ConditionKind.NEXT), Generated(), False),
+        (
+            Condition(kind=ConditionKind.STAGE, stage=Stage.TOKENS, phase="decode"),
+            StageShown(Stage.TOKENS, "decode"),
+            True,
+        ),
+        (
+            Condition(kind=ConditionKind.STAGE, stage=Stage.TOKENS, phase="decode"),
+            StageShown(Stage.TOKENS, "prefill"),
+            False,
+        ),
+        (Condition(kind=ConditionKind.STAGE, stage=Stage.TOKENS), StageShown(Stage.TOKENS, "decode"), True),
+        (Condition(kind=ConditionKind.STAGE, stage=Stage.APPEND, last=True), StageShown(Stage.APPEND, "decode"), False),
+        (
+            Condition(kind=ConditionKind.STAGE, stage=Stage.APPEND, last=True),
+            StageShown(Stage.APPEND, "decode", True),
+            True,
+        ),
+        (Condition(kind=ConditionKind.STAGE, stage=Stage.APPEND), StageShown(Stage.SAMPLING), False),
+        (Condition(kind=ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("top_p"), True),
+        (Condition(kind=ConditionKind.SETTING, names=("top_k", "top_p")), SettingChanged("seed"), False),
+        (Condition(kind=ConditionKind.SETTING, names=("top_k",), run=True), SettingChanged("top_k"), False),
+        (Condition(kind=ConditionKind.SETTING, names=("top_k",), run=True), Generated(), False),
+        (Condition(kind=ConditionKind.QUESTION, question="ttft"), Answered("ttft", False), False),
+        (Condition(kind=ConditionKind.QUESTION, question="ttft"), Answered("ttft", True), True),
+        (Condition(kind=ConditionKind.QUESTION, question="ttft"), Answered("stop", True), False),
+        (Condition(kind=ConditionKind.COMPLETE, question="closing"), Answered("closing", True), False),
+        (Condition(kind=ConditionKind.COMPLETE, question="closing"), LessonComplete(), True),
+        (Condition(kind=ConditionKind.QUESTION, question="closing"), LessonComplete(), False),
+        (Condition(kind=ConditionKind.GAME), Predicted(False), True),
+        (Condition(kind=ConditionKind.WHATIF), WhatIfChanged("top_k"), True),
+        (Condition(kind=ConditionKind.GENERATE), Generated(), True),
+        (Condition(kind=ConditionKind.NEXT), Generated(), False),
     ],
 )
 def test_conditions(condition, event, met):
@@ -138,7 +150,7 @@ def test_conditions(condition, event, met):
 def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
     """Issue #17: "Set top-k or top-p, then press Generate" was ticked on the setting alone."""
     cuts = at("choose-cuts")
-    assert step_of(cuts).done == Condition(ConditionKind.SETTING, names=("top_k", "top_p"), run=True)
+    assert step_of(cuts).done == Condition(kind=ConditionKind.SETTING, names=("top_k", "top_p"), run=True)
     assert not cuts.observe(TOUR, Generated()).can_advance(TOUR)  # a run alone: nothing changed
     changed = cuts.observe(TOUR, SettingChanged("top_k"))
     assert not changed.done and not changed.can_advance(TOUR)  # set, not yet run
@@ -156,13 +168,13 @@ def test_the_cuts_step_is_done_only_after_a_run_with_the_new_setting():
 def test_the_temperature_step_is_done_by_what_the_learner_sees_move():
     """Issue #17: changing the temperature setting showed nothing until a run; the what-if chart moves."""
     step = at("choose-temperature")
-    assert step_of(step).done == Condition(ConditionKind.WHATIF, names=("temperature",))
+    assert step_of(step).done == Condition(kind=ConditionKind.WHATIF, names=("temperature",))
     assert "What if?" in step_of(step).do and "temperature slider" in step_of(step).do
     assert not step.observe(TOUR, SettingChanged("temperature")).done
     assert not step.observe(TOUR, WhatIfChanged("top_k")).done
     assert step.observe(TOUR, WhatIfChanged("temperature")).done
     cuts = step_of(at("choose-whatif")).done  # the cuts' own sliders, two steps later
-    assert cuts == Condition(ConditionKind.WHATIF, names=("top_k", "top_p"))
+    assert cuts == Condition(kind=ConditionKind.WHATIF, names=("top_k", "top_p"))
 
 
 def test_next_back_and_chapters():

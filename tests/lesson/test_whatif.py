@@ -144,7 +144,13 @@ def test_the_runs_own_settings_give_back_what_was_recorded(real_trace):
             assert st is not None
             choice = st.greedy_choice if st.greedy_choice is not None else pick_from(st.after_top_p, step.sampling.draw)
             result = SampleResult(
-                st.raw, st.after_temperature, st.after_top_k, st.after_top_p, st.kept, step.sampling.draw, choice
+                raw=st.raw,
+                after_temperature=st.after_temperature,
+                after_top_k=st.after_top_k,
+                after_top_p=st.after_top_p,
+                kept=st.kept,
+                draw=step.sampling.draw,
+                chosen=choice,
             )
             again = step_sampling(result, TOP_N, step.sampling.chosen)
             assert again == step.sampling

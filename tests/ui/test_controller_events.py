@@ -43,7 +43,17 @@ from explainer.ui.controller import EngineController
 from explainer.ui.worker import Worker
 from tests.ui.helpers import wait_event
 
-INFO = ModelInfo("fake", "CPU", 2, 8, 2, 2, 3, 64, 100)
+INFO = ModelInfo(
+    name="fake",
+    provider="CPU",
+    n_layers=2,
+    d_model=8,
+    n_heads=2,
+    n_kv_heads=2,
+    vocab_size=3,
+    context_length=64,
+    n_params=100,
+)
 WAIT_MS = 10_000  # a guard against a worker that never answers, not a measurement
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from explainer.ui_model.room_layout import Place, ScreenInfo, default_projector, mirrored, room_layout
 
-LAPTOP = ScreenInfo("eDP-1", 0, 0, 1366, 768, primary=True)
-PROJECTOR = ScreenInfo("HDMI-1", 1366, 0, 1920, 1080)
-SMALL = ScreenInfo("DP-2", -1024, 0, 1024, 768)
+LAPTOP = ScreenInfo(name="eDP-1", x=0, y=0, width=1366, height=768, primary=True)
+PROJECTOR = ScreenInfo(name="HDMI-1", x=1366, y=0, width=1920, height=1080)
+SMALL = ScreenInfo(name="DP-2", x=-1024, y=0, width=1024, height=768)
 
 
 def test_two_screens_side_by_side_put_the_audience_view_on_the_larger_one_that_is_not_the_laptops():
@@ -25,7 +25,7 @@ def test_the_instructors_choice_of_projector_wins_while_that_screen_is_there():
 
 
 def test_one_screen_or_a_mirrored_pair_keeps_everything_on_the_laptop_and_the_private_parts_on_request():
-    clone = ScreenInfo("HDMI-1", 0, 0, 1366, 768)
+    clone = ScreenInfo(name="HDMI-1", x=0, y=0, width=1366, height=768)
     for screens in ([LAPTOP], [LAPTOP, clone]):
         layout = room_layout(True, screens, class_on=True)
         assert layout.projector is None and not layout.two_screens
@@ -35,7 +35,9 @@ def test_one_screen_or_a_mirrored_pair_keeps_everything_on_the_laptop_and_the_pr
 
 
 def test_separate_x_screens_at_the_same_origin_are_not_mirrored():
-    other = ScreenInfo("screen 2", 0, 0, 1920, 1080, desktop=1)  # X11's second screen: its own root at 0, 0
+    other = ScreenInfo(
+        name="screen 2", x=0, y=0, width=1920, height=1080, desktop=1
+    )  # X11's second screen: its own root at 0, 0
     assert not mirrored([LAPTOP, other])
     assert room_layout(True, [LAPTOP, other]).projector == other
 

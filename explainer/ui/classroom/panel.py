@@ -29,7 +29,7 @@ QUIET = 4  # modules of light around the code (the QR standard's quiet zone)
 REVEAL_WITH_QR = 700  # a panel this tall (px) keeps the code beside the reveal
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class PanelState:
     url: str = ""
     room: str = ""

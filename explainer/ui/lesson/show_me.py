@@ -104,11 +104,17 @@ def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -
     if done.kind is ConditionKind.QUESTION or done.kind is ConditionKind.COMPLETE:
         return ShowMe(section=Section.QUESTIONS, question=done.question)
     if done.kind is ConditionKind.GAME:
-        return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.LAYERS), lesson, cursor), Section.PREDICT)
+        return ShowMe(
+            stage_cursor(Condition(kind=ConditionKind.STAGE, stage=Stage.LAYERS), lesson, cursor), Section.PREDICT
+        )
     if done.kind is ConditionKind.WHATIF:
-        return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.SAMPLING), lesson, cursor), Section.WHATIF)
+        return ShowMe(
+            stage_cursor(Condition(kind=ConditionKind.STAGE, stage=Stage.SAMPLING), lesson, cursor), Section.WHATIF
+        )
     if done.kind is ConditionKind.BRANCH:
-        return ShowMe(stage_cursor(Condition(ConditionKind.STAGE, Stage.SAMPLING), lesson, cursor), Section.YOUR_TURN)
+        return ShowMe(
+            stage_cursor(Condition(kind=ConditionKind.STAGE, stage=Stage.SAMPLING), lesson, cursor), Section.YOUR_TURN
+        )
     if done.kind is ConditionKind.STAGE:
         return ShowMe(stage_cursor(done, lesson, cursor))
     if done.kind is ConditionKind.SETTING:
@@ -122,5 +128,5 @@ def show_me(view: TourView | None, lesson: Walk | None, cursor: Cursor | None) -
     stage = Stage(target.name) if target.kind is TargetKind.STAGE else _panel_stage(target.name)
     if stage is None:
         return None
-    found = stage_cursor(Condition(ConditionKind.STAGE, stage), lesson, cursor)
+    found = stage_cursor(Condition(kind=ConditionKind.STAGE, stage=stage), lesson, cursor)
     return ShowMe(found) if found is not None else None

@@ -65,10 +65,14 @@ def test_the_panel_shows_the_count_the_reveal_and_the_score(qtbot, make_window):
     mode.adapter.on_event(PhonesChanged(49))  # delivered after it (the adapter keeps the order)
     qtbot.waitUntil(lambda: "49 phones joined" in panel.lines())
     assert panel.count_text() == "31 of 48 voted" and "31 of 48 voted" in panel.lines()  # the late one is dropped
-    result = RoundResult(3, (0.1, 0.6, 0.25, 0.01), (10, 11, 5, 5), 1, 1, 4, 6)
+    result = RoundResult(
+        round_id=3, probs=(0.1, 0.6, 0.25, 0.01), votes=(10, 11, 5, 5), favourite=1, class_pick=1, right=4, rounds=6
+    )
     panel.change(offer=None, reveal=(OFFER, result))
     assert panel.score_text() == "The class picked the model's favourite 4 of 6 times"
-    first = RoundResult(3, (0.1, 0.6, 0.25, 0.01), (10, 11, 5, 5), 1, 1, 1, 1)
+    first = RoundResult(
+        round_id=3, probs=(0.1, 0.6, 0.25, 0.01), votes=(10, 11, 5, 5), favourite=1, class_pick=1, right=1, rounds=1
+    )
     panel.change(reveal=(OFFER, first))
     assert panel.score_text() == "The class picked the model's favourite in its first round"
     panel.change(reveal=(OFFER, result))
