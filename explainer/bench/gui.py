@@ -147,7 +147,7 @@ class _GuiBench:
         c.on(Failed, lambda e: self.stop(f"error: {e.message} ({e.hint})"))
         c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
         w.frame_shown.connect(lambda _c: setattr(self, "frames_shown", self.frames_shown + 1))
-        w.stepper.dwell_ms = lambda: 0  # type: ignore[method-assign]  # animate continuously: next stage at once
+        w.stepper.set_dwell(0)  # animate continuously: next stage at once
 
     def on_model_ready(self, model: LoadedModel) -> None:
         self.result["model"] = model.info.name

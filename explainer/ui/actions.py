@@ -188,23 +188,24 @@ def escape(w: Commands) -> None:
         w.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
 
-def clicker_forward(w: Commands) -> None:
+def clicker_forward(w: Commands, tokens: QAction) -> None:
     """Next (Space, Right, Page Down: what a clicker sends): a stage, or in presenter mode with
-    View > Clicker steps whole tokens, a whole token."""
-    w.stepper.next_token() if w.presenter.active and w.presenter.steps_tokens else w.stepper.forward()
+    View > Clicker steps whole tokens (``tokens``, remembered), a whole token."""
+    w.stepper.next_token() if w.presenter.active and tokens.isChecked() else w.stepper.forward()
 
 
-def clicker_back(w: Commands) -> None:
-    w.stepper.prev_token() if w.presenter.active and w.presenter.steps_tokens else w.stepper.back()
+def clicker_back(w: Commands, tokens: QAction) -> None:
+    w.stepper.prev_token() if w.presenter.active and tokens.isChecked() else w.stepper.back()
 
 
 def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) -> None:
     """The window's own commands, each bound to what it does (the lesson, the View toggles and
     the Animations switch add theirs where they are built)."""
     st, files = w.stepper, w.files
+    tokens = registry.add("clicker_tokens")  # (read at each press: as remembered, or as just set)
     slots: dict[str, Callable[[], object] | None] = {
-        "next": lambda: clicker_forward(w),
-        "prev": lambda: clicker_back(w),
+        "next": lambda: clicker_forward(w, tokens),
+        "prev": lambda: clicker_back(w, tokens),
         "next_token": st.next_token,
         "play": st.toggle_play,
         "reset": st.reset,
@@ -214,7 +215,6 @@ def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) ->
         "presenter": w.presenter.toggle,
         "leave_presenter": lambda: escape(w),
         "blank": w.presenter.blank.cover,
-        "clicker_tokens": None,
         "next_area": lambda: w.focus_area(True),
         "prev_area": lambda: w.focus_area(False),
         "zoom_in": w.view.zoom_in,
@@ -232,7 +232,6 @@ def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) ->
         registry.add(id, slot)
     for choice in THEME_CHOICES:
         registry.add(f"theme_{choice}", partial(w.apply_theme, choice))
-    registry["clicker_tokens"].toggled.connect(lambda on: setattr(w.presenter, "steps_tokens", bool(on)))
     w.presenter_changed.connect(registry["presenter"].setChecked)
 
 

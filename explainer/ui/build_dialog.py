@@ -145,6 +145,12 @@ class BuildPanel(QFrame):
         self.bar.show()
         self.show()
 
+    def dismiss(self) -> None:
+        """The model is ready, or the GGUF being added failed (the banner says why): the panel
+        goes, and what it showed with it."""
+        self.adding = False
+        self.hide()
+
     def set_progress(self, phase: str, fraction: float) -> None:
         self.phase.setText(phase)
         self.phase.show()

@@ -121,9 +121,8 @@ class ModelEvents:
             self._forget_run()
         self.loaded = model.name
         w.settings.set_model_name(model.name)
-        w.build_panel.adding = False
         self.menu.check(model.name)
-        w.build_panel.hide()
+        w.build_panel.dismiss()
         self.vocabulary = vocabulary_from_labels(model.vocabulary)
         w.scene.set_vocabulary(self.vocabulary)
         w.scene.set_model_info(model.info)  # the empty frame shows the real sizes, not placeholders
@@ -166,8 +165,7 @@ class ModelEvents:
         w.runs.failed()  # ... or the pick it belongs to
         w.show_error(message, hint)
         if panel.adding:  # a GGUF that could not be built: the banner says why
-            panel.hide()
-            panel.adding = False
+            panel.dismiss()
         elif panel.isVisible() and not panel.button.isEnabled():
             panel.failed()
         if w.trace is None:

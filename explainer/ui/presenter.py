@@ -119,7 +119,6 @@ class PresenterMode:
         self.host = host
         self.plan = plan or (lambda on: RoomLayout(on, None, None, False))
         self._saved: _Saved | None = None
-        self.steps_tokens = False  # View > Clicker steps whole tokens (in presenter mode)
         self.blank = BlankScreen(window)
 
     @property

@@ -87,8 +87,9 @@ class QueuePanel(QObject):
         if self.view is None:
             from explainer.ui.queue_view import QueueView  # (pyqtgraph: only once class mode starts)
 
-            self.view = QueueView(self.host.texts, THEMES[self.host.theme_name])
-            self.view.theme_source = lambda: THEMES[self.host.theme_name]
+            self.view = QueueView(
+                self.host.texts, THEMES[self.host.theme_name], theme_source=lambda: THEMES[self.host.theme_name]
+            )
             self.view.redrawn.connect(self._redrawn)
             self.view.open_requested.connect(self.open_request)
         return self.view

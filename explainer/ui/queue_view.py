@@ -60,12 +60,18 @@ class QueueView(QWidget):
     open_requested = Signal(int)
     redrawn = Signal()  # after each redraw (the Request tab's queue row follows it)
 
-    def __init__(self, texts: LessonTexts, theme: Theme, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        texts: LessonTexts,
+        theme: Theme,
+        parent: QWidget | None = None,
+        theme_source: Callable[[], Theme] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("queue_view")
         self.texts = texts
         self.queue: ClassQueue | None = None
-        self.theme_source: Callable[[], Theme] | None = None  # the window's theme, read again on a palette change
+        self.theme_source = theme_source  # the window's theme, read again on a palette change
         self.longest_redraw_s = 0.0
         self.longest_redraw_cpu_s = 0.0  # the same in the GUI thread's CPU time, which other programs do not stretch
         self.redraws = 0

@@ -62,6 +62,7 @@ class Stepper(QObject):
         self.playing = False
         self.generating = False
         self.speed = 1.0
+        self._dwell: int | None = None  # a fixed pause between stages while playing (set_dwell)
         self._waiting = False
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -82,7 +83,14 @@ class Stepper(QObject):
         self.speed = float(factor)
         self.scene.set_speed(self.speed)
 
+    def set_dwell(self, ms: int | None) -> None:
+        """A fixed pause between two stages while playing, whatever the speed (None: the speed's).
+        `bench --gui` plays with 0: each stage at once after the last one's animation."""
+        self._dwell = ms
+
     def dwell_ms(self) -> int:
+        if self._dwell is not None:
+            return self._dwell
         return INSTANT_DWELL_MS if self.speed <= 0 else int(PLAY_DWELL_MS / self.speed)
 
     # --- the trace ---------------------------------------------------------------

@@ -105,8 +105,14 @@ def test_presenter_clicker_steps_whole_tokens_when_set_and_remembers_it(qtbot, m
     press(qtbot, K.Key_PageDown)  # outside presenter mode a press is a stage again
     assert w.position == w.walk.next(token)
     w.close()
-    again = make_window(lambda: shared_engine, load=False)
+    again = make_window(lambda: shared_engine)
     assert again.registry["clicker_tokens"].isChecked()
+    generate(qtbot, again, PARIS, max_new_tokens=4)
+    again.stepper.reset()
+    again.presenter.enter()
+    press(qtbot, K.Key_PageDown)  # remembered, it is in effect from the start
+    assert again.position == again.walk.next_token(again.walk.first())
+    again.presenter.leave()
     again.registry["clicker_tokens"].setChecked(False)
 
 

@@ -28,16 +28,21 @@ from explainer.ui_model import settings_schema as S
 def install_class(
     window: QMainWindow, host: ClassHost, registry: ActionRegistry, names: Callable[[], TokenNames]
 ) -> ClassMode:
-    mode = ClassMode(window, host, names)
     settings = getattr(window, "settings", None)  # (the app's AppSettings; a test's window may have none)
     if isinstance(settings, AppSettings):  # as the instructor last chose, `explainer --class` too
-        mode.batch = settings.get(S.CLASS_BATCH)
-        mode.moderated = settings.get(S.CLASS_MODERATED)
-        mode.blocked = load_blocked(settings)
         address, port = settings.get(S.CLASS_ADDRESS), settings.get(S.CLASS_PORT)
-        if address is not None and port is not None:
-            mode.last_address = (address, port)
+        mode = ClassMode(
+            window,
+            host,
+            names,
+            batch=settings.get(S.CLASS_BATCH),
+            moderated=settings.get(S.CLASS_MODERATED),
+            blocked=load_blocked(settings),
+            address=(address, port) if address is not None and port is not None else None,
+        )
         mode.changed.connect(lambda on: _remember(settings, mode) if on else None)
+    else:
+        mode = ClassMode(window, host, names)
     switch = registry.add("class_mode")
     switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
     mode.changed.connect(switch.setChecked)
@@ -52,28 +57,15 @@ def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
         return
     if mode.active:
         return
-    from explainer.ui.classroom.start_dialog import StartDialog
-
     settings = getattr(window, "settings", None)
 
     def chosen(n: int, moderated: bool) -> None:
-        mode.batch = n
-        mode.moderated = moderated
         if isinstance(settings, AppSettings):
             settings.set(S.CLASS_BATCH, n)
             settings.set(S.CLASS_MODERATED, moderated)
 
-    dialog = StartDialog(
-        mode.host.texts,
-        mode.start,
-        parent=window,
-        batch=mode.batch,
-        on_chosen=chosen,
-        moderated=mode.moderated,
-        address=mode.last_address,
-    )
+    dialog = mode.ask_to_start(chosen)
     dialog.finished.connect(lambda result: _dialog_closed(mode, result))
-    mode.dialog = dialog
     dialog.open()  # (window-modal, without a nested event loop)
 
 

@@ -102,7 +102,19 @@ class ClassMode(QObject):
     queue_changed = Signal()
     round_revealed = Signal(object)  # (trace, step, round, result) at each reveal, shown again too
 
-    def __init__(self, window: QMainWindow, host: ClassHost, names: Callable[[], TokenNames]) -> None:
+    def __init__(
+        self,
+        window: QMainWindow,
+        host: ClassHost,
+        names: Callable[[], TokenNames],
+        *,
+        batch: int = DEFAULT_CLASS_BATCH,
+        moderated: bool = True,
+        blocked: BlockedWords | None = None,
+        address: tuple[str, int] | None = None,
+    ) -> None:
+        """``batch``, ``moderated``, ``blocked`` and ``address``: as the instructor last chose
+        (ui/classroom/install.py reads them from the settings)."""
         super().__init__(window)
         self.window, self.host, self.names = window, host, names
         self.adapter = EventAdapter(self)
@@ -111,10 +123,10 @@ class ClassMode(QObject):
         self.server: ClassServer | None = None
         self.listening: Listening | None = None
         self.rounds = ClassRounds()
-        self.batch = DEFAULT_CLASS_BATCH  # class requests decoded together (the start dialog's)
-        self.moderated = True  # each prompt held for the instructor's approval (the start dialog's)
-        self.blocked = BlockedWords()  # the instructor's blocked words (ui/blocked_words.py)
-        self.last_address: tuple[str, int] | None = None  # where it last listened: the start dialog offers it
+        self.batch = batch  # class requests decoded together (the start dialog's)
+        self.moderated = moderated  # each prompt held for the instructor's approval (the start dialog's)
+        self.blocked = blocked or BlockedWords()  # the instructor's blocked words (ui/blocked_words.py)
+        self.last_address = address  # where it last listened: the start dialog offers it
         self._memo = Rounds()  # Predict's rounds of the run on screen: the same four, the same order
         self.last: tuple[Trace, int, Round, RoundResult] | None = None  # the reveal the class may pick from
         self.panel = ClassPanel(host.texts, lambda: host.scene.theme)
@@ -186,6 +198,28 @@ class ClassMode(QObject):
         self.place()
         self.host.set_activity(self.host.word("class", "stopped"))
         self.changed.emit(False)
+
+    def ask_to_start(self, chosen: Callable[[int, bool], None]) -> QDialog:
+        """The start dialog (View > Class mode), made with the choices it offers: the batch, the
+        moderation and the last address; Start there starts class mode. ``chosen``: told the
+        batch and the moderation chosen, once they are this mode's. The caller opens it."""
+        from explainer.ui.classroom.start_dialog import StartDialog
+
+        def choose(batch: int, moderated: bool) -> None:
+            self.batch = batch
+            self.set_moderated(moderated)
+            chosen(batch, moderated)
+
+        self.dialog = StartDialog(
+            self.host.texts,
+            self.start,
+            parent=self.window,
+            batch=self.batch,
+            on_chosen=choose,
+            moderated=self.moderated,
+            address=self.last_address,
+        )
+        return self.dialog
 
     def set_moderated(self, on: bool) -> None:
         """Hold each prompt for approval, or not (turned off, the held ones join the queue)."""

@@ -61,7 +61,8 @@ class LessonWindow(LessonHost, Protocol):
 
 
 class _ThemeWatch(QObject):
-    """The window's palette changes with its theme: recolour what the lesson paints itself."""
+    """The window's palette changes with its theme: recolour what the lesson paints itself. A
+    child of the window, which keeps it (no reference of ours is needed)."""
 
     def __init__(self, window: QMainWindow, scene: LifecycleScene, session: LessonSession) -> None:
         super().__init__(window)
@@ -116,7 +117,7 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDoc
         lambda name: _reveal(window, dock, controls, name),
         lambda: QColor(window.scene.theme.accent),
     )
-    session = LessonSession(window, dock, pointer)
+    session = LessonSession(window, dock, pointer, ProjectorNote(window.view, ui["presenter_answer"]))
 
     # keys and menu entries (their keys and places: explainer/ui_model/actions.py)
     toggle = dock.toggleViewAction()
@@ -128,10 +129,9 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDoc
 
     _connect_reports(window, dock, session)
     _connect_your_turn(window, dock, session)
-    dock.predict.focus_after_pick = lambda: _after_pick(session, window)
-    dock.whatif.focus_after_unbind = lambda: window.view
-    session.watch = _ThemeWatch(qt_window, window.scene, session)
-    session.note = ProjectorNote(window.view, ui["presenter_answer"])
+    dock.predict.send_focus_after_pick(lambda: _after_pick(session, window))
+    dock.whatif.send_focus_after_unbind(lambda: window.view)
+    _ThemeWatch(qt_window, window.scene, session)  # (a child of the window: it lives as long)
     window.presenter_changed.connect(lambda _on: session.show_note())
     return session
 

@@ -79,7 +79,7 @@ class PredictSection(QWidget):
         col.addWidget(self.options)
         # where the focus goes when a pick takes the options away (None: where Qt sends it);
         # install.py says: the tour's Next when the pick did its task, else the illustration
-        self.focus_after_pick: Callable[[], QWidget | None] = lambda: None
+        self._focus_after_pick: Callable[[], QWidget | None] = lambda: None
         self.rows = QGridLayout()
         self.row_labels: list[QLabel] = []
         self.row_bars: list[QProgressBar] = []
@@ -104,6 +104,10 @@ class PredictSection(QWidget):
         col.addStretch(1)
         self.show_state(LessonState())
         self._show(None, None)
+
+    def send_focus_after_pick(self, where: Callable[[], QWidget | None]) -> None:
+        """Where the focus goes when a pick takes the options away (the lesson's install says)."""
+        self._focus_after_pick = where
 
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
@@ -158,7 +162,7 @@ class PredictSection(QWidget):
         if rnd is not None:
             self.question.setText(rnd.question)
         if not asking:
-            hand_focus_on([self.options], self.focus_after_pick())  # one move, not one per option
+            hand_focus_on([self.options], self._focus_after_pick())  # one move, not one per option
         self.options.setVisible(asking)
         for i, b in enumerate(self.buttons):
             if rnd is not None and i < len(rnd.candidates):

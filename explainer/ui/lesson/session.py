@@ -70,9 +70,12 @@ class LessonSession(QObject):
     answer_changed = Signal()
     step_shown = Signal()  # the tour's step as shown changed (the presenter console's notes follow)
 
-    def __init__(self, window: LessonHost, dock: LessonDock, pointer: TourPointer) -> None:
+    def __init__(
+        self, window: LessonHost, dock: LessonDock, pointer: TourPointer, note: ProjectorNote | None = None
+    ) -> None:
+        """``note``: the step's task over the illustration in presenter mode (None: not shown)."""
         super().__init__(dock)  # (it lives as long as the dock it drives)
-        self.window, self.dock, self.pointer = window, dock, pointer
+        self.window, self.dock, self.pointer, self.note = window, dock, pointer, note
         self.opener = TaskOpener(window, dock, pointer)
         self.texts = window.texts
         self.tour = self.texts.tour
@@ -87,8 +90,6 @@ class LessonSession(QObject):
         self._names = TokenNames()
         self._had_trace = False
         self._shown: tuple[TourView | None, bool, str] | None = None
-        self.watch: QObject | None = None  # install.py's theme watcher, kept alive with the session
-        self.note: ProjectorNote | None = None  # the step's task over the illustration in presenter mode
         self.frames = NextTurn(self.on_frame_shown, self)  # frames shown, heard a turn later (ui/next_turn.py)
         d = dock
         d.tour.next_clicked.connect(self.next)

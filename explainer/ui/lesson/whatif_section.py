@@ -56,7 +56,7 @@ class WhatIfSection(QWidget):
         self._unbound = False  # shown unbound already (the hint, no chart)
         self.computed = 0  # how many times the chart was computed (coalescing is tested)
         # where the focus goes when the sliders are disabled under it (install.py: the illustration)
-        self.focus_after_unbind: Callable[[], QWidget | None] = lambda: None
+        self._focus_after_unbind: Callable[[], QWidget | None] = lambda: None
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -115,6 +115,10 @@ class WhatIfSection(QWidget):
         col.addStretch(1)
         self._bind(None, None)
 
+    def send_focus_after_unbind(self, where: Callable[[], QWidget | None]) -> None:
+        """Where the focus goes when the sliders are disabled under it (the lesson's install says)."""
+        self._focus_after_unbind = where
+
     def _ui(self, key: str) -> str:
         return self.texts.text("ui", key)
 
@@ -153,7 +157,7 @@ class WhatIfSection(QWidget):
         self.hint.setVisible(not on)
         controls: tuple[QWidget, ...] = (self.temperature, self.top_k, self.top_p, self.reset_button)
         if not on:  # disabled one by one, they would pass the focus on through each other
-            hand_focus_on(controls, self.focus_after_unbind())
+            hand_focus_on(controls, self._focus_after_unbind())
         for control in controls:
             control.setEnabled(on)
         shown: tuple[QWidget, ...] = (self.chart, self.legend, self.message, self.stage_label, self.kept)
