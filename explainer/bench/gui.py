@@ -114,7 +114,7 @@ class _GuiBench:
                 self.animating_s += gap
         self.heartbeat_last = now
         if self.finished_at is not None and (
-            time.perf_counter() - self.finished_at > AFTER_GENERATION_S or not self.window.playing
+            time.perf_counter() - self.finished_at > AFTER_GENERATION_S or not self.window.stepper.playing
         ):
             self.stop("done")
 

@@ -29,6 +29,7 @@ from explainer.ui.presenter import PresenterMode
 from explainer.ui.run_files import RunFiles
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
+from explainer.ui.window_host import WindowHost
 from explainer.ui_model.actions import (
     BY_ID,
     MENUS,
@@ -42,10 +43,12 @@ from explainer.ui_model.actions import (
 )
 
 
-class Commands(Protocol):
-    """What the commands call: the window's side of its actions (the QMainWindow they are added
-    to is passed beside it)."""
+class CommandsHost(WindowHost, Protocol):
+    """What the commands call: the window's side of its actions (Quit closes its ``qt_window``),
+    and the registry they are added to."""
 
+    @property
+    def registry(self) -> ActionRegistry: ...
     @property
     def stepper(self) -> Stepper: ...
     @property
@@ -179,60 +182,63 @@ class ActionRegistry:
                 menu.addAction(action)
 
 
-def escape(w: Commands) -> None:
+def escape(window: CommandsHost) -> None:
     """Esc: out of presenter mode; else the focus back to the diagram (from a slider, a list, a
-    text field), so the plain keys step it again."""
-    if w.presenter.active:
-        w.presenter.leave()
+    text field), so the plain keys step it again. (Presenter mode itself is the question here,
+    not where the room's parts go: ui/lecture.py.)"""
+    if window.presenter.active:
+        window.presenter.leave()
     else:
-        w.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        window.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
 
-def clicker_forward(w: Commands, tokens: QAction) -> None:
+def clicker_forward(window: CommandsHost, tokens: QAction) -> None:
     """Next (Space, Right, Page Down: what a clicker sends): a stage, or in presenter mode with
     View > Clicker steps whole tokens (``tokens``, remembered), a whole token."""
-    w.stepper.next_token() if w.presenter.active and tokens.isChecked() else w.stepper.forward()
+    st = window.stepper
+    st.next_token() if window.presenter.active and tokens.isChecked() else st.forward()
 
 
-def clicker_back(w: Commands, tokens: QAction) -> None:
-    w.stepper.prev_token() if w.presenter.active and tokens.isChecked() else w.stepper.back()
+def clicker_back(window: CommandsHost, tokens: QAction) -> None:
+    st = window.stepper
+    st.prev_token() if window.presenter.active and tokens.isChecked() else st.back()
 
 
-def build_actions(window: QMainWindow, w: Commands, registry: ActionRegistry) -> None:
-    """The window's own commands, each bound to what it does (the lesson, the View toggles and
-    the Animations switch add theirs where they are built)."""
-    st, files = w.stepper, w.files
+def build_actions(window: CommandsHost) -> None:
+    """The window's own commands, each bound to what it does, in its registry (the lesson, the
+    View toggles and the Animations switch add theirs where they are built)."""
+    st, files, registry = window.stepper, window.files, window.registry
     tokens = registry.add("clicker_tokens")  # (read at each press: as remembered, or as just set)
     slots: dict[str, Callable[[], object] | None] = {
-        "next": lambda: clicker_forward(w, tokens),
-        "prev": lambda: clicker_back(w, tokens),
+        "next": lambda: clicker_forward(window, tokens),
+        "prev": lambda: clicker_back(window, tokens),
         "next_token": st.next_token,
         "play": st.toggle_play,
         "reset": st.reset,
         "last": st.last,
-        "generate": w.generate,
-        "stop": w.stop_generation,
-        "presenter": w.presenter.toggle,
-        "leave_presenter": lambda: escape(w),
-        "blank": w.presenter.blank.cover,
-        "next_area": lambda: w.focus_area(True),
-        "prev_area": lambda: w.focus_area(False),
-        "zoom_in": w.view.zoom_in,
-        "zoom_out": w.view.zoom_out,
-        "zoom_reset": w.view.reset_zoom,
+        "generate": window.generate,
+        "stop": window.stop_generation,
+        "presenter": window.presenter.toggle,
+        "leave_presenter": lambda: escape(window),
+        "blank": window.presenter.blank.cover,
+        "next_area": lambda: window.focus_area(True),
+        "prev_area": lambda: window.focus_area(False),
+        "zoom_in": window.view.zoom_in,
+        "zoom_out": window.view.zoom_out,
+        "zoom_reset": window.view.reset_zoom,
         "export": files.export_dialog,
         "export_run": files.export_run_dialog,
         "export_lesson": files.export_lesson_dialog,
         "save_trace": files.save_trace_dialog,
         "save_lesson": files.save_lesson_dialog,
         "open_trace": files.open_trace_dialog,
-        "quit": window.close,
+        "quit": window.qt_window.close,
     }
     for id, slot in slots.items():
         registry.add(id, slot)
     for choice in THEME_CHOICES:
-        registry.add(f"theme_{choice}", partial(w.apply_theme, choice))
-    w.presenter_changed.connect(registry["presenter"].setChecked)
+        registry.add(f"theme_{choice}", partial(window.apply_theme, choice))
+    window.presenter_changed.connect(registry["presenter"].setChecked)
 
 
 def transport_icons(w: QWidget) -> dict[str, QIcon]:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
     QHBoxLayout,
-    QMainWindow,
     QMenu,
     QToolBar,
     QToolButton,
@@ -37,6 +36,7 @@ from explainer.diagram.theme import THEMES, Theme
 from explainer.diagram.view import DiagramView
 from explainer.ui.prompt_panel import PromptPanel
 from explainer.ui.screen_fit import available, fitted
+from explainer.ui.window_host import WindowHost
 
 MIN_TEXT_PX = 9.0  # the smallest text the illustration shows on a 1366-wide window, in screen pixels
 WIDE_TEXT_PX = 11.0  # ... and on a 1920-wide one (in between: in proportion)
@@ -66,7 +66,7 @@ def readable(theme: Theme, view: DiagramView, px: float = MIN_TEXT_PX) -> Theme:
     return replace(theme, min_px=floor) if floor > theme.smallest_px else theme
 
 
-class CompactHost(Protocol):
+class CompactHost(WindowHost, Protocol):
     """What folding the controls reads of the window."""
 
     @property
@@ -88,21 +88,21 @@ class CompactHost(Protocol):
 class CompactControls(QObject):
     folded = Signal(bool)  # the controls went into the bar (True) or back into their dock
 
-    def __init__(
-        self, window: QMainWindow, host: CompactHost, lesson: QDockWidget, presenting: Callable[[], bool]
-    ) -> None:
+    def __init__(self, window: CompactHost, lesson: QDockWidget, presenting: Callable[[], bool]) -> None:
         """``presenting``: whether presenter mode is on (its full screen hides and restores the
-        docks and bars itself, so nothing folds or unfolds meanwhile)."""
-        super().__init__(window)
-        self.window, self.host, self.lesson = window, host, lesson
+        docks and bars itself, so nothing folds or unfolds meanwhile: presenter mode itself is
+        the question, not the room's layout)."""
+        qt_window = window.qt_window
+        super().__init__(qt_window)
+        self.window, self.lesson = window, lesson
         self.presenting = presenting
         self.active = False
         self._held = False  # (see restoring)
         self._moved: list[tuple[QWidget, QBoxLayout, int]] = []
         self._dock_was_visible = True
-        c = host.controls
+        c = window.controls
 
-        self.bar = QToolBar(host.word("compact", "title"), window)
+        self.bar = QToolBar(window.word("compact", "title"), qt_window)
         self.bar.setObjectName("compact_controls")
         self.bar.setMovable(False)
         self.bar.setFloatable(False)
@@ -112,7 +112,7 @@ class CompactControls(QObject):
         self.row.setContentsMargins(4, 2, 4, 2)
         self.examples = QToolButton()
         self.examples.setObjectName("compact_examples")
-        self.examples.setText(host.word("prompt", "examples"))
+        self.examples.setText(window.word("prompt", "examples"))
         self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.examples.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         menu = QMenu(self.examples)
@@ -121,8 +121,8 @@ class CompactControls(QObject):
         self.examples.setMenu(menu)
         self.sampling_button = QToolButton()
         self.sampling_button.setObjectName("compact_sampling")
-        self.sampling_button.setText(host.word("compact", "sampling"))
-        self.sampling_button.setToolTip(host.word("compact", "sampling_tip"))
+        self.sampling_button.setText(window.word("compact", "sampling"))
+        self.sampling_button.setToolTip(window.word("compact", "sampling_tip"))
         self.sampling_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.sampling_button.clicked.connect(self.open_sampling)
         self.row.addWidget(self.examples)
@@ -131,16 +131,16 @@ class CompactControls(QObject):
         QWidget.setTabOrder(c.stop_button, self.examples)  # Tab walks the bar left to right
         QWidget.setTabOrder(self.examples, self.sampling_button)
         self.bar.hide()
-        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
+        qt_window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
 
-        self.popup = QFrame(window, Qt.WindowType.Popup)
+        self.popup = QFrame(qt_window, Qt.WindowType.Popup)
         self.popup.setObjectName("compact_sampling_popup")
         self.popup.setFrameShape(QFrame.Shape.StyledPanel)
         self.popup_col = QVBoxLayout(self.popup)
 
-        window.installEventFilter(self)
+        qt_window.installEventFilter(self)
         self.folded.connect(lambda _on: self.fit_text())
-        host.view.sigDeviceTransformChanged.connect(lambda _view: self.fit_text())
+        window.view.sigDeviceTransformChanged.connect(lambda _view: self.fit_text())
         lesson.visibilityChanged.connect(lambda _on: self.update())
         lesson.topLevelChanged.connect(lambda _on: self.update())
 
@@ -148,17 +148,19 @@ class CompactControls(QObject):
         """The window's theme as drawn: at the learner's text size, with its smallest text made
         readable at the window's width (folded or not: with both docks open a 1920-wide window
         drew 8-unit labels at 6.6 px)."""
-        theme = THEMES[self.host.theme_name]
-        if self.host.text_scale != theme.text_scale:
-            theme = replace(theme, text_scale=self.host.text_scale)
-        return readable(theme, self.host.view, target_px(self.window.width()))
+        w = self.window
+        theme = THEMES[w.theme_name]
+        if w.text_scale != theme.text_scale:
+            theme = replace(theme, text_scale=w.text_scale)
+        return readable(theme, w.view, target_px(w.qt_window.width()))
 
     def fit_text(self) -> None:
         """The view's scale changed, or the controls (un)folded: the smallest text follows."""
-        self.host.scene.set_theme(self.shown_theme())
+        self.window.scene.set_theme(self.shown_theme())
 
     def wanted(self) -> bool:
-        return self.window.width() < COMPACT_BELOW and self.lesson.isVisible() and not self.lesson.isFloating()
+        narrow = self.window.qt_window.width() < COMPACT_BELOW
+        return narrow and self.lesson.isVisible() and not self.lesson.isFloating()
 
     @contextlib.contextmanager
     def restoring(self) -> Iterator[None]:
@@ -174,13 +176,13 @@ class CompactControls(QObject):
         finally:
             self._held = False
         if self.active:
-            dock = self.host.control_dock
+            dock = self.window.control_dock
             self._dock_was_visible = not dock.isHidden()
             dock.hide()
             self.bar.show()
 
     def update(self) -> None:
-        if not shiboken6.isValid(self.window):
+        if not shiboken6.isValid(self.window.qt_window):
             return  # the window is being destroyed: its closing hides the dock, which lands here
         if not self._held and not self.presenting() and self.wanted() != self.active:
             self.set_compact(not self.active)
@@ -189,9 +191,9 @@ class CompactControls(QObject):
         if on == self.active:
             return
         self.active = on
-        c, dock = self.host.controls, self.host.control_dock
+        c, dock = self.window.controls, self.window.control_dock
         if on:
-            self._dock_was_visible = dock.isVisible() or not self.window.isVisible()
+            self._dock_was_visible = dock.isVisible() or not self.window.qt_window.isVisible()
             for i, w in enumerate((c.prompt, c.generate_button, c.stop_button)):
                 self._move(w, self.row, i)
             for w in (c.chat, c.sampling):
@@ -227,12 +229,12 @@ class CompactControls(QObject):
         b = self.sampling_button
         below = b.mapToGlobal(QPoint(b.width() - self.popup.width(), b.height()))  # right-aligned
         where = QRect(below, self.popup.size())
-        area = available(self.window)
+        area = available(self.window.qt_window)
         self.popup.move((where if area is None else fitted(where, area)).topLeft())  # on the screen
         self.popup.show()
-        self.host.controls.chat.setFocus(Qt.FocusReason.PopupFocusReason)
+        self.window.controls.chat.setFocus(Qt.FocusReason.PopupFocusReason)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+        if obj is self.window.qt_window and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
             self.update()
         return False

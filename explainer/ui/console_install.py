@@ -15,16 +15,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QMainWindow, QWidget
+from PySide6.QtWidgets import QWidget
 
 from explainer.content.texts import LessonTexts
 from explainer.lesson.tour import tour_view
 from explainer.ui.actions import ActionRegistry
 from explainer.ui.classroom.mode import ClassMode
 from explainer.ui.lecture import Lecture
-from explainer.ui.presenter import PresenterMode
 from explainer.ui.screens import put_on
 from explainer.ui.settings import AppSettings
+from explainer.ui.window_host import WindowHost
 from explainer.ui_model import settings_schema as S
 from explainer.ui_model.actions import MenuId
 from explainer.ui_model.room_layout import Place, RoomLayout
@@ -38,7 +38,10 @@ STEPPING = ("next", "prev", "next_token", "play", "blank", "presenter", "leave_p
 REFRESH_MS = 100  # the queue's lists redrawn at most this often (a burst of prompts is one redraw)
 
 
-class ConsoleHost(Protocol):
+class ConsoleHost(WindowHost, Protocol):
+    """What the console reads of the window: the room's layout, class mode and the lesson that
+    feed it, the registry its commands join (and the ``qt_window`` that owns it)."""
+
     @property
     def texts(self) -> LessonTexts: ...
     @property
@@ -46,7 +49,7 @@ class ConsoleHost(Protocol):
     @property
     def lecture(self) -> Lecture: ...
     @property
-    def presenter(self) -> PresenterMode: ...
+    def registry(self) -> ActionRegistry: ...
     @property
     def class_mode(self) -> ClassMode: ...
     @property
@@ -56,19 +59,20 @@ class ConsoleHost(Protocol):
 class Console(QObject):
     """The console's life in the window (see the module docstring)."""
 
-    def __init__(self, window: QMainWindow, host: ConsoleHost, registry: ActionRegistry) -> None:
-        super().__init__(window)
-        self.window, self.host, self.registry = window, host, registry
+    def __init__(self, window: ConsoleHost) -> None:
+        super().__init__(window.qt_window)
+        self.window = window
+        registry = window.registry
         self.view: PresenterConsole | None = None
         self.requested = False  # opened from the View menu (one screen: the room may see it)
         self._lives = QTimer(self)
         self._lives.setSingleShot(True)
         self._lives.setInterval(REFRESH_MS)
         self._lives.timeout.connect(self._show_lives)
-        mode = host.class_mode
-        host.lecture.changed.connect(self.place)
-        host.lecture.screens_changed.connect(self._show_screens)
-        host.lesson.step_shown.connect(self._show_step)
+        mode = window.class_mode
+        window.lecture.changed.connect(self.place)
+        window.lecture.screens_changed.connect(self._show_screens)
+        window.lesson.step_shown.connect(self._show_step)
         mode.panel_changed.connect(self._show_vote)
         mode.changed.connect(lambda _on: self._refresh())
         mode.queue_changed.connect(self._lives.start)
@@ -81,7 +85,7 @@ class Console(QObject):
     def open(self) -> None:
         """View > Presenter console…: the console now, wherever the layout would not show it."""
         self.requested = True
-        self._show(self.host.lecture.layout)
+        self._show(self.window.lecture.layout)
 
     def place(self, layout: RoomLayout) -> None:
         """Shown on the laptop's screen with two screens in presenter mode; otherwise only as asked."""
@@ -110,9 +114,9 @@ class Console(QObject):
         if self.view is None:
             from explainer.ui.presenter_console import PresenterConsole
 
-            view = self.view = PresenterConsole(self.host.texts, self.window)
-            view.addActions([self.registry[name] for name in STEPPING])
-            view.projector_chosen.connect(self.host.lecture.choose_projector)
+            view = self.view = PresenterConsole(self.window.texts, self.window.qt_window)
+            view.addActions([self.window.registry[name] for name in STEPPING])
+            view.projector_chosen.connect(self.window.lecture.choose_projector)
             view.closed.connect(self._closed)
             m = view.moderation
             m.approve_requested.connect(self._approve)
@@ -130,7 +134,7 @@ class Console(QObject):
 
     def _fill_projector_menu(self) -> None:
         """View > Projector: each screen, the one presenter mode fills ticked (one screen: said)."""
-        menu, lecture, texts = self.projector_menu, self.host.lecture, self.host.texts
+        menu, lecture, texts = self.projector_menu, self.window.lecture, self.window.texts
         menu.clear()
         screens, chosen = lecture.screens(), lecture.projector()
         if len(screens) < 2:
@@ -148,7 +152,7 @@ class Console(QObject):
     def _refresh(self) -> None:
         if self.view is None or not self.view.isVisible():
             return
-        self.view.moderation.set_moderated(self.host.class_mode.moderated)
+        self.view.moderation.set_moderated(self.window.class_mode.moderated)
         self._show_screens()
         self._show_step()
         self._show_vote()
@@ -156,15 +160,15 @@ class Console(QObject):
 
     def _show_screens(self) -> None:
         if self.view is not None:
-            lecture = self.host.lecture
+            lecture = self.window.lecture
             self.view.show_screens(lecture.screens(), lecture.projector())
 
     def _show_step(self) -> None:
         if self.view is None or not self.view.isVisible():
             return
-        session = self.host.lesson
+        session = self.window.lesson
         view = session.view
-        texts = self.host.texts
+        texts = self.window.texts
         following = None
         if view is not None and not view.last:
             following = tour_view(texts, session.state.tour.next(texts.tour), session.fields)
@@ -172,32 +176,32 @@ class Console(QObject):
 
     def _show_vote(self) -> None:
         if self.view is not None and self.view.isVisible():
-            mode = self.host.class_mode
+            mode = self.window.class_mode
             self.view.show_vote(mode.panel.count_text(), mode.active)
 
     def _show_lives(self) -> None:
         if self.view is not None and self.view.isVisible():
-            queue = self.host.class_mode.queue
+            queue = self.window.class_mode.queue
             self.view.moderation.show_lives(queue.lives() if queue is not None else ())
 
     # --- what the instructor does ---------------------------------------------------------------
 
     def _approve(self, number: int) -> None:
-        queue = self.host.class_mode.queue
+        queue = self.window.class_mode.queue
         if queue is not None:
             queue.approve(number)
 
     def _decline(self, number: int) -> None:
-        queue = self.host.class_mode.queue
+        queue = self.window.class_mode.queue
         if queue is not None:
             queue.decline(number)
 
     def _moderate(self, on: bool) -> None:
-        self.host.class_mode.set_moderated(on)
-        self.host.settings.set(S.CLASS_MODERATED, on)
+        self.window.class_mode.set_moderated(on)
+        self.window.settings.set(S.CLASS_MODERATED, on)
 
     def _edit_blocked(self) -> None:
         from explainer.ui.blocked_words import edit_blocked_words
 
-        mode = self.host.class_mode
-        edit_blocked_words(self.view or self.window, self.host.texts, self.host.settings, mode.set_blocked)
+        w = self.window
+        edit_blocked_words(self.view or w.qt_window, w.texts, w.settings, w.class_mode.set_blocked)

@@ -25,6 +25,7 @@ from explainer.engine.trace import Trace
 from explainer.engine.trace_file import save_trace
 from explainer.errors import ExplainerError
 from explainer.export.progress_lines import Progress, Said, read_line, seconds_left
+from explainer.ui.window_host import WindowHost
 
 KILL_AFTER_MS = 5000  # a child that ignores SIGTERM this long is killed
 
@@ -52,8 +53,8 @@ def export_command(trace_path: str, out: str, theme: str, model: str, lesson: bo
     ]
 
 
-class ExportHost(Protocol):
-    """What an export reads of the window and tells it."""
+class ExportHost(WindowHost, Protocol):
+    """What an export reads of the window and tells it (its progress dialog is the window's child)."""
 
     @property
     def theme_name(self) -> str: ...
@@ -67,9 +68,9 @@ class RunExport(QObject):
     """One export under way: the child process, its progress dialog, and the saved run it reads
     (a temporary folder removed when it ends)."""
 
-    def __init__(self, parent: QWidget, host: ExportHost, trace: Trace, out: str, lesson: bool = False) -> None:
-        super().__init__(parent)
-        self.host = host
+    def __init__(self, window: ExportHost, trace: Trace, out: str, lesson: bool = False) -> None:
+        super().__init__(window.qt_window)
+        self.window = window
         self.out = out
         self.name = Path(out).name
         self.cancelled = False
@@ -86,7 +87,7 @@ class RunExport(QObject):
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.dialog = self._make_dialog(parent)
+        self.dialog = self._make_dialog(window.qt_window)
         self.kill_timer = QTimer(self, singleShot=True, interval=KILL_AFTER_MS)
         self.process = QProcess(self)
         self.kill_timer.timeout.connect(self.process.kill)
@@ -95,11 +96,11 @@ class RunExport(QObject):
         self.process.finished.connect(self._finished)
         self.process.errorOccurred.connect(self._error)
         model = trace.model.name
-        self.process.start(sys.executable, export_command(self.trace_path, out, host.theme_name, model, lesson))
-        host.set_activity(self._word("exporting_run").format(name=self.name))
+        self.process.start(sys.executable, export_command(self.trace_path, out, window.theme_name, model, lesson))
+        window.set_activity(self._word("exporting_run").format(name=self.name))
 
     def _word(self, key: str) -> str:
-        return self.host.word("window", key)
+        return self.window.word("window", key)
 
     def _make_dialog(self, parent: QWidget) -> QProgressDialog:
         """Non-modal: the window stays usable (stepping, reading) while the file is drawn."""
@@ -187,7 +188,7 @@ class RunExport(QObject):
             self.dialog.setValue(self.dialog.maximum())
         self.dialog.hide()  # not close(), which cancels and resets it; kept, with its last value until the next export
         shutil.rmtree(self.folder, ignore_errors=True)
-        h = self.host
+        h = self.window
         if code == 0:  # (even if Cancel came as it finished: the file is there, whole)
             h.set_activity(self._word("exported").format(path=self.out))
         elif self.cancelled:
@@ -198,11 +199,11 @@ class RunExport(QObject):
             h.show_error(self._word("export_failed").format(error=why), "\n".join(self.hint))
 
 
-def start_export(parent: QWidget, host: ExportHost, trace: Trace, out: str, lesson: bool = False) -> RunExport | None:
+def start_export(window: ExportHost, trace: Trace, out: str, lesson: bool = False) -> RunExport | None:
     """Start exporting ``trace`` (``lesson``: the lesson on it) to ``out``; None (the window told
     why) if the run could not be saved for the child to read."""
     try:
-        return RunExport(parent, host, trace, out, lesson)
+        return RunExport(window, trace, out, lesson)
     except ExplainerError as exc:
-        host.show_error(host.word("window", "export_failed").format(error=exc.message), exc.hint)
+        window.show_error(window.word("window", "export_failed").format(error=exc.message), exc.hint)
         return None

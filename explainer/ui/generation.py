@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsView
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.engine.trace import Trace
-from explainer.inference.events import Activity
+from explainer.inference.events import Activity, GenerationFinished, PromptProgress, StepReady
 from explainer.inference.requests import GenerationRequest
 from explainer.ui.announce import announce
 from explainer.ui.build_dialog import ErrorBanner
@@ -55,12 +55,16 @@ class GenerationHost(RunOnScreen, Protocol):
 
 
 class Generation:
-    def __init__(self, w: GenerationHost, announcer: StageAnnouncer) -> None:
-        self.w, self.announcer = w, announcer
+    def __init__(self, window: GenerationHost, announcer: StageAnnouncer) -> None:
+        self.window, self.announcer = window, announcer
+        c = window.controller  # what it says of a run, to what shows it
+        c.on(PromptProgress, lambda e: self.on_prompt_progress(e.read, e.total))
+        c.on(StepReady, lambda e: self.on_step_ready(e.trace))
+        c.on(GenerationFinished, lambda e: self.on_finished(e.trace))
 
     def generate(self) -> None:
         """Check the inputs, then ask the controller to run the model (nothing is cleared on error)."""
-        w, c = self.w, self.w.controls
+        w, c = self.window, self.window.controls
         w.banner.hide()
         prompt = c.prompt.toPlainText()
         try:
@@ -87,7 +91,7 @@ class Generation:
         w.set_activity(w.word("activity", Activity.GENERATING.value))
 
     def stop(self) -> None:
-        w = self.w
+        w = self.window
         if w.generating:
             w.controller.cancel()
             w.stepper.stop_generation()
@@ -101,13 +105,13 @@ class Generation:
     def on_prompt_progress(self, read: int, total: int) -> None:
         """A long prompt is read in chunks (prefill): say how far it is, in the status bar and on
         the canvas, so a 40-second read does not look like a hang."""
-        text = self.w.status.show_reading((read, total))
-        if self.w.trace is None and read < total:
-            self.w.scene.show_empty(text)
+        text = self.window.status.show_reading((read, total))
+        if self.window.trace is None and read < total:
+            self.window.scene.show_empty(text)
 
     def show_recorded(self, trace: Trace) -> None:
         """Step through a finished run (a saved one) from its first stage, as if just generated."""
-        w, c = self.w, self.w.controls
+        w, c = self.window, self.window.controls
         if w.generating:
             self.stop()
         w.banner.hide()
@@ -122,12 +126,12 @@ class Generation:
 
     def on_step_ready(self, trace: Trace) -> None:
         if len(trace.steps) == 1:
-            self.w.status.show_reading(None)
-        self.w.stepper.add_snapshot(trace)
-        self.w.status.show_metrics(trace)
+            self.window.status.show_reading(None)
+        self.window.stepper.add_snapshot(trace)
+        self.window.status.show_metrics(trace)
 
     def on_finished(self, trace: Trace) -> None:
-        w = self.w
+        w = self.window
         w.stepper.finish(trace)
         w.status.show_metrics(trace)
         n = len(trace.steps)

@@ -3,32 +3,34 @@
 The window builds its parts and wires them together; what they do is in modules of their own:
 Generate and the run arriving (ui/generation.py), the model's events (ui/model_events.py), the
 commands and menus from the action table (ui/actions.py), the settings through their schema
-(ui/settings.py). The Stepper walks the recorded trace, so stepping never reruns the model.
+(ui/settings.py), the theme and the desktop's colour scheme (ui/window_theme.py), the layout
+restored and kept (ui/window_layout.py), the order things stop in (ui/window_close.py). Each
+part takes the window once, as ``window`` (ui/window_host.py). The Stepper walks the recorded
+trace, so stepping never reruns the model.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
-from explainer.diagram.theme import THEMES, system_theme_name
+from explainer.diagram.theme import THEMES
 from explainer.stages import Cursor
 from explainer.ui.screen_fit import keep_on_screen_settled, open_place, open_size
 from explainer.ui.settings import AppSettings
-from explainer.ui.style import palette_for, use_focus_ring_style
-from explainer.ui_model.actions import THEME_CHOICES, MenuId
+from explainer.ui.style import use_focus_ring_style
+from explainer.ui.window_close import close_parts, stop_build
+from explainer.ui.window_face import WindowFace
+from explainer.ui.window_theme import WindowTheme
+from explainer.ui_model.actions import MenuId
 
 if TYPE_CHECKING:
-    from explainer.engine.trace import Trace
-    from explainer.illustration.vocab import Vocabulary
-    from explainer.illustration.walk import Walk
     from explainer.ui.classroom.mode import ClassMode
     from explainer.ui.compact import CompactControls
     from explainer.ui.controller import EngineController
@@ -36,7 +38,9 @@ if TYPE_CHECKING:
     from explainer.ui.transport import TransportBar
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowFace):
+    """The window's build and wiring; what it answers its parts is its base's (ui/window_face.py)."""
+
     presenter_changed = Signal(bool)
     frame_shown = Signal(Cursor)  # the cursor just shown
     # made in _build and read by lambdas made before them
@@ -69,10 +73,9 @@ class MainWindow(QMainWindow):
         open_place(self)
         self._closed = False
         self.built = False
-        self.theme_choice, self.theme_name = "system", system_theme_name()
+        self.theme = WindowTheme(self)  # the first frame's colours: the desktop's scheme
         self.text_scale = 1.0  # View > Text size (ui/text_size.py), read by the theme shown
         self.settings = AppSettings()
-        self.setPalette(palette_for(THEMES[self.theme_name], self.palette()))
         self.setCentralWidget(QLabel(self.word("window", "starting"), alignment=Qt.AlignmentFlag.AlignCenter))
         self.settings.restore_geometry(self)
         self._parts: Generator[None, None, None] = self._build(controller, model)
@@ -97,11 +100,11 @@ class MainWindow(QMainWindow):
 
         yield from self._build_diagram()
         self.stepper = parts.Stepper(self.scene, self)
-        self.presenter = parts.PresenterMode(self, self, lambda on: self.lecture.plan(on))
+        self.presenter = parts.PresenterMode(self, lambda on: self.lecture.plan(on))
         self.lecture = parts.Lecture(self.settings, lambda: self.presenter.active, self)  # the room layout
         self.presenter_changed.connect(self.lecture.refresh)
         self.lecture.screens_changed.connect(lambda: self.presenter.refit(self.lecture.plan(True)))
-        self.files = parts.RunFiles(self, self)
+        self.files = parts.RunFiles(self)
         yield
         self.controls = parts.PromptPanel(self.texts)
         self.prompt, self.sampling = self.controls.prompt, self.controls.sampling
@@ -110,8 +113,7 @@ class MainWindow(QMainWindow):
         self.control_dock = parts.control_dock(self, self.controls, self.word("window", "controls"))
         # every command and menu, by id (ui/actions.py)
         self.registry = parts.ActionRegistry(self, self.texts, self.settings)
-        parts.build_actions(self, self, self.registry)
-        self.theme_actions = {c: self.registry[f"theme_{c}"] for c in THEME_CHOICES}
+        parts.build_actions(self)
         yield
         yield from self._build_central()
         yield
@@ -126,70 +128,30 @@ class MainWindow(QMainWindow):
             self.texts,
         )
         self.announcer = parts.StageAnnouncer(self.view, self)
-        self.run = parts.Generation(self, self.announcer)
         yield
         # last of the parts that can fail: a worker thread started before a failure would outlive the window
         made = controller() if callable(controller) else controller
         self.controller = made or parts.EngineController(parent=self, model=parts.first_model(self.settings, model))
-        self.model_events = parts.ModelEvents(self, self, self.registry)
-        self.runs = parts.Runs(self, self)  # "Your turn": the model's run and the learner's branch
+        self.model_events = parts.ModelEvents(self)  # each listens to the controller for what it shows
+        self.run = parts.Generation(self, self.announcer)
+        self.runs = parts.Runs(self)  # "Your turn": the model's run and the learner's branch
         self._wire_controls()
-        self._wire_controller()
         self._wire_views()
         yield
         yield from self._build_lesson()
         yield from self._build_view_settings()
         # the focused control keeps the keys it uses (ui/focus_keys.py)
         self._keys = parts.FocusKeys(self, home=self.view)
-        QApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
-        self.apply_theme("system")
+        self.theme.follow_system()
         yield
         self.registry.fill_menus()  # every action is made: the menus list them (ui_model/actions.py)
         yield
         self.scene.show_empty(self.word("window", "welcome"))
         yield
-        with self.compact.restoring():  # (the saved layout is the unfolded one: ui/compact.py)
-            self.settings.restore_docks(self)
-        self.class_mode.place()  # (a layout saved while class mode was on by an earlier version shows its panel)
-        self.compact.update()  # fold the controls if the window is narrow (it was shown before this part was made)
-        if self.prompt.isVisibleTo(self):  # the keyboard to the prompt, first in the Tab order, as when the
-            self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)  # window was shown whole (a part took it)
-        self.commands.refresh()
+        parts.restore_layout(self)  # as the learner left it, the keyboard in the prompt (ui/window_layout.py)
         yield
         self.view.setUpdatesEnabled(True)
         self.built = True
-
-    def word(self, section: str, key: str) -> str:
-        """One of the window's own words (app.json)."""
-        return self.texts.app_text(section, key)
-
-    # --- what tests and the bench read ------------------------------------------------
-
-    @property
-    def trace(self) -> Trace | None:
-        return self.stepper.trace
-
-    @property
-    def walk(self) -> Walk | None:
-        return self.stepper.walk
-
-    @property
-    def position(self) -> Cursor | None:
-        """Where the illustration is: the cursor on screen (None before the first pass)."""
-        return self.stepper.cursor
-
-    @property
-    def playing(self) -> bool:
-        return self.stepper.playing
-
-    @property
-    def generating(self) -> bool:
-        return self.stepper.generating
-
-    @property
-    def vocabulary(self) -> Vocabulary | None:
-        """Labels of token ids, once a model is loaded."""
-        return self.model_events.vocabulary
 
     # --- building -------------------------------------------------------------------------
 
@@ -232,17 +194,16 @@ class MainWindow(QMainWindow):
         sections = yield from parts.made_sections(self.texts)
         dock = parts.LessonDock(self.texts, self, sections)
         yield
-        self.lesson = parts.install_lesson(self, self, dock)
+        self.lesson = parts.install_lesson(self, dock)
         yield
-        self.queue_panel = parts.install_queue(self, self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
-        self.compact: CompactControls = parts.CompactControls(
-            self, self, self.lesson.dock, lambda: self.presenter.active
-        )  # a narrow window: ui/compact.py
+        self.queue_panel = parts.install_queue(self, self.lesson.dock)  # class mode's queue (ui/queue_install.py)
+        # a narrow window folds its controls (ui/compact.py), never in presenter mode's full screen
+        self.compact: CompactControls = parts.CompactControls(self, self.lesson.dock, lambda: self.presenter.active)
         yield
-        self.class_mode: ClassMode = parts.install_class(self, self, self.registry, self.lesson.names)  # ui/classroom/
+        self.class_mode: ClassMode = parts.install_class(self, self.lesson.names)  # ui/classroom/
         self.class_mode.changed.connect(self.lecture.refresh)
         self.lecture.follow_class(lambda: self.class_mode.active)
-        self.console = parts.Console(self, self, self.registry)  # the presenter's own window (ui/console_install.py)
+        self.console = parts.Console(self)  # the presenter's own window (ui/console_install.py)
         yield
 
     def _build_view_settings(self) -> Iterator[None]:
@@ -263,25 +224,6 @@ class MainWindow(QMainWindow):
         c.generate_requested.connect(self.generate)
         c.stop_requested.connect(self.stop_generation)
         c.example_chosen.connect(lambda: self.banner.hide())
-        self.build_panel.build_requested.connect(self.model_events.on_build_requested)
-
-    def _wire_controller(self) -> None:
-        """What the controller reports, to the part of the window that shows it."""
-        from explainer.ui.window_parts import Activity, ev
-
-        c, m, run = self.controller, self.model_events, self.run
-        c.on(ev.ModelLoading, lambda _e: self.set_activity(self.word("activity", Activity.LOADING.value)))
-        c.on(ev.ModelReady, lambda e: m.on_ready(e.model))
-        c.on(ev.ModelMissing, lambda e: m.on_missing(e.message))
-        c.on(ev.ModelAdded, lambda e: m.on_added(e.name, e.reused))
-        c.on(ev.ModelChanged, lambda e: m.on_changed(e.name, e.files, e.command))
-        c.on(ev.BuildProgress, lambda e: self.build_panel.set_progress(e.phase, e.fraction))
-        c.on(ev.PromptProgress, lambda e: run.on_prompt_progress(e.read, e.total))
-        c.on(ev.StepReady, lambda e: run.on_step_ready(e.trace))
-        c.on(ev.GenerationFinished, lambda e: run.on_finished(e.trace))
-        c.on(ev.Failed, lambda e: m.on_error(e.message, e.hint))
-        c.on(ev.BusyChanged, lambda e: m.on_busy(e.busy))
-        c.on(ev.ActivityChanged, lambda e: m.on_activity(e.activity))
 
     def _wire_views(self) -> None:
         self.scene.candidate_activated.connect(self.runs.pick)  # a bar clicked at the sampling stage
@@ -296,46 +238,7 @@ class MainWindow(QMainWindow):
         st.playing_changed.connect(self.commands.on_playing)
         st.waiting.connect(lambda: self.set_activity(self.word("window", "waiting")))
 
-    # --- what the window's helpers ask of it --------------------------------------------------
-
-    def generate(self) -> None:
-        self.run.generate()
-
-    def stop_generation(self) -> None:
-        self.run.stop()
-
-    def show_recorded(self, trace: Trace) -> None:
-        self.run.show_recorded(trace)
-
-    def private_parent(self) -> QWidget:
-        """Where a window with a student's text opens: the presenter console when it is shown."""
-        return self.console.parent_for_private() or self
-
-    def show_error(self, message: str, hint: str = "") -> None:
-        self.banner.show_error(message, hint)
-
-    def set_activity(self, text: str) -> None:
-        self.status.activity.setText(text)
-
-    def remember_file(self, path: str) -> None:
-        """A run saved or opened: first in File > Open recent."""
-        self.recent.remember(path)
-
-    def focus_area(self, forward: bool) -> None:
-        """F6 / Shift+F6 (ui/window_areas.py)."""
-        from explainer.ui.window_parts import focus_area
-
-        focus_area(self, forward)
-
-    def apply_theme(self, choice: str, remember: bool = True) -> None:
-        """View > Theme: 'system', 'light', 'dark' or 'projector' (ui/window_theme.py)."""
-        from explainer.ui.window_parts import apply_theme
-
-        apply_theme(self, self, choice, remember)
-
-    def _on_system_scheme(self, *_args: object) -> None:
-        if self.theme_choice == "system" and not self.presenter.active:
-            self.apply_theme("system")
+    # --- what the window does itself ------------------------------------------------------
 
     def _set_text_scale(self, scale: float) -> None:
         self.text_scale = scale
@@ -358,25 +261,12 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop playing and animating, cancel the generation and join the worker thread. A
+        """Stop everything the window started, once, in the order ui/window_close.py gives; a
         window closed before it was built stops its build (nothing of it runs yet)."""
         if self._closed:
             return
         self._closed = True
-        if not self.built:
-            self._parts.close()
-            self.settings.sync()
-            made = getattr(self, "controller", None)  # (made in the build's later parts)
-            if made is not None:
-                made.shutdown()
-            return
-        self.class_mode.stop()  # the class page closes with the app; its panel's dock is not kept open
-        if not self.presenter.active:  # presenter mode's full screen is not the layout to keep
-            self.compact.set_compact(False)  # the layout kept is the unfolded one
-            self.settings.save_window(self)
-        self.settings.sync()
-        self.stepper.stop()
-        self.files.shutdown()
-        self.controller.shutdown()
-        with contextlib.suppress(RuntimeError, TypeError):
-            QApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
+        if self.built:
+            close_parts(self)
+        else:  # (the controller is made in the build's later parts)
+            stop_build(self._parts, self.settings, getattr(self, "controller", None))

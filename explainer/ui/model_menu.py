@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QMenu
 from explainer.illustration.formatting import short_count
 
 
-class ModelHost(Protocol):
-    """What the menu reads of the window, and what it asks of it."""
+class ModelChooser(Protocol):
+    """What the menu reads of the model's side of the window (ui/model_events.py), and asks of it."""
 
     def word(self, section: str, key: str) -> str: ...
     def current_model(self) -> str: ...
@@ -25,10 +25,10 @@ class ModelHost(Protocol):
 
 
 class ModelMenu:
-    def __init__(self, menu: QMenu, open_gguf: QAction, host: ModelHost) -> None:
+    def __init__(self, menu: QMenu, open_gguf: QAction, chooser: ModelChooser) -> None:
         """``menu``: the Model menu the action table placed; ``open_gguf``: File's Open model
         (GGUF)…, listed last here too."""
-        self.host, self.menu, self.open_gguf = host, menu, open_gguf
+        self.chooser, self.menu, self.open_gguf = chooser, menu, open_gguf
         self.group = QActionGroup(self.menu)
         self.models: dict[str, QAction] = {}
         # listed when it opens (reading every built model's files took 5 ms of the first window)
@@ -46,12 +46,12 @@ class ModelMenu:
         """List the built models again, checking the one loaded."""
         from explainer.model.catalog import list_built
 
-        word = self.host.word
+        word = self.chooser.word
         self.menu.clear()
         for a in self.group.actions():
             self.group.removeAction(a)
         self.models = {}
-        current = self.host.current_model()
+        current = self.chooser.current_model()
         built = list_built()
         for m in built:
             if m.problem:
@@ -66,7 +66,7 @@ class ModelMenu:
             a.setToolTip(word("menus", "model_tip").format(display=m.display_name, name=m.name))
             a.setEnabled(not m.problem)
             a.setChecked(m.name == current)
-            a.triggered.connect(lambda _c=False, n=m.name: self.host.choose_model(n))
+            a.triggered.connect(lambda _c=False, n=m.name: self.chooser.choose_model(n))
             self.group.addAction(a)
             self.menu.addAction(a)
             self.models[m.name] = a

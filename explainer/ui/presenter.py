@@ -27,12 +27,14 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QGraphicsView, QMainWin
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.ui.screens import put_on
+from explainer.ui.window_host import WindowHost
 from explainer.ui_model.room_layout import RoomLayout
 
 
-class PresenterHost(Protocol):
-    """What presenter mode needs of the window beyond a QMainWindow's own: the theme it restores,
-    the diagram it spotlights, the bar it hides, and where it says that it changed."""
+class PresenterHost(WindowHost, Protocol):
+    """What presenter mode needs of the window beyond Qt's QMainWindow (its bars, docks and full
+    screen, through ``qt_window``): the theme it restores, the diagram it spotlights, the bar it
+    hides, and where it says that it changed."""
 
     @property
     def theme_choice(self) -> str: ...
@@ -110,16 +112,13 @@ class BlankScreen(QWidget):
 
 
 class PresenterMode:
-    def __init__(
-        self, window: QMainWindow, host: PresenterHost, plan: Callable[[bool], RoomLayout] | None = None
-    ) -> None:
+    def __init__(self, window: PresenterHost, plan: Callable[[bool], RoomLayout] | None = None) -> None:
         """``plan``: the room layout for presenter mode on or off (ui/lecture.py); without it,
         the window's own screen."""
-        self.window = window  # (the same object as ``host``: seen as a Qt window, and as ours)
-        self.host = host
-        self.plan = plan or (lambda on: RoomLayout(on, None, None, False))
+        self.window = window
+        self.plan = plan or (lambda on: RoomLayout(presenting=on, projector=None, laptop=None, class_on=False))
         self._saved: _Saved | None = None
-        self.blank = BlankScreen(window)
+        self.blank = BlankScreen(window.qt_window)
 
     @property
     def active(self) -> bool:
@@ -129,14 +128,14 @@ class PresenterMode:
         """What presenter mode hides: the bars, the transport, the text box under the
         illustration (its words would be too small for the hall; the illustration's Tokens panel
         shows the text) and every dock (the controls, the lesson), each coming back as it was."""
-        w = self.window
+        w = self.window.qt_window
         docks = {f"dock:{d.objectName()}": d for d in w.findChildren(QDockWidget) if d.parent() is w}
         bars = {f"bar:{b.objectName()}": b for b in w.findChildren(QToolBar) if b.parent() is w}
         return {
             "menu": w.menuBar(),
             "status": w.statusBar(),
-            "transport": self.host.transport,
-            "answer": self.host.answer_view,
+            "transport": self.window.transport,
+            "answer": self.window.answer_view,
             **docks,
             **bars,
         }
@@ -144,27 +143,27 @@ class PresenterMode:
     def enter(self) -> None:
         if self.active:
             return
-        w, st = self.window, self.host
+        window, w = self.window, self.window.qt_window
         self._saved = _Saved(
-            st.theme_choice,
+            window.theme_choice,
             w.windowState(),
             {name: widget.isVisible() for name, widget in self._chrome().items()},
             w.saveGeometry(),
         )
         for widget in self._chrome().values():
             widget.hide()
-        st.apply_theme("projector", remember=False)
-        st.scene.set_spotlight(True)
-        st.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        window.apply_theme("projector", remember=False)
+        window.scene.set_spotlight(True)
+        window.view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.refit(self.plan(True))
-        st.presenter_changed.emit(True)
+        window.presenter_changed.emit(True)
 
     def refit(self, layout: RoomLayout) -> None:
         """Full screen where the layout puts the audience view: the projector with two screens,
         else the screen the window is on. Called again when the screens change while presenting."""
         if not self.active:
             return
-        w = self.window
+        w = self.window.qt_window
         if layout.projector is not None:
             if w.isFullScreen():
                 w.showNormal()  # (a window full screen on one screen is moved, then filled again)
@@ -177,9 +176,9 @@ class PresenterMode:
             return
         saved, self._saved = self._saved, None
         assert saved is not None
-        w, st = self.window, self.host
-        st.scene.set_spotlight(False)
-        st.apply_theme(saved.theme_choice)
+        window, w = self.window, self.window.qt_window
+        window.scene.set_spotlight(False)
+        window.apply_theme(saved.theme_choice)
         for name, widget in self._chrome().items():
             widget.setVisible(saved.visible.get(name, True))
         if saved.window_state & Qt.WindowState.WindowFullScreen:
@@ -193,7 +192,7 @@ class PresenterMode:
             w.showNormal()
             if saved.moved:
                 w.restoreGeometry(saved.geometry)
-        st.presenter_changed.emit(False)
+        window.presenter_changed.emit(False)
 
     def toggle(self) -> None:
         self.leave() if self.active else self.enter()

@@ -4,10 +4,11 @@ Request tab's live queue row, and the private opening of one request.
 Everything waits for class mode: the controller says when it serves a queue
 (EngineController.class_served), and only then is the Queue view made (it imports pyqtgraph,
 which the first window never waits for). One view serves both places: the Queue tab while the
-window is as usual, the presenter panel (a dock at the bottom, "class_queue") in presenter mode,
+window is as usual, the presenter panel (a dock at the bottom, "class_queue") where the room's
+layout puts the queue on the audience view (presenter mode with class mode on: ui/lecture.py),
 where the Lesson dock is hidden. Presenter mode saves and restores every dock's visibility, and
-this panel's is set again after it did (presenter_changed), so the panel is only there in
-presenter mode with class mode on.
+this panel's is set again after it did (the layout changes once presenter mode has), so the
+panel is only there in that layout.
 
 The class's requests use the sampling panel's settings: they are handed to the controller each
 time the panel changes (the worker cannot read a widget).
@@ -18,8 +19,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Qt, SignalInstance
-from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QDialog, QDockWidget, QVBoxLayout, QWidget
 
 from explainer.classroom.queue import ClassQueue
 from explainer.classroom.timeline import summary
@@ -28,9 +29,11 @@ from explainer.diagram.theme import THEMES
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.ui.controller import EngineController
+from explainer.ui.lecture import Lecture
 from explainer.ui.lesson.dock import LessonDock
-from explainer.ui.presenter import PresenterMode
 from explainer.ui.sampling_panel import SamplingPanel
+from explainer.ui.window_host import WindowHost
+from explainer.ui_model.room_layout import Place
 
 if TYPE_CHECKING:
     from explainer.ui.queue_view import QueueView
@@ -38,8 +41,8 @@ if TYPE_CHECKING:
 PANEL_SHARE = 0.34  # the presenter panel's share of the screen's height: the illustration keeps the rest
 
 
-class QueueHost(Protocol):
-    """What the queue needs of the window."""
+class QueueHost(WindowHost, Protocol):
+    """What the queue needs of the window (its presenter panel is a dock of the ``qt_window``)."""
 
     @property
     def controller(self) -> EngineController: ...
@@ -50,9 +53,7 @@ class QueueHost(Protocol):
     @property
     def sampling(self) -> SamplingPanel: ...
     @property
-    def presenter(self) -> PresenterMode: ...
-    @property
-    def presenter_changed(self) -> SignalInstance: ...
+    def lecture(self) -> Lecture: ...
 
     def show_recorded(self, trace: Trace) -> None: ...
     def private_parent(self) -> QWidget: ...
@@ -61,34 +62,35 @@ class QueueHost(Protocol):
 class QueuePanel(QObject):
     """The queue's places in the window (see the module docstring)."""
 
-    def __init__(self, window: QMainWindow, host: QueueHost, dock: LessonDock) -> None:
-        super().__init__(window)
-        self.window, self.host, self.dock = window, host, dock
+    def __init__(self, window: QueueHost, dock: LessonDock) -> None:
+        qt_window = window.qt_window
+        super().__init__(qt_window)
+        self.window, self.dock = window, dock
         self.view: QueueView | None = None
         self.queue: ClassQueue | None = None
         self.dialog: QDialog | None = None  # the request open now (ui/queue_open.py)
         QVBoxLayout(dock.queue_page).setContentsMargins(0, 0, 0, 0)
-        self.presenter_dock = QDockWidget(host.texts.app_text("queue", "title"), window)
+        self.presenter_dock = QDockWidget(window.texts.app_text("queue", "title"), qt_window)
         self.presenter_dock.setObjectName("class_queue")
         self.presenter_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.presenter_dock.setWidget(QWidget())
         self.presenter_dock.setTitleBarWidget(QWidget())  # (no title bar: the view's own line says what it is)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.presenter_dock)
+        qt_window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.presenter_dock)
         self.presenter_dock.hide()
-        host.controller.class_served.connect(self.serve)
-        host.presenter_changed.connect(self._presenter_changed)
-        host.sampling.changed.connect(self._settings_changed)
+        window.controller.class_served.connect(self.serve)
+        window.lecture.changed.connect(lambda _layout: self._place())
+        window.sampling.changed.connect(self._settings_changed)
 
     def _settings_changed(self) -> None:
         with contextlib.suppress(ExplainerError):  # a half-typed value: the class keeps the last valid ones
-            self.host.controller.set_class_settings(self.host.sampling.settings())
+            self.window.controller.set_class_settings(self.window.sampling.settings())
 
     def _made_view(self) -> QueueView:
         if self.view is None:
             from explainer.ui.queue_view import QueueView  # (pyqtgraph: only once class mode starts)
 
             self.view = QueueView(
-                self.host.texts, THEMES[self.host.theme_name], theme_source=lambda: THEMES[self.host.theme_name]
+                self.window.texts, THEMES[self.window.theme_name], theme_source=lambda: THEMES[self.window.theme_name]
             )
             self.view.redrawn.connect(self._redrawn)
             self.view.open_requested.connect(self.open_request)
@@ -118,21 +120,22 @@ class QueuePanel(QObject):
         if self.view is not None and page is not None:
             extra = max(extra, self.view.list_width() - page.width())
         if self.dock.isVisible() and not self.dock.isFloating():
-            self.window.resizeDocks([self.dock], [self.dock.width() + extra], Qt.Orientation.Horizontal)
+            self.window.qt_window.resizeDocks([self.dock], [self.dock.width() + extra], Qt.Orientation.Horizontal)
 
     def _place(self) -> None:
-        """The view in the presenter panel (presenter mode, class mode on) or in the Queue tab."""
+        """The view in the presenter panel (the room's layout puts the queue on the audience view:
+        presenter mode, class mode on) or in the Queue tab."""
         view = self.view
         if view is None:
             return
-        presenting = self.host.presenter.active and self.queue is not None
+        presenting = self.window.lecture.layout.queue is Place.AUDIENCE
         home = self.presenter_dock if presenting else self.dock.queue_page
         if presenting:
             if view.parentWidget() is not self.presenter_dock:
                 self.presenter_dock.setWidget(view)
-            height = int(self.window.height() * PANEL_SHARE)
+            height = int(self.window.qt_window.height() * PANEL_SHARE)
             self.presenter_dock.show()
-            self.window.resizeDocks([self.presenter_dock], [height], Qt.Orientation.Vertical)
+            self.window.qt_window.resizeDocks([self.presenter_dock], [height], Qt.Orientation.Vertical)
         else:
             self.presenter_dock.hide()
             layout = home.layout()
@@ -141,11 +144,8 @@ class QueuePanel(QObject):
                     self.presenter_dock.setWidget(QWidget())  # (takes the view back out of the dock)
                 layout.addWidget(view)
                 view.show()
-        view.set_theme(THEMES[self.host.theme_name])
+        view.set_theme(THEMES[self.window.theme_name])
         view.set_wide(presenting)
-
-    def _presenter_changed(self, _on: bool) -> None:
-        self._place()
 
     def _redrawn(self) -> None:
         """The Request tab's queue row, from the lives just drawn."""
@@ -161,12 +161,12 @@ class QueuePanel(QObject):
         from explainer.ui.queue_open import RequestDialog
 
         # (over the presenter console when it is up: never on the projector)
-        dialog = RequestDialog(life, self.host.texts, self.host.show_recorded, self.host.private_parent())
+        dialog = RequestDialog(life, self.window.texts, self.window.show_recorded, self.window.private_parent())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog
         dialog.open()
 
 
-def install_queue(window: QMainWindow, host: QueueHost, dock: LessonDock) -> QueuePanel:
+def install_queue(window: QueueHost, dock: LessonDock) -> QueuePanel:
     """The queue's places, wired to the window (before the window's layout is restored)."""
-    return QueuePanel(window, host, dock)
+    return QueuePanel(window, dock)

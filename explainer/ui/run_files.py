@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog
 
 from explainer.content.texts import TourScript
 from explainer.engine.trace import Trace
@@ -26,6 +26,7 @@ from explainer.lesson.state import LessonState
 from explainer.lesson.tour import TourState
 from explainer.ui.file_reader import FileReader
 from explainer.ui.stepper import RunOnScreen
+from explainer.ui.window_host import WindowHost
 
 if TYPE_CHECKING:
     from explainer.ui.export_process import RunExport
@@ -42,9 +43,10 @@ class Resumable(Protocol):
     def resume_at(self, state: TourState) -> None: ...
 
 
-class FilesHost(RunOnScreen, Protocol):
+class FilesHost(RunOnScreen, WindowHost, Protocol):
     """What saving and opening read of the window beyond the run on screen, and tell it: the
-    lesson, the theme an export is drawn in, and the window's messages."""
+    lesson, the theme an export is drawn in, and the window's messages (its dialogs are the
+    window's children)."""
 
     @property
     def lesson(self) -> Resumable: ...
@@ -59,11 +61,10 @@ class FilesHost(RunOnScreen, Protocol):
 
 
 class RunFiles:
-    def __init__(self, parent: QWidget, window: FilesHost) -> None:
-        self.parent = parent  # the dialogs' parent (the same object as ``window``, seen as a widget)
+    def __init__(self, window: FilesHost) -> None:
         self.window = window
         self.exporting: RunExport | None = None  # the run's last export (File > Export the run…)
-        self.reader = FileReader(parent)
+        self.reader = FileReader(window.qt_window)
 
     def save_trace_dialog(self) -> None:
         self._ask_where("save_trace", "explainer-run.trace", self.save_trace)
@@ -77,7 +78,7 @@ class RunFiles:
         if not w.stepper.ready or w.generating:
             return
         path, _ = QFileDialog.getSaveFileName(
-            self.parent, w.word("files", what), name, w.word("files", f"{what}_filter")
+            w.qt_window, w.word("files", what), name, w.word("files", f"{what}_filter")
         )
         if path:
             save(path)
@@ -110,7 +111,7 @@ class RunFiles:
 
     def open_trace_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.parent,
+            self.window.qt_window,
             self.window.word("files", "open"),
             "",
             self.window.word("files", "open_filter"),
@@ -154,7 +155,7 @@ class RunFiles:
         if not w.stepper.ready:
             return
         path, _ = QFileDialog.getSaveFileName(
-            self.parent, w.word("files", "export"), "explainer.svg", w.word("files", "export_filter")
+            w.qt_window, w.word("files", "export"), "explainer.svg", w.word("files", "export_filter")
         )
         if path:
             self.export(path)
@@ -185,7 +186,7 @@ class RunFiles:
             self.exporting.dialog.raise_()  # one at a time: the one under way comes forward
             return
         path, chosen = QFileDialog.getSaveFileName(
-            self.parent, w.word("files", "export_run"), "explainer-run.html", w.word("files", "export_run_filter")
+            w.qt_window, w.word("files", "export_run"), "explainer-run.html", w.word("files", "export_run_filter")
         )
         if path:
             self.export_run(with_kind(path, chosen))
@@ -205,7 +206,7 @@ class RunFiles:
             return
         if self.exporting is not None:
             self.exporting.deleteLater()
-        self.exporting = start_export(self.parent, w, w.trace, path, lesson)
+        self.exporting = start_export(w, w.trace, path, lesson)
 
     def export_lesson_dialog(self) -> None:
         """File > Export the lesson for the web…: a web page or, for a course's LMS, a SCORM package."""
@@ -216,7 +217,7 @@ class RunFiles:
             self.exporting.dialog.raise_()
             return
         path, chosen = QFileDialog.getSaveFileName(
-            self.parent, w.word("files", "export_lesson"), "lesson.html", w.word("files", "export_lesson_filter")
+            w.qt_window, w.word("files", "export_lesson"), "lesson.html", w.word("files", "export_lesson_filter")
         )
         if path:
             self.export_run(with_kind(path, chosen), lesson=True)

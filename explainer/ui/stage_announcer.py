@@ -19,23 +19,24 @@ class StageAnnouncer:
     """A new stage or pass on screen, said in a few words (the rest is the diagram's
     description); each (pass, stage) once, until ``forget`` (a new run)."""
 
-    def __init__(self, source: QObject, run: RunOnScreen) -> None:
-        self.source, self.run = source, run
+    def __init__(self, source: QObject, window: RunOnScreen) -> None:
+        """``source``: the widget a screen reader hears it from (the diagram's view)."""
+        self.source, self.window = source, window
         self._announced: tuple[int, str] | None = None  # the pass and stage last announced
 
     def forget(self) -> None:
         self._announced = None
 
     def on_frame_shown(self, cursor: Cursor) -> None:
-        trace, word = self.run.trace, self.run.texts.app_text
+        trace, word = self.window.trace, self.window.texts.app_text
         key = (cursor.step, cursor.stage.value)
         if trace is None or key == self._announced:
             return
         self._announced = key
         stage, n = word("stages", cursor.stage.value), cursor.step + 1
         if cursor.stage is Stage.PRETRAINING:  # done once, before any request: no pass of this run
-            announce(self.source, word("access", "stage_once").format(title=self.run.texts.title(cursor.stage)))
-        elif self.run.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
+            announce(self.source, word("access", "stage_once").format(title=self.window.texts.title(cursor.stage)))
+        elif self.window.generating:  # the run's length is not known yet: "pass 1 of 1" would be wrong
             announce(self.source, word("access", "stage_so_far").format(stage=stage, n=n))
         else:
             announce(self.source, word("access", "stage").format(stage=stage, n=n, total=len(trace.steps)))

@@ -27,11 +27,11 @@ class AreasHost(Protocol):
     def lesson(self) -> LessonSession: ...
 
 
-def focus_area(w: AreasHost, forward: bool) -> None:
+def focus_area(window: AreasHost, forward: bool) -> None:
     """The focus to the next (``forward``) or previous area."""
     areas: list[Area] = [
-        (lambda: w.compact.bar if w.compact.active else w.control_dock, first_control),
-        (lambda: w.view, first_control),
-        (lambda: w.lesson.dock, lambda _dock: task_control(w.lesson, in_dock=True)),
+        (lambda: window.compact.bar if window.compact.active else window.control_dock, first_control),
+        (lambda: window.view, first_control),
+        (lambda: window.lesson.dock, lambda _dock: task_control(window.lesson, in_dock=True)),
     ]
     cycle(areas, forward)

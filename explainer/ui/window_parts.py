@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from explainer.diagram.scene import LifecycleScene
 from explainer.diagram.view import DiagramView
-from explainer.inference import events as ev
-from explainer.inference.events import Activity
 from explainer.ui.accessible_role import install_diagram_role
 from explainer.ui.actions import ActionRegistry, build_actions, transport_icons
 from explainer.ui.central import Central
@@ -39,16 +37,15 @@ from explainer.ui.status import StatusLine
 from explainer.ui.stepper import Stepper
 from explainer.ui.text_size import TextSize
 from explainer.ui.view_toggles import ViewToggles
-from explainer.ui.window_areas import focus_area
-from explainer.ui.window_theme import apply_theme
+from explainer.ui.window_layout import restore_layout
 from explainer.ui.your_turn import Runs
 
 __all__ = [
-    "ActionRegistry", "Activity", "Central", "CommandState", "CompactControls", "Console", "DiagramView",
+    "ActionRegistry", "Central", "CommandState", "CompactControls", "Console", "DiagramView",
     "EngineController", "FocusKeys", "Generation", "Lecture", "LessonDock", "LifecycleScene", "ModelEvents",
     "Motion",
     "PresenterMode", "PromptPanel", "RecentMenu", "RunFiles", "Runs", "StageAnnouncer", "StatusLine",
-    "Stepper", "TextSize", "ViewToggles", "apply_theme", "build_actions", "control_dock", "ev", "first_model",
-    "focus_area", "install_class", "install_diagram_role", "install_lesson", "install_queue", "made_sections",
-    "transport_icons",
+    "Stepper", "TextSize", "ViewToggles", "build_actions", "control_dock", "first_model",
+    "install_class", "install_diagram_role", "install_lesson", "install_queue", "made_sections",
+    "restore_layout", "transport_icons",
 ]  # fmt: skip

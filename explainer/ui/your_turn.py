@@ -28,6 +28,7 @@ from explainer.inference.requests import BranchRequest
 from explainer.stages import Cursor, Stage
 from explainer.ui.controller import EngineController
 from explainer.ui.stepper import RunOnScreen
+from explainer.ui.window_host import WindowHost
 
 
 class Which(StrEnum):
@@ -69,9 +70,9 @@ def ending(trace: Trace, start: int, names: TokenNames) -> Ending:
     return Ending("".join(stream.push(t.data) for t in chosen), tokens)
 
 
-class YourTurnHost(RunOnScreen, Protocol):
+class YourTurnHost(RunOnScreen, WindowHost, Protocol):
     """What "Your turn" reads of the window beyond the run on screen: the controller it asks for
-    the branch, and the status line it tells."""
+    the branch, and the status line it tells (it is a child of the ``qt_window``)."""
 
     @property
     def controller(self) -> EngineController: ...
@@ -86,19 +87,19 @@ class Runs(QObject):
     changed = Signal()  # a pick started or ended, or another run is shown
     branched = Signal(Trace)  # a branch was recorded (the lesson's tour listens)
 
-    def __init__(self, host: YourTurnHost, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.host = host
+    def __init__(self, window: YourTurnHost) -> None:
+        super().__init__(window.qt_window)
+        self.window = window
         self.model_run: Trace | None = None
         self.your_run: Trace | None = None
         self.pending: tuple[int, int] | None = None  # (step, token id) being run
         self.by_class = False  # the branch's token is the class's vote (class mode), not the learner's
-        host.controller.on(BranchFinished, lambda event: self._on_branch_finished(event.trace))
+        window.controller.on(BranchFinished, lambda event: self._on_branch_finished(event.trace))
 
     @property
     def showing(self) -> Which | None:
         """Which of the two runs is on screen (None: another run, or none)."""
-        trace = self.host.trace
+        trace = self.window.trace
         if trace is None:
             return None
         if trace is self.your_run:
@@ -110,7 +111,7 @@ class Runs(QObject):
     def can_pick(self) -> bool:
         """A pick is possible: a finished run of the model's on screen at a sampling stage, and
         no pick running. (A branch's own passes are not picked from again: one road at a time.)"""
-        h = self.host
+        h = self.window
         trace, cursor = h.trace, h.position
         return (
             trace is not None
@@ -128,14 +129,14 @@ class Runs(QObject):
         no pick can be made now (see :meth:`can_pick`)."""
         if not self.can_pick():
             return False
-        trace, cursor = self.host.trace, self.host.position
+        trace, cursor = self.window.trace, self.window.position
         assert trace is not None and cursor is not None
         return self._branch(trace, cursor.step, int(token_id), by_class=False)
 
     def pick_for_class(self, trace: Trace, step: int, token_id: int) -> bool:
         """Class mode: continue ``trace`` (the model's run) from the class's most-voted token at
         pass ``step``, labelled as the class's pick; False while a run or a pick is going on."""
-        h = self.host
+        h = self.window
         if h.generating or self.pending is not None or trace.branch is not None or not 0 <= step < len(trace.steps):
             return False
         return self._branch(trace, step, int(token_id), by_class=True)
@@ -143,14 +144,14 @@ class Runs(QObject):
     def _branch(self, trace: Trace, step: int, token_id: int, *, by_class: bool) -> bool:
         self.model_run, self.your_run, self.by_class = trace, None, by_class
         self.pending = (step, token_id)
-        self.host.controller.branch(BranchRequest(trace, step, token_id))
-        self.host.set_activity(self._word("running"))
+        self.window.controller.branch(BranchRequest(trace, step, token_id))
+        self.window.set_activity(self._word("running"))
         self.changed.emit()
         return True
 
     def _word(self, key: str) -> str:
         """Your turn's words, or the class's when the class picked."""
-        return self.host.word("class" if self.by_class else "your_turn", key)
+        return self.window.word("class" if self.by_class else "your_turn", key)
 
     def _on_branch_finished(self, trace: Trace) -> None:
         if self.pending is None or trace.branch is None:
@@ -159,9 +160,9 @@ class Runs(QObject):
         if self.by_class:  # the class's vote picked it: the illustration and a saved run say so
             trace.branch = replace(trace.branch, by_class=True)
         self.your_run = trace
-        self.host.set_activity(self._word("ready"))
-        if not self.host.generating:  # (the branch opens at the pass of the pick)
-            self.host.stepper.swap(trace, Cursor(trace.branch.step, Stage.SAMPLING))
+        self.window.set_activity(self._word("ready"))
+        if not self.window.generating:  # (the branch opens at the pass of the pick)
+            self.window.stepper.swap(trace, Cursor(trace.branch.step, Stage.SAMPLING))
         self.changed.emit()
         self.branched.emit(trace)
 
@@ -175,13 +176,13 @@ class Runs(QObject):
         """Step through the model's run or the learner's, at the same place in the
         illustration (to compare them there); only a recorded run is replayed."""
         trace = self.model_run if which is Which.MODEL else self.your_run
-        if trace is None or self.host.generating:
+        if trace is None or self.window.generating:
             return
-        cursor = self.host.position
-        if trace is not self.host.trace:
-            self.host.stepper.swap(trace, cursor or Cursor(0, Stage.PRETRAINING))
+        cursor = self.window.position
+        if trace is not self.window.trace:
+            self.window.stepper.swap(trace, cursor or Cursor(0, Stage.PRETRAINING))
             key = "showing_class" if which is Which.YOURS and self.by_class else f"showing_{which.value}"
-            self.host.set_activity(self.host.word("class" if key == "showing_class" else "your_turn", key))
+            self.window.set_activity(self.window.word("class" if key == "showing_class" else "your_turn", key))
         self.changed.emit()
 
     def forget(self) -> None:

@@ -80,6 +80,12 @@ class RoomLayout:
         return Place.CONSOLE if self.presenting and self.two_screens else Place.ON_REQUEST
 
     @property
+    def lesson(self) -> Place:
+        """The Lesson dock: in the window, hidden in presenter mode (the room sees its task as
+        the band, the presenter its words as notes); what it opens meanwhile waits there."""
+        return Place.HIDDEN if self.presenting else Place.WINDOW
+
+    @property
     def task_band(self) -> Place:
         """The tour step's task as a band over the illustration (the lesson dock is hidden)."""
         return Place.AUDIENCE if self.presenting else Place.HIDDEN

@@ -151,8 +151,8 @@ def test_the_documented_keys_step_the_diagram_it_has_the_focus(qtbot, window):
     near_the_end = walk.prev(walk.prev(walk.last()))
     w.stepper.show(near_the_end)  # (Play dwells on every stage: from the start it took 7 s)
     qtbot.keyClick(w.view, K.Key_P)
-    assert w.playing
-    qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
+    assert w.stepper.playing
+    qtbot.waitUntil(lambda: not w.stepper.playing, timeout=20_000)
     assert w.position == walk.last()
     # (a button does not use the arrows or N: they step from it too)
     for k in (K.Key_Home, K.Key_Right, K.Key_N):

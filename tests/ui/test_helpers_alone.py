@@ -1,7 +1,7 @@
 """The window's helpers against stand-ins for what their Protocols name, without the model and
 without the window, as ndv tests its controllers: "Your turn" (YourTurnHost) with a
-MagicMock(spec=EngineController) for the worker, and the Model menu (ModelHost) with a
-MagicMock(spec=ModelHost). What each asks of the window is read back from the stand-in."""
+MagicMock(spec=EngineController) for the worker, and the Model menu (ModelChooser) with a
+MagicMock(spec=ModelChooser). What each asks of the window is read back from the stand-in."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from explainer.model.manifest import DEFAULT_MODEL
 from explainer.stages import Cursor, Stage
 from explainer.ui.compact import CompactControls, CompactHost
 from explainer.ui.controller import EngineController
-from explainer.ui.model_menu import ModelHost, ModelMenu
+from explainer.ui.model_menu import ModelChooser, ModelMenu
 from explainer.ui.stepper import Stepper
 from explainer.ui.your_turn import Runs, Which, YourTurnHost
 from tests.engine.test_trace import make_trace
@@ -43,6 +43,7 @@ class YourTurnStandIn:
     stepper: MagicMock = field(default_factory=lambda: MagicMock(spec=Stepper))
     controller: MagicMock = field(default_factory=lambda: MagicMock(spec=EngineController))
     activity: list[str] = field(default_factory=list)
+    qt_window: QMainWindow = field(default_factory=QMainWindow)  # (what Runs is a child of)
 
     def set_activity(self, text: str) -> None:
         self.activity.append(text)
@@ -153,11 +154,11 @@ def test_a_new_run_forgets_the_pair(qtbot):
         runs.forget()  # (nothing to forget: no refresh)
 
 
-# --- the Model menu (ModelHost) -----------------------------------------------------------
+# --- the Model menu (ModelChooser) -----------------------------------------------------------
 
 
 def model_host(current: str) -> MagicMock:
-    host = MagicMock(spec=ModelHost)
+    host = MagicMock(spec=ModelChooser)
     host.word.side_effect = TEXTS.app_text
     host.current_model.return_value = current
     return host
@@ -193,9 +194,9 @@ def test_an_export_that_fails_tells_the_host_why(qtbot, tmp_path):
     host = MagicMock(spec=ExportHost)
     host.word.side_effect = TEXTS.app_text
     host.theme_name = "light"
-    parent = QMainWindow()
-    qtbot.addWidget(parent)
-    export = start_export(parent, host, make_trace(2), str(tmp_path / "no such folder" / "run.svg"))
+    host.qt_window = QMainWindow()  # (the progress dialog's parent)
+    qtbot.addWidget(host.qt_window)
+    export = start_export(host, make_trace(2), str(tmp_path / "no such folder" / "run.svg"))
     assert export is not None and export.running
     host.set_activity.assert_called_once_with(TEXTS.app_text("window", "exporting_run").format(name="run.svg"))
     qtbot.waitUntil(lambda: not export.running, timeout=60_000)
@@ -238,6 +239,10 @@ class CompactStandIn(QMainWindow):
         self.text_scale = 1.0
         self.presenting = False
 
+    @property
+    def qt_window(self) -> QMainWindow:
+        return self
+
     def word(self, section: str, key: str) -> str:
         return self.texts.app_text(section, key)
 
@@ -247,7 +252,7 @@ def compact_window(qtbot):
     w = CompactStandIn()
     qtbot.addWidget(w)
     host: CompactHost = w
-    w.compact = CompactControls(w, host, w.lesson, lambda: w.presenting)
+    w.compact = CompactControls(host, w.lesson, lambda: w.presenting)
     w.resize(1600, 900)
     w.show()
     qtbot.waitExposed(w)

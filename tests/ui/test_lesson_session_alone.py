@@ -1,5 +1,5 @@
 """LessonSession against a stand-in for LessonHost, without the model and without the window:
-the run on screen is plain data, the stepper, presenter mode and the tour's pointer are
+the run on screen is plain data, the stepper, the room's layout and the tour's pointer are
 MagicMock(spec=...) stand-ins, and the dock is the real one (a widget, it needs no model). What
 the session asks of the window (a stage shown, a control pointed at) is read back from them."""
 
@@ -20,14 +20,15 @@ from explainer.illustration.vocab import Vocabulary
 from explainer.illustration.walk import Walk
 from explainer.lesson.state import LessonState
 from explainer.stages import Cursor, Stage
+from explainer.ui.lecture import Lecture
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.lesson.show_me import Section
-from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
 from explainer.ui_model import settings_schema as S
+from explainer.ui_model.room_layout import room_layout
 from tests.engine.test_trace import make_trace
 
 TEXTS = load_texts()
@@ -44,7 +45,7 @@ class LessonStandIn:
     vocabulary: Vocabulary | None = None
     texts: LessonTexts = TEXTS
     stepper: MagicMock = field(default_factory=lambda: MagicMock(spec=Stepper))
-    presenter: MagicMock = field(default_factory=lambda: MagicMock(spec=PresenterMode, active=False))
+    lecture: MagicMock = field(default_factory=lambda: MagicMock(spec=Lecture, layout=room_layout(False, [])))
 
     @property
     def walk(self) -> Walk | None:
@@ -113,7 +114,7 @@ def test_a_damaged_record_gives_a_fresh_lesson_not_an_error(lesson):
 def test_a_branch_opens_the_two_endings_and_presenter_mode_keeps_the_dock_hidden(lesson, presenting):
     run = make_trace(4)
     host, session, dock, _ = lesson(LessonStandIn(trace=run, position=Cursor(1, Stage.SAMPLING)))
-    host.presenter.active = presenting
+    host.lecture.layout = room_layout(presenting, [])
     dock.hide()
     branch = make_trace(4)
     branch.branch = Branch(1, run.steps[1].sampling.chosen)
@@ -124,10 +125,10 @@ def test_a_branch_opens_the_two_endings_and_presenter_mode_keeps_the_dock_hidden
 
 def test_moving_in_presenter_mode_points_without_revealing(lesson):
     host, session, _, pointer = lesson()
-    host.presenter.active = True
+    host.lecture.layout = room_layout(True, [])
     session.next()
     assert pointer.point.call_args.kwargs["reveal"] is False
-    host.presenter.active = False
+    host.lecture.layout = room_layout(False, [])
     session.next()
     assert pointer.point.call_args.kwargs["reveal"] is True
 

@@ -189,7 +189,7 @@ def test_closing_during_generation_cancels_and_joins(qtbot, make_window, shared_
         click(qtbot, w.generate_button)
     press_play = w.registry["play"]
     press_play.trigger()
-    assert w.playing and w.generating
+    assert w.stepper.playing and w.generating
     t0 = time.perf_counter()
     w.close()
     closed_in = time.perf_counter() - t0

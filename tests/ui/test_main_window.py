@@ -146,8 +146,8 @@ def test_play_follows_to_the_end_of_a_chat_answer(qtbot, window, shared_engine, 
     assert trace.steps[-1].sampling.chosen.id == shared_engine.eos_id
 
     press(qtbot, w, Qt.Key.Key_P)
-    assert w.playing
-    qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
+    assert w.stepper.playing
+    qtbot.waitUntil(lambda: not w.stepper.playing, timeout=20_000)
     assert w.position == w.walk.last() and w.walk.is_finished(w.position)
     assert rb.output_chip_ids(w.scene) == [s.sampling.chosen.id for s in trace.steps]
     assert rb.output_chip_ids(w.scene)[-1] == shared_engine.eos_id
@@ -174,7 +174,7 @@ def test_steps_stream_in_while_generating_and_play_follows(qtbot, window, genera
     press(qtbot, w, Qt.Key.Key_P)
     with wait_event(qtbot, w.controller, GenerationFinished, timeout=60_000):
         pass
-    qtbot.waitUntil(lambda: not w.playing, timeout=20_000)
+    qtbot.waitUntil(lambda: not w.stepper.playing, timeout=20_000)
     assert snapshots == list(range(1, 7)), "one snapshot per recorded step"
     assert w.position == Cursor(5, Stage.APPEND)
     assert len(generate_calls) == 1
@@ -189,7 +189,7 @@ def test_keys_go_to_the_prompt_while_typing_and_to_the_diagram_otherwise(qtbot, 
         qtbot.keyClick(w.prompt, key)
     for key in (Qt.Key.Key_Home, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
         qtbot.keyClick(w.prompt, key)
-    assert w.position == start and not w.playing, "typing in the prompt must not step or play"
+    assert w.position == start and not w.stepper.playing, "typing in the prompt must not step or play"
     assert w.prompt.toPlainText() == "a happy person p"
     type_into(qtbot, w.sampling.max_new_tokens, "12")
     qtbot.keyClick(w.sampling.max_new_tokens, Qt.Key.Key_Left)
@@ -270,9 +270,9 @@ def test_presenter_mode_keeps_the_lesson_hidden_and_writes_the_task_above_the_il
 def test_view_menu_chooses_the_theme(qtbot, window):
     w = window
     for key in ("dark", "projector", "light"):
-        w.theme_actions[key].trigger()
+        w.registry[f"theme_{key}"].trigger()
         assert w.theme_name == key and w.theme_choice == key
-    w.theme_actions["system"].trigger()
+    w.registry["theme_system"].trigger()
     from explainer.diagram.theme import system_theme_name
 
     assert w.theme_name == system_theme_name()
@@ -295,10 +295,10 @@ def test_play_with_animations_and_export(qtbot, window, generate_calls, tmp_path
     animated = []
     w.scene.animation_finished.connect(lambda: animated.append(w.position))
     click(qtbot, w.transport.buttons["play"])
-    assert w.playing and w.registry["play"].text() == "Pause"
+    assert w.stepper.playing and w.registry["play"].text() == "Pause"
     qtbot.waitUntil(lambda: len(animated) >= 3, timeout=30_000)
     click(qtbot, w.transport.buttons["play"])  # pause
-    assert not w.playing and not w.stepper.timer.isActive()
+    assert not w.stepper.playing and not w.stepper.timer.isActive()
     at = w.position
     press(qtbot, w, Qt.Key.Key_Right)
     if w.scene.is_animating():

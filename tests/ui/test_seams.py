@@ -56,6 +56,10 @@ class StandIn(QMainWindow):
         self.stepper = Stepper(self.scene, self)
         self.lesson = LessonStandIn(self.texts.tour)
 
+    @property
+    def qt_window(self) -> QMainWindow:
+        return self
+
     def apply_theme(self, choice: str, remember: bool = True) -> None:
         self.themes.append((choice, remember))
         if remember:
@@ -83,7 +87,7 @@ def test_presenter_mode_needs_only_its_host(qtbot):
     w.show()
     changes: list[bool] = []
     w.presenter_changed.connect(changes.append)
-    mode = PresenterMode(w, w)
+    mode = PresenterMode(w)
     mode.enter()
     assert w.themes[-1] == ("projector", False) and w.scene.spotlight and not w.transport.isVisible()
     assert w.menuBar().isHidden() and w.isFullScreen() and not w.answer_view.isVisible()
@@ -98,7 +102,7 @@ def test_a_file_that_is_not_a_run_changes_nothing(qtbot, tmp_path):
     qtbot.addWidget(w)
     bad = tmp_path / "notes.trace"
     bad.write_text("not a recorded run", encoding="utf-8")
-    files = RunFiles(w, w)
+    files = RunFiles(w)
     files.open_trace(str(bad))
     qtbot.waitUntil(lambda: not files.reading)
     assert len(w.errors) == 1 and w.shown == []

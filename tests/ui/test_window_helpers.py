@@ -65,15 +65,20 @@ class HelperWindow(QMainWindow):
         self.lesson_dock = QDockWidget("Lesson", self)
         self.lesson_dock.setWidget(QWidget())
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.lesson_dock)
-        self.compact = CompactControls(self, self, self.lesson_dock, lambda: False)
+        self.compact = CompactControls(self, self.lesson_dock, lambda: False)
         self.status = StatusLine(self.statusBar(), TEXTS)
         self.stepper = Stepper(self.scene, self)
         self.settings = AppSettings()  # (a folder of the test's own: tests/conftest.py)
+        self.registry = ActionRegistry(self, TEXTS, self.settings)
         self.controller = create_autospec(EngineController, instance=True)
         self.controller.model_name = LOADED
         self.runs = create_autospec(Runs, instance=True)
         self.announcer = create_autospec(StageAnnouncer, instance=True)
         self.run = Generation(self, self.announcer)
+
+    @property
+    def qt_window(self) -> QMainWindow:
+        return self
 
     @property
     def trace(self) -> Trace | None:
@@ -160,7 +165,7 @@ def test_an_empty_prompt_or_a_bad_setting_runs_nothing_and_says_why(qtbot, w):
 
 
 def events_of(w: HelperWindow) -> ModelEvents:
-    return ModelEvents(w, w, ActionRegistry(w, TEXTS, w.settings))
+    return ModelEvents(w)
 
 
 def test_a_gguf_that_fails_to_build_closes_its_progress_and_the_banner_says_why(w):

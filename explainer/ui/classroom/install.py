@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QDialog, QMainWindow
+from PySide6.QtWidgets import QDialog
 
 from explainer.classroom.events import Listening, StartFailed
 from explainer.classroom.room import Limits
 from explainer.illustration.vocab import TokenNames
-from explainer.ui.actions import ActionRegistry
 from explainer.ui.blocked_words import load_blocked
 from explainer.ui.classroom.mode import ClassHost, ClassMode
 from explainer.ui.classroom.results_export import install_results
@@ -25,44 +24,37 @@ from explainer.ui.settings import AppSettings
 from explainer.ui_model import settings_schema as S
 
 
-def install_class(
-    window: QMainWindow, host: ClassHost, registry: ActionRegistry, names: Callable[[], TokenNames]
-) -> ClassMode:
-    settings = getattr(window, "settings", None)  # (the app's AppSettings; a test's window may have none)
-    if isinstance(settings, AppSettings):  # as the instructor last chose, `explainer --class` too
-        address, port = settings.get(S.CLASS_ADDRESS), settings.get(S.CLASS_PORT)
-        mode = ClassMode(
-            window,
-            host,
-            names,
-            batch=settings.get(S.CLASS_BATCH),
-            moderated=settings.get(S.CLASS_MODERATED),
-            blocked=load_blocked(settings),
-            address=(address, port) if address is not None and port is not None else None,
-        )
-        mode.changed.connect(lambda on: _remember(settings, mode) if on else None)
-    else:
-        mode = ClassMode(window, host, names)
-    switch = registry.add("class_mode")
-    switch.triggered.connect(lambda checked: _switched(window, mode, bool(checked)))
+def install_class(window: ClassHost, names: Callable[[], TokenNames]) -> ClassMode:
+    """Class mode in ``window``, with the instructor's last choices (`explainer --class` too)."""
+    settings = window.settings
+    address, port = settings.get(S.CLASS_ADDRESS), settings.get(S.CLASS_PORT)
+    mode = ClassMode(
+        window,
+        names,
+        batch=settings.get(S.CLASS_BATCH),
+        moderated=settings.get(S.CLASS_MODERATED),
+        blocked=load_blocked(settings),
+        address=(address, port) if address is not None and port is not None else None,
+    )
+    mode.changed.connect(lambda on: _remember(settings, mode) if on else None)
+    switch = window.registry.add("class_mode")
+    switch.triggered.connect(lambda checked: _switched(settings, mode, bool(checked)))
     mode.changed.connect(switch.setChecked)
-    registry.add("class_pick", mode.class_pick)
-    install_results(window, mode, registry)  # File > Export class results… (results_export.py)
+    window.registry.add("class_pick", mode.class_pick)
+    install_results(window, mode)  # File > Export class results… (results_export.py)
     return mode
 
 
-def _switched(window: QMainWindow, mode: ClassMode, on: bool) -> None:
+def _switched(settings: AppSettings, mode: ClassMode, on: bool) -> None:
     if not on:
         mode.stop()
         return
     if mode.active:
         return
-    settings = getattr(window, "settings", None)
 
     def chosen(n: int, moderated: bool) -> None:
-        if isinstance(settings, AppSettings):
-            settings.set(S.CLASS_BATCH, n)
-            settings.set(S.CLASS_MODERATED, moderated)
+        settings.set(S.CLASS_BATCH, n)
+        settings.set(S.CLASS_MODERATED, moderated)
 
     dialog = mode.ask_to_start(chosen)
     dialog.finished.connect(lambda result: _dialog_closed(mode, result))

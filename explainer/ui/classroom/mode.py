@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, assert_never
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QWidget
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QWidget
 
 from explainer.classroom.blocked import BlockedWords
 from explainer.classroom.events import (
@@ -43,13 +43,15 @@ from explainer.engine.trace import Trace
 from explainer.illustration.vocab import TokenNames
 from explainer.lesson.game import Round, Rounds
 from explainer.stages import Cursor, Predictor, Stage
+from explainer.ui.actions import ActionRegistry
 from explainer.ui.class_serving import DEFAULT_CLASS_BATCH
 from explainer.ui.classroom.adapter import EventAdapter
 from explainer.ui.classroom.panel import ClassPanel, PanelState
 from explainer.ui.controller import EngineController
 from explainer.ui.lecture import Lecture
-from explainer.ui.presenter import PresenterMode
+from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import Stepper
+from explainer.ui.window_host import WindowHost
 from explainer.ui.your_turn import Runs
 from explainer.ui_model.room_layout import Place
 
@@ -62,21 +64,23 @@ PANEL_SHARE = 0.3  # the panel's share of the window's width: the illustration k
 WINDOW_SHARE = 0.45  # in the normal window, its share of the height of the column it shares with the controls
 
 
-class ClassHost(Protocol):
-    """What class mode reads of the window."""
+class ClassHost(WindowHost, Protocol):
+    """What class mode reads of the window: the run on screen, the room's layout its panel
+    follows (a dock of the ``qt_window``), the registry its commands join, the settings that
+    remember the instructor's choices."""
 
     @property
     def texts(self) -> LessonTexts: ...
+    @property
+    def settings(self) -> AppSettings: ...
+    @property
+    def registry(self) -> ActionRegistry: ...
     @property
     def stepper(self) -> Stepper: ...
     @property
     def scene(self) -> LifecycleScene: ...
     @property
     def controller(self) -> EngineController: ...
-    @property
-    def presenter(self) -> PresenterMode: ...
-    @property
-    def presenter_changed(self) -> SignalInstance: ...
     @property
     def lecture(self) -> Lecture: ...
     @property
@@ -104,8 +108,7 @@ class ClassMode(QObject):
 
     def __init__(
         self,
-        window: QMainWindow,
-        host: ClassHost,
+        window: ClassHost,
         names: Callable[[], TokenNames],
         *,
         batch: int = DEFAULT_CLASS_BATCH,
@@ -115,8 +118,8 @@ class ClassMode(QObject):
     ) -> None:
         """``batch``, ``moderated``, ``blocked`` and ``address``: as the instructor last chose
         (ui/classroom/install.py reads them from the settings)."""
-        super().__init__(window)
-        self.window, self.host, self.names = window, host, names
+        super().__init__(window.qt_window)
+        self.window, self.names = window, names
         self.adapter = EventAdapter(self)
         self.adapter.arrived.connect(self._on_event)
         self.queue: ClassQueue | None = None
@@ -129,19 +132,19 @@ class ClassMode(QObject):
         self.last_address = address  # where it last listened: the start dialog offers it
         self._memo = Rounds()  # Predict's rounds of the run on screen: the same four, the same order
         self.last: tuple[Trace, int, Round, RoundResult] | None = None  # the reveal the class may pick from
-        self.panel = ClassPanel(host.texts, lambda: host.scene.theme)
-        self.dock = QDockWidget(host.word("class", "mode"), window)
+        self.panel = ClassPanel(window.texts, lambda: window.scene.theme)
+        self.dock = QDockWidget(window.word("class", "mode"), window.qt_window)
         self.dock.setObjectName("class_panel_dock")
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.dock.setWidget(self.panel)
         self.dock.setTitleBarWidget(QWidget())  # (the panel says what it is, in type the hall reads)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        window.qt_window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
-        st = host.stepper
+        st = window.stepper
         st.frame_shown.connect(self.on_frame_shown)
         st.changed.connect(self._on_stepper_changed)
         st.swapped.connect(lambda *_a: self._new_run())
-        host.lecture.changed.connect(lambda _layout: self.place())
+        window.lecture.changed.connect(lambda _layout: self.place())
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
@@ -172,13 +175,13 @@ class ClassMode(QObject):
         self.queue, self.server, self.listening = queue, server, outcome
         self.last_address = (bind, port)
         self._serve(queue)
-        self.host.scene.set_answer_rule(Predictor.CLASS, self.vote_open_at)  # the projector keeps the answer back
+        self.window.scene.set_answer_rule(Predictor.CLASS, self.vote_open_at)  # the projector keeps the answer back
         self.panel.show_state(PanelState(url=outcome.url, room=outcome.room))
         self.place()
-        self.host.set_activity(self.host.word("class", "started").format(url=outcome.url))
+        self.window.set_activity(self.window.word("class", "started").format(url=outcome.url))
         self.changed.emit(True)
-        if self.host.trace is not None and self.host.stepper.cursor is not None:
-            self.on_frame_shown(self.host.stepper.cursor)  # a pass's layers on screen already: its round
+        if self.window.trace is not None and self.window.stepper.cursor is not None:
+            self.on_frame_shown(self.window.stepper.cursor)  # a pass's layers on screen already: its round
         return outcome
 
     def stop(self) -> None:
@@ -188,7 +191,7 @@ class ClassMode(QObject):
             return
         self.server, self.queue, self.listening = None, None, None
         self._serve(None)
-        self.host.scene.set_answer_rule(Predictor.CLASS, None)
+        self.window.scene.set_answer_rule(Predictor.CLASS, None)
         server.stop()
         if queue is not None:
             queue.close()
@@ -196,7 +199,7 @@ class ClassMode(QObject):
         self.last = None
         self.panel.show_state(PanelState())
         self.place()
-        self.host.set_activity(self.host.word("class", "stopped"))
+        self.window.set_activity(self.window.word("class", "stopped"))
         self.changed.emit(False)
 
     def ask_to_start(self, chosen: Callable[[int, bool], None]) -> QDialog:
@@ -211,9 +214,9 @@ class ClassMode(QObject):
             chosen(batch, moderated)
 
         self.dialog = StartDialog(
-            self.host.texts,
+            self.window.texts,
             self.start,
-            parent=self.window,
+            parent=self.window.qt_window,
             batch=self.batch,
             on_chosen=choose,
             moderated=self.moderated,
@@ -233,25 +236,25 @@ class ClassMode(QObject):
             self.queue.set_blocked(blocked)
 
     def _serve(self, queue: ClassQueue | None) -> None:
-        self.host.controller.serve_class(queue, self.batch)  # (the worker's side of the queue)
+        self.window.controller.serve_class(queue, self.batch)  # (the worker's side of the queue)
 
     def place(self) -> None:
         """The panel where the room layout puts it (ui/lecture.py): on the audience view in
         presenter mode, beside the illustration at the left of the normal window (under the
         controls: the Lesson dock fills the right one's height, and a second dock there was left
         with no room at all), hidden while class mode is off."""
-        where = self.host.lecture.layout.class_panel
+        where = self.window.lecture.layout.class_panel
         if where is Place.HIDDEN or not self.active:
             self.dock.hide()
             return
-        w = self.window
+        w = self.window.qt_window
         if where is Place.AUDIENCE:
             if w.dockWidgetArea(self.dock) is not Qt.DockWidgetArea.RightDockWidgetArea:
                 w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
             self.dock.show()
             w.resizeDocks([self.dock], [round(w.width() * PANEL_SHARE)], Qt.Orientation.Horizontal)
         else:
-            controls = self.host.control_dock
+            controls = self.window.control_dock
             self.dock.show()
             if controls.isVisible() and w.dockWidgetArea(controls) is Qt.DockWidgetArea.LeftDockWidgetArea:
                 w.splitDockWidget(controls, self.dock, Qt.Orientation.Vertical)
@@ -263,8 +266,9 @@ class ClassMode(QObject):
         self.panel.update()
 
     def _give_height(self) -> None:
-        if self.dock.isVisible() and self.window.dockWidgetArea(self.dock) is Qt.DockWidgetArea.LeftDockWidgetArea:
-            self.window.resizeDocks([self.dock], [round(self.window.height() * WINDOW_SHARE)], Qt.Orientation.Vertical)
+        w = self.window.qt_window
+        if self.dock.isVisible() and w.dockWidgetArea(self.dock) is Qt.DockWidgetArea.LeftDockWidgetArea:
+            w.resizeDocks([self.dock], [round(w.height() * WINDOW_SHARE)], Qt.Orientation.Vertical)
 
     # --- the rounds -------------------------------------------------------------------------------
 
@@ -274,14 +278,14 @@ class ClassMode(QObject):
         is held back from the vote's first picture, before the round reaches the phones). As
         :meth:`ClassRounds.at` decides: a pass's layers stage, not revealed yet in this run,
         with a round to offer."""
-        if self.server is None or trace is not self.host.trace or cursor.stage is not Stage.LAYERS:
+        if self.server is None or trace is not self.window.trace or cursor.stage is not Stage.LAYERS:
             return False
         if not 0 <= cursor.step < len(trace.steps) or self.rounds.result_at(cursor.step) is not None:
             return False
-        return self._memo.at(self.host.texts, trace, cursor.step, self.names()) is not None
+        return self._memo.at(self.window.texts, trace, cursor.step, self.names()) is not None
 
     def _on_stepper_changed(self) -> None:
-        has = self.host.trace is not None
+        has = self.window.trace is not None
         if self._had_trace and not has:  # a new run began: its passes are voted afresh
             self._new_run()
         self._had_trace = has
@@ -296,10 +300,10 @@ class ClassMode(QObject):
             self.panel.change(offer=None, reveal=None)  # the last run's reveal goes with it
 
     def on_frame_shown(self, cursor: Cursor) -> None:
-        trace, server = self.host.trace, self.server
+        trace, server = self.window.trace, self.server
         if server is None or trace is None or not 0 <= cursor.step < len(trace.steps):
             return
-        rnd = self._memo.at(self.host.texts, trace, cursor.step, self.names())
+        rnd = self._memo.at(self.window.texts, trace, cursor.step, self.names())
         for move in self.rounds.at(cursor, rnd):
             match move:
                 case Close():
@@ -346,24 +350,24 @@ class ClassMode(QObject):
     # --- the class is the sampler -------------------------------------------------------------
 
     def can_pick(self) -> bool:
-        return self.last is not None and self.last[3].class_pick is not None and not self.host.generating
+        return self.last is not None and self.last[3].class_pick is not None and not self.window.generating
 
     def class_pick(self) -> bool:
         """The class's most-voted token of the last reveal becomes the pick: the model continues
         from it as a Your-turn branch labelled "picked by the class"; False when there is none."""
         if not self.can_pick():
-            self.host.set_activity(self.host.word("class", "nothing_to_pick"))
+            self.window.set_activity(self.window.word("class", "nothing_to_pick"))
             return False
         assert self.last is not None
         trace, step, rnd, result = self.last
         assert result.class_pick is not None
         if rnd.candidates[result.class_pick].id == trace.steps[step].sampling.chosen.id:
             # the class chose what the model chose: a branch would be the same run again
-            self.host.set_activity(self.host.word("class", "same_pick"))
+            self.window.set_activity(self.window.word("class", "same_pick"))
             return False
-        runs = self.host.runs
+        runs = self.window.runs
         model_run = runs.model_run if trace.branch is not None and runs.model_run is not None else trace
-        shown = self.host.trace
+        shown = self.window.trace
         if shown is not None and shown.branch is None and len(shown.steps) >= len(model_run.steps):
             model_run = shown  # (the run's last snapshot: the same run, recorded to its end)
         assert result.class_pick is not None

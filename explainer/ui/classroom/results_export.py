@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -41,9 +40,8 @@ from explainer.content.texts import LessonTexts
 from explainer.engine.trace import Trace
 from explainer.errors import ExplainerError
 from explainer.lesson.game import Round
-from explainer.ui.actions import ActionRegistry
 from explainer.ui.announce import announce
-from explainer.ui.classroom.mode import ClassMode
+from explainer.ui.classroom.mode import ClassHost, ClassMode
 from explainer.ui_model.actions import MenuId
 
 Write = Callable[[str, bool], tuple[Path, Path]]  # (base, include the texts) -> the files written
@@ -169,10 +167,11 @@ class ResultsDialog(QDialog):
 class ResultsExport(QObject):
     """The class's results in the window: the command, its dialog, and the results it writes."""
 
-    def __init__(self, window: QMainWindow, mode: ClassMode, registry: ActionRegistry) -> None:
-        super().__init__(window)
+    def __init__(self, window: ClassHost, mode: ClassMode) -> None:
+        super().__init__(window.qt_window)
         self.setObjectName("class_results")
         self.window, self.mode = window, mode
+        registry = window.registry
         self.results = ClassResults()
         self.dialog: ResultsDialog | None = None
         self.folder: Path | None = None  # where the last export went, offered again
@@ -184,7 +183,7 @@ class ResultsExport(QObject):
 
     @property
     def texts(self) -> LessonTexts:
-        return self.mode.host.texts
+        return self.window.texts
 
     def word(self, key: str) -> str:
         return self.texts.app_text("class_results", key)
@@ -220,12 +219,12 @@ class ResultsExport(QObject):
         nothing to export yet."""
         self.refresh()
         if self.results.empty():
-            self.mode.host.set_activity(self.word("nothing"))
+            self.window.set_activity(self.word("nothing"))
             return
         if self.dialog is not None and self.dialog.isVisible():
             self.dialog.raise_()
             return
-        self.dialog = ResultsDialog(self.texts, self.results, self.default_base(), self.write, self.window)
+        self.dialog = ResultsDialog(self.texts, self.results, self.default_base(), self.write, self.window.qt_window)
         self.dialog.open()  # (window-modal, without a nested event loop)
 
     def write(self, base: str, include_texts: bool) -> tuple[Path, Path]:
@@ -234,9 +233,9 @@ class ResultsExport(QObject):
         written = write_results(self.results, base, self.texts, include_texts)
         self.folder = written[0].parent
         rounds, requests = (str(p) for p in written)
-        self.mode.host.set_activity(self.word("saved").format(rounds=rounds, requests=requests))
+        self.window.set_activity(self.word("saved").format(rounds=rounds, requests=requests))
         return written
 
 
-def install_results(window: QMainWindow, mode: ClassMode, registry: ActionRegistry) -> ResultsExport:
-    return ResultsExport(window, mode, registry)
+def install_results(window: ClassHost, mode: ClassMode) -> ResultsExport:
+    return ResultsExport(window, mode)

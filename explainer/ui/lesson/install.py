@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDockWidget, QGraphicsView, QMainWindow, QPlainTextEdit, QPushButton, QWidget
 
@@ -29,12 +29,14 @@ from explainer.ui.lesson.session import LessonHost, LessonSession
 from explainer.ui.lesson.show_me import POINTED_SECTIONS, Section
 from explainer.ui.next_turn import NextTurn
 from explainer.ui.sampling_panel import SamplingPanel
+from explainer.ui.window_host import WindowHost
 from explainer.ui.your_turn import Runs, Which
 
 
-class LessonWindow(LessonHost, Protocol):
+class LessonInstallHost(LessonHost, WindowHost, Protocol):
     """What putting the lesson in needs beyond what the session reads: the controls a tour step
-    points at, the scene it outlines, the signals it listens to, the window's actions by id."""
+    points at, the scene it outlines, the signals it listens to, the window's actions by id (and
+    its ``qt_window``, which the dock joins)."""
 
     @property
     def scene(self) -> LifecycleScene: ...
@@ -52,8 +54,6 @@ class LessonWindow(LessonHost, Protocol):
     def registry(self) -> ActionRegistry: ...
     @property
     def view(self) -> QGraphicsView: ...
-    @property
-    def presenter_changed(self) -> SignalInstance: ...
     @property
     def runs(self) -> Runs: ...
 
@@ -81,7 +81,7 @@ class _ThemeWatch(QObject):
         return False
 
 
-def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
+def _reveal(window: LessonInstallHost, dock: LessonDock, controls: dict[str, QWidget], name: str) -> None:
     """Make a control the tour points at visible (its dock shown, scrolled into view). A control
     the window has moved out of its dock (the folded bar of a narrow window, ui/compact.py)
     leaves the dock as it is: showing it would bring back an empty dock beside the bar. A tab of
@@ -96,12 +96,12 @@ def _reveal(window: LessonWindow, dock: LessonDock, controls: dict[str, QWidget]
     scroll_into_view(controls[name])
 
 
-def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDock) -> LessonSession:
-    """Put the lesson into ``qt_window`` (the same object as ``window``: seen as a Qt main
-    window, whose docks, actions and menus it adds to, and as ours). ``dock``: the Lesson dock,
-    made already (the window builds it in a turn of its own)."""
+def install_lesson(window: LessonInstallHost, dock: LessonDock) -> LessonSession:
+    """Put the lesson into ``window``: its dock, its actions and menu entries, its wiring.
+    ``dock``: the Lesson dock, made already (the window builds it in a turn of its own)."""
     texts = window.texts
     ui = texts.lesson.strings["ui"]
+    qt_window = window.qt_window
     qt_window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     qt_window.resizeDocks([dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
     controls: dict[str, QWidget] = {
@@ -132,11 +132,11 @@ def install_lesson(qt_window: QMainWindow, window: LessonWindow, dock: LessonDoc
     dock.predict.send_focus_after_pick(lambda: _after_pick(session, window))
     dock.whatif.send_focus_after_unbind(lambda: window.view)
     _ThemeWatch(qt_window, window.scene, session)  # (a child of the window: it lives as long)
-    window.presenter_changed.connect(lambda _on: session.show_note())
+    window.lecture.changed.connect(lambda _layout: session.show_note())  # (presenter mode on or off)
     return session
 
 
-def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSession) -> None:
+def _connect_reports(window: LessonInstallHost, dock: LessonDock, session: LessonSession) -> None:
     """What the window reports, to the session: frames shown, runs, the model, terms clicked
     and every setting the learner changes."""
     st = window.stepper
@@ -152,7 +152,7 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     arrivals: NextTurn[LoadedModel] = NextTurn(lambda model: _model_ready(session, model), session)
     window.controller.on(ModelReady, lambda event: arrivals.later(event.model))
     window.scene.term_activated.connect(  # (a term clicked in presenter mode waits in the hidden dock)
-        lambda term: dock.open_glossary(term, show=not window.presenter.active)
+        lambda term: dock.open_glossary(term, show=session.in_window())
     )
     sampling = window.sampling
     sampling.greedy.toggled.connect(lambda _on: session.on_setting("greedy"))
@@ -161,7 +161,7 @@ def _connect_reports(window: LessonWindow, dock: LessonDock, session: LessonSess
     window.prompt.textChanged.connect(lambda: session.on_setting("prompt"))
 
 
-def _connect_your_turn(window: LessonWindow, dock: LessonDock, session: LessonSession) -> None:
+def _connect_your_turn(window: LessonInstallHost, dock: LessonDock, session: LessonSession) -> None:
     """ "Your turn": the picker and the endings, and the tour's step that asks for a pick."""
     st = window.stepper
     runs, your_turn = window.runs, dock.your_turn
@@ -180,7 +180,7 @@ def _connect_your_turn(window: LessonWindow, dock: LessonDock, session: LessonSe
     show_your_turn()
 
 
-def _after_pick(session: LessonSession, window: LessonWindow) -> QWidget | None:
+def _after_pick(session: LessonSession, window: LessonInstallHost) -> QWidget | None:
     """Where the focus goes when a Predict pick takes the options away: the tour's Next when the
     pick did the step's task (what the learner does next), else the illustration, which steps
     on to the chart the guess is checked against."""
@@ -219,7 +219,7 @@ def focus_task(session: LessonSession) -> None:
     """Ctrl+J: the focus on the current task's control, the lesson shown if it was closed
     (not in presenter mode: there the dock stays hidden)."""
     dock = session.dock
-    if session.window.presenter.active:
+    if not session.in_window():  # (presenter mode: the dock stays hidden)
         return
     if not dock.isVisible():
         dock.show()

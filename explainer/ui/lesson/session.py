@@ -40,29 +40,30 @@ from explainer.lesson.tour import (
     tour_view,
 )
 from explainer.stages import Cursor, Stage
+from explainer.ui.lecture import Lecture
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.projector_note import ProjectorNote
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
 from explainer.ui.lesson.task_opener import TaskOpener
 from explainer.ui.next_turn import NextTurn
-from explainer.ui.presenter import PresenterMode
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import RunOnScreen
 from explainer.ui_model import settings_schema as S
+from explainer.ui_model.room_layout import Place
 
 
 class LessonHost(RunOnScreen, Protocol):
     """What the lesson reads of the window beyond the run on screen: the settings it saves into,
-    the walk over the run, and whether presenter mode is on. Nothing else of the window is the
-    lesson's business."""
+    the walk over the run, and the room's layout (whether its dock is on screen, whether its
+    task shows over the illustration). Nothing else of the window is the lesson's business."""
 
     @property
     def settings(self) -> AppSettings: ...
     @property
     def walk(self) -> Walk | None: ...
     @property
-    def presenter(self) -> PresenterMode: ...
+    def lecture(self) -> Lecture: ...
 
 
 class LessonSession(QObject):
@@ -200,7 +201,7 @@ class LessonSession(QObject):
         if trace.branch is None:
             return
         # the two endings side by side (presenter mode: the tab waits in the hidden dock)
-        self.dock.open_section(Section.YOUR_TURN, not self.window.presenter.active)
+        self.dock.open_section(Section.YOUR_TURN, self.in_window())
         s = trace.steps[trace.branch.step].sampling
         self.observe(Branched(from_top=len(s.raw.ids) > 0 and int(s.raw.ids[0]) == s.chosen.id))
 
@@ -360,7 +361,7 @@ class LessonSession(QObject):
             todo = unfinished(self.texts, self.state, self.questions) if was_open else None
             if todo is not None:  # "Not finished yet" stays until the learner moves, or is done
                 self.dock.tour.show_open(todo.text)
-            reveal = moved and not self.window.presenter.active
+            reveal = moved and self.in_window()
             self.pointer.point(pointing(view.target) if view is not None else Pointing(), reveal=reveal)
             self.show_note()
         if moved:
@@ -378,10 +379,17 @@ class LessonSession(QObject):
         question = next_question(self.texts, self.state, self.questions) if complete else None
         self.opener.open_task(view, question, arriving)
 
+    def in_window(self) -> bool:
+        """Whether the room's layout shows the Lesson dock (not in presenter mode: what the lesson
+        opens then waits in the hidden dock, and a control it points at is not revealed)."""
+        return self.window.lecture.layout.lesson is Place.WINDOW
+
     def show_note(self) -> None:
-        """The step's task over the illustration while presenter mode is on (else hidden)."""
+        """The step's task over the illustration where the room's layout puts the task band
+        (the audience view in presenter mode; else hidden)."""
         if self.note is not None:
-            self.note.show_step(self.view, self.window.presenter.active, self.pointer.scene.theme)
+            shown = self.window.lecture.layout.task_band is Place.AUDIENCE
+            self.note.show_step(self.view, shown, self.pointer.scene.theme)
         self.step_shown.emit()
 
     # --- lesson complete -------------------------------------------------------------
@@ -399,4 +407,4 @@ class LessonSession(QObject):
         self.completed = True
         self.dock.completion.show_completion(value)
         if open_it:
-            self.dock.open_section(Section.COMPLETE, not self.window.presenter.active)
+            self.dock.open_section(Section.COMPLETE, self.in_window())
