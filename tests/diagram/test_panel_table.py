@@ -72,24 +72,25 @@ ROW_IMPORTS = (
 
 
 def test_a_panel_without_a_description_is_a_type_error(tmp_path):
-    """A row must say how the screen reader tells its panel: leaving it out (or passing the texts
-    where it goes, as rows were written before) is a mypy error, not a silent gap in the words;
-    so is another panel's description."""
+    """A row must say how the screen reader tells its panel: leaving it out (or writing the row by
+    position, the texts where the description goes, as rows were written before) is a mypy error,
+    not a silent gap in the words; so is another panel's description."""
     snippet = tmp_path / "untold_panel.py"
     snippet.write_text(
         ROW_IMPORTS
-        + 'UNTOLD: FramePanel[TokensValue] = FramePanel("untold", tokens_value, lit_at=frozenset({Stage.TOKENS}))\n'
+        + 'UNTOLD: FramePanel[TokensValue] = FramePanel(name="untold", value=tokens_value, lit_at=frozenset())\n'
         + 'OLD_STYLE: FramePanel[TokensValue] = FramePanel("old", tokens_value, {"tokens_more": ("n",)})\n'
         + "from explainer.frames.layers import describe_layers\n"
-        + 'WRONG: FramePanel[TokensValue] = FramePanel("wrong", tokens_value, describe_layers)\n',
+        + 'WRONG: FramePanel[TokensValue] = FramePanel(name="wrong", value=tokens_value, describe=describe_layers)\n',
         encoding="utf-8",
     )
     status, errors = _mypy(snippet)
     assert status == 1, errors
-    assert len(errors) == 3, errors
-    assert "untold_panel.py:4:" in errors[0] and 'Missing positional argument "describe"' in errors[0], errors
-    assert "untold_panel.py:5:" in errors[1] and "Describer[TokensValue]" in errors[1], errors
-    assert "untold_panel.py:7:" in errors[2] and "LayersValue" in errors[2], errors  # another panel's words
+    by_line = {n: " ".join(e for e in errors if f"untold_panel.py:{n}:" in e) for n in (4, 5, 7)}
+    assert all(any(f"untold_panel.py:{n}:" in e for n in by_line) for e in errors), errors  # no other line
+    assert 'Missing named argument "describe"' in by_line[4], errors
+    assert "Too many positional arguments" in by_line[5], errors
+    assert "LayersValue" in by_line[7], errors  # another panel's words
 
 
 def test_a_panel_with_its_description_type_checks(tmp_path):
@@ -98,7 +99,7 @@ def test_a_panel_with_its_description_type_checks(tmp_path):
     snippet.write_text(
         ROW_IMPORTS
         + "TOLD: FramePanel[TokensValue] = FramePanel(\n"
-        + '    "told", tokens_value, describe_tokens, lit_at=frozenset({Stage.TOKENS})\n'
+        + '    name="told", value=tokens_value, describe=describe_tokens, lit_at=frozenset({Stage.TOKENS})\n'
         + ")\n",
         encoding="utf-8",
     )
