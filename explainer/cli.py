@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def commands() -> tuple[ModuleType, ...]:
     """The command modules, imported when :func:`main` has installed its Ctrl-C handling: importing
-    them loads numpy (a tenth of a second and more), and a Ctrl-C during that must exit 130 like any
+    them loads numpy (a noticeable moment), and a Ctrl-C during that must exit 130 like any
     other (explainer/interrupts.py). So importing this module, as the `explainer` script does before
     it calls main(), loads nothing heavy."""
     from explainer.commands import bench, desktop, export, generate, model, tokenize

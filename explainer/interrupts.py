@@ -23,9 +23,9 @@ fatal error, exit -6), or, raised inside shiboken's PyRun_String, marks the inte
 stopped by an unhandled Ctrl-C, so that Python kills itself with SIGINT (-2) after the CLI has
 printed "interrupted" and asked for 130 (issue 34: Ctrl-C in the first second of `export` or
 `generate`, while these load). So the CLI's handler raises nothing while an import is on the main
-thread's stack; it tries again every 50 ms (a new SIGINT from a timer thread) and raises once the
-import has returned, a fraction of a second later. (Counting imports in a wrapper of
-``builtins.__import__`` instead made every start 25 ms slower.)
+thread's stack; it tries again a moment later (a new SIGINT from a timer thread) and raises once
+the import has returned, a fraction of a second later. (Counting imports in a wrapper of
+``builtins.__import__`` instead made every start slower.)
 """
 
 from __future__ import annotations

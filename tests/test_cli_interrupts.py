@@ -80,7 +80,7 @@ def test_ctrl_c_while_a_run_is_drawn_exits_130_and_leaves_the_old_file(
 @needs_proc
 def test_ctrl_c_before_the_drawing_starts_exits_130(saved_run, tmp_path, tmp_cache):
     """Once Qt's platform plugin is loaded, before the first frame is drawn. The moment is seen,
-    not guessed: a sleep of 1.5 s came after a fast machine had written the whole page.
+    not guessed: a fixed sleep came after a fast machine had written the whole page.
     (Ctrl-C while the libraries load, which aborted the process: tests/test_cli_interrupts_more.py.)"""
     (tmp_path / "out.html").write_bytes(OLD)
     args = ["export", "--trace", str(saved_run), "--out", "out.html"]

@@ -15,9 +15,9 @@ def process_start() -> float:
     """When this process started, as a `time.time()` value.
 
     Not psutil's create_time(): on Linux it adds the process's start tick to the boot time,
-    which /proc/stat gives in whole seconds, so it can be up to a second early; that once
-    inflated first_window_s by 0.95 s. The start tick measured against CLOCK_BOOTTIME is exact
-    to a clock tick (10 ms).
+    which /proc/stat gives in whole seconds, so it can be up to a second early, and once made
+    first_window_s nearly a second too long. The start tick measured against CLOCK_BOOTTIME is
+    exact to a clock tick.
     """
     try:
         with open("/proc/self/stat", encoding="ascii") as f:

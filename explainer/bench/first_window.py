@@ -125,7 +125,7 @@ def _bytecode_cached(env: os._Environ[str]) -> dict[str, str]:
     """The environment of a measured process, with Python free to read and write its modules'
     bytecode (__pycache__). An installed app has its bytecode (the installer compiles it); with
     PYTHONDONTWRITEBYTECODE set (a developer's shell, CI) every changed module was compiled
-    again in every run: 0.25 s of a first window of 1.0 s, none of it a learner's."""
+    again in every run: a quarter of the first window's time, none of it a learner's."""
     return {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 

@@ -2,10 +2,10 @@
 their raw scores, the oldest not at all.
 
 Why: every step of a request's trace holds the model's raw next-token scores, one float32 per
-vocabulary entry (about 200 KB a step for a 49k vocabulary, 1 MB for a 262k one), so a 48-token
-request weighs about 11 MB with the default model and 50 MB with a large-vocabulary one. The
-queue keeps every request of the session for the Queue view, and with them their runs: forty
-requests held about 440 MB, and a lecture's hundreds grew the window's memory without bound.
+vocabulary entry, so a request's run weighs its length times its model's vocabulary, most of it
+those scores (README, Measured figures). The queue keeps every request of the session for the
+Queue view, and with them their runs: a lecture's hundreds grew the window's memory without
+bound.
 
 So, newest first: runs are kept whole while they fit WHOLE_BYTES ("what if?" reshapes their
 steps); older runs lose their raw scores and are kept while they fit REPLAY_BYTES more (they still

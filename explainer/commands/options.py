@@ -129,13 +129,13 @@ def load_model(args: argparse.Namespace) -> BuiltModel:
 def weights_checked(built: BuiltModel) -> Iterator[None]:
     """Hash ``built``'s large files in the background while the block starts and runs the model
     (model/changed.py), and print one warning line on stderr when one changed since the build.
-    Started before the engine's session is made (0.3 s and more, on one core mostly), the hash
-    is most often done before the prompt is read, so the run's timings do not carry it (beside
-    the prefill it added 50-130 ms to the time to the first token on 2 cores).
+    Started before the engine's session is made (mostly one core's work), the hash is most often
+    done before the prompt is read, so the run's timings do not carry it (beside the prefill it
+    lengthened the time to the first token).
 
     The run's output stands and the exit status is the run's: the model did run, on what is now
     on disk, and the line says what to rebuild. A run that ends sooner than the hash waits for
-    it (0.2 s for the default model's weights); a failed run prints the line too, as the changed
+    it; a failed run prints the line too, as the changed
     file may be why; Ctrl-C stops the hash and prints nothing more."""
     from explainer.model.changed import WeightsCheck
 

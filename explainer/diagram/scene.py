@@ -70,8 +70,8 @@ class LifecycleScene(QGraphicsScene):
         """``interactive``: tuned for a window rather than for export, from the first frame on.
 
         - Each text keeps its rendering as a pixmap between changes, so a repaint blits text
-          instead of laying it out again (a full repaint took half the time: 13 -> 7 ms at
-          1240x800). In export it would turn every text into an embedded image.
+          instead of laying it out again (a full repaint takes about half the time). In export
+          it would turn every text into an embedded image.
         - A stage change draws the panels that matter to it at once and the others one per
           event-loop turn (scheduler.py); the first frame's too.
         """
@@ -140,7 +140,7 @@ class LifecycleScene(QGraphicsScene):
 
     def set_theme(self, theme: Theme) -> None:
         """Draw the frame on screen in ``theme``; an unchanged theme draws nothing (a whole
-        redraw of the illustration takes 10-15 ms)."""
+        redraw of the illustration is most of a frame's time)."""
         if theme == self.theme:
             return
         self.finish_animation()
@@ -307,7 +307,8 @@ class LifecycleScene(QGraphicsScene):
             self._apply_spotlight()
 
     def _cache_texts(self) -> None:
-        """Only after a draw, which is what makes items (listing them all took a millisecond)."""
+        """Only after a draw, which is what makes items (listing them all at every frame cost the
+        GUI thread)."""
         self._new_texts = False
         items = self.items()
         if len(items) == self._cached_items:

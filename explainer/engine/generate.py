@@ -2,9 +2,9 @@
 
 Prefill reads every prompt token in one pass (in chunks of PREFILL_CHUNK so a very long prompt
 needs bounded memory; the chunks are still one recorded step, because to the learner it is one
-phase). onnxruntime's arena keeps the largest pass's activations for the rest of the session:
-at an 8k prompt, 512-token chunks left it 60 MB larger than 256-token ones, for no measurable
-difference in prefill time on a 2-core CPU. Decode reads only the token chosen last, against
+phase). onnxruntime's arena keeps the largest pass's activations for the rest of the session,
+so larger chunks leave it larger for good, and they did not read a long prompt any faster on a
+2-core CPU. Decode reads only the token chosen last, against
 the KV cache. The loop stops on the end-of-sequence token, the max-new-tokens limit, or a full
 context window, and says which.
 """
@@ -224,8 +224,8 @@ class Engine:
         """ "Your turn": the same request as ``original``, with the learner's token at ``step``.
 
         The model reads the same prompt with the same settings and seed; steps before ``step``
-        take the original's tokens (the forward passes are recomputed: ~15 ms a step, cheaper
-        than keeping a KV cache per step), step ``step`` records the model's real probabilities
+        take the original's tokens (the forward passes are recomputed, cheaper than keeping a KV
+        cache per step), step ``step`` records the model's real probabilities
         but takes ``token_id``, and from there the model continues on its own, drawing from the
         same random stream as the original (Sampler.sample). The trace's ``branch`` says so."""
         if not 0 <= step < len(original.steps):

@@ -10,8 +10,8 @@ from explainer.errors import ExplainerError
 
 def check_prompt_size(prompt: str, context: int, max_token_bytes: int) -> None:
     """Refuse, at once and without tokenizing, a prompt that cannot fit the context window even
-    if every token were the tokenizer's longest: a 10 MB paste would otherwise take tens of
-    seconds and gigabytes to be tokenized, only to be refused for its length. Characters are
+    if every token were the tokenizer's longest: a huge paste would otherwise hold the CPU and
+    memory while it is tokenized, only to be refused for its length. Characters are
     compared first (a character is at least one byte), so a huge text is not even encoded."""
     room = context - 1  # one position is left for the answer
     most = room * max_token_bytes

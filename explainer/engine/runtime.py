@@ -192,7 +192,7 @@ class ModelRuntime:
         """Read `ids` after the cached tokens; the cache grows in place.
 
         `attention=False` skips the last token's attention weights (the attention_* arrays are
-        then zeros): the graph takes a path that is twice as fast on a long prefill chunk and
+        then zeros): the graph takes a faster path on a long prefill chunk and
         never holds its S x T weights. `lens` reads every layer through the output head."""
         n_layers = self.config["n_layers"]
         if cache.length + len(ids) > cache.capacity:

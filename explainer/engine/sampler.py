@@ -202,17 +202,17 @@ def _order(probs: np.ndarray) -> np.ndarray:
 
 def _ranked(probs: np.ndarray) -> np.ndarray:
     """The ids with any probability, as :func:`_order` puts them first (the zeros add nothing)."""
-    kept = np.flatnonzero(probs > 0)  # (a mask: numpy finds a float array's nonzeros 10x slower)
+    kept = np.flatnonzero(probs > 0)  # (a mask: numpy finds a float array's nonzeros much slower)
     return kept[np.argsort(-probs[kept], kind="stable")]
 
 
 def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
-    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary (2 ms
-    for 50k ids, four times a step). They are the ids at least as likely as the n-th largest, in
-    id order, stably sorted; found from a bound, not a partition (0.4 ms, a third of a batched
-    row's recording): with the ids in blocks of :data:`_BLOCK`, the n largest block maxima come
-    from n blocks, each holding an id at least that likely, so the n-th largest maximum is at most
-    the n-th largest probability, and the ids at or above it are a few more than n (0.05 ms)."""
+    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary (four
+    times a step). They are the ids at least as likely as the n-th largest, in id order, stably
+    sorted; found from a bound, not a partition (which was a third of a batched row's
+    recording): with the ids in blocks of :data:`_BLOCK`, the n largest block maxima come from n
+    blocks, each holding an id at least that likely, so the n-th largest maximum is at most the
+    n-th largest probability, and the ids at or above it are a few more than n."""
     if n >= probs.size:
         return _order(probs)[:n]
     if n <= 0:

@@ -1,7 +1,7 @@
 """The sampler's stated limits, in a module without numpy.
 
 The command line states every option's range in its help (commands/ranges.py); importing them
-from the sampler made `explainer --help` load numpy (80 ms) for two numbers.
+from the sampler made `explainer --help` load numpy for two numbers.
 """
 
 from __future__ import annotations

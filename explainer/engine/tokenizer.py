@@ -206,7 +206,7 @@ class TextTokenizer:
 def load_tokenizer(path: str | os.PathLike[str]) -> TextTokenizer:
     """A built model's tokenizer (its tokenizer.json), read once per process and file version.
 
-    Reading it takes 0.1-0.25 s inside `tokenizers`, which holds the GIL all the while: in the
+    Reading it takes a noticeable time inside `tokenizers`, which holds the GIL all the while: in the
     app (its worker, once the window is painted) every other thread waits for it, the window too."""
     p = Path(path)
     try:

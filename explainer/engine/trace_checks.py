@@ -43,8 +43,8 @@ def append_step(trace: Trace, step: Step) -> None:
 
 def check_prompt(trace: Trace) -> None:
     """A prompt read from a trace passes the bound a typed one does (engine/prompt_size.py): no
-    longer than its context's worth of its own longest token. A 10 MB prompt in a trace once
-    made an 11 MB web page and 1.6 GB of memory, where typing it is refused."""
+    longer than its context's worth of its own longest token. A huge prompt in a trace once
+    made a web page of its size and ate memory many times that, where typing it is refused."""
     longest = max((len(t.text.encode("utf-8", "surrogatepass")) for t in trace.prompt_tokens), default=1)
     try:
         check_prompt_size(trace.prompt, trace.model.context_length, max(1, longest))

@@ -16,8 +16,8 @@ VERSION = 2
 HEADER = "trace.json"
 LESSON = "lesson.json"  # optional: where a learner was in the lesson (the app's own record)
 SUFFIX = ".trace"
-# Budgets for reading (trace_reader.py): a header of a full 8k-token run is about 3 MB, and
-# these leave room for models with much longer contexts, while keeping a refused file cheap.
+# Budgets for reading (trace_reader.py): many times the header of a full 8k-token run, to leave
+# room for models with much longer contexts, while keeping a refused file cheap.
 MAX_HEADER_BYTES = 64 << 20
 MAX_HEADER_DEPTH = 16  # the header nests 4 deep
 MAX_LESSON_BYTES = 1 << 20

@@ -92,7 +92,7 @@ def embeddings_value(m: Moment) -> EmbeddingsValue:
 
 def percentile(values: np.ndarray, q: float) -> float:
     """numpy's default (linear) percentile, computed here: np.percentile's first call imports
-    numpy.ma, which froze the window for 50 ms on the first embeddings stage."""
+    numpy.ma, which froze the window on the first embeddings stage."""
     s = np.sort(values)
     pos = q / 100 * (len(s) - 1)
     lo = int(np.floor(pos))

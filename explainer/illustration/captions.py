@@ -24,7 +24,7 @@ _counted: tuple[object, int, str] = (None, 0, "")  # (a trace's prompt tokens, t
 def _prompt_chars(trace: Trace) -> tuple[int, str]:
     """Characters of the prompt's tokens, and the label of its first token that is only part of a
     character ("" when none is), found once per prompt: every caption of every press of Next
-    asks, and at 8k tokens counting them again was a millisecond of each."""
+    asks, and at 8k tokens counting them again was a real share of each press."""
     global _counted
     tokens, chars, piece = _counted
     if tokens is not trace.prompt_tokens:

@@ -96,7 +96,8 @@ class LoadFailed:
 
 @dataclass(frozen=True, slots=True)
 class Labels:
-    """The next chunk of the vocabulary's labels (a chunk unpickles in about a millisecond)."""
+    """The next chunk of the vocabulary's labels (a chunk is small enough to unpickle between two
+    frames of the window)."""
 
     labels: tuple[str, ...]
 

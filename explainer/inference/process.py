@@ -2,20 +2,20 @@
 (the parent's half; the child's, the request loop, is inference/model_child.py).
 
 Why a process and not only a thread: Python lets one thread at a time run Python code (the GIL),
-and parts of loading and running a model hold it for long stretches. Reading the tokenizer
-(`tokenizers`' Tokenizer.from_file) holds it for 0.1–0.15 s, naming every vocabulary token for
-the chart ~0.1 s, and numpy's per-step work holds it in pieces; each froze the window for as
-long (`bench --gui` measured blocks of 90–145 ms while the model loaded). A child process has an
+and parts of loading and running a model hold it for long stretches: reading the tokenizer
+(`tokenizers`' Tokenizer.from_file), naming every vocabulary token for the chart, and numpy's
+per-step work in pieces; each froze the window for as long (`bench --gui` found the window's
+longest blocks while the model loaded; README, Measured figures). A child process has an
 interpreter and a GIL of its own, so nothing it does can hold the window's. Its nice value, set
 by the window as it starts, puts all of the model below the window, its start included, so the
 GUI thread gets a CPU when it wakes (a thread of ours could lower only the threads it started).
 
 Nothing here imports Qt: the child loads no GUI, and the proxy is called from the worker thread
 (ui/worker.py), which turns what it hears into events. What crosses the pipe is messages.py's
-dataclasses. Recorded steps cross one at a time as they are made (a step unpickles in well under
-a millisecond); the run's fixed part comes with the first, and the end sends only why it
-stopped, so nothing is sent twice. The vocabulary's labels come in chunks, so that no single
-unpickling holds the window's GIL for long (a quarter-million labels took 30 ms in one piece).
+dataclasses. Recorded steps cross one at a time as they are made (a step is small to unpickle);
+the run's fixed part comes with the first, and the end sends only why it stopped, so nothing is
+sent twice. The vocabulary's labels come in chunks, so that no single unpickling holds the
+window's GIL for long (a quarter-million labels in one piece did).
 
 The child is started with "spawn" (a fresh interpreter, as on macOS and Windows): forking a
 process that runs Qt's threads is unsafe. Tests that pass an engine of their own run it in the
@@ -80,7 +80,7 @@ def spawn(name: str, device: str | None = None) -> tuple[BaseProcess, Connection
     """Start the child that loads ``name``: the process, the pipe it talks on, the pipe a stop is
     written to, and the one its weights' hash comes on. (Tests use it to speak messages.py to the
     child directly.)"""
-    import multiprocessing  # (here: its import, 15 ms with the modules it brings, is not the first window's)
+    import multiprocessing  # (here: its import, with the modules it brings, is not the first window's)
 
     from explainer.model.paths import cache_root
 

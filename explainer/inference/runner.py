@@ -93,7 +93,7 @@ def wait_for_weights(weights: Connection, give_up: StopAsked) -> WeightsChecked 
 
 def app_threads() -> int:
     """CPU threads for the model in the app: every core, as at the command line (with one
-    core left to the GUI, an 8k-token prompt took 82 s to read instead of 50 s on 2 cores).
+    core left to the GUI, a long prompt took far longer to read on 2 cores).
     The window still gets a core the moment it wants one: the model's process runs at a lower
     priority (process.py), and ONNX Runtime's idle threads sleep instead of spinning
     (runtime.py)."""
@@ -129,7 +129,7 @@ class InProcess:
             self._idle.set()
 
     def describe(self) -> Described:
-        """Every token's label is built here, next to the tokenizer (about 2 µs a token)."""
+        """Every token's label is built here, next to the tokenizer (in the model's process, not the window's)."""
         from explainer.illustration.vocab import display_piece
 
         tok = self.engine.tokenizer
@@ -180,8 +180,8 @@ class InProcess:
 
     def check_weights(self, say: Callable[[WeightsChecked], None]) -> None:
         """Hash the engine's large files in a thread of their own (model/changed.py), only while no
-        run is in hand (the first run right after the load would take 0.1 s longer to its first
-        token), then ``say`` what was found, in that thread (the model's process sends it to the
+        run is in hand (the first run right after the load would otherwise reach its first token
+        later), then ``say`` what was found, in that thread (the model's process sends it to the
         window's)."""
         from explainer.inference.messages import WeightsChecked
         from explainer.model.changed import WeightsCheck

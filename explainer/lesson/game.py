@@ -11,8 +11,8 @@ Everything is deterministic given ``seed`` (the long shot and the order come fro
 seeded with the seed and the step), so tests, replays and a saved lesson show the same round.
 Python's own generator, not numpy's (as lesson/questions.py): numpy imports numpy.random on
 first use, and the first round was its first use in the window's process, on the GUI thread in
-the middle of the first run: 12-20 ms of one turn, the GUI block of 16 ms or more that
-`bench --gui` met at about 2.4 s in 20 runs of 22.
+the middle of the first run, where it was the one GUI block past a frame's time that
+`bench --gui` met in nearly every run.
 The score is a frozen :class:`GameState`; with the passes played this run (:class:`Play`) it is
 part of the learner's record, :class:`explainer.lesson.state.LessonState`.
 """

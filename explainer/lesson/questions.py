@@ -86,7 +86,7 @@ def revealed(question: Question) -> Verdict:
 def _permutation(n: int, key: str, seed: int) -> list[int]:
     """The same order of ``n`` things for the same question and seed, every time and everywhere.
     Python's own generator, not numpy's: the lesson builds its questions before the window's
-    first paint, and numpy.random's import was 40-50 ms of it."""
+    first paint, and numpy.random's import was a large part of that."""
     order = list(range(n))
     random.Random((zlib.crc32(key.encode("utf-8")) << 32) | (seed & 0xFFFFFFFF)).shuffle(order)
     return order

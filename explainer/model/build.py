@@ -334,7 +334,7 @@ def _convert_into(
     """Convert `gguf` into a partial directory, write build.json last, swap it into place.
 
     The tokenizer and the weights come from the one reader of `gguf` (opened once: parsing
-    Gemma 3's metadata took longer than dequantising its weights); the tokenizer is built
+    Gemma 3's metadata is slower than dequantising its weights); the tokenizer is built
     first, so that the converter can let the reader go before it builds the graphs."""
     try:
         from explainer.model.convert import convert_gguf

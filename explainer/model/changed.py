@@ -1,8 +1,8 @@
 """The large files of a loaded model, hashed in the background against what its build recorded.
 
 Why: loading hashes only the files up to ``HASHED_ON_LOAD_BYTES`` (checks.py), because hashing
-the weights (``model.onnx.data``: 227 MB for the default model, about 0.2 s) on every load would
-make the learner wait for it. A bit flipped in the weights since the build (a damaged disk, a
+the weights (``model.onnx.data``, hundreds of megabytes) on every load would make the learner
+wait for it. A bit flipped in the weights since the build (a damaged disk, a
 bad copy) then went unnoticed until `explainer model verify`: the model ran and its answers were
 quietly wrong. So once a model is loaded, :class:`WeightsCheck` hashes those files in a thread of
 its own while the model already runs, and says which changed and the command that rebuilds it:
@@ -12,9 +12,8 @@ in the model's process (inference/process.py), and the window shows it in its ba
 The thread holds the GIL only between chunks: the file is read into one 1 MiB buffer (the read
 releases the GIL, and no memory grows with the file) and ``hashlib`` releases it while it hashes
 a chunk that large. Still, each chunk takes the GIL back twice, and a thread busy with Python
-code meanwhile is made to hand it over each time (a 10 ms slice of Python work took 5-16 ms
-longer while a 1 MiB-chunk hash ran beside it): so the window's process never hashes; the
-model's, which has a GIL of its own, does.
+code meanwhile is made to hand it over each time (Python work beside a hash took markedly
+longer): so the window's process never hashes; the model's, which has a GIL of its own, does.
 """
 
 from __future__ import annotations

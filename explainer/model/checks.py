@@ -18,7 +18,7 @@ from explainer.errors import ExplainerError
 from explainer.reading import parse_json, read_bounded
 
 SMALL_FILE_BYTES = 1 << 20  # config.json, tokenizer_config.json, build.json: a few hundred bytes each
-HASHED_ON_LOAD_BYTES = 8 << 20  # files up to this size are hashed on every load (tokenizer.json: 1.5 MB)
+HASHED_ON_LOAD_BYTES = 8 << 20  # files up to this size are hashed on every load (tokenizer.json, not the weights)
 REBUILD = "the model must be rebuilt: run `explainer model build --force`"
 
 

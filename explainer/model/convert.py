@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from explainer.model.gguf_weights import ModelWeights
 
 # onnx, gguf and the graph builders are imported where a build needs them: reading
-# CONVERTER_VERSION, as every model load does (build.load_built), must not cost their 0.2 s.
+# CONVERTER_VERSION, as every model load does (build.load_built), must not cost their import.
 
 Progress = Callable[[str, float], None]
 

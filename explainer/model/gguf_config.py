@@ -36,7 +36,7 @@ GEMMA3_GLOBAL_EVERY = 6  # llama.cpp's gemma3: layers i with i % 6 == 5 attend g
 GEMMA3_LOCAL_ROPE_BASE = 10000.0  # llama.cpp's default for gemma3's sliding-window layers
 # A build holds about five float32 copies of the weights at its peak (the dequantised arrays,
 # the graph's initializers, the bytes written out and the packed copies onnxruntime makes when
-# it checks the result); measured: 5.4 GB for Gemma 3 270M, 1.07 GB of float32 weights.
+# it checks the result; README, Measured figures, has Gemma 3 270M's).
 BUILD_COPIES = 5
 
 
@@ -192,7 +192,7 @@ def read_config(reader: GGUFReader) -> ModelConfig:
 
 # Upper bounds: far above any model this app can run on a laptop, and low enough that no loop
 # or table sized by them (the expected tensors' names, the RoPE tables) can exhaust memory; a
-# block_count of 2^32 - 1 once made 7.3 GB of tensor names before any message.
+# block_count of 2^32 - 1 once made gigabytes of tensor names before any message.
 MAX_LAYERS = 1024
 MAX_WIDTH = 65_536
 MAX_HEADS = 1024

@@ -2,7 +2,7 @@
 against the bytes left in the file and against a stated maximum, before anything is allocated.
 
 gguf's reader trusts the numbers it reads: a 52-byte file whose header declares an array of 2^60
-bytes made it loop and allocate for two minutes and 7.4 GB (the fault sweep, case 4). This walk
+bytes made it loop and allocate for minutes, gigabytes of it (the fault sweep, case 4). This walk
 reads the same layout (magic, version, tensor and key-value counts, each key and value, each
 tensor's name, dimensions, type and offset) with nothing but struct and offsets into the mapped
 file, so a lying number costs one comparison. What it accepts, the reader then parses as before.

@@ -1,10 +1,10 @@
-"""Opening a GGUF: once per build, with a parse three times cheaper than gguf's own.
+"""Opening a GGUF: once per build, with a parse much cheaper than gguf's own.
 
 gguf's `GGUFReader` parses the whole metadata when it is made, and keeps the file as a
 `numpy.memmap` that it slices once per value: two slices per string and one per number, over a
 million for Gemma 3's 262,144-token vocabulary (the tokens, their scores and their types). Each
 slice of a memmap is another memmap, made by Python code (`memmap.__getitem__` and
-`__array_finalize__`): 8 of the 11.7 s it took to open Gemma 3 270M, and half of the 0.7 GB the
+`__array_finalize__`): most of the time it took to open Gemma 3 270M, and half of the memory the
 parsed reader held. `LeanReader` hands the same parser a plain ndarray over the same mapping:
 the slices are made in C, the bytes are the file's mapped pages as before (nothing is copied,
 the tensors' data are still read from the file only when used), and the fields and tensors are

@@ -132,8 +132,8 @@ def q8_0_blocks(raw: np.ndarray, rows: int) -> Blocks:
 
 
 # The layer matrices the graph multiplies by their codes. Q8_0 maps exactly onto MatMulNBits'
-# 8 bits too, but onnxruntime 1.31's CPU kernel for 8 bits with float32 arithmetic is slow:
-# measured on 262,144 x 640 (one row), 3.7 s against 0.21 s for the float32 Gemm. So Q8_0
+# 8 bits too, but onnxruntime's CPU kernel for 8 bits with float32 arithmetic dequantises on
+# every call, many times slower than the float32 Gemm (README, Measured figures). So Q8_0
 # matrices are float32 in the graph (the same numbers), and only the embedding lookup reads
 # its Q8_0 codes (GatherBlockQuantized, fast).
 BLOCK_READERS = {"Q4_0": q4_0_blocks, "Q4_1": q4_1_blocks}

@@ -25,15 +25,15 @@ def attention(g: GraphBuilder, c: ModelConfig, i: int, qkv: list[str], scale: fl
     and k, writes the new keys and values into the cache buffer at their positions and
     attends over the filled positions only. The runtime binds `present` to the same buffer as
     `past`, so nothing is copied: the spelled-out attention this replaces grew every layer's
-    cache with Concat, copying all of it every step (380 MB a step at 8k), and built
+    cache with Concat, copying all of it every step (hundreds of megabytes a step at 8k), and built
     [group * S, T] scores and masks.
 
     The kernel has two paths, chosen by the `attention` input through an If:
     - with its `output_qk` (qk_output=2) it hands back the softmax weights it computed, and
       we keep the last new token's row: the layer view shows the model's own attention. It
       materialises all S x T weights per head, which is fine for one token;
-    - without it, a tiled "flash" path never materialises them: a 512-token prefill chunk at
-      8k context runs twice as fast and needs no S x T buffers. Prefill chunks whose
+    - without it, a tiled "flash" path never materialises them: a long prefill chunk runs
+      faster and needs no S x T buffers. Prefill chunks whose
       attention nobody looks at take this path, with zeros in its place.
     """
     p = f"layer{i}."

@@ -146,10 +146,10 @@ def linear(
     step reads a seventh (4-bit) or a quarter (8-bit) of the bytes of float32 weights, and stays
     exact: MatMulNBits computes sum_k x_k (codes_k - zero) scale_b in float32, and Q4_1's min
     term, sum_b (min_b + 8 scale_b) * (sum of x over block b), is a small float32 MatMul on block
-    sums of x. (Its int8 mode, accuracy_level=4, is 2.5x faster but rounds the activations the way
-    llama.cpp does. Measured on 20 prompts x 10 steps against the float32 graph: it moved
-    probabilities by up to 0.13 and changed the top token 9 times in 200; this path moved them by
-    6e-6 and changed none.) Other types are float32 matrices. Parts of different kinds (a Q4_K_M
+    sums of x. (Its int8 mode, accuracy_level=4, is faster but rounds the activations the way
+    llama.cpp does: against the float32 graph it moved probabilities far past what the engine is
+    held to and changed top tokens, where this path changed none; README, Measured figures.)
+    Other types are float32 matrices. Parts of different kinds (a Q4_K_M
     file mixes them) are multiplied each on its own and joined.
     """
     sizes = [w.shape[0] for w, _ in parts]
@@ -184,7 +184,7 @@ def embed(g: GraphBuilder, weights: ModelWeights, output: str) -> str:
     """Look the new tokens up in the embedding, from its Q8_0 codes when the GGUF has them.
 
     A float32 embedding tied to the output head is kept packed by onnxruntime's Gemm; a lookup
-    from that same float32 matrix would keep the original resident too (113 MB for SmolLM2).
+    from that same float32 matrix would keep the original resident too (the size of the head).
     The Q8_0 codes give the same numbers exactly: a code times its float16 scale is exact in
     float32, as when the converter dequantises it."""
     q8 = weights.token_embedding_blocks

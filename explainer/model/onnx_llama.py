@@ -28,7 +28,8 @@ outputs  logits           float [B, num_logits, vocab]
          attention_top_ids, attention_top_weights   int64/float [n_layers * B, n_heads, K]
                                        the K = min(ATTENTION_TOP, longest T) positions the last
                                        new token attends to most in each layer and head, strongest
-                                       first, and their softmax weights (not all rows: 72 GB at 8k);
+                                       first, and their softmax weights (not all rows: at 8k, far
+                                       more memory than a machine has);
                                        zeros with attention=false; weight 0 past a shorter row's T;
                                        one output per kind (each bound output costs a Python call)
          lens_ids, lens_probs  int64/float [n + B * num_logits, LENS_TOP]  top predictions of
@@ -65,12 +66,12 @@ IR_VERSION = 10  # the newest IR that onnxruntime 1.2x/1.3x loads
 LENS_TOP = 5
 ATTENTION_TOP = 16  # attended positions kept per layer and head
 # Whether a Q8_0 / Q4_0 output head is multiplied by its codes (MatMulNBits) rather than as
-# float32. Off. onnxruntime 1.31's CPU MatMulNBits has a fast float32 kernel for 4-bit codes only:
-# 8 bits are dequantised on every call at every accuracy level keeping float32 activations (0-3)
-# (SmolLM2's 49,152 x 576 head: 200-270 ms a call on one thread; Gemma 3's: 3.7 s). Exact as two
-# 4-bit halves (c = 16 h + l), the 4-bit kernel, bound by arithmetic, costs what float32 Gemm
-# costs for one row (7.2 vs 7.3 ms), twice it for the lens's 30 rows (47 vs 21 ms), and moves
-# probabilities by up to 5e-6. (accuracy_level 4 rounds the activations to 8 bits: not exact.)
+# float32. Off. onnxruntime's CPU MatMulNBits has a fast float32 kernel for 4-bit codes only:
+# 8 bits are dequantised on every call at every accuracy level keeping float32 activations (0-3),
+# far slower than the float32 Gemm. Exact as two 4-bit halves (c = 16 h + l), the 4-bit kernel,
+# bound by arithmetic, costs what float32 Gemm costs for one row, twice it for the lens's rows,
+# and moves probabilities by a few millionths (README, Measured figures, has the figures and the
+# version). (accuracy_level 4 rounds the activations to 8 bits: not exact.)
 HEAD_CODES = False
 
 # One layer's attention (onnx_attention_cpu.attention or onnx_attention_cuda.attention): the
@@ -337,8 +338,8 @@ def _head(g: GraphBuilder, weights: ModelWeights, x: str, chosen: str, head_code
     output, and the top predictions of every row (`lens_ids`, `lens_probs`)."""
     # Output head, tied to the token embedding, for the last `num_logits` positions only (a
     # 256-token prefill needs one row of logits, not 256), in one product with the lens rows:
-    # the head is a 113 MB float32 matrix, and reading it once for 30 rows (SmolLM2's 29 lens
-    # rows and the logits row) instead of twice saves a quarter of a short-context decode step.
+    # the head is the largest float32 matrix, and reading it once for all the rows (the lens
+    # rows and the logits row) instead of twice saves much of a short-context decode step.
     # (With 30 rows the product is bound by arithmetic, not by reading the head: multiplying
     # by the head's 8-bit codes instead would save nothing there, see HEAD_CODES.)
     c = weights.config
@@ -388,7 +389,7 @@ def _attention_tops(g: GraphBuilder, c: ModelConfig) -> None:
     (all of them when fewer). Picking the top in the graph keeps a decode step's host copy
     and the trace's share independent of the context."""
     # Each layer reduced its pass's rows (onnx_attention_cpu); the last row is picked from the small
-    # results: picking it first would copy the [n_layers, n_heads, T] weights (9 MB at 8k).
+    # results: picking it first would copy the [n_layers, n_heads, T] weights, which grow with T.
     last_row = g.const("int_m1", np.array(-1, np.int64))
     for output, layer_output in (
         ("attention_top_weights", "attention_top_w"),

@@ -6,12 +6,12 @@ the graph an external-data reference in their place; `Referenced`, the CUDA grap
 the CUDA graph the CPU graph's reference of each large constant by its name, without making its
 value. So neither graph ever holds its weights in protobuf, one dequantised read of the GGUF
 serves both graphs, and the weights are made (joined, packed) and written once: the CUDA graph
-used to make every one again, only to check its bytes against the file's and point at them
-(SmolLM2's build 17 s, Gemma 3's 75 s and 6.8 GB, against 12 s and 55 s without a CUDA graph).
+used to make every one again, only to check its bytes against the file's and point at them,
+which made a build markedly slower and larger than one without a CUDA graph.
 
 Page alignment: onnxruntime maps an external data file into memory and uses the tensors it can in
-place (the 113 MB token embedding): 45 MB less resident after loading, 45 MB lower peak while
-loading, and pages the kernel can drop and re-read instead of swapping them out.
+place (the token embedding): less resident after loading, a lower peak while loading, and pages
+the kernel can drop and re-read instead of swapping them out.
 """
 
 from __future__ import annotations

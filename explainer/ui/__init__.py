@@ -2,8 +2,8 @@
 worker thread that waits on the model (which runs in a process of its own). Nothing here calls
 the engine on the GUI thread.
 
-Start-up: numpy's OpenBLAS starts a thread per core when numpy is first imported, which took
-half of numpy's import (60 of 115 ms on 2 cores) before the window's first paint. The window's
+Start-up: numpy's OpenBLAS starts a thread per core when numpy is first imported, which was
+half of numpy's import before the window's first paint. The window's
 process multiplies only small arrays, so it asks for one thread, here, before any module of the
 window imports numpy (the model's process inherits it, and ONNX Runtime, not numpy, does its
 arithmetic). A value the user set is kept.

@@ -13,7 +13,7 @@ answer that ended in line breaks scrolled its last, empty lines into view and th
 A very long prompt is shown by its last PROMPT_CHARS characters, after a line that says how many
 come before (the prompt box above holds it whole). Qt lays out a whole paragraph again when its
 end changes, and the answer continues the prompt's last paragraph: a pasted document of 8k
-tokens in one paragraph (40,000 characters) took 10 ms a token to lay out, and its paint more.
+tokens in one paragraph was laid out again at every token, and painted again.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class AnswerView(QTextEdit):
 
         Written in the next turn of the event loop, not in the press of Next that asks: Qt lays
         out the whole paragraph it changes, and after a prompt of 8k tokens in one paragraph
-        that took 7 ms, which made every press that appends a token a stall. Presses faster
+        that made every press that appends a token a stall. Presses faster
         than the loop turns write only the last text."""
         if value is None or not value.prompt_text:
             self._asked = ("", "")
@@ -128,7 +128,7 @@ class AnswerView(QTextEdit):
 
     def _change_answer(self, old: str, new: str) -> bool:
         """The same prompt: change only the answer's end, if that can be done (False: it cannot).
-        Writing the whole text again took 7 ms a press of Next on an 8k-token prompt.
+        Writing the whole text again held every press of Next on an 8k-token prompt.
 
         Shortening needs where the shorter answer ended in the document, which only the document
         knows (it reads "\r\n" as one character, and counts in UTF-16): ``_ends`` keeps that

@@ -34,7 +34,8 @@ def skip_pyside_source_scan() -> None:
     For its opt-in ``from __feature__ import snake_case``, PySide6 replaces ``__import__`` and,
     after every import, reads the imported module's whole source (inspect.getsource) to see
     whether it names PySide6. Nothing here uses ``__feature__``, and the window's start-up imports
-    some 270 modules after Qt: the reading cost about 0.1 s of the first window. A module PySide6
+    some hundreds of modules after Qt, and the reading was a large share of the first window's
+    time. A module PySide6
     has not seen is one whose feature set it leaves as it was (none, here)."""
     import builtins
 
@@ -50,8 +51,8 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     PySide6 lets go of the GIL around its calls into Qt, so a handler of the window that makes
     twenty of them takes the GIL back twenty times; while another thread runs Python (the
     chart library's import, the worker taking in a step), each time waits for that thread's
-    switch interval. At Python's 5 ms the window froze for 70-140 ms while pyqtgraph was
-    imported in the background; at 0.5 ms, for at most about 20."""
+    switch interval. At Python's default interval the window froze for long stretches while
+    pyqtgraph was imported in the background; at SWITCH_INTERVAL_S, for far less."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     skip_pyside_source_scan()
     existing = QApplication.instance()
@@ -83,16 +84,16 @@ def window_icon() -> QIcon:
 
 def collect_later() -> None:
     """No garbage collection until the window is on screen: the start-up makes tens of
-    thousands of objects that live as long as the app, and the collector ran 117 times over
-    them (94 ms in all, one full pass of 36 ms) before the first frame. See :func:`open_window`."""
+    thousands of objects that live as long as the app, and the collector ran over them again
+    and again before the first frame. See :func:`open_window`."""
     gc.disable()
 
 
 def freeze_long_lived() -> None:
     """Move everything made so far (modules, classes, Qt wrappers, the model's vocabulary: objects
     that live as long as the app) out of the collector's sight, so no later full collection walks
-    them (one did, holding the GIL for 30-50 ms, just after the window appeared). O(1): no
-    collection runs here; what start-up left as garbage stays (about 400 objects, 80 kB)."""
+    them (one did, holding the GIL just after the window appeared). O(1): no collection runs
+    here; what start-up left as garbage stays (a few hundred objects)."""
     gc.freeze()
 
 
@@ -100,7 +101,7 @@ def collect_once_imported(window: QWidget) -> None:
     """Import the chart library in the background (ui/background_import.py), then collect
     garbage on the GUI thread only (ui/gui_thread_gc.py). The collector, off since start-up
     (:func:`collect_later`), starts only once the import has ended: a collection inside the
-    import held the GIL, and froze the window, for 20-45 ms at a time. The import's modules and
+    import held the GIL, and froze the window, for more than a frame at a time. The import's modules and
     classes first leave its sight, like the start-up's."""
     imported = threading.Event()
 
@@ -128,16 +129,16 @@ class _AfterFirstPaint(QObject):
 
 def after_first_paint(widget: QWidget, fn: Callable[[], object]) -> None:
     """Run ``fn`` once ``widget`` has been painted for the first time. Work that competes for
-    the GIL (the chart library's import) started earlier delayed the first frame by 0.3 s."""
+    the GIL (the chart library's import) started earlier delayed the first frame."""
     _AfterFirstPaint(widget, fn)
 
 
 # The model's load starts this long after the first paint. Its first part runs in the worker
 # thread of this process (the files' checks, importing multiprocessing, starting the model's
-# process: about 30 ms of Python), and in the window's first moments after its first paint (the
-# panels it deferred, the chart library's first slices) it shared the GIL with them and doubled
-# their time: a 25-45 ms stall, 0.1 s after which the window is idle. The model takes about a
-# second to load either way; it arrives this much later, before anyone can have typed a prompt.
+# process: Python work), and in the window's first moments after its first paint (the panels it
+# deferred, the chart library's first slices) it shared the GIL with them and doubled their
+# time: a stall, shortly after which the window is idle. The model takes far longer than this
+# delay to load either way; it arrives this much later, before anyone can have typed a prompt.
 LOAD_AFTER_PAINT_MS = 100
 
 

@@ -1,6 +1,6 @@
 """Imports done once the window is on screen, without freezing it or racing Qt: the window's
-own parts (ui/window_parts.py, some 0.3 s) and then the chart library (pyqtgraph, a quarter of a
-second; the chart imports it when first drawn, by when this has usually done it).
+own parts (ui/window_parts.py) and then the chart library (pyqtgraph; the chart imports it when
+first drawn, by when this has usually done it).
 
 Each is done in two parts:
 

@@ -2,8 +2,8 @@
 for a frame's time.
 
 `explainer` shows the window's frame first (its title, place, size and colours: a bare Qt
-window's cost), then builds the rest here. Its parts' modules (ui/window_parts.py, some 0.3 s
-with numpy) are imported in a thread, after Qt's classes are made on this thread in slices
+window's cost), then builds the rest here. Its parts' modules (ui/window_parts.py, numpy with
+them) are imported in a thread, after Qt's classes are made on this thread in slices
 (ui/background_import.py says why); then the parts are made, one at a time, in turns of the
 event loop of their own, each a few milliseconds. The window paints what has been made as it
 goes; the model's load starts once all is made (ui/app.py).

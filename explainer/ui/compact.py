@@ -147,7 +147,7 @@ class CompactControls(QObject):
     def shown_theme(self) -> Theme:
         """The window's theme as drawn: at the learner's text size, with its smallest text made
         readable at the window's width (folded or not: with both docks open a 1920-wide window
-        drew 8-unit labels at 6.6 px)."""
+        drew its smallest labels well under MIN_TEXT_PX)."""
         w = self.window
         theme = THEMES[w.theme_name]
         if w.text_scale != theme.text_scale:

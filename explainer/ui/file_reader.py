@@ -1,8 +1,8 @@
 """A file read in a thread and shown on the GUI thread once read.
 
-A saved run is tens of megabytes of arrays: a 64-token run's raw scores alone are 12 MB, a
-256-step run at 8k context 67 MB. Reading and checking one took 30 ms to a quarter of a second,
-frames a playing illustration would drop and a clicker's press would wait for. So the reading
+A saved run is tens of megabytes of arrays, most of them the raw scores. Reading and checking
+one takes from a few frames' time to a good part of a second, frames a playing illustration
+would drop and a clicker's press would wait for. So the reading
 (plain Python and numpy, no Qt) runs in a thread of its own, and its outcome comes back to the
 GUI thread through a queued signal, where it is shown.
 

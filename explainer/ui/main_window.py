@@ -94,8 +94,8 @@ class MainWindow(WindowFace):
     def _build(
         self, controller: EngineController | Callable[[], EngineController] | None, model: str | None
     ) -> Generator[None, None, None]:
-        """The window's parts, one per step (a step takes a few milliseconds once the modules
-        are imported: the first frame's 16 ms are not held up by any of them)."""
+        """The window's parts, one per step (once the modules are imported, each step is short
+        enough that no frame waits for it)."""
         from explainer.ui import window_parts as parts
 
         yield from self._build_diagram()

@@ -1,7 +1,7 @@
 """The Model menu: the models built in the cache (one checked: the one loaded), and Open model (GGUF)….
 
 The list is read again each time the menu opens (explainer/model/catalog.py reads two small files
-per model, a few milliseconds), so a model added from a terminal shows up without a restart.
+per model), so a model added from a terminal shows up without a restart.
 Choosing one asks the window to switch (the worker loads it; the GUI thread never waits);
 Open model (GGUF)… asks it for a file and builds that in the worker, with the build panel's progress.
 """
@@ -31,7 +31,7 @@ class ModelMenu:
         self.chooser, self.menu, self.open_gguf = chooser, menu, open_gguf
         self.group = QActionGroup(self.menu)
         self.models: dict[str, QAction] = {}
-        # listed when it opens (reading every built model's files took 5 ms of the first window)
+        # listed when it opens (reading every built model's files held up the first window)
         self.menu.aboutToShow.connect(self.refresh)
 
     def check(self, name: str) -> None:

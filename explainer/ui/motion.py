@@ -12,9 +12,9 @@ for, so it cannot tell "off on purpose" from "unknown". So the preference is rea
 from EXPLAINER_REDUCE_MOTION (1 or 0, for any desktop and for tests; see README) and GNOME's
 org.gnome.desktop.interface enable-animations (what GNOME's Reduce animation switch sets).
 
-GNOME's answer comes from a `gsettings` process (30 ms with its fork on a 2-core machine), so it
-is asked on a thread and applied when it comes, a few milliseconds after the first window is
-painted and long before a learner can start a run; a choice the learner made meanwhile wins.
+GNOME's answer comes from a `gsettings` process (a fork and an exec), so it is asked on a
+thread and applied when it comes, just after the first window is painted and long before a
+learner can start a run; a choice the learner made meanwhile wins.
 """
 
 from __future__ import annotations

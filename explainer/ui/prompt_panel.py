@@ -61,7 +61,7 @@ class PromptPanel(QWidget):
         self.prompt.setMinimumHeight(70)
         self.prompt.setMaximumHeight(120)
         # its scrollbar always there: one appearing under a long paste narrowed the box and had
-        # Qt wrap the whole text a second time (4 of the 18 ms an 8k-token paste held the window)
+        # Qt wrap the whole text a second time (a fifth of what an 8k-token paste held the window)
         self.prompt.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.prompt.setToolTip(word("tip"))
         self.prompt.setAccessibleName(word("title"))  # (in the folded bar too: it is the same box)

@@ -1,7 +1,7 @@
 """The Queue view: every class request's life on one measured time axis, beside a list of figures.
 
 Why pyqtgraph: the lives grow while the class's requests run (forty of them, each token a tick),
-and pyqtgraph redraws a few thousand points in a millisecond or two. Each kind of shape (the
+and pyqtgraph redraws a few thousand points well within a frame. Each kind of shape (the
 waits, the prefills, the decode ticks, ...) is one item, its data replaced as a whole
 (classroom/timeline.py gathers them), so a redraw costs the same few calls however many requests
 there are. The timeline (ui/queue_plot.py) imports pyqtgraph at its top: this view is imported

@@ -4,7 +4,7 @@ while the window is already on screen (ui/main_window.py, ``build_in_turns``).
 The window's own module imports only Qt and the few light modules its first frame needs (its
 words, its settings, the theme's colours); its parts (the diagram, the docks, the lesson, the
 controller over the model's process) and everything they import, numpy included, come from
-here, about 0.3 s of imports that would otherwise stand between the launch and the window.
+here, imports that would otherwise stand between the launch and the window.
 """
 
 from __future__ import annotations

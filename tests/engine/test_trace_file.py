@@ -243,8 +243,9 @@ def test_a_damaged_array_header_in_a_valid_zip_is_named(tmp_path, saved, header)
 
 
 def test_a_prompt_in_a_trace_passes_the_bound_a_typed_one_does(tmp_path, saved):
-    """The fault sweep: a trace whose stored prompt is 10 MB became an 11 MB web page with 1.6 GB
-    of memory, though typing that prompt is refused. Now the same rule refuses it at load."""
+    """The fault sweep: a trace whose stored prompt is huge became a web page as large, and took
+    memory many times that, though typing that prompt is refused. Now the same rule refuses it at
+    load."""
     m = _members(saved)
     header = json.loads(m["trace.json"])
     header["prompt"] = "a" * (10 << 20)

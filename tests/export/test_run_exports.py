@@ -105,8 +105,8 @@ def test_a_stage_that_repeats_the_last_is_held_not_stored_again(paris, tmp_path,
 
 @pytest.mark.parametrize("name", ["run.gif", "run.png"])
 def test_each_picture_is_in_the_file_before_the_next_is_drawn(paris, tmp_path, monkeypatch, name):
-    """The fault sweep's case 10: a GIF at scale 2.5 once held every picture until the end (1.6 GB
-    for 4 tokens). Now each is encoded into the file as soon as it is drawn, so memory holds one
+    """The fault sweep's case 10: a GIF at scale 2.5 once held every picture until the end
+    (gigabytes for a few tokens). Now each is encoded into the file as soon as it is drawn, so memory holds one
     picture whatever the run's length: checked here at 2.5 on the pictures' order of events (the
     sweep, `python -m tests.fault_sweep --only 10`, measures the memory)."""
     import explainer.export.animation as animation
@@ -319,7 +319,7 @@ def test_progress_is_shown_as_json_lines_for_the_app(saved, tmp_path):
 
 
 def test_a_web_page_shows_its_progress_too(saved, tmp_path):
-    """Drawing a page is most of its time (16 s a theme for 64 tokens): the app's dialog moves."""
+    """Drawing a page is most of its time (each theme's drawings in turn): the app's dialog moves."""
     _, fractions = progress_lines("--trace", str(saved), "--out", str(tmp_path / "r.html"), "--theme", "all")
     assert fractions[len(fractions) // 3] <= 0.4  # three themes: the first third of the lines is the first theme
     assert (tmp_path / "r.html").stat().st_size > 10_000

@@ -1,6 +1,6 @@
 """A build parses its GGUF once (explainer.model.gguf_open.OpenGguf): the check, the tokenizer
-and the weights share one reader (opening Gemma 3 270M took 11.7 s each time, three times per
-`model add`), and the reader is gone before the graphs, the build's peak of memory, are made."""
+and the weights share one reader (opening Gemma 3 270M is slow, and it was opened three times
+per `model add`), and the reader is gone before the graphs, the build's peak of memory, are made."""
 
 from __future__ import annotations
 

@@ -91,8 +91,8 @@ def test_graph_agrees_with_numpy_on_the_real_weights(runtime, tokenizer, weights
 
 def test_k_quant_tensors_are_gguf_py_dequantize(gemma_gguf, weights):
     """Real Q4_K and Q6_K blocks read as exactly gguf-py's dequantize of them. The blocks are
-    found by LeanReader, gguf's GGUFReader with a parse three times cheaper (GGUFReader takes
-    20 s on Gemma's vocabulary); test_gguf_open.py checks it finds the same tensors and bytes."""
+    found by LeanReader, gguf's GGUFReader with a much cheaper parse (GGUFReader is slow on
+    Gemma's vocabulary); test_gguf_open.py checks it finds the same tensors and bytes."""
     from gguf.quants import dequantize
 
     from explainer.model.gguf_open import LeanReader

@@ -149,7 +149,7 @@ def test_the_documented_keys_step_the_diagram_it_has_the_focus(qtbot, window):
     qtbot.keyClick(w.view, K.Key_Home)
     assert w.position == first
     near_the_end = walk.prev(walk.prev(walk.last()))
-    w.stepper.show(near_the_end)  # (Play dwells on every stage: from the start it took 7 s)
+    w.stepper.show(near_the_end)  # (Play dwells on every stage: from the start it takes long)
     qtbot.keyClick(w.view, K.Key_P)
     assert w.stepper.playing
     qtbot.waitUntil(lambda: not w.stepper.playing, timeout=20_000)

@@ -38,7 +38,7 @@ window.shutdown()
 print(json.dumps(seen))
 """
 
-# class mode's server, QR code and network probe come when it starts: 0.3 s of the first window
+# class mode's server, QR code and network probe come when it starts, not in the first window
 NOT_DRAWN = ("onnxruntime", "tokenizers", "pyqtgraph", "onnx", "gguf", "aiohttp", "segno", "psutil")
 
 

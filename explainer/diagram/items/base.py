@@ -60,7 +60,7 @@ def text_width(text: str, f: QFont) -> float:
 
 def elide(text: str, f: QFont, width: float, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> str:
     # no glyph is under a pixel wide, so ``width`` characters from the kept end are all that can
-    # show: a 25,000-character prompt is cut first (measuring all of it took a millisecond a call)
+    # show: a long prompt is cut first (measuring all of it cost the GUI thread at every call)
     keep = int(width) + 16
     if len(text) > keep:
         text = text[-keep:] if mode == Qt.TextElideMode.ElideLeft else text[:keep] + "…"

@@ -29,7 +29,7 @@ def layout_chips(
     HEAD_CHIPS, a "more" chip, and as many of the last chips as fit.
 
     ``width_of(i)`` is asked only for chips that are tried: an 8,000-token context measures the
-    hundred or so that can be shown, not all of them (it was 80 ms a frame)."""
+    hundred or so that can be shown, not all of them (all of them held every frame up)."""
 
     def place(seq: list[tuple[int | None, float]]) -> list[tuple[float, float]] | None:
         x, row, out = 0.0, 0, []

@@ -143,7 +143,7 @@ class LayerStackItem(Panel):
         """Show the pass after ``progress`` layers (0..n); the sweep animates this.
 
         Only rows whose state changes are restyled: the sweep calls this on every animation
-        frame, and restyling all 30 rows each time cost the GUI thread about 4 ms a frame.
+        frame, and restyling every row each time held the GUI thread at every frame.
         """
         value, theme = self._value, self._theme
         if value is None or theme is None:

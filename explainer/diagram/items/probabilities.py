@@ -11,10 +11,9 @@ The chosen token is told by more than its colour (WCAG 1.4.1): its bar is outlin
 ◀, its label is bold, and on the cumulative bar its span is outlined and the marker points at
 it. Cut bars are dashed outlines with the word "cut".
 
-No PlotItem: its view box, axes and layout cost 0.3 s to build and milliseconds per update,
-for a chart whose axes we draw ourselves. pyqtgraph itself is imported when the first chart
-is drawn, or earlier in the background by the app, so the window does not wait the half
-second its import takes.
+No PlotItem: its view box, axes and layout are slow to build and to update, for a chart whose
+axes we draw ourselves. pyqtgraph itself is imported when the first chart is drawn, or earlier
+in the background by the app, so the window does not wait for its import.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :class:`ClassMode` owns the :class:`~explainer.classroom.queue.ClassQueue`, the
 :class:`~explainer.classroom.server.ClassServer` and the adapter that brings the server's events
 into the GUI thread. :meth:`ClassMode.start` binds the server (it blocks only until the socket is
-bound, at most ~2 s) and hands the queue to the worker (``controller.serve_class``);
+bound, at most the server's START_TIMEOUT_S) and hands the queue to the worker (``controller.serve_class``);
 :meth:`ClassMode.stop` closes the server and every connection and takes the queue back. Quitting
 the app stops it too.
 
@@ -165,7 +165,7 @@ class ClassMode(QObject):
         queue = ClassQueue(moderated=self.moderated, blocked=self.blocked)
         # (a token streamed changes no list the app shows by its lives: only a request's state does)
         queue.listen(lambda change: self.queue_changed.emit() if change.token is None else None)
-        from explainer.classroom.server import ClassServer  # (aiohttp costs the first window 0.26 s)
+        from explainer.classroom.server import ClassServer  # (aiohttp: not the first window's import)
 
         server = ClassServer(queue, self.adapter.on_event, limits=limits)
         outcome = server.start(bind, port)

@@ -48,7 +48,7 @@ def short_address(url: str) -> str:
 
 def qr_matrix(url: str) -> list[list[bool]]:
     """The QR code's modules (True: dark), without the quiet zone."""
-    import segno  # (with its writers' imports, 50 ms the first window need not wait for)
+    import segno  # (with its writers' imports: the first window need not wait for them)
 
     code = segno.make(url, error="m", micro=False)
     return [[bool(v) for v in row] for row in code.matrix]

@@ -37,8 +37,8 @@ TOUR_SHARE = 0.66  # ... and at most this share of the dock's height, the tabs k
 
 class _Page(QScrollArea):
     """A tab's page: its section, in a scroll area. It takes the section in when its tab is first
-    shown (fill): laying out and polishing the sections of tabs nobody has opened yet was about
-    20 ms of the window's first paint. Until then the section is a hidden child of the page, so
+    shown (fill): laying out and polishing the sections of tabs nobody has opened yet held up
+    the window's first paint. Until then the section is a hidden child of the page, so
     what the lesson writes into it meanwhile is kept, and drawn when the tab opens."""
 
     def __init__(self, section: QWidget) -> None:
@@ -72,8 +72,8 @@ class Sections(NamedTuple):
 
 
 def made_sections(texts: LessonTexts) -> Generator[None, None, Sections]:
-    """Make the sections, one per step (a few milliseconds each; all at once, 30-40 ms, held
-    the event loop of a window built in turns: ui/build_in_turns.py)."""
+    """Make the sections, one per step (all at once, they held the event loop of a window built
+    in turns past a frame's time: ui/build_in_turns.py)."""
     tour = TourSection(texts)
     yield
     predict = PredictSection(texts)

@@ -146,8 +146,8 @@ def _connect_reports(window: LessonInstallHost, dock: LessonDock, session: Lesso
     # an open guess: nothing drawn names the answer
     window.scene.set_answer_rule(Predictor.LEARNER, session.answer_open)
     session.answer_changed.connect(window.scene.answer_changed)
-    # in an event-loop turn of its own: rebuilding the questions and the scale for the new model
-    # takes ~10 ms, which with the window's own work made the model's arrival a 20-30 ms stall
+    # in an event-loop turn of its own: rebuilding the questions and the scale for the new model,
+    # with the window's own work in the same turn, made the model's arrival a stall
     # (a timer's turn, ui/next_turn.py: a zero-delay call was handled in the same pass)
     arrivals: NextTurn[LoadedModel] = NextTurn(lambda model: _model_ready(session, model), session)
     window.controller.on(ModelReady, lambda event: arrivals.later(event.model))

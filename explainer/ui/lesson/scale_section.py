@@ -35,7 +35,7 @@ class ScaleSection(QWidget):
         col.addWidget(self.title)
         col.addWidget(self.provenance)
         self.grid = grid = QGridLayout()
-        # 6 px between the columns: on a 1366 x 768 laptop the Lesson dock is 377 px wide, and 10 px
+        # 6 px between the columns: on a 1366 x 768 laptop the Lesson dock is narrow, and 10 px
         # made the table wider than its page (it scrolled sideways, at any Text size)
         grid.setHorizontalSpacing(6)
         grid.setVerticalSpacing(6)

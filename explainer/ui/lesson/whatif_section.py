@@ -3,7 +3,7 @@
 At a pass's sampling stage the sliders start at the run's own settings (temperature 0..2 with 0
 greedy, top-k 0 = off .. 100, top-p 0.05 .. 1) and every move redoes that step's sampling with
 :func:`explainer.lesson.whatif.what_if`: the sampler's own function on the step's recorded
-logits, with the step's own random number. It costs 15-30 ms, so moves are coalesced: a slider
+logits, with the step's own random number. It costs about a frame's time, so moves are coalesced: a slider
 only restarts a zero-delay timer, and the chart is computed once per event-loop turn however
 many moves arrived; and nothing is computed while the section is out of sight (stepping
 through a run with the What if? tab closed costs nothing), only when it is shown. Everything
