@@ -4,18 +4,10 @@ Picking the next token is where "the model" turns into "the answer", so the app
 shows each stage separately: the raw distribution, the effect of temperature,
 of top-k and of top-p, and finally the random draw.  Every stage is a full
 vocabulary probability vector so the UI can draw any of them, and the final
-choice is a pure function of the recorded numbers (:func:`pick_from`), so a
-marker drawn on the cumulative bar lands exactly on the token that was chosen.
-
-Draw convention (what :func:`pick_from` does, and what the UI must draw):
-
-1. sort the final distribution by probability, descending; ties are broken by
-   the lower token id first (a stable sort on ``-p``);
-2. take cumulative sums and divide them by the last one, so the bar ends at
-   exactly 1.0;
-3. the chosen token is the first whose cumulative sum is strictly greater
-   than ``draw`` (``searchsorted(..., side="right")``), clipped to the last
-   token with nonzero probability.
+choice is a pure function of the recorded numbers
+(:func:`explainer.engine.ranking.pick_from`, whose module says the draw's
+convention), so a marker drawn on the cumulative bar lands exactly on the token
+that was chosen.
 """
 
 from __future__ import annotations
@@ -27,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from explainer.engine.ranking import pick_from, ranked, renormalise, top_order
 from explainer.engine.sampling_limits import MAX_NEW_TOKENS_LIMIT, MAX_TEMPERATURE
 from explainer.errors import ExplainerError
 
@@ -169,7 +162,7 @@ class SampleResult:
     Each stage sums to 1 with zeros where a cut removed a token.  With top-k
     off ``after_top_k`` equals ``after_temperature``; with top-p 1
     ``after_top_p`` equals ``after_top_k``.  ``draw`` is the uniform number in
-    [0, 1) that picked ``chosen`` from ``after_top_p`` (see :func:`pick_from`);
+    [0, 1) that picked ``chosen`` from ``after_top_p`` (see :func:`~explainer.engine.ranking.pick_from`);
     it is None for greedy decoding.
     """
 
@@ -190,86 +183,6 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     e = np.exp((x - x.max()) / float(temperature))
     out: np.ndarray = e / e.sum()
     return out
-
-
-_BLOCK = 64  # ids in each block whose maximum bounds the top of a distribution (see _top_order)
-
-
-def _order(probs: np.ndarray) -> np.ndarray:
-    """Ids by probability descending, lower id first on ties."""
-    return np.argsort(-probs, kind="stable")
-
-
-def _ranked(probs: np.ndarray) -> np.ndarray:
-    """The ids with any probability, as :func:`_order` puts them first (the zeros add nothing)."""
-    kept = np.flatnonzero(probs > 0)  # (a mask: numpy finds a float array's nonzeros much slower)
-    return kept[np.argsort(-probs[kept], kind="stable")]
-
-
-def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
-    """The first ``n`` ids of :func:`_order`, exactly, without sorting the whole vocabulary (four
-    times a step). They are the ids at least as likely as the n-th largest, in id order, stably
-    sorted; found from a bound, not a partition (which was a third of a batched row's
-    recording): with the ids in blocks of :data:`_BLOCK`, the n largest block maxima come from n
-    blocks, each holding an id at least that likely, so the n-th largest maximum is at most the
-    n-th largest probability, and the ids at or above it are a few more than n."""
-    if n >= probs.size:
-        return _order(probs)[:n]
-    if n <= 0:
-        return np.zeros(0, np.int64)
-    likely = probs > 0
-    if np.count_nonzero(likely) <= n:
-        # k <= n ids have any probability (one-hot, a top-k cut): the first n - k zeros follow
-        ordered = _ranked(probs)
-        return np.concatenate([ordered, np.flatnonzero(probs[:n] == 0)[: n - ordered.size]])
-    whole = probs.size - probs.size % _BLOCK
-    # block j holds the ids j, j + size/_BLOCK, ... (any split bounds alike; this one reads rows)
-    maxima = probs[:whole].reshape(_BLOCK, -1).max(axis=0)
-    if whole < probs.size:
-        maxima = np.append(maxima, probs[whole:].max())
-    if maxima.size > n:
-        bound = np.partition(maxima, maxima.size - n)[maxima.size - n]
-        candidates = np.flatnonzero(probs >= bound if bound > 0 else likely)
-    else:
-        candidates = np.flatnonzero(probs >= np.partition(probs, probs.size - n)[probs.size - n])
-    return candidates[np.argsort(-probs[candidates], kind="stable")][:n]
-
-
-def _renormalise(probs: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(probs)
-    out[keep] = probs[keep]
-    normalised: np.ndarray = out / out.sum()
-    return normalised
-
-
-def pick_from(final_probs: np.ndarray, draw: float) -> int:
-    """The token that ``draw`` selects from ``final_probs`` (see module docstring). Pure and
-    deterministic, so the UI and the tests can reproduce the sampler's choice from the recorded
-    distribution and draw."""
-    p = np.asarray(final_probs, dtype=np.float64)
-    if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)) or np.any(p < 0) or p.sum() <= 0:
-        raise ExplainerError(
-            "Cannot pick a token: the probabilities must be a non-empty vector of "
-            "finite, non-negative numbers with a positive sum.",
-            "This is a bug in the engine; please report it.",
-        )
-    if not 0.0 <= draw < 1.0:
-        raise ExplainerError(f"The random draw must be in [0, 1), got {draw!r}.", "This is a bug in the engine.")
-    order = _ranked(p)
-    cum = np.cumsum(p[order])
-    cum = cum / cum[-1]
-    index = min(int(np.searchsorted(cum, draw, side="right")), order.size - 1)
-    return int(order[index])
-
-
-def top_candidates(probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """The ``n`` most likely ids (descending, lower id first on ties), their
-    probabilities, and the probability mass outside them (clipped at 0)."""
-    p = np.asarray(probs, dtype=np.float64)
-    ids = _top_order(p, max(int(n), 0))
-    top = p[ids]
-    rest = max(0.0, 1.0 - float(top.sum()))
-    return ids.astype(np.int64), top, rest
 
 
 def _check_logits(logits: np.ndarray) -> np.ndarray:
@@ -330,15 +243,15 @@ def sampling_stages(logits: np.ndarray, settings: SamplingSettings) -> SamplingS
 
     after_k = after_t.copy()
     if 0 < s.top_k < after_t.size:
-        after_k = _renormalise(after_t, _top_order(after_t, s.top_k))
+        after_k = renormalise(after_t, top_order(after_t, s.top_k))
 
     after_p = after_k.copy()
     if s.top_p < 1.0:
-        order = _ranked(after_k)  # the nucleus is among them
+        order = ranked(after_k)  # the nucleus is among them
         cum = np.cumsum(after_k[order])
         n = int(np.searchsorted(cum, s.top_p - TOP_P_TOLERANCE, side="left")) + 1
         n = max(1, min(n, order.size))
-        after_p = _renormalise(after_k, order[:n])
+        after_p = renormalise(after_k, order[:n])
 
     return SamplingStages(raw, after_t, after_k, after_p, int(np.count_nonzero(after_p > 0)), None)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from explainer.engine.sampler import SampleResult, top_candidates
+from explainer.engine.ranking import top_candidates
+from explainer.engine.sampler import SampleResult
 from explainer.engine.trace import StepSampling, TokenRef, TopList
 
 

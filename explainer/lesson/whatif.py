@@ -3,7 +3,7 @@
 A step records the model's raw next-token scores (``Step.logits``) and the random number the
 sampler drew. Rerunning :func:`explainer.engine.sampler.sampling_stages` (the very function the
 sampler uses) on those scores with new temperature / top-k / top-p settings gives exactly the
-distributions the sampler would have computed, and :func:`~explainer.engine.sampler.pick_from`
+distributions the sampler would have computed, and :func:`~explainer.engine.ranking.pick_from`
 shows where the *same* random number now lands. So sliders can reshape a step live, and the
 numbers are the sampler's own, not an imitation.
 
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explainer.content.texts import LessonTexts
-from explainer.engine.sampler import SamplingSettings, SamplingStages, pick_from, sampling_stages
+from explainer.engine.ranking import pick_from
+from explainer.engine.sampler import SamplingSettings, SamplingStages, sampling_stages
 from explainer.engine.trace import Step
 from explainer.illustration.captions import chart_labels
 from explainer.illustration.formatting import percent, quoted

@@ -10,16 +10,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from explainer.engine.ranking import pick_from, top_candidates, top_order
 from explainer.engine.sampler import (
     InvalidSetting,
     Sampler,
     SampleResult,
     SamplingSettings,
-    _top_order,
-    pick_from,
     sampling_stages,
     softmax,
-    top_candidates,
 )
 from explainer.errors import ExplainerError
 
@@ -364,7 +362,7 @@ def test_the_top_lists_and_the_pick_equal_a_full_sort_with_zeros_and_ties(seed):
         p /= p.sum()
         full = np.argsort(-p, kind="stable")
         for n in (1, 5, 10, 40, v, v + 3):
-            assert list(_top_order(p, n)) == list(full[:n]), (kept, n)
+            assert list(top_order(p, n)) == list(full[:n]), (kept, n)
         for draw in [*rng.random(20), 0.0, float(np.nextafter(1.0, 0.0))]:
             assert pick_from(p, float(draw)) == _full_sort_pick(p, float(draw))
 
@@ -388,4 +386,4 @@ def test_the_top_lists_of_a_real_sized_vocabulary_equal_a_full_sort(seed):
     p /= p.sum()
     full = np.argsort(-p, kind="stable")
     for n in (1, 10, 40, 50, 200, 1000):
-        assert list(_top_order(p, n)) == list(full[:n]), n
+        assert list(top_order(p, n)) == list(full[:n]), n

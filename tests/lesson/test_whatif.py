@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from explainer.content.assets import load_texts
-from explainer.engine.sampler import InvalidSetting, SampleResult, SamplingSettings, pick_from
+from explainer.engine.ranking import pick_from
+from explainer.engine.sampler import InvalidSetting, SampleResult, SamplingSettings
 from explainer.engine.trace_file import load_trace
 from explainer.engine.trace_sampling import step_sampling
 from explainer.illustration.formatting import quoted

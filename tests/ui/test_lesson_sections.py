@@ -12,7 +12,8 @@ from PySide6.QtCore import Qt
 from explainer.content.assets import load_texts
 from explainer.content.glossary import HREF_PREFIX
 from explainer.content.texts import QuestionKind
-from explainer.engine.sampler import SamplingSettings, pick_from, sampling_stages
+from explainer.engine.ranking import pick_from
+from explainer.engine.sampler import SamplingSettings, sampling_stages
 from explainer.illustration.formatting import byte_size, milliseconds, percent
 from explainer.lesson.facts import exact_count
 from explainer.lesson.game import GameState, reveal

@@ -4,8 +4,8 @@ One object owns the learner's record, a :class:`~explainer.lesson.state.LessonSt
 tour is, the quiz, the game's score and this run's rounds played): it turns what happens in the
 window into the state's events (every frame shown, a setting changed, a run finished, a round
 played, a slider moved, a question answered), stores the new state in the app's settings the
-moment it changes (under one key, so the lesson resumes where it was left, even after a crash),
-and gives it to the sections to show. The sections keep no copy of their own to fall out of
+moment it changes (ui/lesson/record.py: the lesson resumes where it was left, even after a
+crash), and gives it to the sections to show. The sections keep no copy of their own to fall out of
 step. It reads only what the window already has (the recorded trace, the loaded
 model's description and vocabulary): the GUI thread never waits on the model here.
 """
@@ -44,12 +44,12 @@ from explainer.ui.lecture import Lecture
 from explainer.ui.lesson.dock import LessonDock
 from explainer.ui.lesson.pointer import TourPointer
 from explainer.ui.lesson.projector_note import ProjectorNote
+from explainer.ui.lesson.record import keep_record, restore_record
 from explainer.ui.lesson.show_me import Pointing, Section, ShowMe, pointing, show_me
 from explainer.ui.lesson.task_opener import TaskOpener
 from explainer.ui.next_turn import NextTurn
 from explainer.ui.settings import AppSettings
 from explainer.ui.stepper import RunOnScreen
-from explainer.ui_model import settings_schema as S
 from explainer.ui_model.room_layout import Place
 
 
@@ -82,7 +82,7 @@ class LessonSession(QObject):
         self.tour = self.texts.tour
         self.completed = False  # the completion page was shown in this session
         self.questions: tuple[Question, ...] = ()
-        self.state = self._restore()
+        self.state = restore_record(window.settings, self.tour)
         self._push()
         self.rounds = Rounds()  # the rounds of the run on screen, made once per pass
         self.model: ModelInfo | None = None
@@ -105,22 +105,6 @@ class LessonSession(QObject):
         self._rebuild()
         self.dock.show_complete_tab(False)  # (until the lesson is complete in this session)
         self._refresh(moved=False)
-
-    def _restore(self) -> LessonState:
-        """The record as it was left. A store from before the one record has the three parts
-        under their old keys instead: they are read once, written as the one record, and
-        removed, so a learner who updates keeps their progress and nothing reads them again."""
-        store = self.window.settings
-        if store.has(S.LESSON_STATE):
-            return LessonState.from_dict(store.get(S.LESSON_STATE), self.tour)
-        old = (S.OLD_LESSON_TOUR, S.OLD_LESSON_QUIZ, S.OLD_LESSON_GAME)
-        tour, quiz, game = (store.get(key) for key in old)
-        state = LessonState.from_old_keys(tour, quiz, game, self.tour)
-        if any(store.has(key) for key in old):
-            store.set(S.LESSON_STATE, state.to_dict(self.tour))
-            for key in old:
-                store.remove(key)
-        return state
 
     # --- what the lesson reads of the window ---------------------------------------
 
@@ -328,9 +312,9 @@ class LessonSession(QObject):
         self._refresh(moved)
 
     def _keep(self, state: LessonState) -> None:
-        """The new record: saved at once (a crash loses nothing) and shown by the sections."""
+        """The new record: saved at once (ui/lesson/record.py) and shown by the sections."""
         self.state = state
-        self.window.settings.set(S.LESSON_STATE, state.to_dict(self.tour))
+        keep_record(self.window.settings, state, self.tour)
         self._push()
         self.answer_changed.emit()
 
