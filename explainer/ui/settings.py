@@ -34,7 +34,7 @@ class AppSettings:
 
     def get(self, setting: Setting[T]) -> T:
         """The stored value if it decodes to a good one, else the row's default."""
-        raw = self.store.value(setting.key)
+        raw = self.store.value(_listed(setting).key)
         if setting.codec is Codec.BYTES:
             value: object = bytes(raw.data()) if isinstance(raw, QByteArray) and not raw.isEmpty() else None
         elif setting.codec is Codec.TEXT:
@@ -49,7 +49,7 @@ class AppSettings:
         return setting.valid(value)
 
     def set(self, setting: Setting[T], value: T) -> None:
-        if setting.retired:
+        if _listed(setting).retired:
             raise ValueError(f"{setting.key} is only read (a record of an earlier version)")
         if not setting.accepts(value):
             raise ValueError(f"{value!r} is not a value of {setting.key}")
@@ -63,10 +63,10 @@ class AppSettings:
     def has(self, setting: Setting[Any]) -> bool:
         """Whether anything is stored for ``setting`` (readable or not): a migration reads old
         records only where no new one was ever written."""
-        return bool(self.store.contains(setting.key))
+        return bool(self.store.contains(_listed(setting).key))
 
     def remove(self, setting: Setting[Any]) -> None:
-        self.store.remove(setting.key)
+        self.store.remove(_listed(setting).key)
 
     def folder(self) -> Path:
         """The folder the settings file is in: the app's own files beside it (blocked words)."""
@@ -119,3 +119,11 @@ class AppSettings:
 
     def set_model_name(self, name: str) -> None:
         self.set(S.MODEL_NAME, name)
+
+
+def _listed(setting: Setting[T]) -> Setting[T]:
+    """``setting``, if it is a row of the schema's SCHEMA: a row made but not listed there would
+    escape its checks (a unique key, a default it allows, the tests' wrong value for it)."""
+    if setting.key not in S.KEYS:
+        raise ValueError(f"{setting.key} is not listed in settings_schema.SCHEMA")
+    return setting

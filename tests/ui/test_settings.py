@@ -86,3 +86,14 @@ def test_a_window_with_wrong_values_opens_with_the_defaults_and_writes_only_sche
     assert set(written.store.allKeys()) <= S.KEYS
     assert written.get(S.DESCRIBE) and written.get(S.CHART_TABLE) and written.get(S.CLICKER_TOKENS)
     assert (written.get(S.TEXT_SIZE), written.get(S.ANIMATIONS)) == (150, False)
+
+
+def test_a_row_not_listed_in_the_schema_is_refused():
+    """A Setting made but left out of SCHEMA would escape the schema's checks: reading or
+    writing it is an error the first time it is used, not a key of its own in the file."""
+    stray = S.Setting("view/stray", (bool,), False)
+    store = AppSettings()
+    for use in (lambda: store.get(stray), lambda: store.set(stray, True), lambda: store.has(stray)):
+        with pytest.raises(ValueError, match="not listed"):
+            use()
+    assert not store.store.contains("view/stray")
