@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QGraphicsView
 
 from explainer.diagram.theme import THEMES, system_theme_name
@@ -38,12 +39,15 @@ class ThemeHost(WindowHost, Protocol):
     def view(self) -> QGraphicsView: ...
 
 
-class WindowTheme:
+class WindowTheme(QObject):
     """The learner's choice ('system' or a theme's name), the theme it names now, and the
-    desktop's scheme followed (see the module docstring)."""
+    desktop's scheme followed (see the module docstring). A child of the window: the desktop's
+    signal is the application's, and Qt lets go of a receiver that is destroyed with its
+    window, closed or not."""
 
     def __init__(self, window: ThemeHost) -> None:
         """The window's first colours, before any of its parts is made (its first frame)."""
+        super().__init__(window.qt_window)
         self.window = window
         self.choice = "system"
         self.name = system_theme_name()

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QToolButton
 
+from explainer.classroom.events import Listening
 from explainer.classroom.queue import ClassQueue, State
 from explainer.content.assets import load_texts
 from explainer.diagram.theme import THEMES
@@ -137,8 +138,13 @@ def test_a_request_whose_run_was_let_go_says_so_and_keeps_its_figures(qtbot, win
 
 @pytest.mark.slow
 def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(qtbot, window):
+    """Where the room's layout puts the queue (ui/lecture.py): class mode is on here, its server
+    started, as the layout reads it."""
     w = window
-    serve(qtbot, w, PROMPTS[:2])
+    w.class_mode.set_moderated(False)  # (the prompts go straight to the queue)
+    assert isinstance(w.class_mode.start("127.0.0.1", 0), Listening)
+    assert w.class_mode.queue is not None
+    serve(qtbot, w, PROMPTS[:2], w.class_mode.queue)
     panel = w.queue_panel
     assert not panel.presenter_dock.isVisible()
     w.presenter.enter()
@@ -149,7 +155,7 @@ def test_the_presenter_panel_is_there_only_in_presenter_mode_with_class_mode_on(
     w.presenter.leave()
     assert not panel.presenter_dock.isVisible()
     assert panel.view.parentWidget() is w.lesson.dock.queue_page
-    w.controller.serve_class(None)
+    w.class_mode.stop()
     w.presenter.enter()
     assert not panel.presenter_dock.isVisible(), "class mode off: no panel"
     w.presenter.leave()

@@ -53,3 +53,17 @@ def test_a_closed_window_no_longer_follows(make_window, desktop_scheme):
     w.close()
     desktop_scheme("dark")  # (a window closed must not be touched: its parts are going)
     assert w.theme_name == "light"
+
+
+def test_a_window_destroyed_unclosed_no_longer_follows(qtbot, desktop_scheme):
+    """The desktop's signal is the application's: a window destroyed without being closed (a
+    test's, a host's) must not be reached through it, its parts gone."""
+    import shiboken6
+
+    from explainer.ui.controller import EngineController
+    from explainer.ui.main_window import MainWindow
+
+    w = MainWindow(EngineController())
+    w.controller.shutdown()  # (its worker thread; the window itself is not closed)
+    shiboken6.delete(w)
+    desktop_scheme("dark")  # an exception in the slot would fail the test (pytest-qt)
