@@ -8,17 +8,11 @@ past the limit so the failure says where to split.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from tests.support.package import modules as package_modules
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
-
-PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
-
-
-def _modules() -> list[tuple[str, str]]:
-    paths = sorted(PACKAGE.rglob("*.py"))
-    return [(path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")) for path in paths]
 
 
 def _findings(name: str, source: str) -> tuple[list[str], list[str]]:
@@ -40,7 +34,7 @@ def _findings(name: str, source: str) -> tuple[list[str], list[str]]:
 def _too_long() -> tuple[list[str], list[str]]:
     modules: list[str] = []
     functions: list[str] = []
-    for name, source in _modules():
+    for name, source in package_modules():
         found_modules, found_functions = _findings(name, source)
         modules += found_modules
         functions += found_functions
@@ -48,7 +42,7 @@ def _too_long() -> tuple[list[str], list[str]]:
 
 
 def test_the_package_is_found():
-    names = [name for name, _ in _modules()]
+    names = [name for name, _ in package_modules()]
     assert "cli.py" in names and len(names) > 100
 
 

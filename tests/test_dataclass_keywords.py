@@ -8,11 +8,10 @@ By keyword, each value says what it is, and a new field is a type error where it
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from tests.support.package import modules
 
 MAX_POSITIONAL_FIELDS = 6
-
-PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
 
 
 def _fields(node: ast.ClassDef) -> list[str]:
@@ -46,9 +45,7 @@ def positional(source: str, name: str) -> list[str]:
 
 
 def test_dataclasses_of_many_fields_are_built_by_keyword():
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        found += positional(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+    found = [place for name, source in modules() for place in positional(source, name)]
     assert not found, "add kw_only=True to these dataclasses:\n" + "\n".join(found)
 
 

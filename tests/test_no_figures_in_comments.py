@@ -14,9 +14,8 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "explainer"
+from tests.support.package import PACKAGE, modules
 
 # a number with a unit of time: "41 ms", "0.2 s", "2-4 ms", "1,385 ms", "12 µs"
 TIME = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?:\s?[–-]\s?\d[\d,]*(?:\.\d+)?)?\s?(?:ms|µs|s)\b")
@@ -65,9 +64,7 @@ def times_in(source: str, name: str) -> list[str]:
 
 
 def test_no_comment_or_docstring_holds_a_measured_time():
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        found += times_in(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+    found = [place for name, source in modules() for place in times_in(source, name)]
     assert not found, "move these figures to README's Measured figures, keep the reason in words:\n" + "\n".join(found)
 
 

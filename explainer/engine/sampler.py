@@ -222,6 +222,14 @@ class SamplingStages:
     kept: int
     greedy_choice: int | None
 
+    def choice(self, draw: float | None) -> int:
+        """The token these stages choose: the greedy one, else the one ``draw`` picks."""
+        if self.greedy_choice is not None:
+            return self.greedy_choice
+        if draw is None:
+            raise ExplainerError("A sampled choice needs a random draw.", "This is a bug in the engine.")
+        return pick_from(self.after_top_p, draw)
+
 
 def sampling_stages(logits: np.ndarray, settings: SamplingSettings) -> SamplingStages:
     """Every stage of the sampler for ``logits`` and ``settings``, without the draw.
@@ -305,19 +313,7 @@ class Sampler:
                 f"Cannot take token {forced}: the vocabulary has {st.raw.size} tokens.",
                 "This is a bug in explainer; please report it.",
             )
-        if st.greedy_choice is not None:
-            chosen = st.greedy_choice if forced is None else int(forced)
-            return SampleResult(
-                raw=st.raw,
-                after_temperature=st.after_temperature,
-                after_top_k=st.after_top_k,
-                after_top_p=st.after_top_p,
-                kept=st.kept,
-                draw=None,
-                chosen=chosen,
-            )
-        draw = float(self._rng.random())
-        chosen = pick_from(st.after_top_p, draw) if forced is None else int(forced)
+        draw = None if st.greedy_choice is not None else float(self._rng.random())  # (forced too: above)
         return SampleResult(
             raw=st.raw,
             after_temperature=st.after_temperature,
@@ -325,5 +321,5 @@ class Sampler:
             after_top_p=st.after_top_p,
             kept=st.kept,
             draw=draw,
-            chosen=chosen,
+            chosen=st.choice(draw) if forced is None else int(forced),
         )
