@@ -23,8 +23,9 @@ COLUMNS = (
     *("head_tpot", "head_shared", "head_state"),
 )
 # the widest figure each column can hold (the list's columns are sized for these once per font,
-# not measured cell by cell: Qt's resizeColumnsToContents took 15-20 ms of the GUI thread for 40 rows)
-# (a time under 10 s is "9999 ms" at most, wider than "999.9 s": illustration/formatting.py milliseconds;
+# not measured cell by cell: Qt's resizeColumnsToContents held the GUI thread too long for a hall's
+# rows; README's Measured figures); a time is written in milliseconds up to ten seconds, and its
+# widest form then is four digits of milliseconds (illustration/formatting.py milliseconds;
 # a class request makes 48 tokens at most, ui/class_serving.py, so it shares two-figure passes)
 WIDEST = ("888", "8888", "8888", "9999 ms", "9999 ms", "9999 ms", "9999 ms", "88 · 88/88", "")
 
