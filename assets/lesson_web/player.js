@@ -71,30 +71,7 @@ const ExplainerPlayer = (() => {
     }
 
     function caption(frame) {
-      $("heading").textContent = frame.heading;
-      const text = $("text");
-      const terms = $("terms");
-      text.replaceChildren();
-      terms.replaceChildren();
-      const listed = new Set();
-      for (const [piece, term] of frame.caption) {
-        if (!term || !(term in run.terms)) { text.append(piece); continue; }
-        const id = "term-" + term.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-        const a = document.createElement("a");
-        a.href = "#" + id;
-        a.textContent = piece;
-        a.title = run.terms[term];
-        text.append(a);
-        if (listed.has(term)) continue;
-        listed.add(term);
-        const dt = document.createElement("dt");
-        dt.id = id;
-        dt.textContent = term;
-        const dd = document.createElement("dd");
-        dd.textContent = run.terms[term];
-        terms.append(dt, dd);
-      }
-      terms.hidden = listed.size === 0;
+      ExplainerCaption.show(frame, run.terms, $("heading"), $("text"), $("terms"));
     }
 
     function chartTable(number) {

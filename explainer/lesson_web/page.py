@@ -99,7 +99,7 @@ def build_lesson_page(texts: LessonTexts, document: LessonDocument, run: RunData
     web = d["words"]["web"]["page"]
     app = texts.app
     e = html.escape
-    scripts = [template(name, FOLDER) for name in SCRIPTS]
+    scripts = [template("caption.js"), *(template(name, FOLDER) for name in SCRIPTS)]  # (the caption's: web's)
     hashes = " ".join(
         "'sha256-" + base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode("ascii") + "'" for s in scripts
     )
