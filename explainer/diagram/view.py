@@ -75,18 +75,8 @@ class DiagramView(QGraphicsView):
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         super().drawForeground(painter, rect)
-        if not self.hasFocus():
-            return
-        painter.save()
-        painter.resetTransform()  # in the viewport's pixels, whatever the zoom
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        pen = QPen(self.palette().color(QPalette.ColorRole.Accent), FOCUS_RING_PX)
-        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        half = FOCUS_RING_PX // 2
-        painter.drawRect(self.viewport().rect().adjusted(half, half, -(FOCUS_RING_PX - half), -(FOCUS_RING_PX - half)))
-        painter.restore()
+        if self.hasFocus():
+            paint_focus_ring(self, painter)
 
     def zoom_in(self) -> None:
         self._set_zoom(self._zoom * ZOOM_STEP)
@@ -100,3 +90,19 @@ class DiagramView(QGraphicsView):
     def _set_zoom(self, z: float) -> None:
         self._zoom = max(MIN_ZOOM, min(MAX_ZOOM, z))
         self._fit()
+
+
+def paint_focus_ring(view: QGraphicsView, painter: QPainter) -> None:
+    """The keyboard focus's ring around a graphics view's visible area, in the palette's accent,
+    drawn in the viewport's pixels whatever the view's zoom (the illustration's view and the
+    Queue's timeline draw the same ring)."""
+    painter.save()
+    painter.resetTransform()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    pen = QPen(view.palette().color(QPalette.ColorRole.Accent), FOCUS_RING_PX)
+    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    half = FOCUS_RING_PX // 2
+    painter.drawRect(view.viewport().rect().adjusted(half, half, -(FOCUS_RING_PX - half), -(FOCUS_RING_PX - half)))
+    painter.restore()

@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFocusEvent, QFont, QFontMetrics, QKeyEvent, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFocusEvent, QFont, QFontMetrics, QKeyEvent, QPainter
 
 from explainer.diagram.theme import Theme
-from explainer.diagram.view import FOCUS_RING_PX
+from explainer.diagram.view import paint_focus_ring
 
 WINDOW_S = 60.0  # following, the plot shows the last minute ...
 AHEAD_S = 6.0  # ... and this much room ahead of now, where the bars that run grow
@@ -224,15 +224,5 @@ class QueuePlot(pg.PlotWidget):  # type: ignore[misc]  # (pyqtgraph has no type 
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         super().drawForeground(painter, rect)
-        if not self.hasFocus():
-            return
-        painter.save()
-        painter.resetTransform()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        pen = QPen(self.palette().color(QPalette.ColorRole.Accent), FOCUS_RING_PX)
-        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        half = FOCUS_RING_PX // 2
-        painter.drawRect(self.viewport().rect().adjusted(half, half, -(FOCUS_RING_PX - half), -(FOCUS_RING_PX - half)))
-        painter.restore()
+        if self.hasFocus():
+            paint_focus_ring(self, painter)
