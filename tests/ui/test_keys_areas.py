@@ -179,3 +179,24 @@ def test_reopened_at_a_question_step_ctrl_j_opens_the_question_and_lands_on_its_
     qtbot.keyClicks(card.number_field, "12")  # what was typed stays when Ctrl+J is pressed again
     press(qtbot, K.Key_J, CTRL)
     assert dock.questions.card is card and card.number_field.text() == "12" and card.number_field.hasFocus()
+
+
+def test_ctrl_j_at_a_question_about_a_run_not_made_yet_lands_on_the_prompt(qtbot, window: MainWindow):
+    """A question step before any run (the first story asks about the learner's own run): its
+    card has nothing to answer yet, and Ctrl+J landed on the tour's Back button. The task starts
+    at the prompt, then Generate; once the run is there, Ctrl+J lands on the answer."""
+    w = window
+    texts = w.texts
+    step = next(i for i, s in enumerate(texts.tour.steps) if s.done.question == "story_recipe")
+    w.lesson.dock.show()
+    w.lesson.go_to(step)
+    w.view.setFocus()
+    press(qtbot, K.Key_J, CTRL)
+    card = w.lesson.dock.questions.card
+    assert card is not None and card.question.id == "story_recipe" and not card.question.available
+    assert QApplication.focusWidget() is w.prompt
+    generate(qtbot, w, PARIS, max_new_tokens=3)
+    w.view.setFocus()
+    press(qtbot, K.Key_J, CTRL)
+    card = w.lesson.dock.questions.card
+    assert card is not None and card.question.available and card.number_field.hasFocus()

@@ -194,8 +194,8 @@ def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | Non
     """The control the current task is done with: the tour's Next once the task is done (or is
     "Press Next"), else what the tour step points at (the prompt, Generate, a tab of the
     lesson), else the first control of the lesson's open tab (a question's answer, the pick, a
-    slider), else the tour's own buttons. ``in_dock``: only a control of the lesson dock (F6 into
-    the lesson)."""
+    slider; the prompt when the question is about a run not made yet), else the tour's own
+    buttons. ``in_dock``: only a control of the lesson dock (F6 into the lesson)."""
     dock, pointer = session.dock, session.pointer
     pointed = pointer.widget()
     if pointed is not None and in_dock and not dock.isAncestorOf(pointed):
@@ -207,7 +207,12 @@ def task_control(session: LessonSession, in_dock: bool = False) -> QWidget | Non
         pointed = None  # the whole lesson: its open tab holds the task (a question's answer)
     for area in (pointed, dock.tabs.currentWidget(), dock.tour):
         if area is dock.questions and dock.questions.card is not None:
-            area = dock.questions.card  # the question's own answer, not the quiz's Previous / Next
+            card = dock.questions.card
+            if not card.question.available and not in_dock:  # about a run there is none of yet:
+                prompt = pointer.controls["prompt"]()  # the task starts at the prompt, then Generate
+                if takes_focus(prompt):
+                    return prompt
+            area = card  # the question's own answer, not the quiz's Previous / Next
         if area is not None and area.isVisible():
             found = first_control(area)
             if found is not None:
