@@ -104,7 +104,9 @@ class QueuePlot(pg.PlotWidget):  # type: ignore[misc]  # (pyqtgraph has no type 
         self.hideButtons()  # (pyqtgraph's "A" button: Fit all says it in words)
         item = self.getPlotItem()
         item.invertY(True)  # request 1 on top, as the list
-        item.showGrid(x=True, y=False, alpha=0.3)
+        # no grid lines: pyqtgraph draws them as part of the axis, replayed at every paint, and they
+        # took half of each paint of the timeline while a class's requests ran (README's Measured
+        # figures); the time axis's own ticks say the seconds
         for side in ("bottom", "left"):  # (seconds and request numbers: no "k" or "m" to choose, and it
             item.getAxis(side).enableAutoSIPrefix(False)  # set the label's HTML again at every range change)
         box = self.getViewBox()
