@@ -64,6 +64,7 @@ class Stepper(QObject):
         self.speed = 1.0
         self._dwell: int | None = None  # a fixed pause between stages while playing (set_dwell)
         self._waiting = False
+        self._stopped = False  # the window is closing: nothing plays again (stop)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self._play_step)
@@ -239,7 +240,7 @@ class Stepper(QObject):
 
     def set_playing(self, on: bool) -> None:
         at = self._at()
-        if (on and at is None) or on == self.playing:
+        if (on and (at is None or self._stopped)) or on == self.playing:
             return
         self.playing = on
         self._waiting = False
@@ -271,7 +272,9 @@ class Stepper(QObject):
         self._show(nxt, animate=True)
 
     def stop(self) -> None:
-        """Stop playing and animating (window closing)."""
+        """Stop playing and animating for good (window closing): a press that comes later, a
+        delayed one or a clicker's, plays nothing in a closed window."""
+        self._stopped = True
         self.timer.stop()
         self.playing = False
         self.finish_animation()

@@ -199,4 +199,5 @@ def test_ctrl_j_at_a_question_about_a_run_not_made_yet_lands_on_the_prompt(qtbot
     w.view.setFocus()
     press(qtbot, K.Key_J, CTRL)
     card = w.lesson.dock.questions.card
-    assert card is not None and card.question.available and card.number_field.hasFocus()
+    assert card is not None and card.question.available
+    assert card.number_field is not None and card.number_field.hasFocus()

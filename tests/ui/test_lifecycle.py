@@ -287,3 +287,16 @@ def test_destroying_the_window_with_the_lesson_open_raises_nothing(qtbot):
     w.controller.shutdown()  # (the app does this as it quits)
     shiboken6.delete(w)  # as at exit: destroyed while still shown
     assert not shiboken6.isValid(w)
+
+
+def test_a_play_pressed_after_the_window_closed_plays_nothing(qtbot, make_window, shared_engine):
+    """A press that arrives after the close (a delayed one, as bench --gui made, or a clicker's
+    key queued behind it) used to play the closed window's illustration on, animating forever."""
+    w = make_window(lambda: shared_engine, speed=1.0)
+    generate(qtbot, w, "Once upon a time", max_new_tokens=3)
+    w.stepper.reset()
+    w.close()
+    w.stepper.set_playing(True)
+    w.registry["play"].trigger()
+    qtbot.wait(50)
+    assert not w.stepper.playing and not w.scene.is_animating() and not w.stepper.timer.isActive()
