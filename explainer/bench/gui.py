@@ -171,14 +171,10 @@ class _GuiBench:
         self.generation_started = time.perf_counter()
         self.window.generate()
 
-    def press_play(self) -> None:
-        if "status" not in self.result:  # (a run of a few tokens may be over, the window closed, by then)
-            self.window.stepper.set_playing(True)
-
     def on_step(self, trace: Trace) -> None:
         n = len(trace.steps)
         if n == 1:  # Play pressed once the first frame is on screen: a press of its own, not in its turn
-            QTimer.singleShot(PAUSE_MS, self.press_play)
+            QTimer.singleShot(PAUSE_MS, lambda: self.window.stepper.set_playing(True))
         if n == 1 or n % max(1, self.tokens // 20) == 0:
             self.rss_curve.append([n, round(current_rss_mb(), 1)])
 
