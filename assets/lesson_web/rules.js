@@ -36,7 +36,12 @@ const ExplainerRules = (() => {
 
   /** f"{x:,.{d}f}": with thousands separators. */
   function grouped(x, d = 0) {
-    const s = fixed(x, d);
+    return withCommas(fixed(x, d));
+  }
+
+  /** A number written out in decimal ("-1234.5"), with thousands separators ("-1,234.5"); text
+   * that is no such number ("inf") as it is. */
+  function withCommas(s) {
     const sign = s.startsWith("-") ? "-" : "";
     const body = sign ? s.slice(1) : s;
     const dot = body.indexOf(".");
@@ -186,11 +191,7 @@ const ExplainerRules = (() => {
       const e = Number(exp);
       return m + "e" + (e < 0 ? "-" : "+") + String(Math.abs(e)).padStart(2, "0");
     }
-    const sign = value < 0 || Object.is(value, -0) ? "-" : "";
-    const body = String(a);
-    const dot = body.indexOf(".");
-    const whole = dot < 0 ? body : body.slice(0, dot);
-    return sign + whole.replace(/\B(?=([0-9]{3})+(?![0-9]))/g, ",") + (dot < 0 ? "" : body.slice(dot));
+    return withCommas((value < 0 || Object.is(value, -0) ? "-" : "") + String(a));
   }
 
   /** lesson/slips.py GIVEN: where a likely mistake's words quote the learner's number. */
