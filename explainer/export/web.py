@@ -231,6 +231,7 @@ def _fields(texts: LessonTexts, trace: Trace, themes: Sequence[str], about: str)
         "height": str(CANVAS_HEIGHT),
         "words": script_json(words),
         "play_ms": str(PLAY_MS),
+        "caption_css": template("caption.css"),
         "script": template("caption.js") + template("page.js"),
     }
 

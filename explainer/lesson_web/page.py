@@ -113,6 +113,7 @@ def build_lesson_page(texts: LessonTexts, document: LessonDocument, run: RunData
         "theme_chosen": "1" if theme else "0",
         "theme_css": theme_css(THEME_NAMES),
         "font_family": f"'{FAMILY}'",
+        "caption_css": template("caption.css"),  # (the web page export's: the captions look the same)
         "css": template("lesson.css", FOLDER),
         "skip": e(web["skip"]),
         "recorded": e(web["recorded"]),
