@@ -173,30 +173,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         interrupts.check()  # pressed, but swallowed on the way: not a success
         _flush_stdout()
         return code
-    except ExplainerError as exc:
+    except KeyboardInterrupt:
+        return _interrupted()
+    except Exception as exc:  # noqa: BLE001 - every error ends in one message (_failed), a bug too
+        if interrupts.pressed():  # the Ctrl-C, come back from a library as another error
+            return _interrupted()
+        return _failed(exc)
+
+
+def _interrupted() -> int:
+    _say("\ninterrupted")
+    return 130
+
+
+def _failed(exc: Exception) -> int:
+    """One message for what stopped the command, and its exit code."""
+    if isinstance(exc, ExplainerError):
         with contextlib.suppress(OSError, ValueError):
             _flush_stdout()
         _say(exc.format())
         return 2
-    except KeyboardInterrupt:
-        _say("\ninterrupted")
-        return 130
-    except MemoryError:
+    if isinstance(exc, MemoryError):
         _say(out_of_memory("finish this command").format())
         return 2
-    except OSError as exc:
+    if isinstance(exc, OSError):
         if exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
             return _output_failed(exc)
         _say(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         if exc.errno in (errno.EACCES, errno.EPERM):
             _say("  check that you may read it and the folders above it (ls -l), or choose another path")
         return 2
-    except Exception as exc:  # a bug still ends in one line, not a traceback
-        if os.environ.get("EXPLAINER_DEBUG"):
-            raise
-        _say(f"error: unexpected {type(exc).__name__}: {exc}")
-        _say("  this is a bug in explainer; please report it (EXPLAINER_DEBUG=1 shows the traceback)")
-        return 1
+    if os.environ.get("EXPLAINER_DEBUG"):
+        raise exc
+    # a bug still ends in one line, not a traceback
+    _say(f"error: unexpected {type(exc).__name__}: {exc}")
+    _say("  this is a bug in explainer; please report it (EXPLAINER_DEBUG=1 shows the traceback)")
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -68,6 +68,14 @@ def install() -> None:
         signal.signal(signal.SIGINT, _on_sigint)
 
 
+def pressed() -> bool:
+    """Whether Ctrl-C was pressed under :func:`install`'s handler. A KeyboardInterrupt raised in
+    Python that a library's C called back can come out of that library as another error (PySide
+    read a NULL result as a number: "SystemError: bad argument to internal function"): after a
+    Ctrl-C, such an error is the interruption, not a bug to report."""
+    return bool(_pressed)
+
+
 def check() -> None:
     """KeyboardInterrupt if Ctrl-C was pressed under :func:`install`'s handler, even if the first
     KeyboardInterrupt was swallowed on the way."""

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explainer import interrupts
 from explainer.atomic import check_destination, write_atomic
 from explainer.content.assets import load_texts
 from explainer.content.texts import LessonTexts
@@ -109,25 +110,29 @@ def draw_scene(
 
     if theme not in THEMES:
         raise ExplainerError(f"unknown theme '{theme}'", f"use one of: {', '.join(THEME_NAMES)}")
-    scene = LifecycleScene(texts or load_texts(), THEMES[theme])
-    scene.set_vocabulary(vocabulary)
-    scene.set_show_timings(timings)
-    apply_layout(scene.panels, layout)
-    show_in(scene, trace, cursor, layout, crop)
+    with interrupts.held():  # Qt calls our Python while the items are made (explainer/interrupts.py)
+        scene = LifecycleScene(texts or load_texts(), THEMES[theme])
+        scene.set_vocabulary(vocabulary)
+        scene.set_show_timings(timings)
+        apply_layout(scene.panels, layout)
+        show_in(scene, trace, cursor, layout, crop)
     return scene
 
 
 def show_in(scene: LifecycleScene, trace: Trace, cursor: Cursor, layout: Layout, crop: bool = True) -> None:
     """Draw ``cursor`` in a scene made by draw_scene, leaving out the panels still waiting. With
     ``crop`` the canvas fits what is drawn; without, it fits every panel of the layout (an
-    animation keeps one canvas while the loop fills)."""
-    scene.show_frame(trace, cursor, animate=False)
-    kept = drawn_panels(layout, scene.frame)
-    for name, item in scene.panels.items():
-        item.setVisible(name in kept)
-    # the dashed arrow from the trained model points into the loop
-    scene.pretraining.out_arrow.setVisible("loop" in kept)
-    scene.setSceneRect(canvas(layout, kept if crop else layout.panels, scene.panels))
+    animation keeps one canvas while the loop fills). Ctrl-C waits for the end, as while a scene
+    renders: Qt asks our items for their size and shape as they change, and a KeyboardInterrupt
+    raised inside such a call came back from PySide as a SystemError (explainer/interrupts.py)."""
+    with interrupts.held():
+        scene.show_frame(trace, cursor, animate=False)
+        kept = drawn_panels(layout, scene.frame)
+        for name, item in scene.panels.items():
+            item.setVisible(name in kept)
+        # the dashed arrow from the trained model points into the loop
+        scene.pretraining.out_arrow.setVisible("loop" in kept)
+        scene.setSceneRect(canvas(layout, kept if crop else layout.panels, scene.panels))
 
 
 def figure_bytes(

@@ -13,6 +13,7 @@ end, so players show it for its whole time.
 
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -63,4 +64,7 @@ class Mp4Writer:
         self.container.close()
 
     def abort(self) -> None:
-        self.container.close()
+        """Close the file after a failure: its error is the one to report, and the file, a
+        temporary one, is removed anyway; a muxer interrupted half-way may fail to close."""
+        with contextlib.suppress(Exception):
+            self.container.close()
