@@ -29,6 +29,7 @@ class Said:
     text: str
     at: float  # time.monotonic()
     same_turn: bool  # sent in the same turn of the event loop as the announcement before it
+    speaker: str = ""  # the source's accessible name then: AT-SPI gives the event as that object's
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,9 @@ class Listener:
 
     def announced(self, event: QAccessibleEvent) -> None:
         assert isinstance(event, QAccessibleAnnouncementEvent)
-        self.events.append(Said(event.object(), event.message(), time.monotonic(), not self._turned))
+        iface = QAccessible.queryAccessibleInterface(event.object())
+        speaker = (iface.text(QAccessible.Text.Name) if iface is not None else "") or ""
+        self.events.append(Said(event.object(), event.message(), time.monotonic(), not self._turned, speaker))
         self._turned = False
         QTimer.singleShot(0, self._turn)  # (runs once the event loop turns)
 

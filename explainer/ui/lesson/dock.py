@@ -130,20 +130,23 @@ class LessonDock(QDockWidget):
         self._index: dict[Section, int] = {}
         self._labels: dict[Section, str] = {}
         self.pages: dict[Section, QWidget] = {}
+        unpaged = (Section.QUESTIONS, Section.GLOSSARY, Section.QUEUE)  # (these scroll as they need)
         for section, widget, key in (
-            (Section.PREDICT, _Page(self.predict), "tab_predict"),
-            (Section.WHATIF, _Page(self.whatif), "tab_whatif"),
-            (Section.YOUR_TURN, _Page(self.your_turn), ""),
+            (Section.PREDICT, self.predict, "tab_predict"),
+            (Section.WHATIF, self.whatif, "tab_whatif"),
+            (Section.YOUR_TURN, self.your_turn, ""),
             (Section.QUESTIONS, self.questions, "tab_questions"),
             (Section.GLOSSARY, self.glossary, "tab_glossary"),
-            (Section.REQUEST, _Page(self.request), "tab_request"),
-            (Section.SCALE, _Page(self.scale), "tab_scale"),
-            (Section.COMPLETE, _Page(self.completion), "tab_complete"),
+            (Section.REQUEST, self.request, "tab_request"),
+            (Section.SCALE, self.scale, "tab_scale"),
+            (Section.COMPLETE, self.completion, "tab_complete"),
             (Section.QUEUE, self.queue_page, ""),
         ):
             label = texts.text("ui", key) if key else texts.app_text(section.value, "tab")
-            self._index[section] = self.tabs.addTab(widget, label)
-            self.pages[section] = widget
+            widget.setAccessibleName(label)  # its announcements come from it: AT-SPI names it with each
+            page = widget if section in unpaged else _Page(widget)
+            self._index[section] = self.tabs.addTab(page, label)
+            self.pages[section] = page
             self._labels[section] = label
         self._show_tab(Section.COMPLETE, False)
         self._show_tab(Section.QUEUE, False)

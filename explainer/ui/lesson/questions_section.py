@@ -114,6 +114,9 @@ class QuestionsSection(QWidget):
         if self.questions:
             q = self.questions[self.index]
             self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id), self._locked(q))
+            # its verdicts come from the card, and AT-SPI names the card with each
+            n, total = self.index + 1, len(self.questions)
+            self.card.setAccessibleName(self._ui("question_position").format(n=n, total=total, mark="").strip())
             self.card.answered.connect(self._answered)
             self.card.term_activated.connect(self.term_activated)
             layout = self.cards.layout()

@@ -29,6 +29,8 @@ class TourSection(QWidget):
     def __init__(self, texts: LessonTexts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.texts = texts
+        # the tour's announcements come from this panel, and AT-SPI names the panel with each
+        self.setAccessibleName(texts.app_text("access", "tour_panel"))
         ui = self._ui
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
