@@ -70,9 +70,11 @@ def install() -> None:
 
 def pressed() -> bool:
     """Whether Ctrl-C was pressed under :func:`install`'s handler. A KeyboardInterrupt raised in
-    Python that a library's C called back can come out of that library as another error (PySide
-    read a NULL result as a number: "SystemError: bad argument to internal function"): after a
-    Ctrl-C, such an error is the interruption, not a bug to report."""
+    Python that a library's C called back can come out of that library as another error: PySide
+    reads a Python enum argument's value by running Python, and read the NULL of an interrupted
+    read as a number ("SystemError: bad argument to internal function", from `QImage(w, h,
+    format)`). Any PySide call with an enum can do that, so no list of held places is whole:
+    after a Ctrl-C, such an error is the interruption, not a bug to report."""
     return bool(_pressed)
 
 

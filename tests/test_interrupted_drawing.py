@@ -1,9 +1,12 @@
 """A Ctrl-C that lands while a frame is set up, and one that a library gives back as another
 error (CI, stop 53: `export --out out.mp4` interrupted at its first picture ended in "unexpected
 SystemError: Objects/longobject.c:1208: bad argument to internal function", exit 1, not 130).
+Made again once in 300 tries (SIGINT at a random moment of the first 1.5 s): PySide runs the
+Python of an enum's ``value`` while it converts `QImage(w, h, format)`'s arguments, and read the
+interrupted result as a number.
 
 The mechanism, without timing: the real test (tests/test_cli_interrupts.py) sends SIGINT at a
-moment it cannot choose, and met this once in thousands of runs."""
+moment it cannot choose."""
 
 from __future__ import annotations
 

@@ -27,11 +27,12 @@ def render_scene_image(
     src = scene.sceneRect()
     w = width or max(1, round(src.width() * scale))
     h = height or max(1, round(src.height() * scale))
-    img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
-    img.fill(
-        scene.backgroundBrush().color() if scene.backgroundBrush().style() != Qt.BrushStyle.NoBrush else QColor("white")
-    )
-    with interrupts.held():  # Ctrl-C inside Qt's paint() calls crashed the process (explainer/interrupts.py)
+    # Ctrl-C inside Qt's paint() calls crashed the process, and one while PySide read the image's
+    # format (a Python enum) came back as a SystemError (explainer/interrupts.py)
+    with interrupts.held():
+        img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
+        brush = scene.backgroundBrush()
+        img.fill(brush.color() if brush.style() != Qt.BrushStyle.NoBrush else QColor("white"))
         painter = QPainter(img)
         painter.setRenderHints(
             QPainter.RenderHint.Antialiasing
