@@ -11,7 +11,9 @@ asserted:
   leaving its phone to the first projected count that includes it (the server answers each vote
   with its place in the count, and the panel's count is recorded as it is shown);
   ``gui_max_block_ms`` the longest time the GUI thread did not get back to its event loop while
-  the votes came (a 1 ms precise heartbeat, as `bench --gui` measures it);
+  the votes came (a 1 ms precise heartbeat, as `bench --gui` measures it), and
+  ``gui_blocks_mostly_waiting`` the blocks of 16 ms or more in which the GUI thread was on the
+  CPU for less than half the time (it waited for a core or for the interpreter's lock);
 - ``queue``: ``QUEUED`` phones each send a prompt (one per phone, in order), held for approval
   (moderation on, as a lecture runs it) and approved by the instructor in bursts (``BURST`` every
   ``APPROVE_MS``, oldest first), served by the worker with up to 48 new tokens, at batch sizes 1
@@ -25,6 +27,8 @@ asserted:
   the GUI thread's CPU (the second is what other programs' load on the machine does not stretch);
 - ``instructor_run``: the instructor's run before class mode (48 new tokens at most, the model
   alone): the peer of the class's TTFT and TPOT, measured in the same run;
+- ``gui_late_where_ms``: where the GUI thread was while its heartbeat was late, over the whole
+  bench (bench/stalls.py), the most sampled places first;
 - ``peak_rss_mb``: the window's process's peak memory.
 
 All the phones share 127.0.0.1, so the room's limits per address are raised for the simulation
@@ -45,6 +49,7 @@ from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from explainer.bench.memory import peak_rss_mb
 from explainer.bench.phones import Answer, PhonesProcess, VoteSent
 from explainer.bench.screen import use_offscreen_screen
+from explainer.bench.stalls import StallSampler
 from explainer.classroom.queue import ClassQueue
 from explainer.classroom.room import Limits
 from explainer.inference.events import Failed, GenerationFinished, ModelMissing, ModelReady
@@ -84,21 +89,26 @@ class _Heartbeat(QObject):
         self.timer.setInterval(1)
         self.timer.timeout.connect(self._tick)
         self.last: float | None = None
-        self.gaps: list[tuple[float, float]] = []  # (when the gap ended, its length)
+        self.last_cpu = 0.0
+        self.gaps: list[tuple[float, float, float]] = []  # (when the gap ended, its length, the thread's CPU in it)
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if self.last is not None and now - self.last > 0.002:
-            self.gaps.append((now, now - self.last))
-        self.last = now
+            self.gaps.append((now, now - self.last, cpu - self.last_cpu))
+        self.last, self.last_cpu = now, cpu
 
     def figures(self, start: float, end: float) -> dict[str, float]:
-        """The longest block in [start, end] in ms (the 1 ms period taken off), and how many
-        blocks reached a 60 Hz frame's 16 ms."""
-        inside = [gap - 0.001 for at, gap in self.gaps if start <= at <= end + gap]
+        """The longest block in [start, end] in ms (the 1 ms period taken off), how many blocks
+        reached a 60 Hz frame's 16 ms, and how many of those the GUI thread spent mostly off the
+        CPU (under half of the block on it): waiting for a core or for Python's lock, which
+        another thread or process held, not working."""
+        inside = [(gap - 0.001, cpu) for at, gap, cpu in self.gaps if start <= at <= end + gap]
+        long = [(gap, cpu) for gap, cpu in inside if gap >= 0.016]
         return {
-            "gui_max_block_ms": round(max(0.0, *inside) * 1000, 1),
-            "gui_blocks_16ms_or_more": sum(gap >= 0.016 for gap in inside),
+            "gui_max_block_ms": round(max((gap for gap, _ in inside), default=0.0) * 1000, 1),
+            "gui_blocks_16ms_or_more": len(long),
+            "gui_blocks_mostly_waiting": sum(cpu < gap / 2 for gap, cpu in long),
         }
 
 
@@ -130,6 +140,7 @@ class _ClassBench:
         self.window, self.n = window, phones_n
         self.gui = _Gui()
         self.beat = _Heartbeat()
+        self.stalls = StallSampler(threading.get_ident(), lambda: self.beat.last)
         self.loop = QEventLoop()
         self.result: dict[str, Any] = {"phones": phones_n}
         self.ready = threading.Event()
@@ -148,8 +159,12 @@ class _ClassBench:
         c.on(ModelMissing, lambda e: self.stop(f"error: {e.message}"))
         mode = self.window.class_mode
         mode.panel_changed.connect(lambda: self.projected.append((time.perf_counter(), mode.panel.state.voted)))
-        open_window(self.window, painted=self.beat.timer.start)
+        open_window(self.window, painted=self._painted)
         QTimer.singleShot(int(TIMEOUT_S * 1000), lambda: self.stop("timeout"))
+
+    def _painted(self) -> None:
+        self.beat.timer.start()
+        self.stalls.start()
 
     def _loaded(self, name: str, provider: str) -> None:
         self.result.update(model=name, device=provider)
@@ -171,6 +186,8 @@ class _ClassBench:
 
     def stop(self, why: str) -> None:
         self.result.setdefault("status", why)
+        self.stalls.stop()
+        self.result["gui_late_where_ms"] = self.stalls.report()  # (bench/stalls.py: where the GUI thread was)
         self.approver.stop()
         self.window.class_mode.stop()
         self.window.close()

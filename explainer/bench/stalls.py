@@ -35,7 +35,8 @@ class StallSampler:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(1.0)
+        if self._thread.ident is not None:  # (started)
+            self._thread.join(1.0)
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_S):
