@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import os
+import signal
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -77,6 +78,20 @@ def collect_what_is_due():
 
     yield
     collect_due()
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_of_its_own(monkeypatch):
+    """Every test starts with Python's own Ctrl-C and none pressed. `cli.main` run in this process
+    installs the CLI's handler, which remembers a Ctrl-C for the process's life (so that a save's
+    last check refuses to finish): a test that pressed Ctrl-C after another had run the CLI here
+    left it pressed, and a third test's atomic save raised KeyboardInterrupt, which stopped its
+    whole pytest worker (CI, stop 54)."""
+    from explainer import interrupts
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(interrupts, "_pressed", [])
 
 
 @pytest.fixture(autouse=True)

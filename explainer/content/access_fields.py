@@ -22,6 +22,7 @@ ACCESS: dict[str, Fields] = {
         "candidates",
         "lesson_tabs",
         "lesson_hidden",
+        "tour_panel",
     ),
     "stage": ("stage", "n", "total"),
     "value": ("label", "value"),
