@@ -115,7 +115,7 @@ def draw_scene(
         scene.set_vocabulary(vocabulary)
         scene.set_show_timings(timings)
         apply_layout(scene.panels, layout)
-        show_in(scene, trace, cursor, layout, crop)
+    show_in(scene, trace, cursor, layout, crop)  # (holds Ctrl-C itself)
     return scene
 
 
