@@ -115,8 +115,7 @@ class QuestionsSection(QWidget):
             q = self.questions[self.index]
             self.card = QuestionCard(self.texts, q, self._quiz.is_right(q.id), self._locked(q))
             # its verdicts come from the card, and AT-SPI names the card with each
-            n, total = self.index + 1, len(self.questions)
-            self.card.setAccessibleName(self._ui("question_position").format(n=n, total=total, mark="").strip())
+            self.card.setAccessibleName(self._position().strip())
             self.card.answered.connect(self._answered)
             self.card.term_activated.connect(self.term_activated)
             layout = self.cards.layout()
@@ -174,7 +173,11 @@ class QuestionsSection(QWidget):
         if n:
             q = self.questions[self.index]
             mark = self._ui("question_right_mark") if self._quiz.is_right(q.id) else ""
-            self.position.setText(self._ui("question_position").format(n=self.index + 1, total=n, mark=mark))
+            self.position.setText(self._position(mark))
+
+    def _position(self, mark: str = "") -> str:
+        """'Question 17 of 36', with ``mark`` after it (the header's mark of a question answered right)."""
+        return self._ui("question_position").format(n=self.index + 1, total=len(self.questions), mark=mark)
 
     def _answered(self, question_id: str, verdict: Verdict) -> None:
         """Reported, not recorded: the session records the answer and gives the quiz back."""
