@@ -171,8 +171,14 @@ def serve(folder: Path) -> Iterator[str]:
 
 def keep_record(browser, page: Path, record: str) -> None:
     """Leave ``record`` where the page at ``page`` keeps its progress without an LMS, from another
-    page of the same origin (the lesson saves its own record as it closes, so it cannot be the one)."""
+    page of the same origin (the lesson saves its own record as it closes, so it cannot be the one).
+
+    Only in a browser that has not shown the lesson yet: a lesson page left for this one saves its
+    record as it goes, and Chromium may run that save after the next page's script (an old page's
+    unload runs beside the new page), so it can land over ``record`` (CI, once)."""
     from urllib.parse import quote
+
+    assert not browser.current_url.startswith("file:"), "keep_record needs a browser that has not shown the lesson"
 
     seed = page.with_name("seed.html")
     seed.write_text(
