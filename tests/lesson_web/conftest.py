@@ -143,6 +143,12 @@ def ready(browser) -> None:
     assert state == "ready", (state, browser.execute_script("return document.getElementById('position').textContent"))
 
 
+def open_page(browser, page: Path) -> None:
+    """The lesson page at ``page``, opened and drawn."""
+    browser.get(page.resolve().as_uri())
+    ready(browser)
+
+
 def errors(browser) -> list[str]:
     """What the page wrote to the console at the level of an error (a CSP refusal is one)."""
     return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]

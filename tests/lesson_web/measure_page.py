@@ -33,7 +33,7 @@ from explainer.engine.sampler import SamplingSettings
 from explainer.lesson_web.export import build_lesson
 from explainer.lesson_web.scorm import package
 from explainer.model.build import load_built
-from tests.lesson_web.conftest import chromium, ready
+from tests.lesson_web.conftest import chromium, open_page
 
 PROMPT = "Once upon a time"
 LOADS = 4  # page loads timed per run length
@@ -75,8 +75,7 @@ def measure(tokens: int, throttle: float, folder: Path) -> dict[str, object]:
         browser.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": throttle})
         interactive = []
         for _ in range(LOADS):  # (the first load of a fresh browser pays for its caches too)
-            browser.get(page.resolve().as_uri())
-            ready(browser)
+            open_page(browser, page)
             interactive.append(browser.execute_script(READY))
         browser.set_script_timeout(120)
         steps = [browser.execute_async_script(TIMED, "next") for _ in range(5)]

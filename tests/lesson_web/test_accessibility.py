@@ -19,7 +19,7 @@ import pytest
 
 from explainer.content.assets import read_texts
 from tests.conftest import in_ci
-from tests.lesson_web.conftest import AXE_TAGS, blocks, chromium, errors, keep_record, ready, set_theme, shot, wait
+from tests.lesson_web.conftest import AXE_TAGS, blocks, chromium, errors, keep_record, open_page, set_theme, shot, wait
 from tests.lesson_web.lms_frame import Keyboard
 from tests.support.pseudo import LANGUAGE, NUMBER, has_words, make_pseudo_assets, unwrapped
 
@@ -115,8 +115,7 @@ def _states(browser: Any, keys: Keyboard, visit: Any) -> None:
 
 def test_axe_finds_nothing_in_any_state_nor_theme(lesson_files, tmp_path, axe):
     with chromium(tmp_path, 1366, 768) as browser:
-        browser.get(lesson_files["html"].resolve().as_uri())
-        ready(browser)
+        open_page(browser, lesson_files["html"])
         keys = Keyboard(browser)
 
         def visit(state: str) -> None:
@@ -136,8 +135,7 @@ def test_axe_finds_nothing_on_the_completed_lesson(lesson_files, tmp_path, axe):
     lesson = blocks(lesson_files["html"].read_bytes())["lesson-data"]
     with chromium(tmp_path, 1366, 768) as browser:
         keep_record(browser, lesson_files["html"], _complete_record(lesson))
-        browser.get(lesson_files["html"].resolve().as_uri())
-        ready(browser)
+        open_page(browser, lesson_files["html"])
         Keyboard(browser).open_tab("complete")
         assert browser.find_element("id", "complete-title").text == "Lesson 4 complete: The LLM inference lifecycle."
         _check(browser, axe, "lesson complete")
@@ -177,8 +175,7 @@ def test_every_word_on_the_page_comes_from_the_words_files(pseudo_lesson, tmp_pa
     token = re.compile(r"^“[^“”]*”$")  # a token inside quotes, as the chart and what-if write one
     bad: dict[str, set[str]] = {}
     with chromium(tmp_path, 1366, 768) as browser:
-        browser.get(pseudo_lesson.resolve().as_uri())
-        ready(browser)
+        open_page(browser, pseudo_lesson)
         keys = Keyboard(browser)
 
         def visit(state: str) -> None:

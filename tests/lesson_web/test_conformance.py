@@ -23,7 +23,7 @@ from explainer.lesson.numbers import as_typed
 from explainer.lesson.questions import build_questions
 from explainer.lesson.slips import GIVEN
 from explainer.lesson_web.conformance import fixture
-from tests.lesson_web.conftest import SHOTS, blocks, chromium, errors, ready
+from tests.lesson_web.conftest import SHOTS, blocks, chromium, errors, open_page
 
 pytestmark = pytest.mark.slow
 RUNNER = Path(__file__).with_name("conformance_runner.js")
@@ -56,8 +56,7 @@ def cases(lesson_trace, real_engine, built_lesson):
 
 def test_the_pages_rules_agree_with_python_on_every_case(cases, lesson_files, tmp_path):
     with chromium(tmp_path, 1366, 768) as browser:
-        browser.get(lesson_files["html"].resolve().as_uri())
-        ready(browser)
+        open_page(browser, lesson_files["html"])
         counts: dict[str, int] = {}
         wrong = []
         for part, data in cases.items():  # (a part at a time: each is one script's run)

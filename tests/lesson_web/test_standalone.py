@@ -10,17 +10,12 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from explainer.content.assets import load_texts
-from tests.lesson_web.conftest import blocks, chromium, errors, keep_record, ready, set_theme, shot, wait
+from tests.lesson_web.conftest import blocks, chromium, errors, keep_record, open_page, ready, set_theme, shot, wait
 from tests.lesson_web.lms_frame import Keyboard
 
 pytestmark = pytest.mark.slow
 PHONE = (360, 740)
 KEY = "'explainer-lesson:' + location.pathname"  # (lms.js: the record's key in localStorage)
-
-
-def _open(browser, page) -> None:
-    browser.get(page.resolve().as_uri())
-    ready(browser)
 
 
 def _tab(browser, keys: Keyboard, name: str) -> None:
@@ -33,7 +28,7 @@ def test_on_a_phone_the_lesson_fits_keeps_progress_here_and_fetches_nothing(less
     words = texts.lesson_web["storage"]
     lesson = blocks(lesson_files["html"].read_bytes())["lesson-data"]
     with chromium(tmp_path, *PHONE, mobile=True) as browser:
-        _open(browser, lesson_files["html"])
+        open_page(browser, lesson_files["html"])
         keys = Keyboard(browser)
         assert keys.text("store") == words["local"]
         assert browser.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
@@ -96,7 +91,7 @@ def test_saved_progress_that_does_not_read_is_set_aside_with_a_message(lesson_fi
     words = load_texts().lesson_web["storage"]
     with chromium(tmp_path, 1366, 768) as browser:
         keep_record(browser, lesson_files["html"], record.format(id=lesson["id"]))
-        _open(browser, lesson_files["html"])
+        open_page(browser, lesson_files["html"])
         keys = Keyboard(browser)
         assert keys.text("store") == words[message]
         assert browser.execute_script("return window.pwned === undefined && !document.querySelector('img, b')")
@@ -109,7 +104,7 @@ def test_saved_progress_that_does_not_read_is_set_aside_with_a_message(lesson_fi
 
 def test_screenshots_at_1366_in_every_theme(lesson_files, tmp_path):
     with chromium(tmp_path, 1366, 768) as browser:
-        _open(browser, lesson_files["html"])
+        open_page(browser, lesson_files["html"])
         keys = Keyboard(browser)
         for theme in ("light", "dark", "projector"):
             set_theme(browser, theme)
